@@ -1,0 +1,126 @@
+// The workspace: a folder with dataworkers.yaml, the user's contract with Data Workers.
+// LoadWorkspace parses the file, substitutes ${ENV} references, and validates every key,
+// reporting all problems at once with file:line and the key path.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/json.h"
+#include "base/status.h"
+
+namespace dw::config {
+
+inline constexpr const char* kWorkspaceFileName = "dataworkers.yaml";
+
+struct WarehouseConfig {
+  std::string name;  // key under warehouses:
+  std::string type;  // "sqlite" | "postgres"
+  std::string path;  // sqlite: absolute path (resolved against the workspace folder)
+  std::string dsn;   // postgres: libpq connection string (may hold a secret: never print it whole)
+};
+
+struct PlatformConfig {
+  std::string name;  // key under platforms:
+  std::string type;  // "flink" | "kestra" | "kafka-connect" | "schema-registry"
+  std::string url;
+  std::string tenant;    // kestra only; default "main"
+  std::string username;  // basic auth (secret-bearing fields are registered with RegisterSecret)
+  std::string password;
+  std::string token;     // bearer auth
+  std::string manifests;  // flink: optional folder of FlinkDeployment YAML (absolute)
+};
+
+struct DomainConfig {
+  std::string name;
+  std::string autonomy = "L1";  // L0..L4
+  std::vector<std::string> owners;
+  std::vector<std::string> approvers;
+  std::vector<std::string> escalate_to;
+  std::string approval_ttl = "2h";
+};
+
+struct AssetNote {
+  std::string id;  // canonical id, <kind>://<instance>/<name>
+  std::string domain;
+  std::string owner;
+  std::vector<std::string> reads;
+  std::vector<std::string> writes;
+  std::string schedule;  // cron, workspace time zone; empty when none
+  bool customer_facing = false;
+  std::vector<std::string> tags;
+  std::string impact_sql;
+  std::string notes;
+  int line = 0;  // line in dataworkers.yaml, for later error messages
+};
+
+struct LineageConfig {
+  std::string dbt_manifest;  // absolute path or empty
+  bool openlineage = false;
+  std::string kestra_flows;  // folder of Kestra flow YAML, absolute, or empty
+};
+
+// A check block (one table). Typed fields are validated here; the quality stage interprets them.
+struct CheckConfig {
+  std::string table;
+  Json spec;  // the whole validated block as JSON (keys as in the workspace)
+  int line = 0;
+};
+
+struct MonitorConfig {
+  std::string name;
+  std::string warehouse;
+  Json spec;  // the whole validated block as JSON
+  int line = 0;
+};
+
+struct Workspace {
+  std::filesystem::path dir;   // absolute folder holding dataworkers.yaml
+  std::filesystem::path file;  // absolute path of dataworkers.yaml
+  int version = 1;
+  std::string name;
+  std::string timezone = "UTC";
+  std::string state;  // absolute path of the SQLite state db, or a postgresql:// URL
+  std::map<std::string, WarehouseConfig> warehouses;
+  std::map<std::string, PlatformConfig> platforms;
+  std::map<std::string, DomainConfig> domains;
+  std::vector<AssetNote> assets;
+  LineageConfig lineage;
+  std::vector<CheckConfig> checks;
+  std::vector<MonitorConfig> monitors;
+  Json notify = Json::object();  // channel name -> settings (secrets substituted)
+};
+
+// One problem found in a workspace file.
+struct ConfigError {
+  std::string file;
+  int line = 0;     // 1-based; 0 when unknown
+  int column = 0;   // 1-based; 0 when unknown
+  std::string path;  // key path, e.g. "warehouses.main.type" or "checks[2].freshness.max_age"
+  std::string message;
+  // "<file>:<line>:<column>: <path>: <message>"
+  std::string ToString() const;
+};
+
+struct LoadResult {
+  std::optional<Workspace> workspace;  // set iff errors is empty
+  std::vector<ConfigError> errors;     // every problem found, in file order
+};
+
+// Loads and validates `dir`/dataworkers.yaml. `env` looks up environment variables (injectable
+// for tests); by default the process environment. Never throws.
+LoadResult LoadWorkspace(const std::filesystem::path& dir);
+LoadResult LoadWorkspace(const std::filesystem::path& dir,
+                         const std::function<std::optional<std::string>(const std::string&)>& env);
+
+// Picks the workspace folder: `flag` if non-empty, else $DW_WORKSPACE, else the current directory.
+std::filesystem::path ResolveWorkspaceDir(const std::string& flag);
+
+// The commented template `dw init` writes (a valid workspace on its own).
+std::string WorkspaceTemplate(const std::string& name);
+
+}  // namespace dw::config
