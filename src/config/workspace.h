@@ -3,6 +3,7 @@
 // reporting all problems at once with file:line and the key path.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -33,6 +34,7 @@ struct PlatformConfig {
   std::string password;
   std::string token;     // bearer auth
   std::string manifests;  // flink: optional folder of FlinkDeployment YAML (absolute)
+  std::chrono::milliseconds timeout{std::chrono::seconds(10)};  // per request; `timeout:` key
 };
 
 struct DomainConfig {
@@ -66,7 +68,9 @@ struct LineageConfig {
 
 // A check block (one table). Typed fields are validated here; the quality stage interprets them.
 struct CheckConfig {
-  std::string table;
+  std::string table;      // as written: warehouse.schema.table, warehouse.table or table://...
+  std::string warehouse;  // the configured warehouse the table lives in
+  std::string asset_id;   // canonical id, table://<warehouse>/<schema>.<table>
   Json spec;  // the whole validated block as JSON (keys as in the workspace)
   int line = 0;
 };
@@ -109,6 +113,10 @@ struct ConfigError {
 struct LoadResult {
   std::optional<Workspace> workspace;  // set iff errors is empty
   std::vector<ConfigError> errors;     // every problem found, in file order
+
+  bool ok() const { return errors.empty(); }
+  // Every error's ToString(), one per line.
+  std::string ErrorText() const;
 };
 
 // Loads and validates `dir`/dataworkers.yaml. `env` looks up environment variables (injectable
@@ -117,10 +125,12 @@ LoadResult LoadWorkspace(const std::filesystem::path& dir);
 LoadResult LoadWorkspace(const std::filesystem::path& dir,
                          const std::function<std::optional<std::string>(const std::string&)>& env);
 
-// Picks the workspace folder: `flag` if non-empty, else $DW_WORKSPACE, else the current directory.
+// Picks the workspace folder: `flag` if non-empty, else $DW_WORKSPACE, else the current directory;
+// returned absolute and normalized. Does not check that the folder exists (LoadWorkspace does).
 std::filesystem::path ResolveWorkspaceDir(const std::string& flag);
 
-// The commented template `dw init` writes (a valid workspace on its own).
+// The commented template `dw init` writes for workspace `name` (a valid workspace on its own: a
+// sqlite warehouse `main` at warehouse.db, one domain, and every other section commented out).
 std::string WorkspaceTemplate(const std::string& name);
 
 }  // namespace dw::config

@@ -91,6 +91,8 @@ struct ResourceTemplateSpec {
   // Returns the `contents` array for `uri`, with the template's variables already extracted.
   std::function<Result<Json>(const std::string& uri, const std::map<std::string, std::string>& vars)>
       read;
+  // Optional: completion values for template variable `name` given its partial `value`.
+  std::function<std::vector<std::string>(const std::string& name, const std::string& value)> complete;
 };
 
 struct PromptArgument {
@@ -111,7 +113,8 @@ struct PromptSpec {
   std::function<std::vector<std::string>(const std::string& name, const std::string& value)> complete;
 };
 
-// The server's offer. Names are unique within each kind; Add* return kAlreadyExists on a clash.
+// The server's offer. Names are unique within each kind; Add* return kAlreadyExists on a clash and
+// kInvalidArgument for an item without a name or handler (or a template that is not level 1).
 class Catalog {
  public:
   Status AddTool(ToolSpec tool);
@@ -128,6 +131,8 @@ class Catalog {
   const ToolSpec* FindTool(std::string_view name) const;
   const ResourceSpec* FindResource(std::string_view uri) const;
   const PromptSpec* FindPrompt(std::string_view name) const;
+  // The template whose uri_template is exactly `uri_template` (not a URI match), or nullptr.
+  const ResourceTemplateSpec* FindResourceTemplate(std::string_view uri_template) const;
 
  private:
   std::vector<ToolSpec> tools_;

@@ -76,6 +76,10 @@ class Session {
   // Ends the session: in-flight tool calls see Cancelled(), pending client requests fail.
   void Close();
 
+  // Sends notifications/resources/updated for `uri` to the session sink when the client
+  // subscribed to it; otherwise does nothing.
+  void NotifyResourceUpdated(const std::string& uri);
+
   bool initialized() const;
   // The negotiated revision, empty before initialize.
   std::string protocol_version() const;

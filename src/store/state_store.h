@@ -1,26 +1,26 @@
 // The state store: every observation and decision Data Workers keeps (check results, metric
-// points, change events, graph, incidents, approvals, receipts). One interface, two backends
-// (SQLite by default, PostgreSQL) that pass the same test suite.
+// points, change events, collector cursors, graph, incidents, receipts). One interface, two
+// backends (SQLite by default, PostgreSQL) that pass the same test suite.
+//
+// Every method is thread-safe: the MCP server calls one store from several threads. Every method
+// that writes several rows does so in one transaction: on failure nothing of it is written.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "base/json.h"
+#include "base/clock.h"
 #include "base/status.h"
+#include "store/records.h"
 
 namespace dw::store {
 
 // The store schema version this build writes. A store whose recorded version is higher is refused.
 int CurrentSchemaVersion();
-
-// A value bound to a statement parameter or read from a result column.
-using Value = Json;  // null, integer, float, string (blobs are not used)
-
-// One row of a result, column name -> value.
-using Row = Json;  // object
 
 class StateStore {
  public:
@@ -30,13 +30,87 @@ class StateStore {
   virtual std::string backend() const = 0;
   // The schema version recorded in the store after migrations.
   virtual int schema_version() const = 0;
-  // (The store helper defines the rest of the interface: typed methods per stage plus a
-  //  transaction primitive, so every multi-row write is one transaction.)
+
+  // Runs `body` in one transaction; every store call `body` makes on the store it is given joins
+  // it, and other threads' calls wait until it ends (so `body` must not wait for another thread
+  // that uses the store). Commits iff `body` returns Ok and no store call inside failed past
+  // argument validation; otherwise rolls everything back and returns the first failure, even if
+  // `body` ignored it (PostgreSQL cannot go on after a failed statement; SQLite is made to agree).
+  // Nested calls join the outer transaction.
+  virtual Status InTransaction(const std::function<Status(StateStore&)>& body) = 0;
+
+  // Check results.
+  // Records `rows` in one transaction. InvalidArgument (nothing written) if a row is malformed.
+  virtual Status RecordCheckResults(const std::vector<CheckResultRow>& rows) = 0;
+  // The newest `limit` (> 0) results for `table_ref`, newest first.
+  virtual Result<std::vector<CheckResultRow>> CheckResultsFor(const std::string& table_ref,
+                                                              int limit) = 0;
+  // Every result of one run, in the order recorded.
+  virtual Result<std::vector<CheckResultRow>> CheckResultsOfRun(const std::string& run_id) = 0;
+
+  // Metric points.
+  // Writes `points` of `metric` in one transaction; a point at an existing (metric, ts) replaces
+  // its value, and within `points` the last one at a ts wins. InvalidArgument if a value is not
+  // finite or `metric` is empty (nothing written).
+  virtual Status UpsertMetricPoints(const std::string& metric,
+                                    const std::vector<MetricPoint>& points) = 0;
+  // The points of `metric` with from <= ts < to, oldest first.
+  virtual Result<std::vector<MetricPoint>> MetricPoints(const std::string& metric, TimePoint from,
+                                                        TimePoint to) = 0;
+
+  // Change events.
+  // Adds `event`; returns false (and writes nothing) when its dedup_key is already stored.
+  virtual Result<bool> AddChangeEvent(const ChangeEvent& event) = 0;
+  // Events on `asset_id` with from <= happened_at < to, oldest first.
+  virtual Result<std::vector<ChangeEvent>> ChangeEventsFor(const std::string& asset_id,
+                                                           TimePoint from, TimePoint to) = 0;
+  // Events on any asset with from <= happened_at < to, oldest first.
+  virtual Result<std::vector<ChangeEvent>> ChangeEventsBetween(TimePoint from, TimePoint to) = 0;
+
+  // Collector cursors (where a collector stopped reading, e.g. the last Kestra execution seen).
+  // The value stored under `name`, or nullopt if none was ever set.
+  virtual Result<std::optional<std::string>> GetCursor(const std::string& name) = 0;
+  // Stores `value` under `name`, replacing any previous value.
+  virtual Status SetCursor(const std::string& name, const std::string& value) = 0;
+
+  // Context graph.
+  // Inserts or replaces `assets` (by id) in one transaction; updated_at is set to now.
+  virtual Status UpsertAssets(const std::vector<GraphAsset>& assets) = 0;
+  // The asset with `id`, or nullopt.
+  virtual Result<std::optional<GraphAsset>> GetAsset(const std::string& id) = 0;
+  // Every asset, ordered by id.
+  virtual Result<std::vector<GraphAsset>> Assets() = 0;
+  // Inserts or replaces `edges` (by src, dst, relation) in one transaction; updated_at set to now.
+  virtual Status UpsertEdges(const std::vector<GraphEdge>& edges) = 0;
+  // Every edge, ordered by (src, dst, relation).
+  virtual Result<std::vector<GraphEdge>> Edges() = 0;
+
+  // Incidents.
+  // Inserts `incident` or replaces the stored one with the same id.
+  virtual Status PutIncident(const IncidentRecord& incident) = 0;
+  // The incident with `id`, or nullopt.
+  virtual Result<std::optional<IncidentRecord>> GetIncident(const std::string& id) = 0;
+  // The newest `limit` (> 0) incidents by opened_at, newest first; only those with `status`
+  // unless it is empty.
+  virtual Result<std::vector<IncidentRecord>> Incidents(const std::string& status, int limit) = 0;
+
+  // Receipts (append-only; the store never updates or deletes one).
+  // Appends a receipt and returns its seq. FailedPrecondition if `prev_hash` is not the hash of
+  // the last receipt ("" when there is none); AlreadyExists if `hash` is already stored or another
+  // writer appended concurrently.
+  virtual Result<int64_t> AppendReceipt(const std::string& prev_hash, const std::string& hash,
+                                        const std::string& body) = 0;
+  // Every receipt, by seq ascending.
+  virtual Result<std::vector<ReceiptRecord>> Receipts() = 0;
 };
 
-// Opens (creating if needed) the store named by `location`: a filesystem path for SQLite or a
-// postgresql:// URL. Applies pending migrations in one transaction; refuses a store written by a
-// newer version with kFailedPrecondition and a message that names both versions.
-Result<std::unique_ptr<StateStore>> OpenStateStore(const std::string& location);
+// Opens (creating if needed) the store named by `location`: a postgresql:// (or postgres://) URL,
+// or else a SQLite file path (relative to the current directory; callers resolve paths relative
+// to the workspace first) whose parent folders are created. Applies pending migrations in one
+// transaction; refuses a store written by a newer version with kFailedPrecondition and a message
+// that names both versions. Errors name the location with any password redacted. `clock` stamps
+// written_at/updated_at/applied_at and must outlive the store.
+Result<std::unique_ptr<StateStore>> OpenStateStore(const std::string& location,
+                                                   const Clock& clock = RealClock());
 
 }  // namespace dw::store

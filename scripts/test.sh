@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Sets everything up and runs every test:
+#  1. the GoogleTest suite (ctest) against both state-store backends, with a throwaway PostgreSQL
+#     server started and stopped around it;
+#  2. the official MCP conformance suite against `dw serve --conformance-fixtures`;
+#  3. the official TypeScript SDK client against each agent through start-agent.sh;
+#  4. Claude Code itself: `claude mcp add` for each agent, then `claude mcp list`;
+#  5. the GoogleTest suite again under AddressSanitizer and UndefinedBehaviorSanitizer
+#     (skip with DW_SKIP_SANITIZERS=1 for a quick local run).
+# Exits non-zero if any stage fails; the last line counts passed and failed tests.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+scripts/setup.sh || { echo "test: setup failed" >&2; exit 2; }
+source <(scripts/node-tools.sh --env)
+
+passed=0; failed=0; failed_stages=()
+# Adds a stage's counts; a stage that crashed without counts counts as one failure.
+tally() { # name exit_code passed failed
+  passed=$((passed + $3)); failed=$((failed + $4))
+  if [ "$2" != 0 ]; then failed_stages+=("$1"); [ "$4" = 0 ] && failed=$((failed + 1)); fi
+}
+run_ctest() { # name build_dir
+  local log; log=$(mktemp)
+  scripts/with-postgres.sh ctest --test-dir "$2" --output-on-failure -j "$(nproc)" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  local total fail
+  total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -1)
+  fail=$(sed -n 's/.*, \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -1)
+  rm -f "$log"
+  tally "$1" "$rc" $(( ${total:-0} - ${fail:-0} )) "${fail:-0}"
+}
+
+echo "== build" >&2
+scripts/build.sh build || { echo "test: build failed" >&2; exit 1; }
+
+echo "== unit and integration tests (SQLite and PostgreSQL state stores)" >&2
+run_ctest ctest build
+
+echo "== MCP conformance suite (official, npm @modelcontextprotocol/conformance)" >&2
+out=$(scripts/conformance.sh "$root/build/dw" 2>&1); rc=$?
+echo "$out"
+line=$(echo "$out" | grep -E '^conformance: [0-9]+ passed, [0-9]+ failed' | tail -1)
+tally conformance $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/')" \
+  "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/;t;s/.*/0/')"
+
+echo "== TypeScript SDK client against each agent over stdio" >&2
+out=$(node tests/node/sdk_agents.mjs "$root/start-agent.sh" "$root/examples/loyalty-flink" 2>&1); rc=$?
+echo "$out"
+line=$(echo "$out" | grep -E '^sdk: [0-9]+ passed, [0-9]+ failed' | tail -1)
+tally sdk $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/')" \
+  "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/;t;s/.*/0/')"
+
+echo "== Claude Code: claude mcp add + claude mcp list" >&2
+out=$(tests/node/claude_mcp_list.sh "$root/start-agent.sh" 2>&1); rc=$?
+echo "$out"
+line=$(echo "$out" | grep -E '^claude: [0-9]+ passed, [0-9]+ failed' | tail -1)
+tally claude $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/')" \
+  "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/;t;s/.*/0/')"
+
+if [ "${DW_SKIP_SANITIZERS:-0}" != 1 ]; then
+  echo "== unit and integration tests under ASan + UBSan" >&2
+  if scripts/build.sh build-asan -DDW_SANITIZE=ON -DDW_BUILD_BENCH=OFF; then
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      run_ctest ctest-asan build-asan
+  else
+    tally sanitizer-build 1 0 1
+  fi
+fi
+
+if [ ${#failed_stages[@]} -gt 0 ]; then
+  echo "test: FAILED stages: ${failed_stages[*]}"
+fi
+echo "all: $passed passed, $failed failed"
+[ ${#failed_stages[@]} -eq 0 ]

@@ -1,0 +1,11 @@
+// Tools of this agent. Its own tools (monitor_metrics, diagnose_incident, remediate and get_incident_history) are registered here as their capabilities land; an
+// agent lists only tools that work.
+#include "agents/agents.h"
+
+namespace dw::agents {
+
+void AddIncidentsTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services) {
+  (void)catalog.AddTool(DescribeWorkspaceTool(services));
+}
+
+}  // namespace dw::agents

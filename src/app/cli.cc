@@ -1,0 +1,74 @@
+#include "app/cli.h"
+
+#include <cstdlib>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "app/commands.h"
+#include "base/log.h"
+
+namespace dw::app {
+
+int RunCli(int argc, char** argv) {
+  CLI::App app{"dw: Data Workers, the operations desk for whether what data pipelines write is right"};
+  app.require_subcommand(0, 1);
+  GlobalOptions g;
+  if (const char* lvl = std::getenv("DW_LOG_LEVEL")) g.log_level = lvl;
+  app.set_version_flag("--version", std::string("dw ") + DW_VERSION);
+  app.add_option("-w,--workspace", g.workspace,
+                 "workspace folder (default: $DW_WORKSPACE, else the current directory)");
+  app.add_option("--log-level", g.log_level, "stderr log level: trace, debug, info, warn, error, off");
+
+  std::string init_dir, init_name;
+  auto* init = app.add_subcommand("init", "create a new workspace from a commented template");
+  init->add_option("DIR", init_dir, "folder to create the workspace in")->required();
+  init->add_option("--name", init_name, "workspace name (default: the folder's name)");
+
+  std::string format = "text";
+  auto* validate = app.add_subcommand("validate", "check the workspace file; report every error");
+  validate->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
+  bool no_probe = false;
+  auto* describe = app.add_subcommand("describe", "what the workspace configures, with probes");
+  describe->add_flag("--no-probe", no_probe, "do not contact warehouses or platforms");
+  describe->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
+  std::string agent;
+  bool fixtures = false;
+  auto* mcp = app.add_subcommand("mcp", "serve one agent over MCP stdio");
+  mcp->add_option("AGENT", agent, "dw-incidents, dw-quality, dw-context-catalog, dw-connectors, dw-schema");
+  mcp->add_flag("--conformance-fixtures", fixtures,
+                "serve only the MCP conformance suite's test fixtures (no product tools)");
+
+  std::string listen = "127.0.0.1:8808", token_file;
+  auto* serve = app.add_subcommand("serve", "serve every agent over MCP Streamable HTTP");
+  serve->add_option("--listen", listen, "HOST:PORT to bind (default 127.0.0.1:8808)");
+  serve->add_option("--token-file", token_file,
+                    "file holding the bearer token clients must send (required off loopback)");
+  serve->add_flag("--conformance-fixtures", fixtures,
+                  "serve only the MCP conformance suite's test fixtures (no product tools)");
+
+  bool check = false;
+  auto* agents = app.add_subcommand("agents", "list the agents; --check starts each and calls it");
+  agents->add_flag("--check", check, "start each agent over stdio and call describe_workspace");
+  agents->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  InitLogging(g.log_level);
+
+  if (*init) return CmdInit(g, init_dir, init_name);
+  if (*validate) return CmdValidate(g, format);
+  if (*describe) return CmdDescribe(g, !no_probe, format);
+  if (*mcp) return CmdMcp(g, agent, fixtures);
+  if (*serve) return CmdServe(g, listen, token_file, fixtures);
+  if (*agents) return CmdAgents(g, check, format);
+  std::cout << app.help();
+  return 0;
+}
+
+}  // namespace dw::app

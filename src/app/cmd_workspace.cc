@@ -1,0 +1,104 @@
+// `dw init`, `dw validate`, `dw describe`: the workspace commands.
+#include <fstream>
+#include <iostream>
+#include <system_error>
+
+#include "app/commands.h"
+#include "app/describe.h"
+#include "app/services.h"
+#include "config/workspace.h"
+
+namespace dw::app {
+
+int CmdInit(const GlobalOptions&, const std::string& dir_arg, const std::string& name_arg) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = fs::absolute(dir_arg, ec);
+  fs::path file = dir / config::kWorkspaceFileName;
+  if (fs::exists(file, ec)) {
+    std::cerr << "dw init: " << file.string() << " already exists; nothing was changed\n";
+    return 1;
+  }
+  fs::create_directories(dir, ec);
+  if (ec) {
+    std::cerr << "dw init: cannot create " << dir.string() << ": " << ec.message() << "\n";
+    return 2;
+  }
+  std::string name = name_arg.empty() ? dir.filename().string() : name_arg;
+  if (name.empty()) name = "workspace";
+  // Write to a temporary file and rename, so a failure never leaves half a workspace file.
+  fs::path tmp = dir / (std::string(config::kWorkspaceFileName) + ".tmp");
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << config::WorkspaceTemplate(name);
+    out.close();
+    if (!out) {
+      std::cerr << "dw init: cannot write " << tmp.string() << "\n";
+      fs::remove(tmp, ec);
+      return 2;
+    }
+  }
+  fs::rename(tmp, file, ec);
+  if (ec) {
+    std::cerr << "dw init: cannot create " << file.string() << ": " << ec.message() << "\n";
+    fs::remove(tmp, ec);
+    return 2;
+  }
+  std::cout << "created " << file.string() << "\n"
+            << "next: edit it, then run `dw --workspace " << dir.string() << " validate`\n";
+  return 0;
+}
+
+int CmdValidate(const GlobalOptions& g, const std::string& format) {
+  auto dir = config::ResolveWorkspaceDir(g.workspace);
+  auto services = Services::Load(dir, RealClock());
+  const auto& st = services->workspace_status();
+  if (format == "json") {
+    Json out = {{"workspace", services->dir().string()}, {"valid", st.ok()}};
+    Json errors = Json::array();
+    for (const auto& e : services->config_errors())
+      errors.push_back({{"file", e.file}, {"line", e.line}, {"column", e.column},
+                        {"path", e.path}, {"message", e.message}});
+    if (!st.ok() && services->config_errors().empty())
+      errors.push_back({{"file", (services->dir() / config::kWorkspaceFileName).string()},
+                        {"line", 0}, {"column", 0}, {"path", ""}, {"message", st.message()}});
+    out["errors"] = errors;
+    std::cout << out.dump(2) << "\n";
+    return st.ok() ? 0 : 1;
+  }
+  if (!st.ok()) {
+    if (services->config_errors().empty()) {
+      std::cerr << "dw validate: " << st.message() << "\n";
+    } else {
+      for (const auto& e : services->config_errors()) std::cerr << e.ToString() << "\n";
+      std::cerr << services->config_errors().size() << " error(s) in "
+                << (services->dir() / config::kWorkspaceFileName).string() << "\n";
+    }
+    return 1;
+  }
+  const auto& ws = services->workspace();
+  std::cout << "workspace " << ws.name << " is valid: " << ws.warehouses.size() << " warehouse(s), "
+            << ws.platforms.size() << " platform(s), " << ws.domains.size() << " domain(s), "
+            << ws.assets.size() << " asset(s), " << ws.checks.size() << " check block(s), "
+            << ws.monitors.size() << " monitor(s)\n";
+  return 0;
+}
+
+int CmdDescribe(const GlobalOptions& g, bool probe, const std::string& format) {
+  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), RealClock());
+  DescribeOptions options;
+  options.probe = probe;
+  auto d = DescribeWorkspace(*services, options);
+  if (!d.ok()) {
+    std::cerr << "dw describe: " << d.status().message() << "\n";
+    return d.status().code() == StatusCode::kInvalidArgument ? 1 : 2;
+  }
+  if (format == "json") {
+    std::cout << d->dump(2) << "\n";
+  } else {
+    std::cout << DescribeAsText(*d);
+  }
+  return 0;
+}
+
+}  // namespace dw::app

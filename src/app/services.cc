@@ -1,0 +1,45 @@
+#include "app/services.h"
+
+#include <system_error>
+
+namespace dw::app {
+
+std::shared_ptr<Services> Services::Load(const std::filesystem::path& dir, const Clock& clock) {
+  auto s = std::make_shared<Services>();
+  std::error_code ec;
+  s->dir_ = std::filesystem::absolute(dir, ec);
+  if (ec) s->dir_ = dir;
+  s->clock_ = &clock;
+  s->http_ = net::MakeCurlHttpClient();
+  if (!std::filesystem::exists(s->dir_ / config::kWorkspaceFileName, ec)) {
+    s->workspace_status_ = NotFound("no " + std::string(config::kWorkspaceFileName) + " in " +
+                                    s->dir_.string() +
+                                    "; create one with `dw init DIR`, or select a workspace with "
+                                    "--workspace DIR or DW_WORKSPACE");
+    return s;
+  }
+  auto loaded = config::LoadWorkspace(s->dir_);
+  s->config_errors_ = loaded.errors;
+  if (loaded.workspace) {
+    s->workspace_ = std::move(loaded.workspace);
+    return s;
+  }
+  std::string msg = "the workspace has " + std::to_string(loaded.errors.size()) +
+                    " error(s); run `dw validate` to see them:";
+  for (const auto& e : loaded.errors) msg += "\n" + e.ToString();
+  s->workspace_status_ = InvalidArgument(msg);
+  return s;
+}
+
+Result<store::StateStore*> Services::state() {
+  if (!workspace_status_.ok()) return workspace_status_;
+  std::lock_guard<std::mutex> lock(state_mu_);
+  if (!state_) {
+    auto opened = store::OpenStateStore(workspace_->state);
+    if (!opened.ok()) return opened.status();
+    state_ = std::move(opened).value();
+  }
+  return state_.get();
+}
+
+}  // namespace dw::app

@@ -1,0 +1,49 @@
+// The services one process builds from a workspace, shared by every surface (CLI, MCP agents,
+// HTTP server). Surfaces hold no business logic: they call into what is reachable from here.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "base/clock.h"
+#include "config/workspace.h"
+#include "net/http_client.h"
+#include "store/state_store.h"
+
+namespace dw::app {
+
+class Services {
+ public:
+  // Loads the workspace in `dir`. A workspace that fails to load still yields Services (so an MCP
+  // agent can start and explain the problem through its tools); see workspace_status().
+  static std::shared_ptr<Services> Load(const std::filesystem::path& dir, const Clock& clock);
+
+  const std::filesystem::path& dir() const { return dir_; }
+  // The validated workspace; REQUIRES: workspace_status().ok().
+  const config::Workspace& workspace() const { return *workspace_; }
+  // Ok when the workspace loaded; otherwise kNotFound (no dataworkers.yaml) or kInvalidArgument
+  // with every config error in the message, one per line.
+  const Status& workspace_status() const { return workspace_status_; }
+  const std::vector<config::ConfigError>& config_errors() const { return config_errors_; }
+
+  const Clock& clock() const { return *clock_; }
+  net::HttpClient& http() const { return *http_; }
+
+  // The state store, opened (and migrated) on first use; thread-safe.
+  Result<store::StateStore*> state();
+
+ private:
+  std::filesystem::path dir_;
+  std::optional<config::Workspace> workspace_;
+  Status workspace_status_;
+  std::vector<config::ConfigError> config_errors_;
+  const Clock* clock_ = nullptr;
+  std::unique_ptr<net::HttpClient> http_;
+  std::mutex state_mu_;
+  std::unique_ptr<store::StateStore> state_;
+};
+
+}  // namespace dw::app

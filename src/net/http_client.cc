@@ -1,0 +1,185 @@
+#include "net/http_client.h"
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+#include <thread>
+
+#include <curl/curl.h>
+
+#include "base/log.h"
+
+namespace dw::net {
+namespace {
+
+struct Transfer {
+  std::string body;
+  std::map<std::string, std::string> headers;
+  size_t cap = 0;
+  bool overflow = false;
+};
+
+size_t OnBody(char* data, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  size_t len = size * n;
+  if (t->body.size() + len > t->cap) {
+    t->overflow = true;
+    return 0;  // makes curl abort the transfer with CURLE_WRITE_ERROR
+  }
+  t->body.append(data, len);
+  return len;
+}
+
+size_t OnHeader(char* data, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  std::string line(data, size * n);
+  auto colon = line.find(':');
+  if (colon != std::string::npos) {
+    std::string name = line.substr(0, colon);
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::string value = line.substr(colon + 1);
+    auto start = value.find_first_not_of(" \t");
+    auto end = value.find_last_not_of(" \t\r\n");
+    t->headers[name] = start == std::string::npos ? "" : value.substr(start, end - start + 1);
+  }
+  return size * n;
+}
+
+void GlobalInitOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+bool Retryable(long status) { return status == 429 || (status >= 500 && status <= 599); }
+
+class CurlHttpClient final : public HttpClient {
+ public:
+  CurlHttpClient() { GlobalInitOnce(); }
+
+  Result<HttpResponse> Send(const HttpRequest& req) override {
+    if (req.url.rfind("http://", 0) != 0 && req.url.rfind("https://", 0) != 0)
+      return InvalidArgument("URL must start with http:// or https://: " + RedactUrl(req.url));
+    int attempts = std::max(1, req.max_attempts);
+    Status last;
+    std::chrono::milliseconds backoff(200);
+    for (int attempt = 1; attempt <= attempts; ++attempt) {
+      auto r = SendOnce(req);
+      if (r.ok()) {
+        r->attempts = attempt;
+        if (!Retryable(r->status) || attempt == attempts) return r;
+      } else {
+        last = r.status();
+        bool transient = last.code() == StatusCode::kUnavailable ||
+                         last.code() == StatusCode::kDeadlineExceeded;
+        if (!transient || attempt == attempts) return last;
+      }
+      std::this_thread::sleep_for(backoff);
+      backoff *= 2;
+    }
+    return last;
+  }
+
+ private:
+  Result<HttpResponse> SendOnce(const HttpRequest& req) {
+    std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
+    if (!curl) return Internal("curl_easy_init failed");
+    Transfer t;
+    t.cap = req.max_response_bytes;
+    CURL* h = curl.get();
+    curl_easy_setopt(h, CURLOPT_URL, req.url.c_str());
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout.count()));
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(req.connect_timeout.count()));
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, OnBody);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, OnHeader);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+    if (req.method == "GET") {
+      curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+    } else {
+      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+      if (!req.body.empty() || req.method == "POST" || req.method == "PUT") {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, req.body.data());
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+      }
+    }
+    if (!req.basic_user.empty()) {
+      curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+      curl_easy_setopt(h, CURLOPT_USERNAME, req.basic_user.c_str());
+      curl_easy_setopt(h, CURLOPT_PASSWORD, req.basic_password.c_str());
+    }
+    curl_slist* headers = nullptr;
+    for (const auto& [k, v] : req.headers) headers = curl_slist_append(headers, (k + ": " + v).c_str());
+    if (!req.bearer_token.empty())
+      headers = curl_slist_append(headers, ("Authorization: Bearer " + req.bearer_token).c_str());
+    std::unique_ptr<curl_slist, void (*)(curl_slist*)> header_guard(headers, curl_slist_free_all);
+    if (headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+
+    auto start = std::chrono::steady_clock::now();
+    CURLcode rc = curl_easy_perform(h);
+    auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - start);
+    std::string where = req.method + " " + RedactUrl(req.url);
+    if (t.overflow)
+      return ResourceExhausted(where + ": response body larger than " +
+                               std::to_string(req.max_response_bytes) + " bytes");
+    if (rc == CURLE_OPERATION_TIMEDOUT)
+      return DeadlineExceeded(where + ": timed out after " + std::to_string(elapsed.count()) + " ms");
+    if (rc != CURLE_OK)
+      return Unavailable(where + ": " + RedactSecrets(curl_easy_strerror(rc)));
+    HttpResponse resp;
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp.status);
+    resp.body = std::move(t.body);
+    resp.headers = std::move(t.headers);
+    resp.elapsed = elapsed;
+    return resp;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<HttpClient> MakeCurlHttpClient() { return std::make_unique<CurlHttpClient>(); }
+
+std::string EncodePathSegment(std::string_view segment) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(segment.size());
+  for (unsigned char c : segment) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 15]);
+    }
+  }
+  return out;
+}
+
+std::string JoinUrl(std::string_view base, const std::vector<std::string>& segments) {
+  std::string out(base);
+  while (!out.empty() && out.back() == '/') out.pop_back();
+  for (const auto& s : segments) {
+    out.push_back('/');
+    out += EncodePathSegment(s);
+  }
+  return out;
+}
+
+std::string RedactUrl(std::string_view url) {
+  std::string s(url);
+  auto scheme = s.find("://");
+  if (scheme == std::string::npos) return s;
+  auto host_start = scheme + 3;
+  auto at = s.find('@', host_start);
+  auto slash = s.find('/', host_start);
+  if (at == std::string::npos || (slash != std::string::npos && at > slash)) return s;
+  auto colon = s.find(':', host_start);
+  if (colon != std::string::npos && colon < at) s.replace(colon + 1, at - colon - 1, "***");
+  return s;
+}
+
+}  // namespace dw::net

@@ -1,0 +1,62 @@
+// The one HTTP client of the project (libcurl underneath). Platform clients (Flink, Kestra, Kafka
+// Connect, Schema Registry, notifications) and reachability probes all go through it, so timeouts,
+// retries, auth, URL encoding, body caps and secret redaction are decided in one place.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace dw::net {
+
+struct HttpRequest {
+  std::string method = "GET";
+  std::string url;  // absolute; build paths with JoinUrl so segments are encoded
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  std::chrono::milliseconds timeout{10000};
+  std::chrono::milliseconds connect_timeout{3000};
+  size_t max_response_bytes = 16 * 1024 * 1024;  // larger bodies fail with kResourceExhausted
+  int max_attempts = 1;  // >1 retries 429, 5xx and connection errors with exponential backoff
+  // Auth: at most one of these.
+  std::string basic_user;
+  std::string basic_password;
+  std::string bearer_token;
+};
+
+struct HttpResponse {
+  long status = 0;
+  std::string body;
+  std::map<std::string, std::string> headers;  // lower-cased names
+  std::chrono::milliseconds elapsed{0};
+  int attempts = 0;
+};
+
+class HttpClient {
+ public:
+  virtual ~HttpClient() = default;
+  // Performs `request`. Any HTTP status is a response (callers judge 4xx/5xx); a Status error means
+  // no usable response: kUnavailable (connect/DNS/TLS failure), kDeadlineExceeded (timeout),
+  // kResourceExhausted (body over the cap), kInvalidArgument (bad URL). Error messages never
+  // contain credentials.
+  virtual Result<HttpResponse> Send(const HttpRequest& request) = 0;
+};
+
+// The libcurl implementation; thread-safe (one easy handle per call).
+std::unique_ptr<HttpClient> MakeCurlHttpClient();
+
+// Percent-encodes one path segment (RFC 3986 unreserved characters stay as they are).
+std::string EncodePathSegment(std::string_view segment);
+
+// Joins a base URL ("http://h:8081" or with a path prefix) and path segments, encoding each segment.
+std::string JoinUrl(std::string_view base, const std::vector<std::string>& segments);
+
+// Returns `url` with any "user:password@" userinfo replaced by "user:***@".
+std::string RedactUrl(std::string_view url);
+
+}  // namespace dw::net

@@ -1,0 +1,97 @@
+// The records the state store keeps, one struct per table. Times are Unix milliseconds in storage
+// (BIGINT columns) and TimePoint here; JSON fields are stored as JSON text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "base/clock.h"
+#include "base/json.h"
+
+namespace dw::store {
+
+// Outcome of one quality check.
+enum class CheckStatus { kPass, kFail, kError };
+
+// Returns "pass", "fail" or "error".
+const char* CheckStatusName(CheckStatus status);
+// Parses a name written by CheckStatusName; nullopt for anything else.
+std::optional<CheckStatus> ParseCheckStatus(const std::string& name);
+
+// One check run against one table (a row of check_results).
+struct CheckResultRow {
+  int64_t id = 0;          // assigned by the store; ignored when recording
+  std::string run_id;      // groups the checks of one run; must not be empty
+  std::string table_ref;   // e.g. "main.loyalty.member_balances"; must not be empty
+  std::string check_name;  // e.g. "not_null(member_id)"
+  CheckStatus status = CheckStatus::kPass;
+  Json observed;   // what the check measured (any JSON)
+  Json threshold;  // what it was compared with (any JSON)
+  int64_t rows_scanned = 0;
+  int64_t duration_ms = 0;
+  std::string message;
+  TimePoint observed_at;
+};
+
+// One sample of a metric series; (metric, ts) is unique.
+struct MetricPoint {
+  TimePoint ts;
+  double value = 0;  // finite
+};
+
+// Something that changed on a platform (a restore, a deploy, an execution, a schema version).
+struct ChangeEvent {
+  int64_t id = 0;         // assigned by the store; ignored when adding
+  std::string dedup_key;  // the same change seen twice has the same key; must not be empty
+  std::string asset_id;   // canonical id, e.g. "flink://flink/points-balance"
+  std::string kind;       // e.g. "restore", "deploy", "execution"
+  TimePoint happened_at;
+  TimePoint observed_at;
+  Json evidence;
+  double risk = 0;  // finite
+  std::string reason;
+};
+
+// A node of the context graph.
+struct GraphAsset {
+  std::string id;  // canonical id, <kind>://<instance>/<name>
+  std::string kind;
+  std::string domain;
+  std::string owner;
+  Json attrs = Json::object();
+  TimePoint updated_at;  // set by the store on write
+};
+
+// A directed edge of the context graph; (src, dst, relation) is unique.
+struct GraphEdge {
+  std::string src;
+  std::string dst;
+  std::string relation;  // e.g. "feeds"
+  std::string origin;    // where it was learned: "notes", "openlineage", "dbt", "kestra"
+  Json attrs = Json::object();
+  TimePoint updated_at;  // set by the store on write
+};
+
+// An incident; the lifecycle lives in incidents/, the store keeps the latest version.
+struct IncidentRecord {
+  std::string id;
+  std::string status;  // e.g. "open", "resolved"
+  std::string title;
+  std::string asset_id;  // the damaged asset
+  TimePoint opened_at;
+  TimePoint updated_at;
+  std::optional<TimePoint> closed_at;
+  Json body = Json::object();  // everything else the incident stage keeps
+};
+
+// One link of the append-only, hash-chained receipt log; hashes are computed by the caller.
+struct ReceiptRecord {
+  int64_t seq = 0;        // 1, 2, ... assigned by the store
+  std::string prev_hash;  // hash of the previous receipt, "" for the first
+  std::string hash;
+  std::string body;      // exactly the bytes that were hashed
+  TimePoint written_at;  // set by the store
+};
+
+}  // namespace dw::store

@@ -1,0 +1,82 @@
+// The StateStore implementation shared by both backends: the typed methods written once over a
+// SqlConnection, with the locking and transaction rules of the interface.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+
+#include "base/clock.h"
+#include "store/migrations.h"
+#include "store/sql_connection.h"
+#include "store/state_store.h"
+
+namespace dw::store {
+
+class SqlStateStore final : public StateStore {
+ public:
+  // Migrates `conn` to the newest of `migrations` and returns a store over it; the errors are
+  // ApplyMigrations'. `clock` must outlive the store.
+  static Result<std::unique_ptr<StateStore>> Open(std::unique_ptr<SqlConnection> conn,
+                                                  std::span<const Migration> migrations,
+                                                  const Clock& clock);
+
+  std::string backend() const override { return conn_->backend(); }
+  int schema_version() const override { return schema_version_; }
+
+  Status InTransaction(const std::function<Status(StateStore&)>& body) override;
+
+  Status RecordCheckResults(const std::vector<CheckResultRow>& rows) override;
+  Result<std::vector<CheckResultRow>> CheckResultsFor(const std::string& table_ref,
+                                                      int limit) override;
+  Result<std::vector<CheckResultRow>> CheckResultsOfRun(const std::string& run_id) override;
+
+  Status UpsertMetricPoints(const std::string& metric,
+                            const std::vector<MetricPoint>& points) override;
+  Result<std::vector<MetricPoint>> MetricPoints(const std::string& metric, TimePoint from,
+                                                TimePoint to) override;
+
+  Result<bool> AddChangeEvent(const ChangeEvent& event) override;
+  Result<std::vector<ChangeEvent>> ChangeEventsFor(const std::string& asset_id, TimePoint from,
+                                                   TimePoint to) override;
+  Result<std::vector<ChangeEvent>> ChangeEventsBetween(TimePoint from, TimePoint to) override;
+
+  Result<std::optional<std::string>> GetCursor(const std::string& name) override;
+  Status SetCursor(const std::string& name, const std::string& value) override;
+
+  Status UpsertAssets(const std::vector<GraphAsset>& assets) override;
+  Result<std::optional<GraphAsset>> GetAsset(const std::string& id) override;
+  Result<std::vector<GraphAsset>> Assets() override;
+  Status UpsertEdges(const std::vector<GraphEdge>& edges) override;
+  Result<std::vector<GraphEdge>> Edges() override;
+
+  Status PutIncident(const IncidentRecord& incident) override;
+  Result<std::optional<IncidentRecord>> GetIncident(const std::string& id) override;
+  Result<std::vector<IncidentRecord>> Incidents(const std::string& status, int limit) override;
+
+  Result<int64_t> AppendReceipt(const std::string& prev_hash, const std::string& hash,
+                                const std::string& body) override;
+  Result<std::vector<ReceiptRecord>> Receipts() override;
+
+ private:
+  SqlStateStore(std::unique_ptr<SqlConnection> conn, int schema_version, const Clock& clock)
+      : conn_(std::move(conn)), schema_version_(schema_version), clock_(clock) {}
+
+  // Runs `body` holding the store lock. A `write` outside any transaction gets its own; inside
+  // one, `body` joins it and a failure dooms it.
+  Status Do(bool write, const std::function<Status()>& body);
+  // Runs one statement. REQUIRES: mu_ held (i.e. called from a Do body).
+  Result<std::vector<SqlRow>> Run(const std::string& sql, const std::vector<SqlValue>& params);
+
+  // The lock is recursive because a transaction body calls back into the store on its thread.
+  std::recursive_mutex mu_;
+  std::unique_ptr<SqlConnection> conn_;
+  const int schema_version_;
+  const Clock& clock_;
+  int depth_ = 0;    // > 0 while a transaction is open
+  Status tx_error_;  // the first failure inside the open transaction
+};
+
+}  // namespace dw::store

@@ -1,0 +1,219 @@
+#include "store/sqlite_connection.h"
+
+#include <sqlite3.h>
+
+#include <cstring>
+#include <filesystem>
+#include <unordered_map>
+
+namespace dw::store {
+namespace {
+
+// Maps a SQLite result code to the Status a caller can branch on.
+Status SqliteError(int code, const std::string& what, sqlite3* db) {
+  std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code);
+  std::string message = what + ": " + detail;
+  switch (code & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Unavailable(message + " (another process holds the state store lock)");
+    case SQLITE_CANTOPEN:
+    case SQLITE_IOERR:
+      return Unavailable(message);
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT:
+      return DataLoss(message);
+    case SQLITE_FULL:
+      return ResourceExhausted(message);
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_AUTH:
+      return PermissionDenied(message);
+    case SQLITE_CONSTRAINT:
+      if (code == SQLITE_CONSTRAINT_UNIQUE || code == SQLITE_CONSTRAINT_PRIMARYKEY) {
+        return Status(StatusCode::kAlreadyExists, message);
+      }
+      return InvalidArgument(message);
+    default:
+      return Internal(message);
+  }
+}
+
+class SqliteConnection final : public SqlConnection {
+ public:
+  SqliteConnection(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  ~SqliteConnection() override {
+    for (auto& [sql, stmt] : statements_) sqlite3_finalize(stmt);
+    sqlite3_close_v2(db_);
+  }
+  SqliteConnection(const SqliteConnection&) = delete;
+  SqliteConnection& operator=(const SqliteConnection&) = delete;
+
+  std::string backend() const override { return "sqlite"; }
+  const std::string& display_location() const override { return path_; }
+
+  Result<std::vector<SqlRow>> Query(const std::string& sql,
+                                    const std::vector<SqlValue>& params) override {
+    Result<sqlite3_stmt*> prepared = Prepare(sql);
+    if (!prepared.ok()) return prepared.status();
+    sqlite3_stmt* stmt = *prepared;
+    // Reset on every exit so the cached statement releases its read snapshot.
+    struct ResetGuard {
+      sqlite3_stmt* s;
+      ~ResetGuard() {
+        sqlite3_reset(s);
+        sqlite3_clear_bindings(s);
+      }
+    } guard{stmt};
+    DW_RETURN_IF_ERROR(Bind(stmt, params));
+    std::vector<SqlRow> rows;
+    for (;;) {
+      int rc = sqlite3_step(stmt);
+      if (rc == SQLITE_DONE) break;
+      if (rc != SQLITE_ROW)
+        return SqliteError(sqlite3_extended_errcode(db_), "SQLite statement failed", db_);
+      int n = sqlite3_column_count(stmt);
+      SqlRow row;
+      row.reserve(static_cast<size_t>(n));
+      for (int i = 0; i < n; ++i) row.push_back(Cell(stmt, i));
+      rows.push_back(std::move(row));
+    }
+    return rows;
+  }
+
+  Status ExecScript(const std::string& sql) override {
+    char* err = nullptr;
+    int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
+    if (err != nullptr) sqlite3_free(err);  // the same text is available from sqlite3_errmsg
+    if (rc != SQLITE_OK)
+      return SqliteError(sqlite3_extended_errcode(db_), "SQLite script failed", db_);
+    return Status::Ok();
+  }
+
+  Status Begin() override { return Exec("BEGIN IMMEDIATE"); }
+  Status Commit() override { return Exec("COMMIT"); }
+  Status Rollback() override {
+    // SQLite may already have rolled back by itself (e.g. after SQLITE_FULL); that is not an error.
+    if (sqlite3_get_autocommit(db_)) return Status::Ok();
+    return Exec("ROLLBACK");
+  }
+  Status LockForMigration() override { return Status::Ok(); }
+
+  // Applies the connection settings every state file relies on.
+  Status Configure() {
+    sqlite3_busy_timeout(db_, kSqliteBusyTimeoutMs);
+    // journal_mode is the first statement to read the file, so it is where a file that is not a
+    // database is detected.
+    Result<std::vector<SqlRow>> mode = Query("PRAGMA journal_mode=WAL", {});
+    if (!mode.ok()) return mode.status();
+    DW_RETURN_IF_ERROR(Exec("PRAGMA foreign_keys=ON"));
+    DW_RETURN_IF_ERROR(Exec("PRAGMA synchronous=NORMAL"));
+    return Status::Ok();
+  }
+
+ private:
+  Status Exec(const std::string& sql) {
+    Result<std::vector<SqlRow>> r = Query(sql, {});
+    return r.status();
+  }
+
+  // Returns the cached prepared statement for `sql`, preparing it on first use. The cache is
+  // unbounded because the store's statements are a fixed set of constants.
+  Result<sqlite3_stmt*> Prepare(const std::string& sql) {
+    auto it = statements_.find(sql);
+    if (it != statements_.end()) return it->second;
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()),
+                                SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+    if (rc != SQLITE_OK) {
+      sqlite3_finalize(stmt);
+      return SqliteError(sqlite3_extended_errcode(db_), "SQLite could not prepare a statement",
+                         db_);
+    }
+    statements_.emplace(sql, stmt);
+    return stmt;
+  }
+
+  // Binds params[i] to the parameter named "$<i+1>", wherever it appears in the statement.
+  Status Bind(sqlite3_stmt* stmt, const std::vector<SqlValue>& params) {
+    if (sqlite3_bind_parameter_count(stmt) != static_cast<int>(params.size())) {
+      return Internal("statement expects " + std::to_string(sqlite3_bind_parameter_count(stmt)) +
+                      " parameters, got " + std::to_string(params.size()));
+    }
+    for (size_t i = 0; i < params.size(); ++i) {
+      std::string name = "$" + std::to_string(i + 1);
+      int index = sqlite3_bind_parameter_index(stmt, name.c_str());
+      if (index == 0) return Internal("statement has no parameter " + name);
+      const SqlValue& v = params[i];
+      int rc = SQLITE_OK;
+      if (std::holds_alternative<std::monostate>(v)) {
+        rc = sqlite3_bind_null(stmt, index);
+      } else if (const auto* n = std::get_if<int64_t>(&v)) {
+        rc = sqlite3_bind_int64(stmt, index, *n);
+      } else if (const auto* d = std::get_if<double>(&v)) {
+        rc = sqlite3_bind_double(stmt, index, *d);
+      } else {
+        const std::string& s = std::get<std::string>(v);
+        rc = sqlite3_bind_text64(stmt, index, s.data(), s.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+      }
+      if (rc != SQLITE_OK) return SqliteError(rc, "SQLite could not bind " + name, db_);
+    }
+    return Status::Ok();
+  }
+
+  static SqlValue Cell(sqlite3_stmt* stmt, int i) {
+    switch (sqlite3_column_type(stmt, i)) {
+      case SQLITE_NULL:
+        return std::monostate{};
+      case SQLITE_INTEGER:
+        return static_cast<int64_t>(sqlite3_column_int64(stmt, i));
+      case SQLITE_FLOAT:
+        return sqlite3_column_double(stmt, i);
+      default: {
+        const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, i));
+        int len = sqlite3_column_bytes(stmt, i);
+        return std::string(text != nullptr ? text : "", static_cast<size_t>(len));
+      }
+    }
+  }
+
+  sqlite3* db_;
+  std::string path_;
+  std::unordered_map<std::string, sqlite3_stmt*> statements_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& path) {
+  std::filesystem::path p(path);
+  if (p.has_parent_path()) {
+    std::error_code ec;
+    std::filesystem::create_directories(p.parent_path(), ec);
+    if (ec) {
+      return Unavailable("could not create the folder of the state store at " + path + ": " +
+                         ec.message());
+    }
+  }
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    Status s = SqliteError(rc, "could not open the state store at " + path, db);
+    sqlite3_close_v2(db);
+    return s;
+  }
+  sqlite3_extended_result_codes(db, 1);
+  auto conn = std::make_unique<SqliteConnection>(db, path);
+  Status configured = conn->Configure();
+  if (!configured.ok()) {
+    if (configured.code() == StatusCode::kDataLoss) {
+      return DataLoss("the state store at " + path + " is not a readable SQLite database (" +
+                      configured.message() + "); move it aside or point state: elsewhere");
+    }
+    return Status(configured.code(),
+                  "could not open the state store at " + path + ": " + configured.message());
+  }
+  return std::unique_ptr<SqlConnection>(std::move(conn));
+}
+
+}  // namespace dw::store

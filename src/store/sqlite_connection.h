@@ -1,0 +1,20 @@
+// SqlConnection over a SQLite file: WAL journal, foreign keys on, synchronous=NORMAL, and a 5 s
+// busy timeout so several processes can share one state file.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "base/status.h"
+#include "store/sql_connection.h"
+
+namespace dw::store {
+
+// How long a statement waits for another connection's lock before failing with kUnavailable.
+inline constexpr int kSqliteBusyTimeoutMs = 5000;
+
+// Opens (creating it and its parent folders if needed) the SQLite database at `path`.
+// kDataLoss if the file exists but is not a SQLite database; kUnavailable if it cannot be opened.
+Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& path);
+
+}  // namespace dw::store

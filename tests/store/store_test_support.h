@@ -1,0 +1,90 @@
+// Test support for the state store: a fresh, private place to open a store on either backend.
+// SQLite gets a temporary folder; PostgreSQL gets its own schema in $DW_TEST_PG_URL's database, so
+// tests never see each other's rows. Both are removed when the ScratchLocation is destroyed.
+#pragma once
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "base/status.h"
+#include "store/postgres_connection.h"
+#include "store/sql_connection.h"
+#include "store/sqlite_connection.h"
+
+namespace dw::store::test_support {
+
+inline constexpr const char* kPgUrlVariable = "DW_TEST_PG_URL";
+inline constexpr const char* kPgSkipMessage =
+    "DW_TEST_PG_URL is unset: run under scripts/with-postgres.sh to test the PostgreSQL backend";
+
+// The PostgreSQL server to test against, or "" when none was provided.
+inline std::string PostgresTestUrl() {
+  const char* url = std::getenv(kPgUrlVariable);
+  return url != nullptr ? url : "";
+}
+
+// A short name unique within this machine's test runs.
+inline std::string UniqueSuffix() {
+  static std::atomic<int> counter{0};
+  static const unsigned seed = std::random_device{}();
+  return std::to_string(::getpid()) + "_" + std::to_string(seed % 100000) + "_" +
+         std::to_string(counter++);
+}
+
+class ScratchLocation {
+ public:
+  // A fresh location for `backend` ("sqlite" or "postgresql"). REQUIRES for postgresql:
+  // PostgresTestUrl() is not empty.
+  static Result<std::unique_ptr<ScratchLocation>> Create(const std::string& backend) {
+    auto scratch = std::unique_ptr<ScratchLocation>(new ScratchLocation());
+    if (backend == "sqlite") {
+      scratch->dir_ = std::filesystem::temp_directory_path() / ("dw-store-test-" + UniqueSuffix());
+      // The store must create the missing parent folders itself.
+      scratch->location_ = (scratch->dir_ / "nested" / ".dw" / "state.db").string();
+      return scratch;
+    }
+    std::string base = PostgresTestUrl();
+    scratch->schema_ = "dw_test_" + UniqueSuffix();
+    Result<std::unique_ptr<SqlConnection>> admin = OpenPostgresConnection(base);
+    if (!admin.ok()) return admin.status();
+    // The schema name is generated above from digits and underscores: safe to splice.
+    Status created = (*admin)->ExecScript("CREATE SCHEMA " + scratch->schema_);
+    if (!created.ok()) return created;
+    scratch->admin_ = std::move(admin).value();
+    scratch->location_ = base + (base.find('?') == std::string::npos ? "?" : "&") +
+                         "options=-csearch_path%3D" + scratch->schema_;
+    return scratch;
+  }
+
+  ~ScratchLocation() {
+    if (admin_) admin_->ExecScript("DROP SCHEMA IF EXISTS " + schema_ + " CASCADE");
+    if (!dir_.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(dir_, ec);
+    }
+  }
+
+  // What to pass to OpenStateStore.
+  const std::string& location() const { return location_; }
+
+  // A second, raw connection to the same store, for SQL a test must run behind the store's back.
+  Result<std::unique_ptr<SqlConnection>> Connect() const {
+    return schema_.empty() ? OpenSqliteConnection(location_) : OpenPostgresConnection(location_);
+  }
+
+ private:
+  ScratchLocation() = default;
+
+  std::string location_;
+  std::filesystem::path dir_;             // sqlite
+  std::string schema_;                    // postgresql
+  std::unique_ptr<SqlConnection> admin_;  // postgresql: creates and drops the schema
+};
+
+}  // namespace dw::store::test_support
