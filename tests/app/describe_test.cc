@@ -2,12 +2,12 @@
 #include "app/describe.h"
 
 #include <gtest/gtest.h>
-#include <httplib.h>
 #include <sqlite3.h>
 
 #include <thread>
 
 #include "mcp/json_schema.h"
+#include "tests/support/loopback_http_server.h"
 #include "tests/support/subprocess.h"
 
 namespace dw::app {
@@ -19,6 +19,7 @@ using testing::TempDir;
 class FakePlatform {
  public:
   FakePlatform() {
+    auto& server_ = http_.server();
     server_.Get("/overview", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(R"({"taskmanagers":1,"flink-version":"2.2.0"})", "application/json");
     });
@@ -30,20 +31,12 @@ class FakePlatform {
       }
       res.set_content(R"({"results":[],"total":0})", "application/json");
     });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    server_.wait_until_ready();
+    http_.Start();
   }
-  ~FakePlatform() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string url() const { return http_.url(); }
 
  private:
-  httplib::Server server_;
-  std::thread thread_;
-  int port_ = 0;
+  testing::LoopbackHttpServer http_;
 };
 
 void MakeSqliteDb(const std::filesystem::path& p) {

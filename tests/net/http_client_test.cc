@@ -1,7 +1,7 @@
 #include "net/http_client.h"
 
 #include <gtest/gtest.h>
-#include <httplib.h>
+#include "tests/support/loopback_http_server.h"
 
 #include <thread>
 
@@ -51,19 +51,12 @@ class NetHttpClientServerTest : public ::testing::Test {
       std::this_thread::sleep_for(1500ms);
       res.set_content("late", "text/plain");
     });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    server_.wait_until_ready();
+    http_.Start();
   }
-  void TearDown() override {
-    server_.stop();
-    thread_.join();
-  }
-  std::string Url(const std::string& path) { return "http://127.0.0.1:" + std::to_string(port_) + path; }
+  std::string Url(const std::string& path) { return http_.url() + path; }
 
-  httplib::Server server_;
-  std::thread thread_;
-  int port_ = 0;
+  testing::LoopbackHttpServer http_;
+  httplib::Server& server_ = http_.server();
   std::atomic<int> flaky_calls_{0};
 };
 
