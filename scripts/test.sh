@@ -39,7 +39,7 @@ echo "== unit and integration tests (SQLite and PostgreSQL state stores)" >&2
 run_ctest ctest build
 
 echo "== MCP conformance suite (official, npm @modelcontextprotocol/conformance)" >&2
-out=$(scripts/conformance.sh "$root/build/dw" 2>&1); rc=$?
+out=$(scripts/conformance.sh --dw "$root/build/dw" 2>&1); rc=$?
 echo "$out"
 line=$(echo "$out" | grep -E '^conformance: [0-9]+ passed, [0-9]+ failed' | tail -1)
 tally conformance $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/')" \

@@ -42,10 +42,9 @@ Result<int> MigrateInTransaction(SqlConnection& conn, std::span<const Migration>
                               std::to_string(supported) +
                               "); upgrade dw or point state: elsewhere");
   }
-  bool postgres = conn.backend() == "postgresql";
   for (const Migration& m : migrations) {
     if (m.version <= *recorded) continue;
-    Status applied = conn.ExecScript(std::string(postgres ? m.postgres_ddl : m.sqlite_ddl));
+    Status applied = conn.ExecScript(RenderDdl(m.ddl, conn.backend()));
     if (applied.ok()) {
       applied = conn.Query(
                         "INSERT INTO schema_migrations (version, applied_at, description) "

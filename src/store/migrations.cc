@@ -9,11 +9,12 @@ namespace {
 
 // Version 1: the observations and decisions of the data path. Conventions for both dialects:
 // times are Unix milliseconds (BIGINT), JSON is stored as text, ids are database-assigned.
-// The two dialects differ only in how an auto-increment id and a double are spelled.
+// The two dialects differ only in how an auto-increment id and a double are spelled, so the DDL
+// is written once with {ID} and {DOUBLE} placeholders (see migrate.cc, which renders them).
 
-constexpr std::string_view kV1Sqlite = R"sql(
+constexpr std::string_view kV1 = R"sql(
 CREATE TABLE check_results (
-  id           INTEGER PRIMARY KEY AUTOINCREMENT,
+  id           {ID},
   run_id       TEXT NOT NULL CHECK (run_id <> ''),
   table_ref    TEXT NOT NULL CHECK (table_ref <> ''),
   check_name   TEXT NOT NULL CHECK (check_name <> ''),
@@ -31,104 +32,19 @@ CREATE INDEX check_results_by_run ON check_results (run_id);
 CREATE TABLE metric_points (
   metric TEXT NOT NULL CHECK (metric <> ''),
   ts     BIGINT NOT NULL,
-  value  REAL NOT NULL,
+  value  {DOUBLE} NOT NULL,
   PRIMARY KEY (metric, ts)
 );
 
 CREATE TABLE change_events (
-  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  id          {ID},
   dedup_key   TEXT NOT NULL UNIQUE CHECK (dedup_key <> ''),
   asset_id    TEXT NOT NULL,
   kind        TEXT NOT NULL,
   happened_at BIGINT NOT NULL,
   observed_at BIGINT NOT NULL,
   evidence    TEXT NOT NULL,
-  risk        REAL NOT NULL,
-  reason      TEXT NOT NULL
-);
-CREATE INDEX change_events_by_asset ON change_events (asset_id, happened_at);
-CREATE INDEX change_events_by_time ON change_events (happened_at);
-
-CREATE TABLE kv_cursors (
-  name       TEXT PRIMARY KEY CHECK (name <> ''),
-  value      TEXT NOT NULL,
-  updated_at BIGINT NOT NULL
-);
-
-CREATE TABLE graph_assets (
-  id         TEXT PRIMARY KEY CHECK (id <> ''),
-  kind       TEXT NOT NULL,
-  domain     TEXT NOT NULL,
-  owner      TEXT NOT NULL,
-  attrs      TEXT NOT NULL,
-  updated_at BIGINT NOT NULL
-);
-
-CREATE TABLE graph_edges (
-  src        TEXT NOT NULL CHECK (src <> ''),
-  dst        TEXT NOT NULL CHECK (dst <> ''),
-  relation   TEXT NOT NULL,
-  origin     TEXT NOT NULL,
-  attrs      TEXT NOT NULL,
-  updated_at BIGINT NOT NULL,
-  PRIMARY KEY (src, dst, relation)
-);
-CREATE INDEX graph_edges_by_dst ON graph_edges (dst);
-
-CREATE TABLE incidents (
-  id         TEXT PRIMARY KEY CHECK (id <> ''),
-  status     TEXT NOT NULL,
-  title      TEXT NOT NULL,
-  asset_id   TEXT NOT NULL,
-  opened_at  BIGINT NOT NULL,
-  updated_at BIGINT NOT NULL,
-  closed_at  BIGINT,
-  body       TEXT NOT NULL
-);
-CREATE INDEX incidents_by_opened ON incidents (opened_at);
-
-CREATE TABLE receipts (
-  seq        BIGINT PRIMARY KEY CHECK (seq > 0),
-  prev_hash  TEXT NOT NULL,
-  hash       TEXT NOT NULL UNIQUE CHECK (hash <> ''),
-  body       TEXT NOT NULL,
-  written_at BIGINT NOT NULL
-);
-)sql";
-
-constexpr std::string_view kV1Postgres = R"sql(
-CREATE TABLE check_results (
-  id           BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  run_id       TEXT NOT NULL CHECK (run_id <> ''),
-  table_ref    TEXT NOT NULL CHECK (table_ref <> ''),
-  check_name   TEXT NOT NULL CHECK (check_name <> ''),
-  status       TEXT NOT NULL CHECK (status IN ('pass', 'fail', 'error')),
-  observed     TEXT NOT NULL,
-  threshold    TEXT NOT NULL,
-  rows_scanned BIGINT NOT NULL,
-  duration_ms  BIGINT NOT NULL,
-  message      TEXT NOT NULL,
-  observed_at  BIGINT NOT NULL
-);
-CREATE INDEX check_results_by_table ON check_results (table_ref, observed_at);
-CREATE INDEX check_results_by_run ON check_results (run_id);
-
-CREATE TABLE metric_points (
-  metric TEXT NOT NULL CHECK (metric <> ''),
-  ts     BIGINT NOT NULL,
-  value  DOUBLE PRECISION NOT NULL,
-  PRIMARY KEY (metric, ts)
-);
-
-CREATE TABLE change_events (
-  id          BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  dedup_key   TEXT NOT NULL UNIQUE CHECK (dedup_key <> ''),
-  asset_id    TEXT NOT NULL,
-  kind        TEXT NOT NULL,
-  happened_at BIGINT NOT NULL,
-  observed_at BIGINT NOT NULL,
-  evidence    TEXT NOT NULL,
-  risk        DOUBLE PRECISION NOT NULL,
+  risk        {DOUBLE} NOT NULL,
   reason      TEXT NOT NULL
 );
 CREATE INDEX change_events_by_asset ON change_events (asset_id, happened_at);
@@ -183,13 +99,29 @@ CREATE TABLE receipts (
 
 constexpr std::array kMigrations = {
     Migration{1, "check results, metric points, change events, cursors, graph, incidents, receipts",
-              kV1Sqlite, kV1Postgres},
+              kV1},
     // Add version 2 here.
 };
 
 }  // namespace
 
 std::span<const Migration> AllMigrations() { return kMigrations; }
+
+std::string RenderDdl(std::string_view ddl, std::string_view backend) {
+  const bool postgres = backend == "postgresql";
+  const std::pair<std::string_view, std::string_view> spellings[] = {
+      {"{ID}", postgres ? "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+                        : "INTEGER PRIMARY KEY AUTOINCREMENT"},
+      {"{DOUBLE}", postgres ? "DOUBLE PRECISION" : "REAL"},
+  };
+  std::string out(ddl);
+  for (const auto& [token, spelled] : spellings)
+    for (size_t pos = out.find(token); pos != std::string::npos; pos = out.find(token, pos)) {
+      out.replace(pos, token.size(), spelled);
+      pos += spelled.size();
+    }
+  return out;
+}
 
 int CurrentSchemaVersion() { return kMigrations.back().version; }
 

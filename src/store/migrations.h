@@ -4,6 +4,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace dw::store {
@@ -11,9 +12,13 @@ namespace dw::store {
 struct Migration {
   int version;                   // 1, 2, ... with no gaps
   std::string_view description;  // recorded in schema_migrations
-  std::string_view sqlite_ddl;   // ';'-separated statements
-  std::string_view postgres_ddl;
+  // ';'-separated statements for both dialects, with two placeholders: {ID} (an auto-increment
+  // BIGINT primary key) and {DOUBLE} (a double-precision column). RenderDdl fills them in.
+  std::string_view ddl;
 };
+
+// `ddl` with the placeholders spelled for `backend` ("sqlite" or "postgresql").
+std::string RenderDdl(std::string_view ddl, std::string_view backend);
 
 // Every migration, by version ascending. CurrentSchemaVersion() is the last one's version.
 std::span<const Migration> AllMigrations();
