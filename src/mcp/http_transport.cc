@@ -9,6 +9,7 @@
 #include <utility>
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include "base/log.h"
 #include "mcp/http_security.h"
@@ -178,6 +179,14 @@ class PoolTaskQueue final : public httplib::TaskQueue {
 
  private:
   WorkerPool pool_;
+};
+
+// httplib 0.11 listens with a backlog of 5, so a burst of clients connecting at once (a benchmark's
+// 32 sessions, an agent fleet starting) overflows the accept queue and Linux drops connections.
+// listen() on a socket that is already listening only updates its backlog.
+class BacklogServer final : public httplib::Server {
+ public:
+  bool RaiseBacklog(int backlog) { return ::listen(svr_sock_, backlog) == 0; }
 };
 
 struct JsonRoute {
@@ -567,7 +576,9 @@ Status StreamableHttpServer::Start(HttpServerOptions options, std::vector<McpEnd
   m.options = std::move(options);
   m.endpoints = std::move(endpoints);
 
-  m.server = std::make_unique<httplib::Server>();
+  auto server_with_backlog = std::make_unique<BacklogServer>();
+  BacklogServer* backlog_server = server_with_backlog.get();
+  m.server = std::move(server_with_backlog);
   httplib::Server& s = *m.server;
   const size_t min_threads = static_cast<size_t>(m.options.threads);
   const size_t max_threads = static_cast<size_t>(m.options.max_threads);
@@ -597,6 +608,8 @@ Status StreamableHttpServer::Start(HttpServerOptions options, std::vector<McpEnd
     return Unavailable("cannot listen on " + m.options.host + ":" + std::to_string(m.options.port) +
                        " (address in use or not available)");
   }
+  if (!backlog_server->RaiseBacklog(SOMAXCONN))
+    spdlog::warn("mcp http: could not raise the listen backlog; bursts of connections may be dropped");
   m.port = port;
   httplib::Server* server = m.server.get();
   m.listener = std::thread([server] { server->listen_after_bind(); });
