@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
 # Load on `dw serve` (MCP Streamable HTTP) from wrk on loopback: N concurrent sessions, each
-# connection calling the read-only tool describe_workspace (probe=false) as fast as it can.
-# Reports calls/s and latency percentiles. Loopback only; bounded by DURATION.
-# usage: bench/http_load.sh DW_BINARY WORKSPACE_DIR [DURATION=10s] [CONNECTIONS=32] [THREADS=2]
+# connection calling one read-only tool as fast as it can. Reports calls/s and latency percentiles.
+# Loopback only; bounded by DURATION.
+# usage: bench/http_load.sh DW_BINARY WORKSPACE_DIR [DURATION=10s] [CONNECTIONS=32] [THREADS=2] [TOOL]
+#   TOOL describe_workspace (default; the product tool, called with probe=false) or
+#   test_simple_text (the transport alone: `dw serve --conformance-fixtures`, a constant answer)
 set -euo pipefail
 dw=${1:?usage: http_load.sh DW_BINARY WORKSPACE_DIR [DURATION] [CONNECTIONS] [THREADS]}
 ws=${2:?workspace dir}
 duration=${3:-10s}
 conns=${4:-32}
 threads=${5:-2}
+tool=${6:-describe_workspace}
+case $tool in
+  describe_workspace) mode=(--workspace "$ws" serve); args='{"probe":false}' ;;
+  test_simple_text) mode=(serve --conformance-fixtures); args='{}' ;;
+  *) echo "http_load: TOOL must be describe_workspace or test_simple_text" >&2; exit 2 ;;
+esac
 command -v wrk >/dev/null || { echo "http_load: wrk is missing (apt-get install wrk)" >&2; exit 2; }
 
 tmp=$(mktemp -d)
-"$dw" --workspace "$ws" serve --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
+"$dw" "${mode[@]}" --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$tmp"' EXIT
 for _ in $(seq 100); do grep -q listening "$tmp/serve.out" && break; sleep 0.05; done
@@ -48,7 +56,7 @@ end
 request = function()
   counter = counter + 1
   local sid = sessions[(counter % #sessions) + 1]
-  local body = '{"jsonrpc":"2.0","id":' .. counter .. ',"method":"tools/call","params":{"name":"describe_workspace","arguments":{"probe":false}}}'
+  local body = '{"jsonrpc":"2.0","id":' .. counter .. ',"method":"tools/call","params":{"name":"$tool","arguments":$args}}'
   return wrk.format("POST", nil, {
     ["Content-Type"] = "application/json",
     ["Accept"] = "application/json, text/event-stream",
@@ -65,5 +73,5 @@ done = function(summary, latency, requests)
     latency.max / 1000))
 end
 LUA
-echo "dw serve on $url: $conns sessions, $threads wrk threads, $duration"
+echo "dw serve on $url: $tool, $conns sessions, $threads wrk threads, $duration"
 wrk -t"$threads" -c"$conns" -d"$duration" -s "$tmp/load.lua" "$url" | sed -n '/^calls:/,$p'

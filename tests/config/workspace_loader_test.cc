@@ -38,7 +38,7 @@ TEST(ConfigExamplesTest, LoyaltyFlinkLoadsCleanly) {
   for (const auto& a : ws.assets) ids.push_back(a.id);
   for (const char* id : {"kafka://prod/points-events", "flink://flink/points-balance",
                          "kafka://prod/member-balances", "connect://connect/bq-sink-balances",
-                         "table://main/loyalty.member_balances", "dbt://loyalty/fct_member_tier",
+                         "table://main/member_balances", "dbt://loyalty/fct_member_tier",
                          "sync://hightouch/tier-changes-to-braze"})
     EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
   const AssetNote& sync = ws.assets.back();
@@ -149,7 +149,7 @@ TEST(ConfigLoaderTest, CheckAndMonitorSpecsKeepTypedValues) {
   TempWorkspace tmp;
   auto r = tmp.Load(std::string(kMinimal) +
                     "checks:\n"
-                    "  - table: table://main/loyalty.member_balances\n"
+                    "  - table: table://main/member_balances\n"
                     "    time_column: updated_at\n"
                     "    unique: [member_id, [store_id, day]]\n"
                     "    accepted_values: {tier: [bronze, silver, gold], level: [1, 2], flag: ['1']}\n"
@@ -165,7 +165,7 @@ TEST(ConfigLoaderTest, CheckAndMonitorSpecsKeepTypedValues) {
   ASSERT_TRUE(r.ok()) << r.ErrorText();
   const CheckConfig& c = r.workspace->checks[0];
   EXPECT_EQ(c.warehouse, "main");
-  EXPECT_EQ(c.asset_id, "table://main/loyalty.member_balances");
+  EXPECT_EQ(c.asset_id, "table://main/member_balances");
   EXPECT_EQ(c.line, 6);
   EXPECT_EQ(c.spec["unique"], Json::parse(R"(["member_id", ["store_id", "day"]])"));
   EXPECT_EQ(c.spec["accepted_values"]["level"], Json::parse("[1, 2]"));

@@ -1,0 +1,149 @@
+// `dw serve` end to end: the real binary on a free loopback port, spoken to over HTTP.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <string>
+#include <vector>
+
+#include "base/json.h"
+
+extern char** environ;
+
+namespace dw {
+namespace {
+
+// Runs `dw ... serve --listen 127.0.0.1:0 ...` and reads the port it prints; stops it on exit.
+class ServeProcess {
+ public:
+  explicit ServeProcess(std::vector<std::string> extra) {
+    std::vector<std::string> args = {DW_BINARY};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int out[2];
+    EXPECT_EQ(pipe(out), 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_addclose(&fa, out[0]);
+    EXPECT_EQ(posix_spawn(&pid_, args[0].c_str(), &fa, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    close(out[1]);
+    std::string line;
+    char c;
+    while (read(out[0], &c, 1) == 1 && c != '\n') line.push_back(c);
+    close(out[0]);
+    auto colon = line.rfind(':');
+    auto slash = line.rfind("/mcp");
+    if (colon != std::string::npos && slash != std::string::npos && slash > colon)
+      port_ = std::stoi(line.substr(colon + 1, slash - colon - 1));
+  }
+  ~ServeProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      int status = 0;
+      waitpid(pid_, &status, 0);
+    }
+  }
+  int port() const { return port_; }
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+httplib::Headers McpHeaders(const std::string& session = "") {
+  httplib::Headers h = {{"Accept", "application/json, text/event-stream"}};
+  if (!session.empty()) {
+    h.emplace("Mcp-Session-Id", session);
+    h.emplace("MCP-Protocol-Version", "2025-11-25");
+  }
+  return h;
+}
+
+// initialize on `path`; returns the session id.
+std::string Initialize(httplib::Client& cli, const std::string& path) {
+  Json init = {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+               {"params", {{"protocolVersion", "2025-11-25"}, {"capabilities", Json::object()},
+                           {"clientInfo", {{"name", "serve-test"}, {"version", "1"}}}}}};
+  auto r = cli.Post(path.c_str(), McpHeaders(), init.dump(), "application/json");
+  EXPECT_TRUE(r) << path;
+  if (!r) return "";
+  EXPECT_EQ(r->status, 200) << r->body;
+  std::string sid = r->get_header_value("Mcp-Session-Id");
+  auto n = cli.Post(path.c_str(), McpHeaders(sid),
+                    R"({"jsonrpc":"2.0","method":"notifications/initialized"})", "application/json");
+  EXPECT_TRUE(n && n->status == 202);
+  return sid;
+}
+
+std::vector<std::string> ToolNames(httplib::Client& cli, const std::string& path) {
+  std::string sid = Initialize(cli, path);
+  auto r = cli.Post(path.c_str(), McpHeaders(sid), R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})",
+                    "application/json");
+  std::vector<std::string> names;
+  if (!r) return names;
+  for (const auto& t : Json::parse(r->body)["result"]["tools"]) names.push_back(t["name"]);
+  return names;
+}
+
+const std::string kExample = std::string(DW_SOURCE_DIR) + "/examples/loyalty-flink";
+
+TEST(AppServeTest, ServesEveryAgentAndTheCombinedEndpoint) {
+  ServeProcess serve({"--workspace", kExample, "serve", "--listen", "127.0.0.1:0"});
+  ASSERT_GT(serve.port(), 0);
+  httplib::Client cli("127.0.0.1", serve.port());
+  auto health = cli.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+
+  EXPECT_EQ(ToolNames(cli, "/mcp"), std::vector<std::string>{"describe_workspace"});
+  for (const char* agent : {"dw-incidents", "dw-quality", "dw-context-catalog", "dw-connectors", "dw-schema"})
+    EXPECT_EQ(ToolNames(cli, std::string("/mcp/") + agent), std::vector<std::string>{"describe_workspace"})
+        << agent;
+  auto unknown = cli.Post("/mcp/dw-nonsense", McpHeaders(), "{}", "application/json");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+}
+
+TEST(AppServeTest, ProductModeAndFixtureModeDoNotMix) {
+  ServeProcess product({"--workspace", kExample, "serve", "--listen", "127.0.0.1:0"});
+  ServeProcess fixtures({"serve", "--conformance-fixtures", "--listen", "127.0.0.1:0"});
+  ASSERT_GT(product.port(), 0);
+  ASSERT_GT(fixtures.port(), 0);
+  httplib::Client p("127.0.0.1", product.port());
+  httplib::Client f("127.0.0.1", fixtures.port());
+  for (const auto& name : ToolNames(p, "/mcp")) EXPECT_NE(name.rfind("test_", 0), 0u) << name;
+  auto fixture_tools = ToolNames(f, "/mcp");
+  ASSERT_FALSE(fixture_tools.empty());
+  for (const auto& name : fixture_tools) EXPECT_EQ(name.rfind("test_", 0), 0u) << name;
+}
+
+TEST(AppServeTest, ATokenIsRequiredWhenConfigured) {
+  char tmpl[] = "/tmp/dw-token-XXXXXX";
+  int fd = mkstemp(tmpl);
+  ASSERT_GE(fd, 0);
+  std::string token = "0123456789abcdef0123456789abcdef";
+  ASSERT_EQ(write(fd, token.data(), token.size()), static_cast<ssize_t>(token.size()));
+  close(fd);
+  ServeProcess serve({"--workspace", kExample, "serve", "--listen", "127.0.0.1:0", "--token-file", tmpl});
+  unlink(tmpl);
+  ASSERT_GT(serve.port(), 0);
+  httplib::Client cli("127.0.0.1", serve.port());
+  auto denied = cli.Post("/mcp", McpHeaders(), R"({"jsonrpc":"2.0","id":1,"method":"ping"})",
+                         "application/json");
+  ASSERT_TRUE(denied);
+  EXPECT_EQ(denied->status, 401);
+  EXPECT_FALSE(denied->get_header_value("WWW-Authenticate").empty());
+  cli.set_bearer_token_auth(token);
+  EXPECT_FALSE(Initialize(cli, "/mcp").empty());
+}
+
+}  // namespace
+}  // namespace dw
