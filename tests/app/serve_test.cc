@@ -88,8 +88,11 @@ std::vector<std::string> ToolNames(httplib::Client& cli, const std::string& path
   auto r = cli.Post(path.c_str(), McpHeaders(sid), R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})",
                     "application/json");
   std::vector<std::string> names;
+  EXPECT_TRUE(r) << path << ": " << (r ? "" : httplib::to_string(r.error()));
   if (!r) return names;
-  for (const auto& t : Json::parse(r->body)["result"]["tools"]) names.push_back(t["name"]);
+  EXPECT_EQ(r->status, 200) << r->body;
+  Json reply = Json::parse(r->body);  // kept alive: the loop below iterates inside it
+  for (const auto& t : reply["result"]["tools"]) names.push_back(t["name"]);
   return names;
 }
 
