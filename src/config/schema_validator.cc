@@ -129,17 +129,11 @@ bool SchemaValidator::IsDuplicate(const YAML::Node& key, std::map<std::string, i
   return true;
 }
 
-Json SchemaValidator::ValidateObject(const YAML::Node& node, const ValueSchema& schema,
-                                     const std::string& path) {
-  if (!node.IsMap()) {
-    Error(node.Mark(), path, "expected " + DescribeType(schema) + ", got " + Describe(node));
-    return Json();
-  }
-  std::vector<std::string> keys;
-  for (const auto& f : schema.fields) keys.push_back(f.key);
-  Json out = Json::object();
+void SchemaValidator::ForEachEntry(
+    const YAML::Node& node, const std::string& path,
+    const std::function<void(const YAML::Node&, const YAML::Node&, const std::string&,
+                             const std::string&)>& visit) {
   std::map<std::string, int> seen;
-  std::set<std::string> present;  // keys written with a non-empty value (valid or not)
   for (auto it = node.begin(); it != node.end(); ++it) {
     // Copies, not references: yaml-cpp's iterator hands out a temporary proxy, and Node is a
     // cheap handle.
@@ -150,8 +144,22 @@ Json SchemaValidator::ValidateObject(const YAML::Node& node, const ValueSchema& 
       continue;
     }
     if (IsDuplicate(key, &seen, path)) continue;
-    const std::string& name = key.Scalar();
-    const std::string child = JoinPath(path, name);
+    visit(key, value, key.Scalar(), JoinPath(path, key.Scalar()));
+  }
+}
+
+Json SchemaValidator::ValidateObject(const YAML::Node& node, const ValueSchema& schema,
+                                     const std::string& path) {
+  if (!node.IsMap()) {
+    Error(node.Mark(), path, "expected " + DescribeType(schema) + ", got " + Describe(node));
+    return Json();
+  }
+  std::vector<std::string> keys;
+  for (const auto& f : schema.fields) keys.push_back(f.key);
+  Json out = Json::object();
+  std::set<std::string> present;  // keys written with a non-empty value (valid or not)
+  ForEachEntry(node, path, [&](const YAML::Node& key, const YAML::Node& value, const std::string& name,
+                               const std::string& child) {
     const Field* field = nullptr;
     for (const auto& f : schema.fields)
       if (f.key == name) field = &f;
@@ -159,7 +167,7 @@ Json SchemaValidator::ValidateObject(const YAML::Node& node, const ValueSchema& 
       std::string hint = DidYouMean(name, keys);
       Error(key.Mark(), child,
             "unknown key '" + name + "'" + (hint.empty() ? " (allowed here: " + JoinWords(keys, ", ") + ")" : hint));
-      continue;
+      return;
     }
     if (value.IsNull()) {
       // "key:" with nothing after it reads as absent, which is handy for commented-out sections.
@@ -168,12 +176,12 @@ Json SchemaValidator::ValidateObject(const YAML::Node& node, const ValueSchema& 
         Error(key.Mark(), child, "'" + name + "' needs a value: " + DescribeType(field->value));
         present.insert(name);
       }
-      continue;
+      return;
     }
     present.insert(name);
     Json converted = Validate(value, field->value, child);
     if (!converted.is_null()) out[name] = std::move(converted);
-  }
+  });
   for (const auto& f : schema.fields)
     if (f.required && !present.count(f.key))
       Error(node.Mark(), JoinPath(path, f.key), "missing required key '" + f.key + "'");
@@ -199,33 +207,22 @@ Json SchemaValidator::ValidateMap(const YAML::Node& node, const ValueSchema& sch
     return Json();
   }
   Json out = Json::object();
-  std::map<std::string, int> seen;
-  for (auto it = node.begin(); it != node.end(); ++it) {
-    // Copies, not references: yaml-cpp's iterator hands out a temporary proxy, and Node is a
-    // cheap handle.
-    const YAML::Node key = it->first;
-    const YAML::Node value = it->second;
-    if (!key.IsScalar()) {
-      Error(key.Mark(), path, "a key must be a plain name, got " + Describe(key));
-      continue;
-    }
-    if (IsDuplicate(key, &seen, path)) continue;
-    const std::string& name = key.Scalar();
-    const std::string child = JoinPath(path, name);
+  ForEachEntry(node, path, [&](const YAML::Node& key, const YAML::Node& value, const std::string& name,
+                               const std::string& child) {
     if (schema.name_keys && !IsValidConfigName(name)) {
       Error(key.Mark(), child,
             "'" + name + "' is not a valid name: start with a letter, then use letters, digits, "
             "'_' or '-'");
-      continue;
+      return;
     }
     if (value.IsNull()) {
       (*positions_)[child] = SourcePos{key.Mark().line + 1, key.Mark().column + 1};
       Error(key.Mark(), child, "'" + name + "' needs a value: " + DescribeType(*schema.element));
-      continue;
+      return;
     }
     Json converted = Validate(value, *schema.element, child);
     if (!converted.is_null()) out[name] = std::move(converted);
-  }
+  });
   return out;
 }
 

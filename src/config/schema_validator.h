@@ -2,6 +2,7 @@
 // key and type, and converts what is valid to JSON. Internal to the config stage.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -46,6 +47,11 @@ class SchemaValidator {
                                         const std::string& path);
   // Reports a key that appears twice in one mapping; returns true iff `key` was seen before.
   bool IsDuplicate(const YAML::Node& key, std::map<std::string, int>* seen, const std::string& path);
+  // Calls visit(key, value, name, key path) for each entry of the map `node`, after reporting
+  // (and skipping) keys that are not plain names and duplicate keys.
+  void ForEachEntry(const YAML::Node& node, const std::string& path,
+                    const std::function<void(const YAML::Node&, const YAML::Node&, const std::string&,
+                                             const std::string&)>& visit);
   void Error(const YAML::Mark& mark, const std::string& path, std::string message);
 
   std::string file_;
