@@ -28,12 +28,8 @@ Json CheckKinds(const Json& spec) {
   return out;
 }
 
-Json StateSection(Services& services, bool probe) {
-  const auto& ws = services.workspace();
-  bool pg = ws.state.rfind("postgres", 0) == 0;
-  Json s = {{"backend", pg ? "postgresql" : "sqlite"},
-            {"location", pg ? RedactSecrets(net::RedactUrl(ws.state)) : ws.state}};
-  if (!probe) return s;
+// Adds the state store's probe result to its section of the description.
+void ProbeState(Services& services, Json& s) {
   auto store = services.state();
   s["reachable"] = store.ok();
   if (store.ok()) {
@@ -42,66 +38,29 @@ Json StateSection(Services& services, bool probe) {
   } else {
     s["detail"] = RedactSecrets(store.status().message());
   }
-  return s;
 }
 
 }  // namespace
 
-Result<Json> DescribeWorkspace(Services& services, const DescribeOptions& options) {
-  if (!services.workspace_status().ok()) return services.workspace_status();
-  const auto& ws = services.workspace();
-
-  // Probes run in parallel: several unreachable platforms must not add their timeouts up.
-  std::vector<std::future<warehouse::WarehouseProbe>> wh_probes;
-  std::vector<std::future<platforms::PlatformProbe>> pf_probes;
-  if (options.probe) {
-    for (const auto& [name, wh] : ws.warehouses)
-      wh_probes.push_back(std::async(std::launch::async, [&wh = wh, t = options.timeout] {
-        return warehouse::ProbeWarehouse(wh, t);
-      }));
-    for (const auto& [name, pf] : ws.platforms)
-      pf_probes.push_back(std::async(std::launch::async, [&pf = pf, &services, t = options.timeout] {
-        return platforms::ProbePlatform(pf, services.http(), t);
-      }));
-  }
-
+Json DescribeConfiguration(const config::Workspace& ws) {
   Json out;
   out["workspace"] = {{"name", ws.name},
                       {"dir", ws.dir.string()},
                       {"file", ws.file.string()},
                       {"timezone", ws.timezone},
-                      {"probed", options.probe}};
-  out["state"] = StateSection(services, options.probe);
+                      {"probed", false}};
+  bool pg = ws.state.rfind("postgres", 0) == 0;
+  out["state"] = {{"backend", pg ? "postgresql" : "sqlite"},
+                  {"location", pg ? RedactSecrets(net::RedactUrl(ws.state)) : ws.state}};
 
   Json warehouses = Json::array();
-  size_t i = 0;
-  for (const auto& [name, wh] : ws.warehouses) {
-    Json w = {{"name", name}, {"type", wh.type}, {"location", warehouse::DisplayLocation(wh)}};
-    if (options.probe) {
-      auto p = wh_probes[i++].get();
-      w["reachable"] = p.reachable;
-      w["latency_ms"] = p.latency.count();
-      w["detail"] = p.detail;
-    }
-    warehouses.push_back(std::move(w));
-  }
+  for (const auto& [name, wh] : ws.warehouses)
+    warehouses.push_back({{"name", name}, {"type", wh.type}, {"location", warehouse::DisplayLocation(wh)}});
   out["warehouses"] = std::move(warehouses);
 
   Json platforms_json = Json::array();
-  i = 0;
-  for (const auto& [name, pf] : ws.platforms) {
-    Json p = {{"name", name}, {"type", pf.type}, {"url", net::RedactUrl(pf.url)}};
-    if (options.probe) {
-      auto r = pf_probes[i++].get();
-      p["reachable"] = r.reachable;
-      p["healthy"] = r.healthy;
-      p["http_status"] = r.http_status;
-      p["endpoint"] = r.endpoint;
-      p["latency_ms"] = r.latency.count();
-      p["detail"] = RedactSecrets(r.detail);
-    }
-    platforms_json.push_back(std::move(p));
-  }
+  for (const auto& [name, pf] : ws.platforms)
+    platforms_json.push_back({{"name", name}, {"type", pf.type}, {"url", net::RedactUrl(pf.url)}});
   out["platforms"] = std::move(platforms_json);
 
   Json domains = Json::array();
@@ -139,13 +98,53 @@ Result<Json> DescribeWorkspace(Services& services, const DescribeOptions& option
                         {"direction", m.spec.value("direction", "both")}});
   out["monitors"] = std::move(monitors);
 
-  Json lineage = {{"dbt_manifest", ws.lineage.dbt_manifest},
-                  {"openlineage", ws.lineage.openlineage},
-                  {"kestra_flows", ws.lineage.kestra_flows}};
-  out["lineage"] = std::move(lineage);
+  out["lineage"] = {{"dbt_manifest", ws.lineage.dbt_manifest},
+                    {"openlineage", ws.lineage.openlineage},
+                    {"kestra_flows", ws.lineage.kestra_flows}};
   Json notify = Json::array();
   for (const auto& [channel, settings] : ws.notify.items()) notify.push_back(channel);
   out["notify_channels"] = std::move(notify);
+  return out;
+}
+
+Result<Json> DescribeWorkspace(Services& services, const DescribeOptions& options) {
+  if (!services.workspace_status().ok()) return services.workspace_status();
+  Json out = services.configuration_description();
+  if (!options.probe) return out;
+  const auto& ws = services.workspace();
+
+  // Probes run in parallel: several unreachable platforms must not add their timeouts up.
+  std::vector<std::future<warehouse::WarehouseProbe>> wh_probes;
+  std::vector<std::future<platforms::PlatformProbe>> pf_probes;
+  for (const auto& [name, wh] : ws.warehouses)
+    wh_probes.push_back(std::async(std::launch::async, [&wh = wh, t = options.timeout] {
+      return warehouse::ProbeWarehouse(wh, t);
+    }));
+  for (const auto& [name, pf] : ws.platforms)
+    pf_probes.push_back(std::async(std::launch::async, [&pf = pf, &services, t = options.timeout] {
+      return platforms::ProbePlatform(pf, services.http(), t);
+    }));
+
+  out["workspace"]["probed"] = true;
+  ProbeState(services, out["state"]);
+  // The arrays are in the same (map) order as the probes started above.
+  for (size_t i = 0; i < wh_probes.size(); ++i) {
+    auto p = wh_probes[i].get();
+    Json& w = out["warehouses"][i];
+    w["reachable"] = p.reachable;
+    w["latency_ms"] = p.latency.count();
+    w["detail"] = p.detail;
+  }
+  for (size_t i = 0; i < pf_probes.size(); ++i) {
+    auto r = pf_probes[i].get();
+    Json& p = out["platforms"][i];
+    p["reachable"] = r.reachable;
+    p["healthy"] = r.healthy;
+    p["http_status"] = r.http_status;
+    p["endpoint"] = r.endpoint;
+    p["latency_ms"] = r.latency.count();
+    p["detail"] = RedactSecrets(r.detail);
+  }
   return out;
 }
 

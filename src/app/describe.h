@@ -12,6 +12,9 @@ struct DescribeOptions {
   std::chrono::milliseconds timeout{3000};  // per probe; probes run in parallel
 };
 
+// What `ws` configures, without contacting anything (the probe=false description). Pure.
+Json DescribeConfiguration(const config::Workspace& ws);
+
 // Returns the description (shape: DescribeOutputSchema()), or the workspace's load error.
 Result<Json> DescribeWorkspace(Services& services, const DescribeOptions& options);
 

@@ -2,6 +2,8 @@
 
 #include <system_error>
 
+#include "app/describe.h"
+
 namespace dw::app {
 
 std::shared_ptr<Services> Services::Load(const std::filesystem::path& dir, const Clock& clock) {
@@ -29,6 +31,12 @@ std::shared_ptr<Services> Services::Load(const std::filesystem::path& dir, const
   for (const auto& e : loaded.errors) msg += "\n" + e.ToString();
   s->workspace_status_ = InvalidArgument(msg);
   return s;
+}
+
+const Json& Services::configuration_description() {
+  std::call_once(described_once_,
+                 [this] { configuration_description_ = DescribeConfiguration(*workspace_); });
+  return configuration_description_;
 }
 
 Result<store::StateStore*> Services::state() {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "base/json.h"
 #include "config/workspace.h"
 #include "net/http_client.h"
 #include "store/state_store.h"
@@ -32,6 +33,10 @@ class Services {
   const Clock& clock() const { return *clock_; }
   net::HttpClient& http() const { return *http_; }
 
+  // DescribeConfiguration(workspace()), computed once: the workspace cannot change while the
+  // process runs. REQUIRES: workspace_status().ok().
+  const Json& configuration_description();
+
   // The state store, opened (and migrated) on first use; thread-safe.
   Result<store::StateStore*> state();
 
@@ -42,6 +47,8 @@ class Services {
   std::vector<config::ConfigError> config_errors_;
   const Clock* clock_ = nullptr;
   std::unique_ptr<net::HttpClient> http_;
+  std::once_flag described_once_;
+  Json configuration_description_;
   std::mutex state_mu_;
   std::unique_ptr<store::StateStore> state_;
 };
