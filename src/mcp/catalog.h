@@ -68,6 +68,13 @@ struct ToolSpec {
   Json input_schema;                  // JSON Schema (type: object)
   std::optional<Json> output_schema;  // when set, every non-error result carries matching structuredContent
   ToolAnnotations annotations;
+  // The tool may send messages while it runs: log messages, progress, or requests to the client
+  // through ToolCall::Request. Over Streamable HTTP such a call (and any call that carries a
+  // progressToken) runs on the call pool so its messages reach the client as they happen; any
+  // other call runs on the connection thread, saving two thread hand-offs, and a log message it
+  // sends anyway arrives just before its result. A tool that calls ToolCall::Request MUST set this
+  // (inline, the client could not see the request before the call ends).
+  bool streams = false;
   // Runs the tool. `arguments` has already been validated against input_schema.
   std::function<ToolResult(const Json& arguments, ToolCall& call)> handler;
 };

@@ -49,10 +49,18 @@ std::vector<std::string> StartingWith(const std::vector<std::string>& candidates
   return out;
 }
 
+// The fixtures that send messages while they run (log messages, progress, sampling and
+// elicitation requests), so they must run where those messages can stream (ToolSpec::streams).
+bool SendsMessagesWhileRunning(std::string_view name) {
+  return name == "test_tool_with_logging" || name == "test_tool_with_progress" ||
+         name == "test_sampling" || name.rfind("test_elicitation", 0) == 0;
+}
+
 void Add(Catalog& catalog, const char* name, const char* description, Json input_schema,
          std::function<ToolResult(const Json&, ToolCall&)> handler) {
   ToolSpec t;
   t.name = name;
+  t.streams = SendsMessagesWhileRunning(name);
   t.description = description;
   t.input_schema = std::move(input_schema);
   t.annotations.open_world = false;

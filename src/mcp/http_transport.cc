@@ -121,6 +121,20 @@ std::vector<Json> Collect(ResponseStream& stream) {
   return out;
 }
 
+// True when a tools/call must run on the call pool so that what it sends can stream: the tool
+// says it sends messages while it runs, or the caller asked for progress. Anything malformed or
+// unknown is answered inline (the session rejects it at once).
+bool CallMayStream(const Catalog& catalog, const Json& message) {
+  const Json* params = message.contains("params") ? &message["params"] : nullptr;
+  if (params == nullptr || !params->is_object()) return false;
+  auto meta = params->find("_meta");
+  if (meta != params->end() && meta->is_object() && meta->contains("progressToken")) return true;
+  auto name = params->find("name");
+  if (name == params->end() || !name->is_string()) return false;
+  const ToolSpec* tool = catalog.FindTool(name->get_ref<const std::string&>());
+  return tool != nullptr && tool->streams;
+}
+
 // Writes what an inline (non-streamed) request produced: normally exactly one response as JSON.
 // Should a handler other than tools/call ever emit messages before its response, they are sent
 // together as one SSE body so that nothing is lost and the order is kept.
@@ -286,7 +300,8 @@ void StreamableHttpServer::Impl::HandlePost(int ep, const httplib::Request& req,
     Reply(res, 404, RpcError(kSessionNotFound, "Session not found"));
     return;
   }
-  if (is_request && message["method"] == "tools/call") {
+  if (is_request && message["method"] == "tools/call" &&
+      CallMayStream(*endpoints[static_cast<size_t>(ep)].catalog, message)) {
     StreamToolCall(std::move(lease), std::move(message), res);
     return;
   }
@@ -294,7 +309,11 @@ void StreamableHttpServer::Impl::HandlePost(int ep, const httplib::Request& req,
   lease.session().Handle(message, out);
   out.Finish();
   std::vector<Json> sent = Collect(out);
-  if (is_request) {
+  if (is_request && sent.empty() && message["method"] == "tools/call") {
+    // An inline call cancelled while it ran: its response is suppressed, as on the pool path.
+    res.status = 200;
+    res.set_content("", kSseType);
+  } else if (is_request) {
     ReplyCollected(res, sent, message["id"]);
   } else if (sent.empty()) {
     res.status = 202;  // notification or response accepted

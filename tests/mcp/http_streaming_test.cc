@@ -43,6 +43,38 @@ TEST(McpHttpStreaming, ProgressAndLogsArriveBeforeTheResponse) {
   EXPECT_TRUE(t.PingWorks());
 }
 
+// A tool that does not declare streams runs on the connection thread: a plain call answers with one
+// JSON body, and a log message it sends anyway still arrives, just before the result.
+TEST(McpHttpStreaming, AnInlineCallAnswersJsonAndKeepsItsLogMessages) {
+  auto catalog = std::make_shared<Catalog>(*testing::TransportTestCatalog());
+  ToolSpec chatty;
+  chatty.name = "chatty";
+  chatty.description = "Logs once, does not declare streams.";
+  chatty.input_schema = Json{{"type", "object"}};
+  chatty.handler = [](const Json&, ToolCall& call) {
+    call.Log(LogLevel::kWarning, "about to answer");
+    return ToolResult::Text("answered");
+  };
+  ASSERT_TRUE(catalog->AddTool(std::move(chatty)).ok());
+  HttpTestServer t({}, catalog);
+  t.Initialize();
+
+  HttpReply plain = t.Post(ToolCallRequest(3, "echo", {{"text", "hi"}}));
+  ASSERT_EQ(plain.status, 200);
+  EXPECT_EQ(plain.content_type, "application/json");
+  EXPECT_EQ(Json::parse(plain.body)["result"]["content"][0]["text"], "hi");
+
+  HttpReply logged = t.Post(ToolCallRequest(4, "chatty"));
+  ASSERT_EQ(logged.status, 200);
+  EXPECT_EQ(logged.content_type, "text/event-stream");
+  std::vector<Json> messages = SseMessages(logged.body);
+  ASSERT_EQ(messages.size(), 2u) << logged.body;
+  EXPECT_EQ(messages[0]["method"], "notifications/message");
+  EXPECT_EQ(messages[0]["params"]["data"], "about to answer");
+  EXPECT_EQ(messages[1]["id"], 4);
+  EXPECT_EQ(messages[1]["result"]["content"][0]["text"], "answered");
+}
+
 // Reads a POST's SSE stream as it arrives, so a test can answer a server-to-client request while
 // the call that sent it is still waiting.
 class SseReader {

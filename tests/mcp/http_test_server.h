@@ -41,6 +41,7 @@ inline std::shared_ptr<Catalog> TransportTestCatalog() {
   progress.name = "progress";
   progress.description = "Logs and reports progress before answering.";
   progress.input_schema = Json{{"type", "object"}};
+  progress.streams = true;
   progress.handler = [](const Json&, ToolCall& call) {
     call.Log(LogLevel::kInfo, "starting");
     for (double p : {0.0, 50.0, 100.0}) {
@@ -55,6 +56,7 @@ inline std::shared_ptr<Catalog> TransportTestCatalog() {
   ask.name = "ask";
   ask.description = "Asks the client's model.";
   ask.input_schema = StringArgSchema("prompt");
+  ask.streams = true;
   ask.handler = [](const Json& args, ToolCall& call) {
     Json params{{"messages", Json::array({{{"role", "user"},
                                            {"content", {{"type", "text"}, {"text", args.at("prompt")}}}}})},
@@ -69,6 +71,7 @@ inline std::shared_ptr<Catalog> TransportTestCatalog() {
   wait.name = "wait_cancel";
   wait.description = "Waits until cancelled.";
   wait.input_schema = Json{{"type", "object"}};
+  wait.streams = true;
   wait.handler = [](const Json&, ToolCall& call) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     while (!call.Cancelled() && std::chrono::steady_clock::now() < deadline)
