@@ -44,6 +44,8 @@ mcp::ServerInfo ServerInfoFor(const AgentInfo& agent);
 
 // The tool every agent has: what is configured, with reachability probes (read-only).
 mcp::ToolSpec DescribeWorkspaceTool(const std::shared_ptr<app::Services>& services);
+// run_quality_check (dw-quality).
+mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<app::Services>& services);
 
 // Per-agent tool registration (one file each).
 void AddIncidentsTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services);

@@ -1,11 +1,11 @@
-// Tools of this agent. Its own tools (run_quality_check) are registered here as their capabilities land; an
-// agent lists only tools that work.
+// Tools of the dw-quality agent: describe_workspace and run_quality_check.
 #include "agents/agents.h"
 
 namespace dw::agents {
 
 void AddQualityTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services) {
   (void)catalog.AddTool(DescribeWorkspaceTool(services));
+  (void)catalog.AddTool(RunQualityCheckTool(services));
 }
 
 }  // namespace dw::agents

@@ -54,6 +54,26 @@ int RunCli(int argc, char** argv) {
   agents->add_flag("--check", check, "start each agent over stdio and call describe_workspace");
   agents->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
 
+  CheckOptions check_options;
+  int64_t max_scan_rows = -1;
+  bool no_record = false;
+  auto* check_cmd = app.add_subcommand("check", "run the workspace's quality checks (exit 1 on a failure)");
+  check_cmd->add_option("TABLE", check_options.tables,
+                        "tables to check (warehouse.schema.table, warehouse.table or table://...); "
+                        "default: every configured table");
+  check_cmd->add_option("--checks", check_options.checks,
+                        "only these checks: a type (not_null) or a name (not_null:balance)")
+      ->delimiter(',');
+  check_cmd->add_option("--since", check_options.since,
+                        "incremental: only rows whose time_column is at or after this timestamp, or "
+                        "this long ago (90m, 1d)");
+  check_cmd->add_option("--max-scan-rows", max_scan_rows,
+                        "refuse the run if it would scan more rows than this (estimated)")
+      ->check(CLI::NonNegativeNumber);
+  check_cmd->add_flag("--no-record", no_record, "do not store the results in the state store");
+  check_cmd->add_option("--format", check_options.format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -67,6 +87,11 @@ int RunCli(int argc, char** argv) {
   if (*mcp) return CmdMcp(g, agent, fixtures);
   if (*serve) return CmdServe(g, listen, token_file, fixtures);
   if (*agents) return CmdAgents(g, check, format);
+  if (*check_cmd) {
+    if (max_scan_rows >= 0) check_options.max_scan_rows = max_scan_rows;
+    check_options.record = !no_record;
+    return CmdCheck(g, check_options);
+  }
   std::cout << app.help();
   return 0;
 }

@@ -1,7 +1,10 @@
 // One function per `dw` command; cli.cc parses arguments into these option structs.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace dw::app {
 
@@ -29,5 +32,18 @@ int CmdServe(const GlobalOptions& g, const std::string& listen, const std::strin
 // `dw agents [--check]`: lists the agents; with check, starts each one over stdio, lists its tools
 // and calls describe_workspace through MCP.
 int CmdAgents(const GlobalOptions& g, bool check, const std::string& format);
+
+struct CheckOptions {
+  std::vector<std::string> tables;  // empty: every configured table
+  std::vector<std::string> checks;  // empty: every configured check
+  std::string since;                // "": a full run; else a timestamp or a duration back from now
+  std::optional<int64_t> max_scan_rows;
+  std::string format = "text";
+  bool record = true;
+};
+
+// `dw check [TABLE...]`: runs the configured checks and prints the results. Exit code 0 when every
+// check passed, 1 when one failed, 2 when one could not run or the run was refused.
+int CmdCheck(const GlobalOptions& g, const CheckOptions& options);
 
 }  // namespace dw::app

@@ -39,4 +39,24 @@ std::string DidYouMean(std::string_view word, const std::vector<std::string>& ca
   return best.empty() ? "" : "; did you mean '" + best + "'?";
 }
 
+std::vector<std::string> NearestNames(std::string_view word,
+                                      const std::vector<std::string>& candidates, size_t max) {
+  std::vector<std::pair<size_t, size_t>> ranked;  // (distance, index)
+  for (size_t i = 0; i < candidates.size(); ++i) ranked.emplace_back(EditDistance(word, candidates[i]), i);
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (size_t i = 0; i < ranked.size() && i < max; ++i) out.push_back(candidates[ranked[i].second]);
+  return out;
+}
+
+std::string ClosestList(std::string_view word, const std::vector<std::string>& candidates,
+                        size_t max) {
+  std::vector<std::string> nearest = NearestNames(word, candidates, max);
+  if (nearest.empty()) return "";
+  std::string out = "; closest: ";
+  for (size_t i = 0; i < nearest.size(); ++i) out += (i ? ", " : "") + nearest[i];
+  return out;
+}
+
 }  // namespace dw::config

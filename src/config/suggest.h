@@ -18,3 +18,16 @@ std::string ClosestName(std::string_view word, const std::vector<std::string>& c
 std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates);
 
 }  // namespace dw::config
+
+namespace dw::config {
+
+// The `max` candidates nearest to `word` by edit distance (nearest first, ties in candidate order),
+// whatever the distance: for "not found" messages that list what does exist.
+std::vector<std::string> NearestNames(std::string_view word, const std::vector<std::string>& candidates,
+                                      size_t max);
+
+// "; closest: a, b, c" from NearestNames (empty when there are no candidates).
+std::string ClosestList(std::string_view word, const std::vector<std::string>& candidates,
+                        size_t max = 3);
+
+}  // namespace dw::config

@@ -23,6 +23,8 @@ struct WarehouseConfig {
   std::string type;  // "sqlite" | "postgres"
   std::string path;  // sqlite: absolute path (resolved against the workspace folder)
   std::string dsn;   // postgres: libpq connection string (may hold a secret: never print it whole)
+  std::optional<int64_t> max_scan_rows;  // a run may read at most this many rows here (estimated)
+  std::chrono::milliseconds query_timeout{std::chrono::minutes(5)};  // per statement
 };
 
 struct PlatformConfig {

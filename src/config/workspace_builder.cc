@@ -155,6 +155,11 @@ void Builder::BuildWarehouses(const Json& doc, Workspace* ws) {
       if (w.contains("path")) Error(path + ".path", "'path' applies to sqlite warehouses; postgres uses 'dsn'");
       wc.dsn = Str(w, "dsn");
     }
+    if (w.contains("max_scan_rows")) wc.max_scan_rows = w["max_scan_rows"].get<int64_t>();
+    if (w.contains("query_timeout")) {
+      auto t = ParseDuration(w["query_timeout"].get<std::string>());
+      if (t.ok()) wc.query_timeout = *t;
+    }
     ws->warehouses[name] = wc;
   }
 }

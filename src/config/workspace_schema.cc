@@ -117,6 +117,8 @@ ValueSchema BuildWorkspaceSchema() {
       Req("type", Enum({"sqlite", "postgres"})),
       Opt("path", Str()),
       Opt("dsn", Secret(SecretKind::kConnection)),
+      Opt("max_scan_rows", Int(0)),
+      Opt("query_timeout", Of(ValueType::kDuration)),
   });
   ValueSchema platform = Obj({
       Req("type", Enum({"flink", "kestra", "kafka-connect", "schema-registry"})),

@@ -197,19 +197,37 @@ class PostgresConnection final : public SqlConnection {
 // our log, so they are dropped.
 void IgnoreNotice(void*, const char*) {}
 
+// The `options` the connection string itself sets (e.g. "-c search_path=x"), or "".
+std::string OptionsIn(const std::string& url) {
+  char* err = nullptr;
+  PQconninfoOption* parsed = PQconninfoParse(url.c_str(), &err);
+  if (err != nullptr) PQfreemem(err);
+  std::string options;
+  for (PQconninfoOption* o = parsed; o != nullptr && o->keyword != nullptr; ++o)
+    if (std::string_view(o->keyword) == "options" && o->val != nullptr) options = o->val;
+  PQconninfoFree(parsed);
+  return options;
+}
+
 }  // namespace
 
-Result<std::unique_ptr<SqlConnection>> OpenPostgresConnection(const std::string& url) {
-  // connect_timeout comes before the expanded URL so that a timeout in the URL wins.
+Result<std::unique_ptr<SqlConnection>> OpenPostgresConnection(const std::string& url,
+                                                              const std::string& purpose,
+                                                              const std::string& server_options) {
+  // connect_timeout comes before the expanded URL so that a timeout in the URL wins; options come
+  // after it (and include the URL's own) so server_options hold on every reconnect too.
   std::string timeout = std::to_string(kPostgresConnectTimeoutSeconds);
-  const char* keywords[] = {"connect_timeout", "fallback_application_name", "dbname", nullptr};
-  const char* values[] = {timeout.c_str(), "dw", url.c_str(), nullptr};
+  std::string options = OptionsIn(url);
+  if (!server_options.empty()) options += (options.empty() ? "" : " ") + server_options;
+  const char* keywords[] = {"connect_timeout", "fallback_application_name", "dbname",
+                            options.empty() ? nullptr : "options", nullptr};
+  const char* values[] = {timeout.c_str(), "dw", url.c_str(), options.c_str(), nullptr};
   PGconn* conn = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
   if (conn == nullptr) return ResourceExhausted("libpq could not allocate a connection");
   if (PQstatus(conn) != CONNECTION_OK) {
     std::string detail = RedactPasswordIn(Trim(PQerrorMessage(conn)), url);
     PQfinish(conn);
-    return Unavailable("could not connect to the state store at " + RedactLocation(url) + ": " +
+    return Unavailable("could not connect to " + purpose + " at " + RedactLocation(url) + ": " +
                        detail);
   }
   PQsetNoticeProcessor(conn, IgnoreNotice, nullptr);

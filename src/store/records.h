@@ -28,7 +28,7 @@ struct CheckResultRow {
   CheckStatus status = CheckStatus::kPass;
   Json observed;   // what the check measured (any JSON)
   Json threshold;  // what it was compared with (any JSON)
-  int64_t rows_scanned = 0;
+  int64_t rows_scanned = 0;  // -1 when the warehouse cannot say (a custom query)
   int64_t duration_ms = 0;
   std::string message;
   TimePoint observed_at;

@@ -214,6 +214,22 @@ Result<std::vector<CheckResultRow>> SqlStateStore::CheckResultsFor(const std::st
   return out;
 }
 
+Result<std::optional<CheckResultRow>> SqlStateStore::LatestCheckResult(
+    const std::string& table_ref, const std::string& check_name) {
+  std::vector<CheckResultRow> out;
+  Status s = Do(false, [&]() -> Status {
+    Result<Rows> rows = Run(Sql("SELECT ", kCheckColumns,
+                                " FROM check_results WHERE table_ref = $1 AND check_name = $2 "
+                                "ORDER BY observed_at DESC, id DESC LIMIT 1"),
+                            {table_ref, check_name});
+    if (!rows.ok()) return rows.status();
+    return DecodeAll(*rows, DecodeCheck, out);
+  });
+  if (!s.ok()) return s;
+  if (out.empty()) return std::optional<CheckResultRow>();
+  return std::optional<CheckResultRow>(std::move(out[0]));
+}
+
 Result<std::vector<CheckResultRow>> SqlStateStore::CheckResultsOfRun(const std::string& run_id) {
   std::vector<CheckResultRow> out;
   Status s = Do(false, [&]() -> Status {

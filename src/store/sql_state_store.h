@@ -32,6 +32,8 @@ class SqlStateStore final : public StateStore {
   Result<std::vector<CheckResultRow>> CheckResultsFor(const std::string& table_ref,
                                                       int limit) override;
   Result<std::vector<CheckResultRow>> CheckResultsOfRun(const std::string& run_id) override;
+  Result<std::optional<CheckResultRow>> LatestCheckResult(const std::string& table_ref,
+                                                          const std::string& check_name) override;
 
   Status UpsertMetricPoints(const std::string& metric,
                             const std::vector<MetricPoint>& points) override;

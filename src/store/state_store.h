@@ -47,6 +47,9 @@ class StateStore {
                                                               int limit) = 0;
   // Every result of one run, in the order recorded.
   virtual Result<std::vector<CheckResultRow>> CheckResultsOfRun(const std::string& run_id) = 0;
+  // The newest result of check `check_name` on `table_ref`, or nullopt when it never ran.
+  virtual Result<std::optional<CheckResultRow>> LatestCheckResult(const std::string& table_ref,
+                                                                  const std::string& check_name) = 0;
 
   // Metric points.
   // Writes `points` of `metric` in one transaction; a point at an existing (metric, ts) replaces

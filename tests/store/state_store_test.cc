@@ -201,6 +201,16 @@ TEST_P(StoreBackendTest, CheckResultsRoundTripNewestFirst) {
 
   EXPECT_EQ(store->CheckResultsFor("main.loyalty.member_balances", 0).status().code(),
             StatusCode::kInvalidArgument);
+
+  Result<std::optional<CheckResultRow>> latest =
+      store->LatestCheckResult("main.loyalty.member_balances", "not_null");
+  ASSERT_TRUE(latest.ok()) << latest.status().ToString();
+  ASSERT_TRUE(latest->has_value());
+  EXPECT_EQ((*latest)->run_id, "run-1");
+  Result<std::optional<CheckResultRow>> never =
+      store->LatestCheckResult("main.other.t", "volume");
+  ASSERT_TRUE(never.ok());
+  EXPECT_FALSE(never->has_value());
 }
 
 TEST_P(StoreBackendTest, AFailureMidBatchWritesNothing) {

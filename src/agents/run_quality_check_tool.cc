@@ -1,0 +1,96 @@
+// run_quality_check (dw-quality): the workspace's checks on a table, or an inline check in the same
+// vocabulary, pushed down to the warehouse as one scan per table.
+#include "agents/agents.h"
+#include "app/services.h"
+#include "base/log.h"
+#include "observe/quality/quality_run.h"
+#include "observe/quality/since.h"
+
+namespace dw::agents {
+namespace {
+
+Json InputSchema() {
+  return Json::parse(R"({
+    "type": "object",
+    "properties": {
+      "table": {"type": "string", "minLength": 1, "maxLength": 512,
+                "description": "The table: warehouse.schema.table, warehouse.table (SQLite) or table://warehouse/schema.table. Omit to run every configured table."},
+      "checks": {"type": "array", "maxItems": 200,
+                 "items": {"type": "string", "minLength": 1, "maxLength": 512},
+                 "description": "Only these configured checks: a type (not_null, unique, freshness, volume, accepted_values, range, schema, row_count_change, custom) or a name (not_null:balance, custom:negative_balances)."},
+      "check": {
+        "type": "object",
+        "description": "An inline check in the workspace vocabulary (never SQL); needs table.",
+        "properties": {
+          "time_column": {"type": "string"},
+          "not_null": {"type": "array", "items": {"type": "string"}},
+          "unique": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}},
+          "freshness": {"type": "object", "properties": {"max_age": {"type": "string"}}, "required": ["max_age"]},
+          "volume": {"type": "object", "properties": {"min_rows": {"type": "integer", "minimum": 0}, "max_rows": {"type": "integer", "minimum": 0}, "window": {"type": "string"}}},
+          "accepted_values": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": ["string", "number", "boolean"]}}},
+          "range": {"type": "object", "additionalProperties": {"type": "object", "properties": {"min": {"type": "number"}, "max": {"type": "number"}}}},
+          "schema": {"type": "boolean"},
+          "row_count_change": {"type": "object", "properties": {"max_drop_pct": {"type": "number", "minimum": 0}, "max_growth_pct": {"type": "number", "minimum": 0}}},
+          "pii": {"type": "array", "items": {"type": "string"}}
+        },
+        "additionalProperties": false
+      },
+      "since": {"type": "string", "maxLength": 64,
+                "description": "Incremental: only rows whose time_column is at or after this timestamp (2026-11-24T14:00:00Z), or this long ago (90m, 1d)."},
+      "max_scan_rows": {"type": "integer", "minimum": 0,
+                        "description": "Refuse the run if it would scan more rows than this (estimated before anything runs)."}
+    },
+    "additionalProperties": false
+  })");
+}
+
+}  // namespace
+
+mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<app::Services>& services) {
+  mcp::ToolSpec t;
+  t.name = "run_quality_check";
+  t.title = "Run quality checks on a table";
+  t.description =
+      "Runs the workspace's quality checks (not_null, unique, freshness, volume, accepted_values, "
+      "range, schema drift, row-count change, custom SQL written in the workspace) on one table or "
+      "all configured tables, or an inline check in the same vocabulary. All aggregate checks on a "
+      "table run as one SELECT pushed down to the warehouse; failed checks carry up to 10 sample "
+      "rows with personal data masked. Read-only towards the warehouse; results are recorded in "
+      "the state store. Each check is pass, fail, error (with the warehouse's message) or skipped.";
+  t.input_schema = InputSchema();
+  t.output_schema = quality::QualityReportSchema();
+  t.annotations = {.read_only = true, .destructive = false, .idempotent = false, .open_world = true};
+  t.streams = true;  // progress per table
+  t.handler = [services](const Json& args, mcp::ToolCall& call) {
+    if (!services->workspace_status().ok())
+      return mcp::ToolResult::Error(services->workspace_status().message());
+    quality::QualityRequest req;
+    if (args.contains("table")) req.tables.push_back(args["table"].get<std::string>());
+    if (args.contains("checks"))
+      for (const Json& c : args["checks"]) req.checks.push_back(c.get<std::string>());
+    if (args.contains("check")) req.inline_check = args["check"];
+    if (args.contains("max_scan_rows")) req.max_scan_rows = args["max_scan_rows"].get<int64_t>();
+    if (args.contains("since")) {
+      Result<TimePoint> since =
+          quality::ParseSince(args["since"].get<std::string>(), services->clock().Now());
+      if (!since.ok()) return mcp::ToolResult::Error(since.status().message());
+      req.since = *since;
+    }
+    Result<store::StateStore*> store = services->state();
+    if (!store.ok()) {
+      return mcp::ToolResult::Error("the state store cannot be opened, so results would be lost: " +
+                                    RedactSecrets(store.status().message()));
+    }
+    quality::QualityProgress progress = [&call](size_t done, size_t total,
+                                                const quality::TableReport& table) {
+      call.Progress(static_cast<double>(done), static_cast<double>(total), "checked " + table.asset_id);
+    };
+    Result<quality::QualityReport> report =
+        quality::RunQuality(services->workspace(), *store, services->clock(), req, progress);
+    if (!report.ok()) return mcp::ToolResult::Error(RedactSecrets(report.status().message()));
+    return mcp::ToolResult::Structured(Json::parse(RedactSecrets(report->ToJson().dump())));
+  };
+  return t;
+}
+
+}  // namespace dw::agents

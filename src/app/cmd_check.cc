@@ -1,0 +1,121 @@
+// `dw check [TABLE...]`: runs the workspace's quality checks, like `soda scan` or `dbt test`, with
+// an exit code a CI step can gate on.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "app/commands.h"
+#include "app/services.h"
+#include "base/log.h"
+#include "observe/quality/quality_run.h"
+#include "observe/quality/since.h"
+
+namespace dw::app {
+namespace {
+
+const char* Tag(quality::Verdict v) {
+  switch (v) {
+    case quality::Verdict::kPass: return "PASS ";
+    case quality::Verdict::kFail: return "FAIL ";
+    case quality::Verdict::kError: return "ERROR";
+    case quality::Verdict::kSkipped: return "SKIP ";
+  }
+  return "?";
+}
+
+void PrintText(const quality::QualityReport& report) {
+  for (const quality::TableReport& t : report.tables) {
+    std::cout << t.asset_id << "  (" << (t.rows ? std::to_string(*t.rows) + " rows scanned, " : "")
+              << t.queries << (t.queries == 1 ? " query, " : " queries, ") << t.duration_ms
+              << " ms)\n";
+    size_t width = 0;
+    for (const quality::CheckOutcome& o : t.outcomes) width = std::max(width, o.name.size());
+    for (const quality::CheckOutcome& o : t.outcomes) {
+      std::cout << "  " << Tag(o.verdict) << "  " << o.name << std::string(width - o.name.size() + 2, ' ')
+                << o.message << "\n";
+      if (o.sample && !o.sample->empty()) {
+        size_t shown = 0;
+        for (const Json& row : *o.sample) {
+          if (shown++ == 3) {
+            std::cout << "         ... " << o.sample->size() - 3 << " more in --format json\n";
+            break;
+          }
+          std::cout << "         sample " << row.dump() << "\n";
+        }
+      }
+    }
+    for (const std::string& n : t.notes) std::cout << "  note: " << n << "\n";
+  }
+  std::cout << "\n"
+            << report.Count(quality::Verdict::kPass) + report.Count(quality::Verdict::kFail) +
+                   report.Count(quality::Verdict::kError) + report.Count(quality::Verdict::kSkipped)
+            << " checks on " << report.tables.size() << (report.tables.size() == 1 ? " table: " : " tables: ")
+            << report.Count(quality::Verdict::kPass) << " passed, "
+            << report.Count(quality::Verdict::kFail) << " failed, "
+            << report.Count(quality::Verdict::kError) << " errors, "
+            << report.Count(quality::Verdict::kSkipped) << " skipped (run " << report.run_id
+            << (report.record_error ? ", NOT recorded: " + *report.record_error : "") << ")\n";
+}
+
+}  // namespace
+
+int CmdCheck(const GlobalOptions& g, const CheckOptions& options) {
+  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), RealClock());
+  if (!services->workspace_status().ok()) {
+    std::cerr << "dw check: " << services->workspace_status().message() << "\n";
+    return 2;
+  }
+  quality::QualityRequest req;
+  req.tables = options.tables;
+  req.checks = options.checks;
+  req.max_scan_rows = options.max_scan_rows;
+  req.record = options.record;
+  if (!options.since.empty()) {
+    Result<TimePoint> since = quality::ParseSince(options.since, services->clock().Now());
+    if (!since.ok()) {
+      std::cerr << "dw check: " << since.status().message() << "\n";
+      return 2;
+    }
+    req.since = *since;
+  }
+  store::StateStore* store = nullptr;
+  if (options.record) {
+    Result<store::StateStore*> opened = services->state();
+    if (!opened.ok()) {
+      std::cerr << "dw check: the state store cannot be opened, so results would be lost: "
+                << RedactSecrets(opened.status().message()) << " (use --no-record to run anyway)\n";
+      return 2;
+    }
+    store = *opened;
+  }
+  // A progress bar on a terminal for multi-table runs; plain lines when stderr is a log.
+  const bool tty = isatty(STDERR_FILENO) == 1;
+  quality::QualityProgress progress = [&](size_t done, size_t total, const quality::TableReport& t) {
+    if (total < 2) return;
+    if (tty) {
+      const int width = 30;
+      int filled = static_cast<int>(width * done / total);
+      std::fprintf(stderr, "\r[%s%s] %zu/%zu %s\033[K", std::string(static_cast<size_t>(filled), '#').c_str(),
+                   std::string(static_cast<size_t>(width - filled), '.').c_str(), done, total,
+                   t.asset_id.c_str());
+      if (done == total) std::fputs("\n", stderr);
+    } else {
+      std::fprintf(stderr, "checked %zu/%zu %s\n", done, total, t.asset_id.c_str());
+    }
+  };
+  Result<quality::QualityReport> report =
+      quality::RunQuality(services->workspace(), store, services->clock(), req, progress);
+  if (!report.ok()) {
+    std::cerr << "dw check: " << RedactSecrets(report.status().message()) << "\n";
+    return 2;
+  }
+  if (options.format == "json") {
+    std::cout << RedactSecrets(report->ToJson().dump(2)) << "\n";
+  } else {
+    PrintText(*report);
+  }
+  return report->ExitCode();
+}
+
+}  // namespace dw::app

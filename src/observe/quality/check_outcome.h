@@ -1,0 +1,41 @@
+// What one check on one table found: the measured value, what it was compared with, and how the
+// measurement was made. A check that did not run says so (skipped, with the reason); it is never
+// reported as passed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/json.h"
+
+namespace dw::quality {
+
+enum class Verdict { kPass, kFail, kError, kSkipped };
+
+// "pass", "fail", "error", "skipped".
+const char* VerdictName(Verdict v);
+
+struct CheckOutcome {
+  std::string name;  // unique within the table: "not_null:balance", "unique:store_id,day", "freshness"
+  std::string type;  // the check's kind: not_null, unique, freshness, volume, accepted_values,
+                     // range, schema, row_count_change, custom
+  Verdict verdict = Verdict::kError;
+  Json observed;   // what was measured (null when nothing was)
+  Json threshold;  // what it was compared with
+  std::string message;          // one sentence a person can act on
+  int64_t duration_ms = 0;      // time of the query (or queries) that measured it
+  std::optional<int64_t> rows_scanned;  // rows the measuring query read, where known
+  std::optional<Json> sample;   // failed rows (at most 10; pii columns masked), failures only
+
+  // The outcome as the JSON that `dw check --format json` and run_quality_check return.
+  Json ToJson() const;
+};
+
+// A skipped outcome with `reason`.
+CheckOutcome Skipped(std::string name, std::string type, std::string reason);
+// An error outcome with `message` (typically the warehouse's own words).
+CheckOutcome Errored(std::string name, std::string type, std::string message);
+
+}  // namespace dw::quality

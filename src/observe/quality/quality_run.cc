@@ -1,0 +1,413 @@
+#include "observe/quality/quality_run.h"
+
+#include <map>
+#include <memory>
+#include <random>
+
+#include "base/identifiers.h"
+#include "base/log.h"
+#include "config/suggest.h"
+#include "observe/quality/check_spec.h"
+#include "observe/quality/table_plan.h"
+#include "observe/quality/table_run.h"
+#include "warehouse/warehouse.h"
+
+namespace dw::quality {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// One table to check with one spec.
+struct Target {
+  TableRef ref;
+  std::string asset_id;
+  const config::WarehouseConfig* warehouse = nullptr;
+  TableCheckSpec spec;
+  bool named = false;  // the caller named this table (an unknown one then fails the run)
+  TableReport report;
+  std::optional<TablePlan> plan;
+};
+
+std::string NewRunId() {
+  std::random_device rd;
+  std::uniform_int_distribution<uint32_t> dist;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "chk-%08x%08x", dist(rd), dist(rd));
+  return buf;
+}
+
+std::vector<std::string> WarehouseNames(const config::Workspace& ws) {
+  std::vector<std::string> out;
+  for (const auto& [name, _] : ws.warehouses) out.push_back(name);
+  return out;
+}
+
+std::vector<std::string> ConfiguredTables(const config::Workspace& ws) {
+  std::vector<std::string> out;
+  for (const config::CheckConfig& c : ws.checks) out.push_back(c.asset_id);
+  return out;
+}
+
+// Every check of `spec` as an error with `message` (the table could not be checked at all).
+void FailAll(TableReport& report, const TableCheckSpec& spec, const std::string& message) {
+  for (const auto& [name, type] : CheckNames(spec)) report.outcomes.push_back(Errored(name, type, message));
+  if (report.outcomes.empty()) report.notes.push_back(message);
+}
+
+Result<std::vector<Target>> ResolveTargets(const config::Workspace& ws, const QualityRequest& req) {
+  std::vector<Target> targets;
+  if (req.inline_check && req.tables.size() != 1)
+    return InvalidArgument("an inline check applies to exactly one table; name it in `table`");
+  if (req.inline_check && !req.checks.empty())
+    return InvalidArgument("give either `checks` (configured checks to run) or `check` (an inline "
+                           "check), not both");
+  auto add_config = [&](const config::CheckConfig& c, bool named) -> Status {
+    Target t;
+    Result<TableRef> ref = ParseTableRef(c.table);
+    if (!ref.ok()) return ref.status();
+    t.ref = *ref;
+    t.asset_id = c.asset_id;
+    t.warehouse = &ws.warehouses.at(c.warehouse);
+    Result<TableCheckSpec> spec = ParseCheckSpec(c.spec, "checks[" + std::to_string(c.line) + "]",
+                                                 SpecSource::kWorkspace);
+    if (!spec.ok()) return spec.status();
+    Result<TableCheckSpec> selected = SelectChecks(*spec, req.checks);
+    if (!selected.ok())
+      return Status(selected.status().code(), c.asset_id + ": " + selected.status().message());
+    t.spec = *selected;
+    t.named = named;
+    targets.push_back(std::move(t));
+    return Status::Ok();
+  };
+  if (req.tables.empty()) {
+    if (ws.checks.empty()) return InvalidArgument("the workspace configures no checks (see `checks:` in docs/workspace.md)");
+    for (const config::CheckConfig& c : ws.checks) DW_RETURN_IF_ERROR(add_config(c, false));
+    return targets;
+  }
+  for (const std::string& text : req.tables) {
+    Result<TableRef> ref = ParseTableRef(text);
+    if (!ref.ok()) return InvalidArgument("'" + text + "' is not a table name: " + ref.status().message());
+    if (!ws.warehouses.count(ref->warehouse)) {
+      return NotFound("'" + text + "' names warehouse '" + ref->warehouse +
+                      "', which the workspace does not configure" +
+                      config::ClosestList(ref->warehouse, WarehouseNames(ws)));
+    }
+    const std::string asset_id = ref->AssetIdString();
+    bool configured = false;
+    if (!req.inline_check) {
+      for (const config::CheckConfig& c : ws.checks) {
+        if (c.asset_id != asset_id) continue;
+        configured = true;
+        DW_RETURN_IF_ERROR(add_config(c, true));
+      }
+      if (!configured) {
+        return NotFound("no checks are configured for " + asset_id +
+                        config::ClosestList(asset_id, ConfiguredTables(ws)) +
+                        "; pass an inline check or add one under `checks:`");
+      }
+      continue;
+    }
+    Target t;
+    t.ref = *ref;
+    t.asset_id = asset_id;
+    t.warehouse = &ws.warehouses.at(ref->warehouse);
+    t.named = true;
+    Result<TableCheckSpec> spec = ParseCheckSpec(*req.inline_check, "check", SpecSource::kInline);
+    if (!spec.ok()) return spec.status();
+    if (spec->Empty()) return InvalidArgument("check: declares no check to run");
+    t.spec = *spec;
+    // What the workspace knows about the table still holds: personal data stays masked, and the
+    // configured time column is the default.
+    for (const config::CheckConfig& c : ws.checks) {
+      if (c.asset_id != asset_id) continue;
+      Result<TableCheckSpec> configured_spec = ParseCheckSpec(c.spec, "checks", SpecSource::kWorkspace);
+      if (!configured_spec.ok()) continue;
+      t.spec.pii.insert(t.spec.pii.end(), configured_spec->pii.begin(), configured_spec->pii.end());
+      if (!t.spec.time_column) t.spec.time_column = configured_spec->time_column;
+    }
+    targets.push_back(std::move(t));
+  }
+  return targets;
+}
+
+warehouse::TableId IdOf(const TableRef& ref, const config::WarehouseConfig& wh) {
+  if (wh.type == "sqlite") return {"main", ref.table};
+  return {ref.schema.empty() ? "public" : ref.schema, ref.table};
+}
+
+std::vector<std::string> TableNames(const std::vector<warehouse::TableId>& tables) {
+  std::vector<std::string> out;
+  for (const warehouse::TableId& t : tables) out.push_back(t.Display());
+  return out;
+}
+
+}  // namespace
+
+int QualityReport::Count(Verdict v) const {
+  int n = 0;
+  for (const TableReport& t : tables)
+    for (const CheckOutcome& o : t.outcomes) n += o.verdict == v ? 1 : 0;
+  return n;
+}
+
+int QualityReport::ExitCode() const {
+  if (Count(Verdict::kError) > 0) return 2;
+  for (const TableReport& t : tables)
+    if (t.outcomes.empty() && !t.notes.empty()) return 2;
+  return Count(Verdict::kFail) > 0 ? 1 : 0;
+}
+
+Json QualityReport::ToJson() const {
+  Json tables_json = Json::array();
+  for (const TableReport& t : tables) {
+    Json checks = Json::array();
+    for (const CheckOutcome& o : t.outcomes) checks.push_back(o.ToJson());
+    tables_json.push_back({{"table", t.asset_id},
+                           {"warehouse", t.warehouse},
+                           {"name", t.table},
+                           {"rows_scanned", t.rows ? Json(*t.rows) : Json()},
+                           {"estimated_rows", t.estimated_rows ? Json(*t.estimated_rows) : Json()},
+                           {"queries", t.queries},
+                           {"duration_ms", t.duration_ms},
+                           {"notes", t.notes},
+                           {"checks", checks}});
+  }
+  const char* status = ExitCode() == 2 ? "error" : ExitCode() == 1 ? "fail" : "pass";
+  Json j = {{"run_id", run_id},
+            {"started_at", FormatRfc3339(started_at)},
+            {"incremental", incremental},
+            {"status", status},
+            {"summary",
+             {{"tables", static_cast<int>(tables.size())},
+              {"checks", Count(Verdict::kPass) + Count(Verdict::kFail) + Count(Verdict::kError) +
+                             Count(Verdict::kSkipped)},
+              {"passed", Count(Verdict::kPass)},
+              {"failed", Count(Verdict::kFail)},
+              {"errors", Count(Verdict::kError)},
+              {"skipped", Count(Verdict::kSkipped)}}},
+            {"tables", tables_json},
+            {"recorded", !record_error.has_value()}};
+  if (record_error) j["record_error"] = *record_error;
+  return j;
+}
+
+Result<QualityReport> RunQuality(const config::Workspace& ws, store::StateStore* store,
+                                 const Clock& clock, const QualityRequest& req,
+                                 const QualityProgress& progress) {
+  Result<std::vector<Target>> resolved = ResolveTargets(ws, req);
+  if (!resolved.ok()) return resolved.status();
+  std::vector<Target>& targets = *resolved;
+  QualityReport report;
+  report.run_id = NewRunId();
+  report.started_at = clock.Now();
+  report.incremental = req.since.has_value();
+  std::optional<int64_t> since_ms;
+  if (req.since) since_ms = ToUnixMillis(*req.since);
+
+  // Plan every table before running any: names, time columns and the budget are settled first.
+  std::map<std::string, Result<std::unique_ptr<warehouse::Warehouse>>> open;
+  auto warehouse_for = [&](const config::WarehouseConfig& cfg) -> Result<warehouse::Warehouse*> {
+    auto it = open.find(cfg.name);
+    if (it == open.end()) it = open.emplace(cfg.name, warehouse::OpenWarehouse(cfg)).first;
+    if (!it->second.ok()) return it->second.status();
+    return it->second->get();
+  };
+  for (Target& t : targets) {
+    t.report.asset_id = t.asset_id;
+    t.report.warehouse = t.warehouse->name;
+    t.report.table = t.ref.QualifiedName();
+    Result<warehouse::Warehouse*> wh = warehouse_for(*t.warehouse);
+    if (!wh.ok()) {
+      FailAll(t.report, t.spec, wh.status().message());
+      continue;
+    }
+    warehouse::TableId id = IdOf(t.ref, *t.warehouse);
+    Result<std::optional<warehouse::TableSchema>> schema = (*wh)->DescribeTable(id);
+    if (!schema.ok()) {
+      FailAll(t.report, t.spec, schema.status().message());
+      continue;
+    }
+    if (!schema->has_value()) {
+      Result<std::vector<warehouse::TableId>> all = (*wh)->ListTables();
+      std::string message = "table '" + id.Display() + "' not found in warehouse '" +
+                            t.warehouse->name + "'" +
+                            (all.ok() ? config::ClosestList(id.Display(), TableNames(*all)) : "");
+      if (t.named) return NotFound(message);
+      FailAll(t.report, t.spec, message);
+      continue;
+    }
+    Result<TablePlan> plan = PlanTable(**wh, **schema, t.spec, since_ms);
+    if (!plan.ok()) {
+      if (t.named && plan.status().code() == StatusCode::kInvalidArgument) return plan.status();
+      FailAll(t.report, t.spec, plan.status().message());
+      continue;
+    }
+    if (auto pii = plan->refused.find("pii"); pii != plan->refused.end())
+      t.report.notes.push_back("pii: " + pii->second);
+    t.plan = std::move(*plan);
+  }
+
+  // The scan budget: estimated rows per pass times the passes, per warehouse and for the run.
+  bool budgeted = req.max_scan_rows.has_value();
+  for (const Target& t : targets) budgeted = budgeted || t.warehouse->max_scan_rows.has_value();
+  if (budgeted) {
+    std::map<std::string, int64_t> per_warehouse;
+    int64_t total = 0;
+    std::string detail;
+    for (Target& t : targets) {
+      if (!t.plan || t.plan->scans == 0) continue;
+      warehouse::Warehouse* wh = *warehouse_for(*t.warehouse);
+      Result<std::optional<int64_t>> estimate =
+          wh->EstimateRowsRead(t.plan->table.id, t.plan->filter.where, t.plan->filter.params);
+      if (!estimate.ok()) return estimate.status();
+      if (!estimate->has_value()) {
+        return FailedPrecondition("cannot estimate the rows " + t.asset_id +
+                                  " would scan, so the scan budget cannot be enforced; run without "
+                                  "a budget or ANALYZE the table");
+      }
+      t.report.estimated_rows = **estimate;
+      int64_t rows = **estimate * t.plan->scans;
+      per_warehouse[t.warehouse->name] += rows;
+      total += rows;
+      detail += (detail.empty() ? "" : ", ") + t.asset_id + ": ~" + std::to_string(**estimate) +
+                " rows x " + std::to_string(t.plan->scans) + " scan" + (t.plan->scans == 1 ? "" : "s");
+    }
+    const std::string hint = req.since ? "" : "; check only new rows with since, ";
+    if (req.max_scan_rows && total > *req.max_scan_rows) {
+      return ResourceExhausted("the run would scan about " + std::to_string(total) +
+                               " rows, over its budget of " + std::to_string(*req.max_scan_rows) +
+                               " (" + detail + ")" + (hint.empty() ? "; " : hint) +
+                               "name fewer tables or checks, or raise the budget");
+    }
+    for (const auto& [name, rows] : per_warehouse) {
+      const config::WarehouseConfig& cfg = ws.warehouses.at(name);
+      if (cfg.max_scan_rows && rows > *cfg.max_scan_rows) {
+        return ResourceExhausted("the run would scan about " + std::to_string(rows) +
+                                 " rows on warehouse '" + name + "', over its max_scan_rows of " +
+                                 std::to_string(*cfg.max_scan_rows) + " (" + detail + ")" +
+                                 (hint.empty() ? "; " : hint) + "name fewer tables or checks");
+      }
+    }
+  }
+
+  size_t done = 0;
+  for (Target& t : targets) {
+    if (t.plan) {
+      auto start = SteadyClock::now();
+      TableRunContext ctx;
+      ctx.now_ms = ToUnixMillis(clock.Now());
+      ctx.timeout = t.warehouse->query_timeout;
+      if (store != nullptr) {
+        Result<std::optional<store::CheckResultRow>> schema = store->LatestCheckResult(t.asset_id, "schema");
+        if (schema.ok() && schema->has_value()) ctx.previous_schema = (*schema)->observed;
+        Result<std::optional<store::CheckResultRow>> rows =
+            store->LatestCheckResult(t.asset_id, "row_count_change");
+        if (rows.ok() && rows->has_value() && (*rows)->observed.is_object() &&
+            (*rows)->observed.contains("rows") && (*rows)->observed["rows"].is_number_integer())
+          ctx.previous_rows = (*rows)->observed["rows"].get<int64_t>();
+      }
+      TableRunResult run = RunTablePlan(**warehouse_for(*t.warehouse), *t.plan, ctx);
+      t.report.outcomes = std::move(run.outcomes);
+      t.report.rows = run.rows;
+      t.report.queries = run.queries;
+      t.report.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 SteadyClock::now() - start).count();
+    }
+    report.tables.push_back(std::move(t.report));
+    if (progress) progress(++done, targets.size(), report.tables.back());
+  }
+
+  if (req.record && store != nullptr) {
+    std::vector<store::CheckResultRow> rows;
+    const TimePoint at = clock.Now();
+    for (const TableReport& t : report.tables) {
+      for (const CheckOutcome& o : t.outcomes) {
+        if (o.verdict == Verdict::kSkipped) continue;  // not run: nothing to record
+        store::CheckResultRow r;
+        r.run_id = report.run_id;
+        r.table_ref = t.asset_id;
+        r.check_name = o.name;
+        r.status = o.verdict == Verdict::kPass   ? store::CheckStatus::kPass
+                   : o.verdict == Verdict::kFail ? store::CheckStatus::kFail
+                                                 : store::CheckStatus::kError;
+        r.observed = o.observed;
+        r.threshold = o.threshold;
+        r.rows_scanned = o.rows_scanned.value_or(-1);
+        r.duration_ms = o.duration_ms;
+        r.message = o.message;
+        r.observed_at = at;
+        rows.push_back(std::move(r));
+      }
+    }
+    Status recorded = store->RecordCheckResults(rows);
+    if (!recorded.ok()) {
+      report.record_error = recorded.message();
+      spdlog::warn("check results of run {} were not recorded: {}", report.run_id,
+                   RedactSecrets(recorded.message()));
+    }
+  } else if (req.record) {
+    report.record_error = "no state store";
+  }
+  return report;
+}
+
+const Json& QualityReportSchema() {
+  static const Json schema = Json::parse(R"({
+    "type": "object",
+    "required": ["run_id", "started_at", "incremental", "status", "summary", "tables", "recorded"],
+    "properties": {
+      "run_id": {"type": "string"},
+      "started_at": {"type": "string"},
+      "incremental": {"type": "boolean"},
+      "status": {"enum": ["pass", "fail", "error"]},
+      "summary": {
+        "type": "object",
+        "required": ["tables", "checks", "passed", "failed", "errors", "skipped"],
+        "properties": {
+          "tables": {"type": "integer"}, "checks": {"type": "integer"},
+          "passed": {"type": "integer"}, "failed": {"type": "integer"},
+          "errors": {"type": "integer"}, "skipped": {"type": "integer"}
+        }
+      },
+      "tables": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": ["table", "warehouse", "name", "queries", "duration_ms", "notes", "checks"],
+          "properties": {
+            "table": {"type": "string"},
+            "warehouse": {"type": "string"},
+            "name": {"type": "string"},
+            "rows_scanned": {"type": ["integer", "null"]},
+            "estimated_rows": {"type": ["integer", "null"]},
+            "queries": {"type": "integer"},
+            "duration_ms": {"type": "integer"},
+            "notes": {"type": "array", "items": {"type": "string"}},
+            "checks": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": ["name", "type", "status", "observed", "threshold", "message",
+                             "duration_ms", "rows_scanned"],
+                "properties": {
+                  "name": {"type": "string"},
+                  "type": {"type": "string"},
+                  "status": {"enum": ["pass", "fail", "error", "skipped"]},
+                  "message": {"type": "string"},
+                  "duration_ms": {"type": "integer"},
+                  "rows_scanned": {"type": ["integer", "null"]},
+                  "sample": {"type": "array", "items": {"type": "object"}}
+                }
+              }
+            }
+          }
+        }
+      },
+      "recorded": {"type": "boolean"},
+      "record_error": {"type": "string"}
+    }
+  })");
+  return schema;
+}
+
+}  // namespace dw::quality

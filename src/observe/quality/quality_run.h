@@ -1,0 +1,76 @@
+// One quality run: resolves the tables a caller names to the workspace's check blocks (or an inline
+// check), plans every table against its warehouse's catalog, refuses the run when the estimated
+// rows to scan exceed the budget, runs each table's checks with as few queries as it can, and
+// records every result that ran in the state store so monitoring can build baselines from them.
+// Read-only towards the warehouses.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/json.h"
+#include "base/status.h"
+#include "config/workspace.h"
+#include "observe/quality/check_outcome.h"
+#include "store/state_store.h"
+
+namespace dw::quality {
+
+struct QualityRequest {
+  std::vector<std::string> tables;       // as written by the caller; empty: every configured table
+  std::vector<std::string> checks;       // which configured checks ("not_null", "freshness", ...)
+  std::optional<Json> inline_check;      // checks in the workspace vocabulary, without SQL
+  std::optional<TimePoint> since;        // incremental: only rows with time_column >= since
+  std::optional<int64_t> max_scan_rows;  // the run's budget (the warehouses' own still apply)
+  bool record = true;                    // store the results
+};
+
+struct TableReport {
+  std::string asset_id;   // table://warehouse/schema.table
+  std::string warehouse;
+  std::string table;      // as the warehouse names it, for display
+  std::vector<CheckOutcome> outcomes;
+  std::optional<int64_t> rows;  // rows the aggregate scan read
+  std::optional<int64_t> estimated_rows;
+  int queries = 0;
+  int64_t duration_ms = 0;
+  std::vector<std::string> notes;
+};
+
+struct QualityReport {
+  std::string run_id;
+  TimePoint started_at;
+  bool incremental = false;
+  std::vector<TableReport> tables;
+  std::optional<std::string> record_error;  // set when results could not be stored
+
+  // {run_id, started_at, incremental, tables: [...], summary: {checks, passed, failed, errors,
+  // skipped}}.
+  Json ToJson() const;
+  // 0 when every check that ran passed, 1 when one failed, 2 when one could not run (error).
+  int ExitCode() const;
+  // Counts per verdict.
+  int Count(Verdict v) const;
+};
+
+// Called after each table: (tables done, tables in all, the table just done).
+using QualityProgress = std::function<void(size_t, size_t, const TableReport&)>;
+
+// Runs `request`. Fails as a whole (nothing run, nothing stored) when a named table or warehouse is
+// unknown (the message names it and the closest existing names), the inline check is malformed,
+// there is nothing to check, or the estimated scan exceeds a budget. A warehouse that cannot be
+// reached or a query that fails makes the affected checks `error` with the warehouse's message.
+// `store` may be null (nothing recorded, no previous run known).
+Result<QualityReport> RunQuality(const config::Workspace& workspace, store::StateStore* store,
+                                 const Clock& clock, const QualityRequest& request,
+                                 const QualityProgress& progress = nullptr);
+
+// The JSON Schema of QualityReport::ToJson (the MCP tool's outputSchema).
+const Json& QualityReportSchema();
+
+}  // namespace dw::quality

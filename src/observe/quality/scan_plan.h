@@ -1,0 +1,76 @@
+// Compiles the aggregate checks on one table into one SELECT that reads only the columns they need
+// (plus one GROUP BY query per unique key set), and the narrow queries that fetch failed-row
+// samples. Every name comes from the warehouse's catalog and is quoted by the dialect; every value
+// (accepted values, bounds, times) is a bound parameter. Nothing here runs SQL.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "observe/quality/check_spec.h"
+#include "observe/quality/time_column.h"
+#include "warehouse/warehouse.h"
+
+namespace dw::quality {
+
+// A statement and its parameters ($1..$N).
+struct BoundQuery {
+  std::string sql;
+  std::vector<warehouse::SqlValue> params;
+};
+
+// Where each check's measurement lands in the aggregate scan's single result row.
+struct AggregateScan {
+  BoundQuery query;
+  int row_count = 0;                                   // count(*)
+  std::vector<std::pair<std::string, int>> nulls;      // not_null column -> null count
+  std::optional<int> max_time;                         // freshness
+  std::optional<int> rows_in_window;                   // volume.window
+  std::vector<std::pair<std::string, int>> invalid;    // accepted_values column -> invalid count
+  std::vector<std::pair<std::string, std::pair<int, int>>> min_max;  // range column -> (min, max)
+};
+
+// The filter every query of a run shares: "" or "WHERE <time column> >= $1" for an incremental
+// run, with its parameter.
+struct RowFilter {
+  std::string where;
+  std::vector<warehouse::SqlValue> params;
+};
+
+// The incremental filter `time >= since_ms`, or no filter when since_ms is empty.
+RowFilter MakeRowFilter(const warehouse::Dialect& d, const std::optional<TimeColumn>& time,
+                        std::optional<int64_t> since_ms);
+
+// The one aggregate SELECT over `table` for the aggregate checks of `spec` (not_null, freshness,
+// volume, accepted_values, range; row count always). Column names in `spec` must exist in `table`
+// (the caller validated them). `window_start_ms` is bound when spec.volume has a window.
+AggregateScan CompileAggregateScan(const warehouse::Dialect& d, const warehouse::TableSchema& table,
+                                   const TableCheckSpec& spec, const std::optional<TimeColumn>& time,
+                                   const RowFilter& filter, std::optional<int64_t> window_start_ms);
+
+// SELECT count(*) of the keys of `key` that occur more than once (rows with a NULL key part are
+// not keys, as in dbt's unique test).
+BoundQuery CompileDuplicateKeyCount(const warehouse::Dialect& d, const warehouse::TableId& table,
+                                    const std::vector<std::string>& key, const RowFilter& filter);
+
+// What a failed check's sample selects: the identifying key columns and the offending rows.
+struct SampleRequest {
+  std::vector<std::string> key;  // identifying columns (may be empty)
+  std::string column;            // the offending column ("" for unique)
+  enum class Kind { kNull, kNotAccepted, kOutOfRange, kDuplicateKey } kind = Kind::kNull;
+  std::vector<Json> accepted;    // kNotAccepted
+  RangeSpec range;               // kOutOfRange
+};
+
+// At most `limit` failed rows, selecting only the key and the offending column (kDuplicateKey: the
+// key and its count).
+BoundQuery CompileSample(const warehouse::Dialect& d, const warehouse::TableId& table,
+                         const SampleRequest& request, const RowFilter& filter, int limit);
+
+// The parameter for a value from accepted_values: numbers and booleans as numbers, strings as text.
+warehouse::SqlValue ValueParam(const Json& v);
+
+}  // namespace dw::quality

@@ -1,0 +1,442 @@
+#include "observe/quality/table_run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "base/clock.h"
+#include "config/duration.h"
+#include "observe/quality/schema_drift.h"
+
+namespace dw::quality {
+namespace {
+
+using warehouse::SqlRow;
+using warehouse::SqlValue;
+
+constexpr const char* kMasked = "***";
+
+std::optional<double> Number(const SqlValue& v) {
+  if (const auto* n = std::get_if<int64_t>(&v)) return static_cast<double>(*n);
+  if (const auto* d = std::get_if<double>(&v)) return *d;
+  if (const auto* s = std::get_if<std::string>(&v)) {
+    char* end = nullptr;
+    double d = std::strtod(s->c_str(), &end);
+    if (end != s->c_str() && *end == '\0') return d;
+  }
+  return std::nullopt;
+}
+
+int64_t Count(const SqlValue& v) {
+  std::optional<double> n = Number(v);
+  return n ? static_cast<int64_t>(std::llround(*n)) : 0;  // sum() over no rows is NULL: zero
+}
+
+Json CellJson(const SqlValue& v) {
+  if (const auto* n = std::get_if<int64_t>(&v)) return *n;
+  if (const auto* d = std::get_if<double>(&v)) return std::isfinite(*d) ? Json(*d) : Json(std::to_string(*d));
+  if (const auto* s = std::get_if<std::string>(&v)) return *s;
+  return nullptr;
+}
+
+int64_t Millis(std::chrono::microseconds us) { return (us.count() + 500) / 1000; }
+
+std::string Plural(int64_t n, const std::string& one) {
+  return std::to_string(n) + " " + one + (n == 1 ? "" : "s");
+}
+
+Json ThresholdOf(const RangeSpec& r) {
+  Json t = Json::object();
+  if (r.min) t["min"] = *r.min;
+  if (r.max) t["max"] = *r.max;
+  return t;
+}
+
+// The columns that identify a row in samples: the first declared unique key, else none.
+std::vector<std::string> SampleKey(const TablePlan& plan, const std::string& column) {
+  std::vector<std::string> key;
+  if (!plan.runnable.unique.empty())
+    for (const std::string& c : plan.runnable.unique.front())
+      if (c != column) key.push_back(c);
+  return key;
+}
+
+class TableRunner {
+ public:
+  TableRunner(warehouse::Warehouse& wh, const TablePlan& plan, const TableRunContext& ctx)
+      : wh_(wh), plan_(plan), ctx_(ctx), d_(wh.dialect()) {}
+
+  TableRunResult Run() {
+    RunAggregateScan();
+    for (const auto& [name, type] : CheckNames(plan_.declared)) {
+      auto refused = plan_.refused.find(name);
+      if (refused != plan_.refused.end()) {
+        Emit(Errored(name, type, refused->second));
+        continue;
+      }
+      Emit(Evaluate(name, type));
+    }
+    return std::move(result_);
+  }
+
+ private:
+  void Emit(CheckOutcome o) { result_.outcomes.push_back(std::move(o)); }
+
+  Result<warehouse::QueryOutcome> Query(const BoundQuery& q) {
+    ++result_.queries;
+    return wh_.Query(q.sql, q.params, {ctx_.timeout});
+  }
+
+  void RunAggregateScan() {
+    const TableCheckSpec& r = plan_.runnable;
+    bool needed = !r.not_null.empty() || r.freshness_max_age || r.volume || !r.accepted_values.empty() ||
+                  !r.range.empty() || r.row_count_change || !r.unique.empty();
+    if (!needed) return;
+    std::optional<int64_t> window_start;
+    if (r.volume && r.volume->window) window_start = ctx_.now_ms - r.volume->window->count();
+    scan_ = CompileAggregateScan(d_, plan_.table, r, plan_.time, plan_.filter, window_start);
+    Result<warehouse::QueryOutcome> out = Query(scan_->query);
+    if (!out.ok()) {
+      scan_error_ = out.status().message();
+      return;
+    }
+    scan_ms_ = Millis(out->duration);
+    row_ = out->rows.at(0);
+    result_.rows = Count(row_[static_cast<size_t>(scan_->row_count)]);
+  }
+
+  // Fills the measurement fields every aggregate outcome shares.
+  CheckOutcome Measured(const std::string& name, const std::string& type) {
+    CheckOutcome o;
+    o.name = name;
+    o.type = type;
+    o.duration_ms = scan_ms_;
+    o.rows_scanned = result_.rows;
+    return o;
+  }
+
+  CheckOutcome Evaluate(const std::string& name, const std::string& type) {
+    const bool aggregate = type == "not_null" || type == "freshness" || type == "volume" ||
+                           type == "accepted_values" || type == "range" || type == "unique" ||
+                           type == "row_count_change";
+    if (aggregate && !scan_error_.empty()) return Errored(name, type, scan_error_);
+    const std::string column = name.substr(name.find(':') + 1);
+    if (type == "not_null") return NotNull(name, column);
+    if (type == "unique") return Unique(name);
+    if (type == "freshness") return Freshness(name);
+    if (type == "volume") return Volume(name);
+    if (type == "accepted_values") return Accepted(name, column);
+    if (type == "range") return InRange(name, column);
+    if (type == "schema") return Schema(name);
+    if (type == "row_count_change") return RowCountChange(name);
+    return Custom(name, column);
+  }
+
+  CheckOutcome NotNull(const std::string& name, const std::string& column) {
+    CheckOutcome o = Measured(name, "not_null");
+    int64_t rows = *result_.rows;
+    int64_t nulls = 0;
+    for (const auto& [c, i] : scan_->nulls)
+      if (c == column) nulls = Count(row_[static_cast<size_t>(i)]);
+    double rate = rows > 0 ? static_cast<double>(nulls) / static_cast<double>(rows) : 0.0;
+    o.observed = {{"null_count", nulls}, {"null_rate", rate}, {"rows", rows}};
+    o.threshold = {{"max_null_count", 0}};
+    o.verdict = nulls == 0 ? Verdict::kPass : Verdict::kFail;
+    o.message = nulls == 0 ? column + " has no NULL in " + Plural(rows, "row")
+                           : column + " is NULL in " + Plural(nulls, "row") + " of " +
+                                 std::to_string(rows) + " (" + FormatRate(rate) + ")";
+    if (o.verdict == Verdict::kFail) {
+      SampleRequest req;
+      req.kind = SampleRequest::Kind::kNull;
+      req.column = column;
+      req.key = SampleKey(plan_, column);
+      if (req.key.empty()) o.message += "; no sample: declare a unique key to identify rows";
+      else AttachSample(o, req);
+    }
+    return o;
+  }
+
+  CheckOutcome Unique(const std::string& name) {
+    CheckOutcome o = Measured(name, "unique");
+    const std::string key_text = name.substr(name.find(':') + 1);
+    std::vector<std::string> key;
+    for (const auto& k : plan_.runnable.unique) {
+      std::string joined;
+      for (const std::string& c : k) joined += (joined.empty() ? "" : ",") + c;
+      if (joined == key_text) key = k;
+    }
+    Result<warehouse::QueryOutcome> out =
+        Query(CompileDuplicateKeyCount(d_, plan_.table.id, key, plan_.filter));
+    if (!out.ok()) return Errored(name, "unique", out.status().message());
+    int64_t dups = Count(out->rows.at(0).at(0));
+    o.duration_ms = Millis(out->duration);
+    o.observed = {{"duplicated_keys", dups}, {"rows", *result_.rows}};
+    o.threshold = {{"max_duplicated_keys", 0}};
+    o.verdict = dups == 0 ? Verdict::kPass : Verdict::kFail;
+    o.message = dups == 0 ? "every (" + key_text + ") occurs once"
+                          : Plural(dups, "key") + " of (" + key_text + ") occur more than once";
+    if (dups > 0) {
+      SampleRequest req;
+      req.kind = SampleRequest::Kind::kDuplicateKey;
+      req.key = key;
+      AttachSample(o, req);
+    }
+    return o;
+  }
+
+  CheckOutcome Freshness(const std::string& name) {
+    CheckOutcome o = Measured(name, "freshness");
+    const auto max_age = *plan_.runnable.freshness_max_age;
+    o.threshold = {{"max_age", config::FormatDuration(max_age)}};
+    std::optional<int64_t> latest = plan_.time->ToMillis(row_[static_cast<size_t>(*scan_->max_time)]);
+    if (!latest) {
+      o.observed = {{"latest", nullptr}};
+      o.verdict = Verdict::kFail;
+      o.message = plan_.since_ms ? "no row has arrived since the start of the incremental window"
+                                 : "no row has a value in " + plan_.time->name;
+      return o;
+    }
+    int64_t age_ms = ctx_.now_ms - *latest;
+    o.observed = {{"latest", FormatRfc3339(FromUnixMillis(*latest))},
+                  {"age_seconds", static_cast<double>(age_ms) / 1000.0}};
+    o.verdict = age_ms <= max_age.count() ? Verdict::kPass : Verdict::kFail;
+    std::string age = age_ms >= 0 ? config::FormatDuration(std::chrono::milliseconds(age_ms / 1000 * 1000))
+                                  : "in the future";
+    o.message = "newest " + plan_.time->name + " is " + FormatRfc3339(FromUnixMillis(*latest)) +
+                (age_ms >= 0 ? ", " + age + " old" : " (in the future: clock skew?)") +
+                (o.verdict == Verdict::kPass ? "" : ", older than " + config::FormatDuration(max_age));
+    return o;
+  }
+
+  CheckOutcome Volume(const std::string& name) {
+    const VolumeSpec& v = *plan_.runnable.volume;
+    CheckOutcome o = Measured(name, "volume");
+    Json threshold = Json::object();
+    if (v.min_rows) threshold["min_rows"] = *v.min_rows;
+    if (v.max_rows) threshold["max_rows"] = *v.max_rows;
+    if (v.window) threshold["window"] = config::FormatDuration(*v.window);
+    o.threshold = threshold;
+    if (plan_.since_ms && !v.window) {
+      return Skipped(name, "volume",
+                     "row-count bounds apply to the whole table; an incremental run reads only new rows");
+    }
+    int64_t measured = *result_.rows;
+    o.observed = {{"rows", *result_.rows}};
+    std::string what = "rows";
+    if (v.window) {
+      measured = Count(row_[static_cast<size_t>(*scan_->rows_in_window)]);
+      o.observed["rows_in_window"] = measured;
+      what = "rows in the last " + config::FormatDuration(*v.window);
+    }
+    bool low = v.min_rows && measured < *v.min_rows;
+    bool high = v.max_rows && measured > *v.max_rows;
+    o.verdict = low || high ? Verdict::kFail : Verdict::kPass;
+    o.message = std::to_string(measured) + " " + what +
+                (low ? ", fewer than " + std::to_string(*v.min_rows)
+                     : high ? ", more than " + std::to_string(*v.max_rows) : "");
+    return o;
+  }
+
+  CheckOutcome Accepted(const std::string& name, const std::string& column) {
+    CheckOutcome o = Measured(name, "accepted_values");
+    int64_t invalid = 0;
+    for (const auto& [c, i] : scan_->invalid)
+      if (c == column) invalid = Count(row_[static_cast<size_t>(i)]);
+    std::vector<Json> accepted;
+    for (const auto& [c, values] : plan_.runnable.accepted_values)
+      if (c == column) accepted = values;
+    o.observed = {{"invalid_count", invalid}, {"rows", *result_.rows}};
+    o.threshold = {{"values", accepted}};
+    o.verdict = invalid == 0 ? Verdict::kPass : Verdict::kFail;
+    o.message = invalid == 0 ? "every non-NULL " + column + " is an accepted value"
+                             : column + " holds a value outside the accepted list in " +
+                                   Plural(invalid, "row");
+    if (invalid > 0) {
+      SampleRequest req;
+      req.kind = SampleRequest::Kind::kNotAccepted;
+      req.column = column;
+      req.key = SampleKey(plan_, column);
+      req.accepted = accepted;
+      AttachSample(o, req);
+    }
+    return o;
+  }
+
+  CheckOutcome InRange(const std::string& name, const std::string& column) {
+    CheckOutcome o = Measured(name, "range");
+    RangeSpec spec;
+    std::pair<int, int> idx{0, 0};
+    for (const auto& [c, r] : plan_.runnable.range)
+      if (c == column) spec = r;
+    for (const auto& [c, i] : scan_->min_max)
+      if (c == column) idx = i;
+    o.threshold = ThresholdOf(spec);
+    const SqlValue& lo_cell = row_[static_cast<size_t>(idx.first)];
+    const SqlValue& hi_cell = row_[static_cast<size_t>(idx.second)];
+    if (std::holds_alternative<std::monostate>(lo_cell)) {
+      o.observed = {{"min", nullptr}, {"max", nullptr}};
+      o.verdict = Verdict::kPass;
+      o.message = column + " holds no value to compare";
+      return o;
+    }
+    std::optional<double> lo = Number(lo_cell), hi = Number(hi_cell);
+    if (!lo || !hi || std::holds_alternative<std::string>(lo_cell) ||
+        std::holds_alternative<std::string>(hi_cell)) {
+      return Errored(name, "range", column + " holds non-numeric values (min " +
+                                        CellJson(lo_cell).dump() + ", max " + CellJson(hi_cell).dump() +
+                                        "); range compares numbers");
+    }
+    // Personal data never leaves the warehouse, not even as an extreme value.
+    const bool pii = std::count(plan_.declared.pii.begin(), plan_.declared.pii.end(), column) > 0;
+    Json lo_json = pii ? Json(kMasked) : CellJson(lo_cell);
+    Json hi_json = pii ? Json(kMasked) : CellJson(hi_cell);
+    o.observed = {{"min", lo_json}, {"max", hi_json}};
+    bool below = spec.min && *lo < *spec.min;
+    bool above = spec.max && *hi > *spec.max;
+    o.verdict = below || above ? Verdict::kFail : Verdict::kPass;
+    o.message = column + " spans " + lo_json.dump() + " to " + hi_json.dump() +
+                (below ? ", below the minimum " + Json(*spec.min).dump() : "") +
+                (above ? ", above the maximum " + Json(*spec.max).dump() : "");
+    if (o.verdict == Verdict::kFail) {
+      SampleRequest req;
+      req.kind = SampleRequest::Kind::kOutOfRange;
+      req.column = column;
+      req.key = SampleKey(plan_, column);
+      req.range = spec;
+      AttachSample(o, req);
+    }
+    return o;
+  }
+
+  CheckOutcome Schema(const std::string& name) {
+    CheckOutcome o;
+    o.name = name;
+    o.type = "schema";
+    SchemaDrift drift = CompareSchema(ctx_.previous_schema, plan_.table);
+    o.observed = drift.ToJson();
+    o.threshold = {{"changes", 0}};
+    o.verdict = drift.Changed() ? Verdict::kFail : Verdict::kPass;
+    o.message = drift.Describe();
+    return o;
+  }
+
+  CheckOutcome RowCountChange(const std::string& name) {
+    const RowCountChangeSpec& spec = *plan_.runnable.row_count_change;
+    CheckOutcome o = Measured(name, "row_count_change");
+    Json threshold = Json::object();
+    if (spec.max_drop_pct) threshold["max_drop_pct"] = *spec.max_drop_pct;
+    if (spec.max_growth_pct) threshold["max_growth_pct"] = *spec.max_growth_pct;
+    o.threshold = threshold;
+    if (plan_.since_ms) {
+      return Skipped(name, "row_count_change",
+                     "compares whole-table row counts between runs; an incremental run reads only new rows");
+    }
+    int64_t now = *result_.rows;
+    o.observed = {{"rows", now}, {"previous_rows", nullptr}, {"change_pct", nullptr}};
+    if (!ctx_.previous_rows) {
+      o.verdict = Verdict::kPass;
+      o.message = "first run: " + Plural(now, "row") + " recorded as the baseline";
+      return o;
+    }
+    int64_t before = *ctx_.previous_rows;
+    o.observed["previous_rows"] = before;
+    if (before == 0) {
+      bool grew = now > 0 && spec.max_growth_pct.has_value();
+      o.verdict = grew ? Verdict::kFail : Verdict::kPass;
+      o.message = now == 0 ? "still empty" : "grew from 0 to " + std::to_string(now) + " rows";
+      return o;
+    }
+    double pct = 100.0 * static_cast<double>(now - before) / static_cast<double>(before);
+    o.observed["change_pct"] = pct;
+    bool dropped = spec.max_drop_pct && -pct > *spec.max_drop_pct;
+    bool grew = spec.max_growth_pct && pct > *spec.max_growth_pct;
+    o.verdict = dropped || grew ? Verdict::kFail : Verdict::kPass;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%+.1f%%", pct);
+    o.message = std::to_string(before) + " -> " + std::to_string(now) + " rows (" + buf + ")" +
+                (dropped ? ", a larger drop than " + Json(*spec.max_drop_pct).dump() + "%"
+                 : grew  ? ", a larger growth than " + Json(*spec.max_growth_pct).dump() + "%"
+                         : "");
+    return o;
+  }
+
+  CheckOutcome Custom(const std::string& name, const std::string& custom_name) {
+    const CustomSpec* spec = nullptr;
+    for (const CustomSpec& c : plan_.runnable.custom)
+      if (c.name == custom_name) spec = &c;
+    CheckOutcome o;
+    o.name = name;
+    o.type = "custom";
+    o.threshold = spec->must_be ? Json{{"must_be", *spec->must_be}}
+                                : Json{{"between", {spec->between->first, spec->between->second}}};
+    Result<warehouse::QueryOutcome> out = Query({spec->sql, {}});
+    if (!out.ok()) return Errored(name, "custom", out.status().message());
+    o.duration_ms = Millis(out->duration);
+    if (out->rows.size() != 1 || out->rows[0].size() != 1)
+      return Errored(name, "custom", "the query must return one row with one number; it returned " +
+                                         Plural(static_cast<int64_t>(out->rows.size()), "row"));
+    const SqlValue& cell = out->rows[0][0];
+    std::optional<double> value = Number(cell);
+    if (!value || std::holds_alternative<std::monostate>(cell))
+      return Errored(name, "custom", "the query must return a number; it returned " + CellJson(cell).dump());
+    o.observed = {{"value", CellJson(cell)}};
+    bool ok = spec->must_be ? std::fabs(*value - *spec->must_be) <= 1e-9 * std::max(1.0, std::fabs(*spec->must_be))
+                            : *value >= spec->between->first && *value <= spec->between->second;
+    o.verdict = ok ? Verdict::kPass : Verdict::kFail;
+    o.message = custom_name + " returned " + CellJson(cell).dump() +
+                (ok ? "" : spec->must_be ? ", expected " + Json(*spec->must_be).dump()
+                                         : ", expected between " + Json(spec->between->first).dump() +
+                                               " and " + Json(spec->between->second).dump());
+    return o;
+  }
+
+  // Runs the sample query for a failed check and attaches its rows, pii columns masked. A sample
+  // that cannot be fetched is noted in the message; the verdict stands.
+  void AttachSample(CheckOutcome& o, const SampleRequest& req) {
+    Result<warehouse::QueryOutcome> out =
+        Query(CompileSample(d_, plan_.table.id, req, plan_.filter, ctx_.sample_limit));
+    if (!out.ok()) {
+      o.message += "; the sample could not be read: " + out.status().message();
+      return;
+    }
+    std::vector<std::string> columns = req.key;
+    if (req.kind == SampleRequest::Kind::kDuplicateKey) columns.push_back("count");
+    else columns.push_back(req.column);
+    std::set<std::string> pii(plan_.declared.pii.begin(), plan_.declared.pii.end());
+    Json rows = Json::array();
+    for (const SqlRow& r : out->rows) {
+      Json row = Json::object();
+      for (size_t i = 0; i < r.size() && i < columns.size(); ++i) {
+        bool masked = pii.count(columns[i]) > 0 && !std::holds_alternative<std::monostate>(r[i]);
+        row[columns[i]] = masked ? Json(kMasked) : CellJson(r[i]);
+      }
+      rows.push_back(std::move(row));
+    }
+    o.sample = std::move(rows);
+  }
+
+  static std::string FormatRate(double rate) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f%%", rate * 100.0);
+    return buf;
+  }
+
+  warehouse::Warehouse& wh_;
+  const TablePlan& plan_;
+  const TableRunContext& ctx_;
+  const warehouse::Dialect& d_;
+  TableRunResult result_;
+  std::optional<AggregateScan> scan_;
+  std::string scan_error_;
+  int64_t scan_ms_ = 0;
+  SqlRow row_;
+};
+
+}  // namespace
+
+TableRunResult RunTablePlan(warehouse::Warehouse& wh, const TablePlan& plan,
+                            const TableRunContext& context) {
+  return TableRunner(wh, plan, context).Run();
+}
+
+}  // namespace dw::quality

@@ -1,0 +1,36 @@
+// Runs a planned table: the one aggregate scan, one duplicate-key count per key set, the catalog
+// comparison for schema drift, the row-count comparison, the custom queries, and a narrow sample
+// for each failed check. Reports every check, in declaration order, as pass, fail, error or
+// skipped, with what was measured; a warehouse failure is an error carrying the warehouse's words.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "observe/quality/check_outcome.h"
+#include "observe/quality/table_plan.h"
+#include "warehouse/warehouse.h"
+
+namespace dw::quality {
+
+struct TableRunContext {
+  int64_t now_ms = 0;                        // from the Clock
+  std::chrono::milliseconds timeout{60000};  // per query
+  std::optional<Json> previous_schema;       // observed value of the last schema check
+  std::optional<int64_t> previous_rows;      // row count at the last row_count_change check
+  int sample_limit = 10;
+};
+
+struct TableRunResult {
+  std::vector<CheckOutcome> outcomes;
+  std::optional<int64_t> rows;  // rows the aggregate scan read (the filtered rows when incremental)
+  int queries = 0;              // statements sent to the warehouse
+};
+
+// Runs `plan` on `wh`. Never fails as a whole: every problem lands in the outcome it concerns.
+TableRunResult RunTablePlan(warehouse::Warehouse& wh, const TablePlan& plan,
+                            const TableRunContext& context);
+
+}  // namespace dw::quality

@@ -1,0 +1,151 @@
+// The Warehouse interface on both backends: catalog reads, bound parameters, read-only enforcement,
+// one statement per query, timeouts and row estimates.
+#include "warehouse/warehouse.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/warehouse/scratch_warehouse.h"
+
+namespace dw::warehouse {
+namespace {
+
+using test_support::ScratchWarehouse;
+
+class WarehouseTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "postgres" && store::test_support::PostgresTestUrl().empty())
+      GTEST_SKIP() << store::test_support::kPgSkipMessage;
+    auto s = ScratchWarehouse::Create(GetParam());
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    scratch_ = std::move(s).value();
+    ASSERT_TRUE(scratch_->Exec("CREATE TABLE " + scratch_->Sql("items") +
+                               " (id INTEGER NOT NULL, label TEXT, price " + scratch_->DoubleType() +
+                               "); INSERT INTO " + scratch_->Sql("items") +
+                               " VALUES (1, 'a', 1.5), (2, 'b', NULL), (3, NULL, 7)")
+                    .ok());
+    auto wh = OpenWarehouse(scratch_->config());
+    ASSERT_TRUE(wh.ok()) << wh.status().ToString();
+    wh_ = std::move(wh).value();
+  }
+
+  TableId Items() const { return {scratch_->schema(), "items"}; }
+  std::string Table() const { return wh_->dialect().Table(Items()); }
+
+  std::unique_ptr<ScratchWarehouse> scratch_;
+  std::unique_ptr<Warehouse> wh_;
+};
+
+TEST_P(WarehouseTest, ReadsTablesAndColumnsFromTheCatalog) {
+  auto tables = wh_->ListTables();
+  ASSERT_TRUE(tables.ok()) << tables.status().ToString();
+  EXPECT_NE(std::find(tables->begin(), tables->end(), Items()), tables->end());
+  auto schema = wh_->DescribeTable(Items());
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  ASSERT_TRUE(schema->has_value());
+  ASSERT_EQ((*schema)->columns.size(), 3u);
+  EXPECT_EQ((*schema)->columns[0].name, "id");
+  EXPECT_EQ((*schema)->columns[0].type, "integer");
+  EXPECT_FALSE((*schema)->columns[0].nullable);
+  EXPECT_TRUE((*schema)->columns[1].nullable);
+  EXPECT_EQ((*schema)->columns[2].type, GetParam() == "postgres" ? "double precision" : "real");
+  auto missing = wh_->DescribeTable({scratch_->schema(), "nope"});
+  ASSERT_TRUE(missing.ok());
+  EXPECT_FALSE(missing->has_value());
+}
+
+TEST_P(WarehouseTest, BindsParametersAsDataNeverAsSql) {
+  auto r = wh_->Query("SELECT count(*) FROM " + Table() + " WHERE label = $1",
+                      {std::string("a' OR '1'='1")}, {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(std::get<int64_t>(r->rows[0][0]), 0);
+  r = wh_->Query("SELECT count(*) FROM " + Table() + " WHERE label = $1", {std::string("a")}, {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(std::get<int64_t>(r->rows[0][0]), 1);
+}
+
+TEST_P(WarehouseTest, BindsParametersByNumberWhereverTheyAppear) {
+  // $2 appears before $1: each must still receive its own value.
+  auto r = wh_->Query("SELECT sum(CASE WHEN label = $2 THEN 1 ELSE 0 END) FROM " + Table() +
+                          " WHERE id >= $1",
+                      {int64_t{2}, std::string("b")}, {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(std::get<int64_t>(r->rows[0][0]), 1);
+}
+
+TEST_P(WarehouseTest, RefusesWritesAndLeavesTheDataAlone) {
+  for (const std::string& sql :
+       {"DELETE FROM " + Table(), "UPDATE " + Table() + " SET price = 0",
+        "DROP TABLE " + Table(), "INSERT INTO " + Table() + " VALUES (9, 'x', 1)"}) {
+    auto r = wh_->Query(sql, {}, {});
+    ASSERT_FALSE(r.ok()) << sql;
+    EXPECT_EQ(r.status().code(), StatusCode::kPermissionDenied) << sql << ": " << r.status().ToString();
+  }
+  EXPECT_EQ(scratch_->Scalar("SELECT count(*) FROM " + scratch_->Sql("items")), 3);
+}
+
+TEST_P(WarehouseTest, RefusesASecondStatement) {
+  auto r = wh_->Query("SELECT 1; DELETE FROM " + Table(), {}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(scratch_->Scalar("SELECT count(*) FROM " + scratch_->Sql("items")), 3);
+}
+
+TEST_P(WarehouseTest, InterruptsAQueryPastItsTimeout) {
+  std::string slow = GetParam() == "postgres"
+                         ? "SELECT count(*) FROM pg_sleep(30)"
+                         : "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                           "SELECT count(*) FROM c";
+  auto r = wh_->Query(slow, {}, {std::chrono::milliseconds(100)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kDeadlineExceeded) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("timeout"), std::string::npos);
+  // The connection is still usable afterwards.
+  auto after = wh_->Query("SELECT count(*) FROM " + Table(), {}, {});
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(std::get<int64_t>(after->rows[0][0]), 3);
+}
+
+TEST_P(WarehouseTest, KeepsTheEnginesMessageForABadQuery) {
+  auto r = wh_->Query("SELECT no_such_column FROM " + Table(), {}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no_such_column"), std::string::npos) << r.status().ToString();
+}
+
+TEST_P(WarehouseTest, EstimatesRowsWithoutReadingThem) {
+  if (GetParam() == "postgres") {
+    ASSERT_TRUE(scratch_->Exec("ANALYZE " + scratch_->Sql("items")).ok());
+  }
+  auto e = wh_->EstimateRowsRead(Items(), "", {});
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  ASSERT_TRUE(e->has_value());
+  EXPECT_EQ(**e, 3);
+}
+
+TEST(WarehouseOpenTest, AMissingSqliteFileIsAnErrorAndIsNotCreated) {
+  config::WarehouseConfig c;
+  c.name = "wh";
+  c.type = "sqlite";
+  c.path = (std::filesystem::temp_directory_path() / "dw-no-such-warehouse.db").string();
+  auto wh = OpenWarehouse(c);
+  ASSERT_FALSE(wh.ok());
+  EXPECT_EQ(wh.status().code(), StatusCode::kNotFound);
+  EXPECT_FALSE(std::filesystem::exists(c.path));
+}
+
+TEST(WarehouseOpenTest, AnUnreachablePostgresNamesTheWarehouseAndHidesThePassword) {
+  config::WarehouseConfig c;
+  c.name = "pg";
+  c.type = "postgres";
+  c.dsn = "postgresql://dw:s3cretpw@127.0.0.1:1/db?connect_timeout=2";
+  auto wh = OpenWarehouse(c);
+  ASSERT_FALSE(wh.ok());
+  EXPECT_EQ(wh.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(wh.status().message().find("warehouse 'pg'"), std::string::npos) << wh.status().ToString();
+  EXPECT_EQ(wh.status().message().find("s3cretpw"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, WarehouseTest, ::testing::Values("sqlite", "postgres"),
+                         test_support::BackendName);
+
+}  // namespace
+}  // namespace dw::warehouse
