@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The main job on the bundled example workspace: installs what is missing, builds, prepares a
 # scratch copy of examples/loyalty-flink (its SQLite warehouse created from warehouse.sql), then
-# validates the workspace, describes what it configures, and starts each of the five agents over
-# MCP stdio to list its tools and call describe_workspace.
+# validates the workspace, describes what it configures, runs its quality checks as of the
+# incident's time, and starts each of the five agents over MCP stdio to list its tools and call
+# describe_workspace. Then it replays the EV example's night: the checks find the 1,946 sessions
+# priced at the stale tariff.
 #   scripts/demo.sh [EXAMPLE]   default EXAMPLE: loyalty-flink
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,13 +17,34 @@ DW_BUILD_TARGETS=dw "$root/scripts/build.sh" "$root/build"
 dw="$root/build/dw"
 
 # A scratch copy keeps the source tree clean and makes every run start from the same state.
-work="$root/build/demo/$example"
-rm -rf "$work"
-mkdir -p "$work"
-cp -R "$src/." "$work/"
-if [ -f "$work/warehouse.sql" ]; then
-  sqlite3 "$work/warehouse.db" < "$work/warehouse.sql"
-fi
+prepare() {  # prepare EXAMPLE: prints the scratch folder
+  local dir="$root/build/demo/$1"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  cp -R "$root/examples/$1/." "$dir/"
+  if [ -f "$dir/warehouse.sql" ]; then
+    sqlite3 "$dir/warehouse.db" < "$dir/warehouse.sql" >/dev/null
+  fi
+  echo "$dir"
+}
+
+# The instant each example's story is told at: its checks are evaluated as of then.
+replay_at() {
+  case "$1" in
+    loyalty-flink) echo 2026-11-24T14:00:00Z ;;  # just before the 14:02 restore
+    ev-kestra) echo 2026-11-25T02:30:00Z ;;      # when the volume check reads the audit
+    *) date -u +%Y-%m-%dT%H:%M:%SZ ;;
+  esac
+}
+
+# Runs dw check; exit 1 (a check failed) is a finding, not a demo failure.
+check() {
+  local rc=0
+  "$dw" --workspace "$1" --now "$(replay_at "$2")" check || rc=$?
+  if [ "$rc" -eq 1 ]; then echo "(exit 1: a check failed)"; elif [ "$rc" -ne 0 ]; then exit "$rc"; fi
+}
+
+work=$(prepare "$example")
 
 echo "== dw validate"
 "$dw" --workspace "$work" validate
@@ -29,5 +52,13 @@ echo
 echo "== dw describe"
 "$dw" --workspace "$work" describe
 echo
+echo "== dw check --now $(replay_at "$example")"
+check "$work" "$example"
+echo
 echo "== dw agents --check (each agent started over MCP stdio)"
 "$dw" --workspace "$work" agents --check
+if [ "$example" = loyalty-flink ]; then
+  echo
+  echo "== the EV example's night: dw check --now $(replay_at ev-kestra)"
+  check "$(prepare ev-kestra)" ev-kestra
+fi

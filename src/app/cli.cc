@@ -19,6 +19,8 @@ int RunCli(int argc, char** argv) {
   app.add_option("-w,--workspace", g.workspace,
                  "workspace folder (default: $DW_WORKSPACE, else the current directory)");
   app.add_option("--log-level", g.log_level, "stderr log level: trace, debug, info, warn, error, off");
+  app.add_option("--now", g.now,
+                 "evaluate as if it were this instant (ISO 8601), to replay an example or incident");
 
   std::string init_dir, init_name;
   auto* init = app.add_subcommand("init", "create a new workspace from a commented template");

@@ -61,7 +61,12 @@ void PrintText(const quality::QualityReport& report) {
 }  // namespace
 
 int CmdCheck(const GlobalOptions& g, const CheckOptions& options) {
-  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), RealClock());
+  Result<const Clock*> clock = CommandClock(g);
+  if (!clock.ok()) {
+    std::cerr << "dw check: " << clock.status().message() << "\n";
+    return 2;
+  }
+  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
   if (!services->workspace_status().ok()) {
     std::cerr << "dw check: " << services->workspace_status().message() << "\n";
     return 2;

@@ -27,7 +27,12 @@ int CmdMcp(const GlobalOptions& g, const std::string& agent_name, bool conforman
     return 2;
   }
   // A workspace that fails to load does not stop the server: its tools explain the problem.
-  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), RealClock());
+  Result<const Clock*> clock = CommandClock(g);
+  if (!clock.ok()) {
+    std::cerr << "dw mcp: " << clock.status().message() << "\n";
+    return 2;
+  }
+  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
   if (!services->workspace_status().ok())
     spdlog::warn("{}", services->workspace_status().message());
   return mcp::ServeStdio(agents::BuildAgentCatalog(*agent, services), agents::ServerInfoFor(*agent),

@@ -82,7 +82,12 @@ int CmdServe(const GlobalOptions& g, const std::string& listen, const std::strin
                          {"dw-conformance-fixtures", "Data Workers conformance fixtures", DW_VERSION,
                           "Test fixtures of the MCP conformance suite; no product tools."}});
   } else {
-    auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), RealClock());
+    Result<const Clock*> clock = CommandClock(g);
+    if (!clock.ok()) {
+      std::cerr << "dw serve: " << clock.status().message() << "\n";
+      return 2;
+    }
+    auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
     if (!services->workspace_status().ok())
       spdlog::warn("{}", services->workspace_status().message());
     endpoints.push_back({"/mcp", agents::BuildCombinedCatalog(services),

@@ -6,12 +6,21 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
+#include "base/status.h"
+
 namespace dw::app {
 
 struct GlobalOptions {
   std::string workspace;  // --workspace; empty: DW_WORKSPACE, else the current directory
   std::string log_level = "warn";
+  std::string now;        // --now; empty: the system clock
 };
+
+// The clock commands read time from: the system clock, or with --now a clock fixed at that
+// instant (to replay an example or an incident as of its time). Fails with kInvalidArgument when
+// --now is not an ISO 8601 timestamp. The clock lives for the whole process.
+Result<const Clock*> CommandClock(const GlobalOptions& g);
 
 // `dw init DIR`: writes a commented workspace template; refuses to overwrite an existing one.
 int CmdInit(const GlobalOptions& g, const std::string& dir, const std::string& name);

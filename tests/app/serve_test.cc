@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+
+#include <map>
+#include <set>
 #include <httplib.h>
 
 #include <string>
@@ -106,10 +109,22 @@ TEST(AppServeTest, ServesEveryAgentAndTheCombinedEndpoint) {
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);
 
-  EXPECT_EQ(ToolNames(cli, "/mcp"), std::vector<std::string>{"describe_workspace"});
-  for (const char* agent : {"dw-incidents", "dw-quality", "dw-context-catalog", "dw-connectors", "dw-schema"})
-    EXPECT_EQ(ToolNames(cli, std::string("/mcp/") + agent), std::vector<std::string>{"describe_workspace"})
-        << agent;
+  // Each agent's tools; the combined endpoint serves them all, describe_workspace once.
+  const std::map<std::string, std::vector<std::string>> tools = {
+      {"dw-incidents", {"describe_workspace"}},
+      {"dw-quality", {"describe_workspace", "run_quality_check"}},
+      {"dw-context-catalog", {"describe_workspace"}},
+      {"dw-connectors", {"describe_workspace"}},
+      {"dw-schema", {"describe_workspace"}},
+  };
+  std::set<std::string> all;
+  for (const auto& [agent, names] : tools) {
+    EXPECT_EQ(ToolNames(cli, "/mcp/" + agent), names) << agent;
+    all.insert(names.begin(), names.end());
+  }
+  std::vector<std::string> combined = ToolNames(cli, "/mcp");
+  EXPECT_EQ(std::set<std::string>(combined.begin(), combined.end()), all);
+  EXPECT_EQ(combined.size(), all.size());
   auto unknown = cli.Post("/mcp/dw-nonsense", McpHeaders(), "{}", "application/json");
   ASSERT_TRUE(unknown);
   EXPECT_EQ(unknown->status, 404);

@@ -31,6 +31,45 @@ execFileSync('sqlite3', [join(ws, 'warehouse.db')], { input: readFileSync(join(w
 let passed = 0, failed = 0;
 function check(cond, what) { if (!cond) throw new Error(what); }
 
+// Calls `name` and checks a successful result against the tool's output schema.
+async function callValid(client, tools, name, args, options) {
+  const tool = tools.find((t) => t.name === name);
+  check(tool, `${name} not listed`);
+  const result = await client.callTool({ name, arguments: args }, undefined, options);
+  check(!result.isError, `${name} failed: ${JSON.stringify(result.content)}`);
+  const ajv = new Ajv({ strict: false });
+  check(ajv.validate(tool.outputSchema, result.structuredContent),
+    `${name}: structuredContent does not match outputSchema: ${ajv.errorsText()}`);
+  return result.structuredContent;
+}
+
+// Each agent's own tools, called the way an assistant would.
+const agentTools = {
+  'dw-quality': async (client, tools) => {
+    const progress = [];
+    const report = await callValid(client, tools, 'run_quality_check', { table: 'main.member_balances' },
+      { onprogress: (p) => progress.push(p) });
+    check(report.summary.checks === 9, `expected 9 checks, got ${JSON.stringify(report.summary)}`);
+    const byName = Object.fromEntries(report.tables[0].checks.map((c) => [c.name, c]));
+    check(byName['unique:member_id'].status === 'pass', 'unique:member_id did not pass');
+    check(byName['not_null:balance'].observed.rows === 500, 'not_null did not scan 500 rows');
+    // The example's rows are from 2026-11-24: by the real clock they are stale.
+    check(byName['freshness'].status === 'fail', `freshness: ${JSON.stringify(byName['freshness'])}`);
+    check(progress.length >= 1 && progress[progress.length - 1].progress === 1, `progress: ${JSON.stringify(progress)}`);
+    const inline = await callValid(client, tools, 'run_quality_check',
+      { table: 'table://main/member_balances', check: { range: { balance: { max: 5000 } } } });
+    check(inline.tables[0].checks[0].status === 'fail' && inline.tables[0].checks[0].sample.length === 10,
+      `inline range: ${JSON.stringify(inline.tables[0].checks[0])}`);
+    const unknown = await client.callTool({ name: 'run_quality_check', arguments: { table: 'main.member_balance' } });
+    check(unknown.isError === true && /closest: table:\/\/main\/member_balances/.test(unknown.content[0].text),
+      `unknown table: ${JSON.stringify(unknown)}`);
+    const sql = await client.callTool({ name: 'run_quality_check',
+      arguments: { table: 'main.member_balances', check: { custom: [{ name: 'x', sql: 'DROP TABLE member_balances' }] } } });
+    check(sql.isError === true, `inline SQL was accepted: ${JSON.stringify(sql)}`);
+    return 'run_quality_check ran 9 checks, an inline check, and refused an unknown table and inline SQL';
+  },
+};
+
 for (const agent of agents) {
   const client = new Client({ name: 'dw-sdk-test', version: '1.0.0' });
   const transport = new StdioClientTransport({
@@ -62,7 +101,8 @@ for (const agent of agents) {
     // Bad input is an isError result naming the field, not a protocol failure.
     const bad = await client.callTool({ name: 'describe_workspace', arguments: { probe: 'yes' } });
     check(bad.isError === true && /probe/.test(bad.content[0].text), `bad argument not reported: ${JSON.stringify(bad)}`);
-    console.log(`ok   ${agent}: ${tools.length} tool(s), describe_workspace matches its output schema`);
+    const extra = agentTools[agent] ? `; ${await agentTools[agent](client, tools)}` : '';
+    console.log(`ok   ${agent}: ${tools.length} tool(s), describe_workspace matches its output schema${extra}`);
     passed++;
   } catch (e) {
     console.log(`FAIL ${agent}: ${e.message}`);

@@ -223,6 +223,7 @@ Result<TableCheckSpec> ParseCheckSpec(const Json& block, const std::string& path
       }
     }
   }
+  if (!spec.unique.empty()) spec.sample_key = spec.unique.front();
   if (spec.freshness_max_age && !spec.time_column)
     return Bad(path + ".freshness", "needs time_column: the column that says when a row landed");
   if (spec.volume && spec.volume->window && !spec.time_column)

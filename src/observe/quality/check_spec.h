@@ -51,6 +51,9 @@ struct TableCheckSpec {
   std::optional<RowCountChangeSpec> row_count_change;
   std::vector<CustomSpec> custom;
   std::vector<std::string> pii;
+  // The columns that identify a row in failed-row samples: the first declared unique key (kept
+  // when a run selects other checks), else none.
+  std::vector<std::string> sample_key;
 
   // True when the block declares no check at all.
   bool Empty() const;

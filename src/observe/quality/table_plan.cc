@@ -63,6 +63,7 @@ Result<TableCheckSpec> SelectChecks(const TableCheckSpec& spec,
   TableCheckSpec out;
   out.time_column = spec.time_column;
   out.pii = spec.pii;
+  out.sample_key = spec.sample_key;
   for (const std::string& c : spec.not_null)
     if (wanted("not_null:" + c, "not_null")) out.not_null.push_back(c);
   for (const auto& key : spec.unique)
@@ -89,6 +90,7 @@ Result<TablePlan> PlanTable(warehouse::Warehouse& wh, const warehouse::TableSche
   plan.since_ms = since_ms;
   TableCheckSpec& run = plan.runnable;
   run.pii = spec.pii;
+  if (Missing(table, spec.sample_key).empty()) run.sample_key = spec.sample_key;
   run.custom = spec.custom;
   run.schema = spec.schema;
   run.row_count_change = spec.row_count_change;

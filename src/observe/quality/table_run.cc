@@ -39,6 +39,13 @@ Json CellJson(const SqlValue& v) {
   return nullptr;
 }
 
+// A bound or measured number as a person writes it: 0 rather than 0.0.
+std::string Num(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15)
+    return std::to_string(static_cast<int64_t>(v));
+  return Json(v).dump();
+}
+
 int64_t Millis(std::chrono::microseconds us) { return (us.count() + 500) / 1000; }
 
 std::string Plural(int64_t n, const std::string& one) {
@@ -52,13 +59,24 @@ Json ThresholdOf(const RangeSpec& r) {
   return t;
 }
 
-// The columns that identify a row in samples: the first declared unique key, else none.
+// The columns that identify a row in samples, without the offending column itself.
 std::vector<std::string> SampleKey(const TablePlan& plan, const std::string& column) {
   std::vector<std::string> key;
-  if (!plan.runnable.unique.empty())
-    for (const std::string& c : plan.runnable.unique.front())
-      if (c != column) key.push_back(c);
+  for (const std::string& c : plan.runnable.sample_key)
+    if (c != column) key.push_back(c);
   return key;
+}
+
+// "45s", "12m 5s", "3h 20m", "58d 8h": an age a person reads at a glance.
+std::string HumanAge(int64_t ms) {
+  int64_t s = ms / 1000;
+  auto two = [](int64_t a, const char* ua, int64_t b, const char* ub) {
+    return std::to_string(a) + ua + (b ? " " + std::to_string(b) + ub : "");
+  };
+  if (s < 60) return std::to_string(s) + "s";
+  if (s < 3600) return two(s / 60, "m", s % 60, "s");
+  if (s < 86400) return two(s / 3600, "h", s / 60 % 60, "m");
+  return two(s / 86400, "d", s / 3600 % 24, "h");
 }
 
 class TableRunner {
@@ -200,8 +218,7 @@ class TableRunner {
     o.observed = {{"latest", FormatRfc3339(FromUnixMillis(*latest))},
                   {"age_seconds", static_cast<double>(age_ms) / 1000.0}};
     o.verdict = age_ms <= max_age.count() ? Verdict::kPass : Verdict::kFail;
-    std::string age = age_ms >= 0 ? config::FormatDuration(std::chrono::milliseconds(age_ms / 1000 * 1000))
-                                  : "in the future";
+    std::string age = HumanAge(age_ms);
     o.message = "newest " + plan_.time->name + " is " + FormatRfc3339(FromUnixMillis(*latest)) +
                 (age_ms >= 0 ? ", " + age + " old" : " (in the future: clock skew?)") +
                 (o.verdict == Verdict::kPass ? "" : ", older than " + config::FormatDuration(max_age));
@@ -295,8 +312,8 @@ class TableRunner {
     bool above = spec.max && *hi > *spec.max;
     o.verdict = below || above ? Verdict::kFail : Verdict::kPass;
     o.message = column + " spans " + lo_json.dump() + " to " + hi_json.dump() +
-                (below ? ", below the minimum " + Json(*spec.min).dump() : "") +
-                (above ? ", above the maximum " + Json(*spec.max).dump() : "");
+                (below ? ", below the minimum " + Num(*spec.min) : "") +
+                (above ? ", above the maximum " + Num(*spec.max) : "");
     if (o.verdict == Verdict::kFail) {
       SampleRequest req;
       req.kind = SampleRequest::Kind::kOutOfRange;
@@ -354,8 +371,8 @@ class TableRunner {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%+.1f%%", pct);
     o.message = std::to_string(before) + " -> " + std::to_string(now) + " rows (" + buf + ")" +
-                (dropped ? ", a larger drop than " + Json(*spec.max_drop_pct).dump() + "%"
-                 : grew  ? ", a larger growth than " + Json(*spec.max_growth_pct).dump() + "%"
+                (dropped ? ", a larger drop than " + Num(*spec.max_drop_pct) + "%"
+                 : grew  ? ", a larger growth than " + Num(*spec.max_growth_pct) + "%"
                          : "");
     return o;
   }
@@ -384,9 +401,9 @@ class TableRunner {
                             : *value >= spec->between->first && *value <= spec->between->second;
     o.verdict = ok ? Verdict::kPass : Verdict::kFail;
     o.message = custom_name + " returned " + CellJson(cell).dump() +
-                (ok ? "" : spec->must_be ? ", expected " + Json(*spec->must_be).dump()
-                                         : ", expected between " + Json(spec->between->first).dump() +
-                                               " and " + Json(spec->between->second).dump());
+                (ok ? "" : spec->must_be ? ", expected " + Num(*spec->must_be)
+                                         : ", expected between " + Num(spec->between->first) +
+                                               " and " + Num(spec->between->second));
     return o;
   }
 

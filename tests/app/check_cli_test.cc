@@ -1,0 +1,108 @@
+// `dw check` end to end on the example workspaces: text and JSON output, exit codes a CI step can
+// gate on (0 pass, 1 a check failed, 2 an error or a refused run), and --now to replay an example.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include "base/json.h"
+#include "tests/support/subprocess.h"
+
+namespace dw {
+namespace {
+
+using testing::RunCommand;
+using testing::TempDir;
+
+const std::string kDw = DW_BINARY;
+
+std::string Q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+// A scratch copy of examples/NAME with its warehouse built from warehouse.sql.
+std::filesystem::path CopyExample(const TempDir& tmp, const std::string& name) {
+  namespace fs = std::filesystem;
+  fs::path dst = tmp.path() / name;
+  fs::copy(fs::path(DW_SOURCE_DIR) / "examples" / name, dst, fs::copy_options::recursive);
+  sqlite3* db = nullptr;
+  sqlite3_open((dst / "warehouse.db").c_str(), &db);
+  std::string sql = testing::ReadWholeFile(dst / "warehouse.sql");
+  char* err = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+  EXPECT_EQ(rc, SQLITE_OK) << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(db);
+  return dst;
+}
+
+TEST(CheckCliTest, LoyaltyExamplePassesAsOfItsOwnTime) {
+  TempDir tmp;
+  auto ws = CopyExample(tmp, "loyalty-flink");
+  auto r = RunCommand(kDw + " --workspace " + Q(ws) + " --now 2026-11-24T14:00:00Z check");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("9 checks on 1 table: 9 passed, 0 failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("PASS   unique:member_id"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(ws / ".dw" / "state.db"));
+}
+
+TEST(CheckCliTest, StaleDataFailsFreshnessWithExitOne) {
+  TempDir tmp;
+  auto ws = CopyExample(tmp, "loyalty-flink");
+  auto r = RunCommand(kDw + " --workspace " + Q(ws) + " --now 2026-11-24T16:00:00Z check");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAIL   freshness"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2h 4m old, older than 30m"), std::string::npos) << r.out;
+}
+
+TEST(CheckCliTest, EvExampleFindsTheNightsMismatches) {
+  TempDir tmp;
+  auto ws = CopyExample(tmp, "ev-kestra");
+  auto r = RunCommand(kDw + " --workspace " + Q(ws) + " --now 2026-11-25T02:30:00Z check --format json");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  Json report = Json::parse(r.out);
+  EXPECT_EQ(report["status"], "fail");
+  const Json& mismatches = report["tables"][0];
+  EXPECT_EQ(mismatches["table"], "table://main/rate_mismatches");
+  EXPECT_EQ(mismatches["checks"][0]["name"], "volume");
+  EXPECT_EQ(mismatches["checks"][0]["status"], "fail");
+  EXPECT_EQ(mismatches["checks"][0]["observed"]["rows_in_window"], 1946);
+  const Json& sessions = report["tables"][1];
+  for (const Json& c : sessions["checks"]) {
+    if (c["name"] == "custom:sessions_rated_at_stale_tariff") {
+      EXPECT_EQ(c["status"], "fail");
+      EXPECT_EQ(c["observed"]["value"], 1946);
+    } else {
+      EXPECT_EQ(c["status"], "pass") << c.dump();
+    }
+  }
+}
+
+TEST(CheckCliTest, ErrorsAndRefusalsExitTwo) {
+  TempDir tmp;
+  auto ws = CopyExample(tmp, "loyalty-flink");
+  const std::string dw = kDw + " --workspace " + Q(ws) + " --now 2026-11-24T14:00:00Z check ";
+  auto unknown = RunCommand(dw + "main.member_balance");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("closest: table://main/member_balances"), std::string::npos) << unknown.err;
+  auto since = RunCommand(dw + "--since yesterday");
+  EXPECT_EQ(since.exit_code, 2);
+  EXPECT_NE(since.err.find("since: 'yesterday'"), std::string::npos) << since.err;
+  auto budget = RunCommand(dw + "--max-scan-rows 100");
+  EXPECT_EQ(budget.exit_code, 2);
+  EXPECT_NE(budget.err.find("over its budget of 100"), std::string::npos) << budget.err;
+  auto now = RunCommand(kDw + " --workspace " + Q(ws) + " --now soon check");
+  EXPECT_EQ(now.exit_code, 2);
+  EXPECT_NE(now.err.find("--now"), std::string::npos);
+}
+
+TEST(CheckCliTest, IncrementalRunAndSelectedChecks) {
+  TempDir tmp;
+  auto ws = CopyExample(tmp, "loyalty-flink");
+  auto r = RunCommand(kDw + " --workspace " + Q(ws) +
+                      " --now 2026-11-24T14:00:00Z check --since 10m --checks not_null,freshness --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  Json report = Json::parse(r.out);
+  EXPECT_TRUE(report["incremental"].get<bool>());
+  EXPECT_EQ(report["summary"]["checks"], 3);
+  EXPECT_LT(report["tables"][0]["rows_scanned"].get<int>(), 500);
+}
+
+}  // namespace
+}  // namespace dw
