@@ -16,10 +16,13 @@ class PostgresWarehouse final : public Warehouse {
   const std::string& name() const override { return name_; }
   const Dialect& dialect() const override { return dialect_; }
 
+  // pg_catalog rather than information_schema: the latter hides tables the role may not read, which
+  // would turn "permission denied" into a misleading "not found".
   Result<std::vector<TableId>> ListTables() override {
     Result<QueryOutcome> r = Query(
-        "SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema NOT IN "
-        "('pg_catalog', 'information_schema') ORDER BY 1, 2",
+        "SELECT n.nspname, c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+        "ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname NOT IN "
+        "('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%' ORDER BY 1, 2",
         {}, {});
     if (!r.ok()) return r.status();
     std::vector<TableId> out;
@@ -30,9 +33,14 @@ class PostgresWarehouse final : public Warehouse {
 
   Result<std::optional<TableSchema>> DescribeTable(const TableId& table) override {
     std::string schema = table.schema.empty() ? "public" : table.schema;
+    // format_type without a modifier names types as information_schema does ("character varying",
+    // "timestamp with time zone").
     Result<QueryOutcome> r = Query(
-        "SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE "
-        "table_schema = $1 AND table_name = $2 ORDER BY ordinal_position",
+        "SELECT a.attname, format_type(a.atttypid, NULL), a.attnotnull FROM pg_catalog.pg_attribute a "
+        "JOIN pg_catalog.pg_class c ON c.oid = a.attrelid JOIN pg_catalog.pg_namespace n "
+        "ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2 AND "
+        "c.relkind IN ('r', 'v', 'm', 'p', 'f') AND a.attnum > 0 AND NOT a.attisdropped "
+        "ORDER BY a.attnum",
         {schema, table.table}, {});
     if (!r.ok()) return r.status();
     if (r->rows.empty()) return std::optional<TableSchema>();
@@ -40,7 +48,7 @@ class PostgresWarehouse final : public Warehouse {
     out.id = {schema, table.table};
     for (const SqlRow& row : r->rows) {
       out.columns.push_back({std::get<std::string>(row[0]), std::get<std::string>(row[1]),
-                             std::get<std::string>(row[2]) == "YES"});
+                             std::get<int64_t>(row[2]) == 0});
     }
     return std::optional<TableSchema>(std::move(out));
   }

@@ -360,6 +360,27 @@ TEST_P(QualityRunTest, AnUnreachableWarehouseMakesEveryCheckAnError) {
   EXPECT_EQ((*stored)[0].status, store::CheckStatus::kError);
 }
 
+TEST_P(QualityRunTest, APermissionErrorIsAnErrorWithTheWarehousesMessage) {
+  if (!wh_->postgres()) GTEST_SKIP() << "SQLite has no privileges";
+  // A role that may log in but was granted nothing on the table.
+  const std::string role = "dw_noaccess_" + wh_->schema().substr(6);
+  ASSERT_TRUE(wh_->Exec("CREATE ROLE " + role + " LOGIN; GRANT USAGE ON SCHEMA " + wh_->schema() +
+                        " TO " + role)
+                  .ok());
+  std::string dsn = wh_->config().dsn;
+  dsn.replace(dsn.find("postgres@"), 9, role + "@");
+  workspace_.warehouses["wh"].dsn = dsn;
+  Configure(Json::parse(R"({"not_null": ["balance"], "schema": true})"));
+  auto r = Run();
+  ASSERT_TRUE(wh_->Exec("DROP OWNED BY " + role + "; DROP ROLE " + role).ok());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const CheckOutcome& o = Outcome(*r, "not_null:balance");
+  EXPECT_EQ(o.verdict, Verdict::kError);
+  EXPECT_NE(o.message.find("permission denied"), std::string::npos) << o.message;
+  EXPECT_EQ(Outcome(*r, "schema").verdict, Verdict::kPass);  // the catalog is readable
+  EXPECT_EQ(r->ExitCode(), 2);
+}
+
 TEST_P(QualityRunTest, ResultsAreRecordedForBaselines) {
   Configure(Spec());
   auto r = Run();
