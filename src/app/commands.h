@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace dw::app {
 
@@ -29,5 +30,31 @@ int CmdServe(const GlobalOptions& g, const std::string& listen, const std::strin
 // `dw agents [--check]`: lists the agents; with check, starts each one over stdio, lists its tools
 // and calls describe_workspace through MCP.
 int CmdAgents(const GlobalOptions& g, bool check, const std::string& format);
+
+struct LineageCommand {
+  std::string asset;
+  std::string direction = "both";
+  int depth = 5;
+  bool columns = false;
+  std::string format = "text";
+};
+
+// `dw lineage ASSET`: upstream and/or downstream edges with their sources and last-seen times.
+int CmdLineage(const GlobalOptions& g, const LineageCommand& c);
+
+struct BlastRadiusCommand {
+  std::vector<std::string> assets;
+  std::string since;  // RFC 3339; runs impact_sql counts when set
+  std::string now;    // RFC 3339; replays the answer as of that time (default: the real clock)
+  int depth = 50;
+  bool include_stale = false;
+  std::string format = "text";
+};
+
+// `dw blast-radius ASSET... [--since T]`: everything downstream, who acts next and when.
+int CmdBlastRadius(const GlobalOptions& g, const BlastRadiusCommand& c);
+
+// `dw ingest dbt PATH` / `dw ingest openlineage FILE`: stores what the file asserts in the graph.
+int CmdIngest(const GlobalOptions& g, const std::string& source, const std::string& path);
 
 }  // namespace dw::app
