@@ -13,6 +13,15 @@ std::string_view ShortName(std::string_view id) {
   return cut == std::string_view::npos ? rest : rest.substr(cut + 1);
 }
 
+std::string_view MatchName(std::string_view id) {
+  if (id.starts_with("table://")) return ShortName(id);
+  size_t scheme = id.find("://");
+  if (scheme == std::string_view::npos) return id;
+  std::string_view rest = id.substr(scheme + 3);
+  size_t slash = rest.find('/');
+  return slash == std::string_view::npos ? rest : rest.substr(slash + 1);
+}
+
 uint32_t KindIndex(std::string_view kind) {
   const auto& kinds = KnownAssetKinds();
   for (size_t i = 0; i < kinds.size(); ++i)
@@ -31,7 +40,7 @@ AssetIndex GraphIndex::Intern(const std::string& id, uint8_t kind_index) {
   out_.emplace_back();
   in_.emplace_back();
   if (short_names_built_)
-    by_short_name_.emplace(std::string(ShortName(id)), it->second);
+    by_short_name_.emplace(std::string(MatchName(id)), it->second);
   return it->second;
 }
 
@@ -52,7 +61,7 @@ std::vector<AssetIndex> GraphIndex::FindByShortName(uint8_t kind_index,
   if (!short_names_built_) {
     by_short_name_.reserve(ids_.size());
     for (AssetIndex a = 0; a < ids_.size(); ++a)
-      by_short_name_.emplace(std::string(ShortName(*ids_[a])), a);
+      by_short_name_.emplace(std::string(MatchName(*ids_[a])), a);
     short_names_built_ = true;
   }
   std::vector<AssetIndex> out;

@@ -68,7 +68,7 @@ class GraphIndex {
   AssetIndex FindAlias(std::string_view alias) const;
   // Records `alias` as another name of `asset` (the latest call for an alias wins).
   void AddAlias(const std::string& alias, AssetIndex asset);
-  // The assets of kind `kind_index` whose short name (after the last '/' or '.') is `short_name`.
+  // The assets of kind `kind_index` whose MatchName is `short_name`.
   std::vector<AssetIndex> FindByShortName(uint8_t kind_index, std::string_view short_name) const;
 
   size_t asset_count() const { return assets_.size(); }
@@ -123,6 +123,10 @@ class GraphIndex {
 
 // The short name of a canonical id: the part after the last '/' or '.', e.g. "member_balances".
 std::string_view ShortName(std::string_view id);
+
+// The name sources match on when stitching by name: a table's table name (after the last '.'),
+// for other kinds the whole name after the instance ("points-balance", "pricing.tariff_sync").
+std::string_view MatchName(std::string_view id);
 
 // The index of `kind` in KnownAssetKinds(), or kNone.
 uint32_t KindIndex(std::string_view kind);

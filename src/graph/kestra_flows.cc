@@ -41,7 +41,7 @@ std::string TableId(const FlowContext& c, const std::string& qualified) {
   if (parts.empty()) return "";
   std::string name = parts.size() >= 2 ? parts[parts.size() - 2] + "." + parts.back() : parts.back();
   std::string fallback = "table://" + c.options.warehouse + "/" + name;
-  return ResolveName(c.index, {qualified}, "table", parts.back(), fallback);
+  return ResolveTable(c.index, {qualified}, parts.back(), fallback);
 }
 
 void AddEdge(FlowContext& c, const std::string& src, const std::string& dst, const char* rel = "feeds") {

@@ -20,6 +20,13 @@ std::string ResolveName(const GraphIndex& index, const std::vector<std::string>&
   return fallback;
 }
 
+std::string ResolveTable(const GraphIndex& index, const std::vector<std::string>& names,
+                         std::string_view short_name, const std::string& fallback) {
+  std::string id = ResolveName(index, names, "table", short_name, fallback);
+  if (id != fallback || index.Find(fallback) != kNone) return id;
+  return ResolveName(index, {}, "dbt", short_name, fallback);
+}
+
 std::string SanitizeInstance(std::string_view text) {
   std::string out;
   for (char c : text) {

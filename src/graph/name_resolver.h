@@ -17,6 +17,11 @@ std::string ResolveName(const GraphIndex& index, const std::vector<std::string>&
                         std::string_view kind, std::string_view short_name,
                         const std::string& fallback);
 
+// ResolveName for a warehouse table: a table asset, else a dbt model with the same short name
+// (a model is a table in the warehouse), else `fallback`.
+std::string ResolveTable(const GraphIndex& index, const std::vector<std::string>& names,
+                         std::string_view short_name, const std::string& fallback);
+
 // `text` made usable as an id's instance: characters other than letters, digits, '_', '-' and '.'
 // become '-' ("kafka-cluster-prod:9092" -> "kafka-cluster-prod-9092"); "unknown" when empty.
 std::string SanitizeInstance(std::string_view text);

@@ -137,7 +137,8 @@ Resolved ResolveDataset(const Json& ds, const GraphIndex& index) {
     short_name = SanitizeName(name);
   }
   Resolved r;
-  r.id = ResolveName(index, names, kind, short_name, fallback);
+  r.id = kind == "table" ? ResolveTable(index, names, short_name, fallback)
+                         : ResolveName(index, names, kind, short_name, fallback);
   for (const std::string& n : names)
     if (n != r.id) r.aliases.push_back(n);
   return r;
