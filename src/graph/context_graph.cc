@@ -214,7 +214,9 @@ Result<ApplySummary> ContextGraph::Apply(const SourceBatch& batch) {
   for (const store::GraphAsset& row : rows) DW_RETURN_IF_ERROR(IndexAssetRecord(row, &index_));
   for (const auto& [key, value] : edge_rows) {
     const auto& [src, dst, rel] = key;
-    AssetIndex s = index_.Find(src), d = index_.Find(dst);
+    // Interning (not just finding) keeps the index whole even if a row it lacks was skipped above.
+    AssetIndex s = index_.Intern(src, static_cast<uint8_t>(KindIndex(ParseAssetId(src)->kind)));
+    AssetIndex d = index_.Intern(dst, static_cast<uint8_t>(KindIndex(ParseAssetId(dst)->kind)));
     EdgeEntry e = value.first;
     e.src = s;
     e.dst = d;

@@ -53,6 +53,19 @@ std::string MetaOwner(const Json& node) {
   return "";
 }
 
+// dbt://<package>/<name> for "model.<package>.<name>" (also seed, snapshot); "" otherwise.
+std::string UnlistedNodeId(const std::string& unique_id) {
+  size_t a = unique_id.find('.');
+  if (a == std::string::npos) return "";
+  std::string type = unique_id.substr(0, a);
+  if (type != "model" && type != "seed" && type != "snapshot") return "";
+  size_t b = unique_id.find('.', a + 1);
+  if (b == std::string::npos || b + 1 >= unique_id.size()) return "";
+  std::string name = unique_id.substr(b + 1);
+  if (size_t v = name.find('.'); v != std::string::npos) name = name.substr(0, v);  // model.p.m.v2
+  return "dbt://" + SanitizeInstance(unique_id.substr(a + 1, b - a - 1)) + "/" + SanitizeName(name);
+}
+
 }  // namespace
 
 Result<SourceBatch> DbtManifestBatch(const Json& manifest, const std::string& warehouse,
@@ -69,7 +82,7 @@ Result<SourceBatch> DbtManifestBatch(const Json& manifest, const std::string& wa
 
   SourceBatch batch;
   batch.origin = Origin::kDbt;
-  batch.stale_scope = "*";
+  batch.stale_scope = std::string("*");  // not = "*": GCC 12 -Wrestrict false positive
   std::map<std::string, std::string> id_of;  // unique_id -> canonical id
 
   auto section = [&](const char* name) -> Result<const Json*> {
@@ -170,9 +183,20 @@ Result<SourceBatch> DbtManifestBatch(const Json& manifest, const std::string& wa
                                "'].depends_on.nodes: expected an array");
       for (const Json& dep : *list) {
         if (!dep.is_string()) continue;
-        auto up = id_of.find(dep.get<std::string>());
-        if (up == id_of.end()) continue;  // tests, macros, metrics: not data
-        batch.edges.push_back({up->second, me->second, "feeds", nullptr});
+        const std::string dep_id = dep.get<std::string>();
+        auto up = id_of.find(dep_id);
+        std::string src;
+        if (up != id_of.end()) {
+          src = up->second;
+        } else {
+          // A model outside this (perhaps partial) manifest is still a model: a placeholder.
+          src = UnlistedNodeId(dep_id);
+          if (src.empty()) continue;  // tests, macros, metrics, unknown sources: not placeable
+        }
+        EdgeFacts e;
+        e.src = src;
+        e.dst = me->second;
+        batch.edges.push_back(std::move(e));
       }
     }
     return Status::Ok();

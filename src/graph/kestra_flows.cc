@@ -174,7 +174,7 @@ Result<SourceBatch> KestraFlowsBatch(const std::filesystem::path& folder,
   std::sort(files.begin(), files.end());
   SourceBatch batch;
   batch.origin = Origin::kKestra;
-  batch.stale_scope = "*";
+  batch.stale_scope = std::string("*");  // not = "*": GCC 12 -Wrestrict false positive
   for (const auto& f : files) {
     std::ifstream in(f);
     if (!in) return Unavailable(f.string() + ": cannot read the file");

@@ -103,6 +103,8 @@ class Scanner {
       }
       std::string w = Word(i_);
       if (w == "FROM" && !parens.empty() && parens.back()) continue;
+      // MERGE's WHEN ... THEN UPDATE SET / THEN DELETE / THEN INSERT act on the MERGE target.
+      if ((w == "UPDATE" || w == "DELETE" || w == "INSERT") && i_ > 0 && Word(i_ - 1) == "THEN") continue;
       if (w == "INSERT") {
         size_t j = i_ + 1;
         while (Word(j) == "INTO" || Word(j) == "OVERWRITE" || Word(j) == "TABLE") ++j;
@@ -153,6 +155,8 @@ class Scanner {
   // Reads a dotted name at `j` into `into` (unless it is a CTE or a function call); returns the
   // position after it.
   size_t Take(size_t j, std::vector<std::string>* into) {
+    // A write target may be followed by its column list: INSERT INTO t (a, b), CREATE TABLE t (..).
+    const bool target = into == &refs_.writes;
     if (j >= t_.size() || t_[j].type == Tok::kPunct) return j;
     static const std::set<std::string> kNotNames = {"SELECT", "LATERAL", "UNNEST", "VALUES", "WITH",
                                                     "ONLY", "TABLE"};
@@ -164,7 +168,7 @@ class Scanner {
       k += 2;
     }
     // A quoted `project.dataset.table` is one token holding dots already.
-    if (k < t_.size() && t_[k].text == "(") return k;  // a table function
+    if (!target && k < t_.size() && t_[k].text == "(") return k;  // a table function
     if (name.find('.') == std::string::npos && ctes_.count(Upper(name))) return k;
     if (std::find(into->begin(), into->end(), name) == into->end()) into->push_back(name);
     return k;

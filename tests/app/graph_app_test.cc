@@ -166,7 +166,9 @@ TEST_F(LoyaltyTest, OpenLineageRouteStoresGzipBodiesAndRefusesBadOnesWithTheirPa
     graph::AssetIndex in = ix.Find("kafka://prod/points-events");
     graph::EdgeIndex e = ix.FindEdge(in, job, graph::Relation::kFeeds);
     EXPECT_NE(e, graph::kNone);
-    if (e != graph::kNone) EXPECT_TRUE(ix.edge(e).origins & (1u << static_cast<int>(graph::Origin::kOpenLineage)));
+    if (e != graph::kNone) {
+      EXPECT_TRUE(ix.edge(e).origins & (1u << static_cast<int>(graph::Origin::kOpenLineage)));
+    }
     return 0;
   });
   size_t assets_before = (*graph)->Read([](const graph::GraphIndex& ix) { return ix.asset_count(); });

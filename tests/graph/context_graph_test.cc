@@ -175,7 +175,9 @@ TEST_F(ContextGraphTest, UnknownIdsAnswerWithClosestMatches) {
     EXPECT_NE(r.status().message().find("table://main/member_balances"), std::string::npos);
     auto close = ClosestIds(ix, "fct_member", 3);
     EXPECT_FALSE(close.empty());
-    if (!close.empty()) EXPECT_EQ(close[0], "dbt://loyalty/fct_member_tier");
+    if (!close.empty()) {
+      EXPECT_EQ(close[0], "dbt://loyalty/fct_member_tier");
+    }
     return 0;
   });
 }

@@ -20,8 +20,9 @@ using test_support::TestData;
 // The Flink integration's template events with a real time and run id in place of the matchers.
 Json FlinkEvent(const std::string& name, const std::string& type = "") {
   std::string text = dw::testing::ReadWholeFile(TestData(name));
-  for (std::string::size_type p; (p = text.find("\"${json-unit.any-string}\"")) != std::string::npos;)
-    text.replace(p, 26, "\"2026-11-24T14:02:00Z\"");
+  const std::string any = "\"${json-unit.any-string}\"";
+  for (std::string::size_type p; (p = text.find(any)) != std::string::npos;)
+    text.replace(p, any.size(), "\"2026-11-24T14:02:00Z\"");
   Json e = Json::parse(text);
   e["run"]["runId"] = "0193a1f2-7c1e-7d4a-9f00-" + name.substr(3, 12);
   if (!type.empty()) e["eventType"] = type;

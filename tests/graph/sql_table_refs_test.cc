@@ -5,13 +5,18 @@
 namespace dw::graph {
 namespace {
 
-using ::testing::ElementsAre;
 
 TEST(SqlTableRefs, InsertSelectReadsSourcesAndWritesTarget) {
   auto r = ExtractTableRefs(
       "INSERT INTO raw.rated_sessions SELECT s.id FROM staging.sessions s JOIN pricing.tariffs t ON t.c = s.c");
   EXPECT_EQ(r.writes, std::vector<std::string>{"raw.rated_sessions"});
   EXPECT_EQ(r.reads, (std::vector<std::string>{"staging.sessions", "pricing.tariffs"}));
+}
+
+TEST(SqlTableRefs, InsertWithAColumnListAndValues) {
+  auto r = ExtractTableRefs("INSERT INTO raw.rated_sessions (session_id, kwh) VALUES ('{{ x }}', {{ y }})");
+  EXPECT_EQ(r.writes, std::vector<std::string>{"raw.rated_sessions"});
+  EXPECT_TRUE(r.reads.empty());
 }
 
 TEST(SqlTableRefs, MergeUsingReadsTheSourceAndWritesTheTarget) {
