@@ -98,13 +98,14 @@ int CmdBlastRadius(const GlobalOptions& g, const BlastRadiusCommand& c) {
   std::cout << "blast radius at " << b["now"].get<std::string>() << " (" << b["timezone"].get<std::string>()
             << "): " << b["total"] << " downstream asset(s)" << (b["truncated"].get<bool>() ? ", truncated" : "")
             << "\n";
-  for (const auto& [kind, list] : b["by_kind"].items()) {
-    std::cout << "  " << kind << ":\n";
-    for (const Json& a : list)
+  for (const auto& [kind, group] : b["by_kind"].items()) {
+    std::cout << "  " << kind << " (" << group["count"] << "):\n";
+    for (const Json& a : group["assets"])
       std::cout << "    " << a["id"].get<std::string>() << "  depth " << a["depth"]
                 << (a["owner"].get<std::string>().empty() ? "" : "  owner " + a["owner"].get<std::string>())
                 << (a["customer_facing"].get<bool>() ? "  CUSTOMER-FACING" : "")
                 << (a["placeholder"].get<bool>() ? "  (placeholder)" : "") << "\n";
+    if (!group["listed_all"].get<bool>()) std::cout << "    ... and more (use --format json for counts)\n";
   }
   if (!b["consumers"].empty()) std::cout << "acts next:\n";
   for (const Json& cns : b["consumers"]) {

@@ -74,20 +74,36 @@ Result<BlastRadiusReport> BlastRadius(const GraphIndex& index, const std::vector
   Json roots_json = Json::array();
   for (AssetIndex r : roots) roots_json.push_back(AssetJson(index, r));
 
-  std::map<std::string, Json> by_kind;
+  struct KindGroup {
+    size_t count = 0;
+    Json assets = Json::array();
+  };
+  struct OwnerGroup {
+    size_t count = 0;
+    std::vector<std::string> assets;
+  };
+  std::map<std::string, KindGroup> by_kind;
   std::map<uint32_t, size_t> by_depth;
-  std::map<std::string, std::vector<std::string>> owners;  // owner -> assets
+  std::map<std::string, OwnerGroup> owners;
   Json consumers = Json::array(), customer_facing = Json::array(), placeholders = Json::array();
   std::vector<std::pair<int64_t, Json>> timed;
+  std::map<std::string, Result<TimePoint>> next_runs;
   for (const Reached& r : walk.reached) {
-    Json a = AssetJson(index, r.asset);
-    a["depth"] = r.depth;
     const std::string& id = index.id(r.asset);
     const AssetEntry& e = index.asset(r.asset);
     const AssetDetails& d = index.details(r.asset);
-    by_kind[index.kind_name(r.asset)].push_back(a);
+    // Listed in full up to the per-kind limit (breadth-first, so the nearest first); counted always.
+    KindGroup& group = by_kind[index.kind_name(r.asset)];
+    if (++group.count <= o.list_per_kind) {
+      Json a = AssetJson(index, r.asset);
+      a["depth"] = r.depth;
+      group.assets.push_back(std::move(a));
+    }
     ++by_depth[r.depth];
-    if (e.owner != 0) owners[index.str(e.owner)].push_back(id);
+    if (e.owner != 0) {
+      OwnerGroup& og = owners[index.str(e.owner)];
+      if (++og.count <= o.list_per_kind) og.assets.push_back(id);
+    }
     if (e.flags & kCustomerFacing) customer_facing.push_back(id);
     if (e.flags & kPlaceholder) placeholders.push_back(id);
     if (!d.impact_sql.empty()) report.impact_queries.push_back({id, d.impact_sql});
@@ -100,28 +116,34 @@ Result<BlastRadiusReport> BlastRadius(const GraphIndex& index, const std::vector
            {"customer_facing", (e.flags & kCustomerFacing) != 0},
            {"schedule", d.schedule},
            {"timezone", o.timezone}};
-    auto next = config::NextRun(d.schedule, now, o.timezone);
+    // Many consumers share a schedule: compute each one's next run once.
+    auto cached = next_runs.find(d.schedule);
+    if (cached == next_runs.end())
+      cached = next_runs.emplace(d.schedule, config::NextRun(d.schedule, now, o.timezone)).first;
+    const Result<TimePoint>& next = cached->second;
     if (!next.ok()) {
       c["schedule_error"] = next.status().message();
-      timed.emplace_back(INT64_MAX, c);
+      timed.emplace_back(INT64_MAX, std::move(c));
       continue;
     }
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*next - now);
     c["next_run"] = FormatRfc3339(*next);
     c["time_left_seconds"] = left.count() / 1000;
     c["time_left"] = HumanDuration(left);
-    timed.emplace_back(ToUnixMillis(*next), c);
+    timed.emplace_back(ToUnixMillis(*next), std::move(c));
   }
   std::stable_sort(timed.begin(), timed.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
   for (auto& [t, c] : timed) consumers.push_back(std::move(c));
 
   Json kinds = Json::object();
-  for (auto& [k, list] : by_kind) kinds[k] = list;
+  for (auto& [k, g] : by_kind)
+    kinds[k] = Json{{"count", g.count}, {"assets", std::move(g.assets)}, {"listed_all", g.count <= o.list_per_kind}};
   Json depths = Json::array();
   for (auto& [d, n] : by_depth) depths.push_back(Json{{"depth", d}, {"count", n}});
   Json owner_list = Json::array();
-  for (auto& [owner, ids] : owners) owner_list.push_back(Json{{"owner", owner}, {"assets", ids}});
+  for (auto& [owner, g] : owners)
+    owner_list.push_back(Json{{"owner", owner}, {"count", g.count}, {"assets", g.assets}});
 
   // Where the walked edges came from, and how fresh each source's view is.
   Json provenance = Json::object();

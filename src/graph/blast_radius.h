@@ -56,6 +56,9 @@ struct BlastRadiusOptions {
   WalkOptions walk;
   std::optional<TimePoint> since;  // for impact_sql; without it no counts are run
   std::string timezone = "UTC";    // the workspace's, for schedules
+  // Assets listed per kind (and per owner); all are counted. Consumers, customer-facing assets and
+  // impact queries are always listed in full.
+  size_t list_per_kind = 100;
 };
 
 // A query the report needs run: the count of `asset`'s impact_sql for `since`.

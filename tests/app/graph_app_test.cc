@@ -70,8 +70,8 @@ TEST_F(LoyaltyTest, BlastRadiusReachesTheTierModelAndThe2200BrazeSyncWithItsImpa
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const Json& b = *r;
   ASSERT_TRUE(b["by_kind"].contains("dbt"));
-  EXPECT_EQ(b["by_kind"]["dbt"][0]["id"], "dbt://loyalty/fct_member_tier");
-  EXPECT_EQ(b["by_kind"]["dbt"][0]["depth"], 1);
+  EXPECT_EQ(b["by_kind"]["dbt"]["assets"][0]["id"], "dbt://loyalty/fct_member_tier");
+  EXPECT_EQ(b["by_kind"]["dbt"]["assets"][0]["depth"], 1);
   ASSERT_EQ(b["consumers"].size(), 1u);
   const Json& sync = b["consumers"][0];
   EXPECT_EQ(sync["id"], "sync://hightouch/tier-changes-to-braze");

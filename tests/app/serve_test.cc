@@ -106,10 +106,13 @@ TEST(AppServeTest, ServesEveryAgentAndTheCombinedEndpoint) {
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);
 
-  EXPECT_EQ(ToolNames(cli, "/mcp"), std::vector<std::string>{"describe_workspace"});
-  for (const char* agent : {"dw-incidents", "dw-quality", "dw-context-catalog", "dw-connectors", "dw-schema"})
+  const std::vector<std::string> catalog_tools = {"describe_workspace", "trace_cross_platform_lineage",
+                                                   "blast_radius_analysis", "search_assets", "get_asset"};
+  EXPECT_EQ(ToolNames(cli, "/mcp"), catalog_tools);
+  for (const char* agent : {"dw-incidents", "dw-quality", "dw-connectors", "dw-schema"})
     EXPECT_EQ(ToolNames(cli, std::string("/mcp/") + agent), std::vector<std::string>{"describe_workspace"})
         << agent;
+  EXPECT_EQ(ToolNames(cli, "/mcp/dw-context-catalog"), catalog_tools);
   auto unknown = cli.Post("/mcp/dw-nonsense", McpHeaders(), "{}", "application/json");
   ASSERT_TRUE(unknown);
   EXPECT_EQ(unknown->status, 404);

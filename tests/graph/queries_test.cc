@@ -129,8 +129,9 @@ TEST_F(QueriesTest, ConsumersAreOrderedByNextRunAcrossMidnight) {
   EXPECT_EQ(c[1]["next_run"], "2026-11-25T22:00:00.000Z");
   EXPECT_TRUE(c[1]["customer_facing"].get<bool>());
   EXPECT_EQ(r.body["customer_facing"], Json({"sync://h/late"}));
-  EXPECT_EQ(r.body["by_kind"]["sync"].size(), 2u);
-  EXPECT_EQ(r.body["by_kind"]["dashboard"].size(), 1u);
+  EXPECT_EQ(r.body["by_kind"]["sync"]["count"], 2);
+  EXPECT_EQ(r.body["by_kind"]["sync"]["assets"].size(), 2u);
+  EXPECT_EQ(r.body["by_kind"]["dashboard"]["count"], 1);
   EXPECT_EQ(r.body["owners"].size(), 2u);
 }
 
@@ -187,6 +188,17 @@ TEST_F(QueriesTest, ProvenanceSaysWhichSourcesTheWalkUsed) {
   EXPECT_EQ(r.body["provenance"]["openlineage"]["kind"], "observed");
   EXPECT_EQ(r.body["provenance"]["openlineage"]["edges"], 1);
   EXPECT_EQ(r.body["placeholders"].size(), 2u);
+}
+
+TEST_F(QueriesTest, LargeGroupsAreCountedInFullAndListedUpToTheLimit) {
+  std::vector<EdgeFacts> fan;
+  for (int i = 0; i < 150; ++i) fan.push_back({"table://main/t", "dbt://p/m" + std::to_string(i), "feeds", nullptr});
+  Apply(Batch(Origin::kDbt, fan));
+  auto r = Blast({"table://main/t"}, "UTC", clock_.Now());
+  EXPECT_EQ(r.body["total"], 150);
+  EXPECT_EQ(r.body["by_kind"]["dbt"]["count"], 150);
+  EXPECT_EQ(r.body["by_kind"]["dbt"]["assets"].size(), 100u);
+  EXPECT_FALSE(r.body["by_kind"]["dbt"]["listed_all"].get<bool>());
 }
 
 TEST_F(QueriesTest, TheWalkerStopsAtItsLimitAndSaysSo) {

@@ -94,7 +94,7 @@ for (const agent of agents) {
     };
     const since = '2026-11-24T00:00:00Z';
     const b = await call('blast_radius_analysis', { assets: ['table://main/member_balances'], since });
-    check(b.by_kind.dbt && b.by_kind.dbt.some((a) => a.id === 'dbt://loyalty/fct_member_tier'), 'fct_member_tier not reached');
+    check(b.by_kind.dbt && b.by_kind.dbt.assets.some((a) => a.id === 'dbt://loyalty/fct_member_tier'), 'fct_member_tier not reached');
     const sync = b.consumers[0];
     check(sync && sync.id === 'sync://hightouch/tier-changes-to-braze', `first consumer ${JSON.stringify(sync)}`);
     check(/T22:00:00\.000Z$/.test(sync.next_run), `next run ${sync.next_run}`);
