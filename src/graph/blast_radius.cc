@@ -13,6 +13,8 @@ void DownstreamWalker::Walk(const std::vector<AssetIndex>& roots, const WalkOpti
   out->edges.clear();
   out->stale_skipped = 0;
   out->truncated = false;
+  thread_local std::vector<uint32_t> mark_;
+  thread_local uint32_t stamp_ = 0;
   if (mark_.size() < index_.asset_count()) mark_.resize(index_.asset_count(), 0);
   if (++stamp_ == 0) {  // wrapped: clear the marks once every 4 billion walks
     std::fill(mark_.begin(), mark_.end(), 0);

@@ -37,9 +37,9 @@ struct WalkResult {
   bool truncated = false;
 };
 
-// Breadth-first walk downstream. Reuses its visited marks between walks, so one walker per thread
-// answers repeated queries without allocating per asset; REQUIRES: the index is not changed while
-// a walker made for it is in use (hold the graph's read lock).
+// Breadth-first walk downstream. The visited marks live in a per-thread scratch array reused by
+// every walk on that thread (stamped, so never cleared), so a walk costs what it visits, not the
+// size of the graph. REQUIRES: the index is not changed during a walk (hold the graph's read lock).
 class DownstreamWalker {
  public:
   explicit DownstreamWalker(const GraphIndex& index) : index_(index) {}
@@ -48,8 +48,6 @@ class DownstreamWalker {
 
  private:
   const GraphIndex& index_;
-  std::vector<uint32_t> mark_;
-  uint32_t stamp_ = 0;
 };
 
 struct BlastRadiusOptions {
