@@ -10,6 +10,14 @@
 namespace dw::graph {
 namespace {
 
+// obj[key] without copying it (Json::value copies); a shared null when absent or obj is no object.
+const Json& Member(const Json& obj, const char* key) {
+  static const Json kNull;
+  if (!obj.is_object()) return kNull;
+  auto it = obj.find(key);
+  return it == obj.end() ? kNull : *it;
+}
+
 Status Bad(const std::string& path, const std::string& why) {
   return InvalidArgument(path + ": " + why);
 }
@@ -33,7 +41,7 @@ Status ValidateDataset(const Json& ds, const std::string& path) {
   DW_RETURN_IF_ERROR(RequireString(ds, "namespace", path));
   DW_RETURN_IF_ERROR(RequireString(ds, "name", path));
   DW_RETURN_IF_ERROR(OptionalObject(ds, "facets", path));
-  const Json& facets = ds.value("facets", Json::object());
+  const Json& facets = Member(ds, "facets");
   if (!facets.is_object()) return Status::Ok();
   const std::string fp = path + ".facets";
   if (auto s = facets.find("schema"); s != facets.end()) {
@@ -109,10 +117,10 @@ Resolved ResolveDataset(const Json& ds, const GraphIndex& index) {
   const std::string ns = ds["namespace"], name = ds["name"];
   const std::string own = ns + "/" + name;
   std::vector<std::string> names = {own};
-  const Json& facets = ds.value("facets", Json::object());
+  const Json& facets = Member(ds, "facets");
   if (facets.is_object())
     if (auto s = facets.find("symlinks"); s != facets.end() && s->is_object())
-      for (const Json& ident : s->value("identifiers", Json::array()))
+      for (const Json& ident : Member(*s, "identifiers"))
         names.push_back(ident["namespace"].get<std::string>() + "/" + ident["name"].get<std::string>());
   auto [scheme, authority] = SplitNamespace(ns);
   std::string kind = DatasetKind(scheme);
@@ -145,11 +153,11 @@ Resolved ResolveDataset(const Json& ds, const GraphIndex& index) {
 }
 
 std::string JobKind(const Json& job, const Json& run) {
-  const Json& jf = job.value("facets", Json::object());
+  const Json& jf = Member(job, "facets");
   std::string integration;
   if (jf.is_object() && jf.contains("jobType") && jf["jobType"].is_object())
     integration = jf["jobType"].value("integration", "");
-  const Json& rf = run.value("facets", Json::object());
+  const Json& rf = Member(run, "facets");
   if (integration.empty() && rf.is_object() && rf.contains("processing_engine") &&
       rf["processing_engine"].is_object())
     integration = rf["processing_engine"].value("name", "");
@@ -241,7 +249,7 @@ Result<SourceBatch> RunEventBatch(const Json& event, const GraphIndex& index, Ti
   // Inputs first: column lineage on outputs refers to them by namespace/name.
   std::map<std::string, std::string> input_ids;
   for (const char* side : {"inputs", "outputs"}) {
-    const Json& list = event.value(side, Json::array());
+    const Json& list = Member(event, side);
     if (!list.is_array()) continue;
     for (size_t i = 0; i < list.size(); ++i) {
       const Json& ds = list[i];
@@ -252,9 +260,9 @@ Result<SourceBatch> RunEventBatch(const Json& event, const GraphIndex& index, Ti
       AssetFacts f;
       f.id = r.id;
       f.aliases = r.aliases;
-      const Json& facets = ds.value("facets", Json::object());
+      const Json& facets = Member(ds, "facets");
       if (facets.is_object() && facets.contains("schema"))
-        if (const Json& fields = facets["schema"].value("fields", Json::array()); fields.is_array() && !fields.empty()) {
+        if (const Json& fields = Member(facets["schema"], "fields"); fields.is_array() && !fields.empty()) {
           Json cols = Json::array();
           for (const Json& fld : fields) {
             Json c{{"name", fld["name"]}};
@@ -294,7 +302,7 @@ Result<SourceBatch> RunEventBatch(const Json& event, const GraphIndex& index, Ti
     r.run_id = run["runId"];
     r.event_type = event_type;
     r.at = at;
-    const Json& rf = run.value("facets", Json::object());
+    const Json& rf = Member(run, "facets");
     if (rf.is_object() && rf.contains("errorMessage") && rf["errorMessage"].is_object())
       r.message = rf["errorMessage"].value("message", "");
     batch.runs.push_back(r);
