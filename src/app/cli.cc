@@ -75,6 +75,28 @@ int RunCli(int argc, char** argv) {
   check_cmd->add_flag("--no-record", no_record, "do not store the results in the state store");
   check_cmd->add_option("--format", check_options.format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
+  LineageCommand lineage_cmd;
+  auto* lineage = app.add_subcommand("lineage", "upstream and downstream of an asset in the context graph");
+  lineage->add_option("ASSET", lineage_cmd.asset, "asset id or alias")->required();
+  lineage->add_option("--direction", lineage_cmd.direction, "upstream, downstream or both (default both)")
+      ->check(CLI::IsMember({"upstream", "downstream", "both"}));
+  lineage->add_option("--depth", lineage_cmd.depth, "hops to follow, 1 to 50 (default 5)")->check(CLI::Range(1, 50));
+  lineage->add_flag("--columns", lineage_cmd.columns, "include column-level lineage where known");
+  lineage->add_option("--format", lineage_cmd.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
+  BlastRadiusCommand blast_cmd;
+  auto* blast = app.add_subcommand("blast-radius", "everything downstream of damaged assets, who acts next and when");
+  blast->add_option("ASSET", blast_cmd.assets, "asset ids or aliases")->required();
+  blast->add_option("--since", blast_cmd.since, "RFC 3339 time the damage started; runs impact_sql counts");
+  blast->add_option("--depth", blast_cmd.depth, "hops to follow, 1 to 50 (default 50)")->check(CLI::Range(1, 50));
+  blast->add_flag("--include-stale", blast_cmd.include_stale, "also follow edges no source asserts any more");
+  blast->add_option("--format", blast_cmd.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
+  std::string ingest_source, ingest_path;
+  auto* ingest = app.add_subcommand("ingest", "store lineage from a file in the context graph");
+  ingest->add_option("SOURCE", ingest_source, "dbt (a manifest.json) or openlineage (JSON lines of run events)")
+      ->required()->check(CLI::IsMember({"dbt", "openlineage"}));
+  ingest->add_option("PATH", ingest_path, "the file")->required();
 
   try {
     app.parse(argc, argv);
@@ -94,6 +116,9 @@ int RunCli(int argc, char** argv) {
     check_options.record = !no_record;
     return CmdCheck(g, check_options);
   }
+  if (*lineage) return CmdLineage(g, lineage_cmd);
+  if (*blast) return CmdBlastRadius(g, blast_cmd);
+  if (*ingest) return CmdIngest(g, ingest_source, ingest_path);
   std::cout << app.help();
   return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "agents/agents.h"
 #include "app/commands.h"
+#include "app/graph_service.h"
 #include "app/services.h"
 #include "base/log.h"
 #include "mcp/conformance_fixtures.h"
@@ -75,6 +76,7 @@ int CmdServe(const GlobalOptions& g, const std::string& listen, const std::strin
   }
 
   std::vector<mcp::McpEndpoint> endpoints;
+  std::shared_ptr<Services> services;
   if (conformance_fixtures) {
     auto catalog = std::make_shared<mcp::Catalog>();
     mcp::AddConformanceFixtures(*catalog);
@@ -87,7 +89,7 @@ int CmdServe(const GlobalOptions& g, const std::string& listen, const std::strin
       std::cerr << "dw serve: " << clock.status().message() << "\n";
       return 2;
     }
-    auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
+    services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
     if (!services->workspace_status().ok())
       spdlog::warn("{}", services->workspace_status().message());
     endpoints.push_back({"/mcp", agents::BuildCombinedCatalog(services),
@@ -106,6 +108,16 @@ int CmdServe(const GlobalOptions& g, const std::string& listen, const std::strin
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
 
   mcp::StreamableHttpServer server;
+  // OpenLineage intake (Marquez-compatible) when the workspace accepts events.
+  if (services && services->workspace_status().ok() && services->workspace().lineage.openlineage) {
+    Status st = server.AddJsonRoute("POST", "/api/v1/lineage", [services](const mcp::JsonRouteRequest& req) {
+      return LineageRoute(*services, req);
+    });
+    if (!st.ok()) {
+      std::cerr << "dw serve: " << st.message() << "\n";
+      return 2;
+    }
+  }
   if (Status st = server.Start(options, endpoints); !st.ok()) {
     std::cerr << "dw serve: " << st.message() << "\n";
     return 2;

@@ -54,5 +54,29 @@ struct CheckOptions {
 // `dw check [TABLE...]`: runs the configured checks and prints the results. Exit code 0 when every
 // check passed, 1 when one failed, 2 when one could not run or the run was refused.
 int CmdCheck(const GlobalOptions& g, const CheckOptions& options);
+struct LineageCommand {
+  std::string asset;
+  std::string direction = "both";
+  int depth = 5;
+  bool columns = false;
+  std::string format = "text";
+};
+
+// `dw lineage ASSET`: upstream and/or downstream edges with their sources and last-seen times.
+int CmdLineage(const GlobalOptions& g, const LineageCommand& c);
+
+struct BlastRadiusCommand {
+  std::vector<std::string> assets;
+  std::string since;  // RFC 3339; runs impact_sql counts when set
+  int depth = 50;
+  bool include_stale = false;
+  std::string format = "text";
+};
+
+// `dw blast-radius ASSET... [--since T]`: everything downstream, who acts next and when.
+int CmdBlastRadius(const GlobalOptions& g, const BlastRadiusCommand& c);
+
+// `dw ingest dbt PATH` / `dw ingest openlineage FILE`: stores what the file asserts in the graph.
+int CmdIngest(const GlobalOptions& g, const std::string& source, const std::string& path);
 
 }  // namespace dw::app

@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "app/describe.h"
+#include "app/graph_service.h"
 
 namespace dw::app {
 
@@ -48,6 +49,26 @@ Result<store::StateStore*> Services::state() {
     state_ = std::move(opened).value();
   }
   return state_.get();
+}
+
+Result<graph::ContextGraph*> Services::graph() {
+  auto store = state();
+  if (!store.ok()) return store.status();
+  std::lock_guard<std::mutex> lock(graph_mu_);
+  if (!graph_) {
+    auto loaded = graph::ContextGraph::Load(*store, *clock_);
+    if (!loaded.ok()) return loaded.status();
+    graph_ = std::move(loaded).value();
+    graph_warnings_ = IngestWorkspaceSources(*workspace_, *graph_);
+    return graph_.get();
+  }
+  DW_RETURN_IF_ERROR(graph_->Refresh());
+  return graph_.get();
+}
+
+std::vector<std::string> Services::graph_warnings() {
+  std::lock_guard<std::mutex> lock(graph_mu_);
+  return graph_warnings_;
 }
 
 }  // namespace dw::app

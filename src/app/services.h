@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "base/json.h"
 #include "config/workspace.h"
+#include "graph/context_graph.h"
 #include "net/http_client.h"
 #include "store/state_store.h"
 
@@ -40,6 +41,14 @@ class Services {
   // The state store, opened (and migrated) on first use; thread-safe.
   Result<store::StateStore*> state();
 
+  // The context graph, loaded from the state store on first use after ingesting the workspace's
+  // own sources (notes, lineage.dbt_manifest, lineage.kestra_flows); afterwards refreshed when
+  // another process changed it. A source that fails is reported in graph_warnings(), not fatal.
+  // Thread-safe.
+  Result<graph::ContextGraph*> graph();
+  // Problems met while ingesting the workspace's sources on first use (one sentence each).
+  std::vector<std::string> graph_warnings();
+
  private:
   std::filesystem::path dir_;
   std::optional<config::Workspace> workspace_;
@@ -51,6 +60,9 @@ class Services {
   Json configuration_description_;
   std::mutex state_mu_;
   std::unique_ptr<store::StateStore> state_;
+  std::mutex graph_mu_;
+  std::unique_ptr<graph::ContextGraph> graph_;
+  std::vector<std::string> graph_warnings_;
 };
 
 }  // namespace dw::app

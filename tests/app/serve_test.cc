@@ -113,7 +113,9 @@ TEST(AppServeTest, ServesEveryAgentAndTheCombinedEndpoint) {
   const std::map<std::string, std::vector<std::string>> tools = {
       {"dw-incidents", {"describe_workspace"}},
       {"dw-quality", {"describe_workspace", "run_quality_check"}},
-      {"dw-context-catalog", {"describe_workspace"}},
+      {"dw-context-catalog",
+       {"describe_workspace", "trace_cross_platform_lineage", "blast_radius_analysis", "search_assets",
+        "get_asset"}},
       {"dw-connectors", {"describe_workspace"}},
       {"dw-schema", {"describe_workspace"}},
   };

@@ -111,6 +111,53 @@ for (const agent of agents) {
     await client.close().catch(() => {});
   }
 }
+// The context graph tools of dw-context-catalog, through the same client: the loyalty incident's
+// blast radius reaches the 22:00 Braze sync with the count its impact_sql returns.
+{
+  const client = new Client({ name: 'dw-sdk-test', version: '1.0.0' });
+  const transport = new StdioClientTransport({
+    command: startAgent, args: ['dw-context-catalog'], cwd: tmpdir(),
+    env: { ...process.env, DW_WORKSPACE: ws }, stderr: 'pipe',
+  });
+  try {
+    await client.connect(transport);
+    const { tools } = await client.listTools();
+    const ajv = new Ajv({ strict: false });
+    const call = async (name, args) => {
+      const tool = tools.find((t) => t.name === name);
+      check(tool, `${name} not listed`);
+      check(tool.annotations && tool.annotations.readOnlyHint === true, `${name} not marked read-only`);
+      const r = await client.callTool({ name, arguments: args });
+      check(!r.isError, `${name} failed: ${JSON.stringify(r.content)}`);
+      check(ajv.validate(tool.outputSchema, r.structuredContent), `${name} breaks its outputSchema: ${ajv.errorsText()}`);
+      return r.structuredContent;
+    };
+    const since = '2026-11-24T00:00:00Z';
+    const b = await call('blast_radius_analysis', { assets: ['table://main/member_balances'], since });
+    check(b.by_kind.dbt && b.by_kind.dbt.assets.some((a) => a.id === 'dbt://loyalty/fct_member_tier'), 'fct_member_tier not reached');
+    const sync = b.consumers[0];
+    check(sync && sync.id === 'sync://hightouch/tier-changes-to-braze', `first consumer ${JSON.stringify(sync)}`);
+    check(/T22:00:00\.000Z$/.test(sync.next_run), `next run ${sync.next_run}`);
+    check(sync.customer_facing === true, 'the Braze sync is not flagged customer-facing');
+    const expected = Number(execFileSync('sqlite3', [join(ws, 'warehouse.db'),
+      "SELECT count(*) FROM member_balances WHERE updated_at >= '2026-11-24T00:00:00.000Z'"]).toString().trim());
+    check(b.impact[0] && b.impact[0].count === expected, `impact ${JSON.stringify(b.impact)} expected ${expected}`);
+    const l = await call('trace_cross_platform_lineage', { asset: 'sync://hightouch/tier-changes-to-braze', direction: 'upstream', depth: 10 });
+    check(l.nodes.some((n) => n.id === 'flink://flink/points-balance'), 'lineage does not reach the Flink job');
+    const s = await call('search_assets', { query: 'balances' });
+    check(s.total >= 2, `search found ${s.total}`);
+    const g = await call('get_asset', { id: 'table://main/member_balance' });
+    check(g.found === false && g.closest[0] === 'table://main/member_balances', `get_asset closest ${JSON.stringify(g)}`);
+    console.log('ok   dw-context-catalog graph tools: blast radius, lineage, search, get_asset');
+    passed++;
+  } catch (e) {
+    console.log(`FAIL dw-context-catalog graph tools: ${e.message}`);
+    failed++;
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
 rmSync(ws, { recursive: true, force: true });
 console.log(`sdk: ${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -1,0 +1,146 @@
+// `dw lineage`, `dw blast-radius`, `dw ingest dbt|openlineage`: the context graph commands.
+#include <iostream>
+#include <memory>
+
+#include "app/commands.h"
+#include "app/graph_service.h"
+#include "app/services.h"
+#include "base/rfc3339.h"
+
+namespace dw::app {
+namespace {
+
+// Loads the workspace with `clock`; prints the problem and returns nullptr when it fails.
+std::shared_ptr<Services> LoadOrReport(const GlobalOptions& g, const Clock& clock, const char* cmd) {
+  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), clock);
+  if (!services->workspace_status().ok()) {
+    std::cerr << "dw " << cmd << ": " << services->workspace_status().message() << "\n";
+    return nullptr;
+  }
+  return services;
+}
+
+int Fail(const char* cmd, const Status& st) {
+  std::cerr << "dw " << cmd << ": " << st.message() << "\n";
+  return st.code() == StatusCode::kInvalidArgument || st.code() == StatusCode::kNotFound ? 2 : 1;
+}
+
+std::string Origins(const Json& sources) {
+  std::string out;
+  for (const Json& s : sources) {
+    out += (out.empty() ? "" : ", ") + s["origin"].get<std::string>() + " " + s["last_seen"].get<std::string>();
+    if (s["stale"].get<bool>()) out += " (stale)";
+  }
+  return out;
+}
+
+void PrintWarnings(const Json& answer) {
+  for (const Json& w : answer.value("warnings", Json::array())) std::cerr << "warning: " << w.get<std::string>() << "\n";
+}
+
+}  // namespace
+
+int CmdLineage(const GlobalOptions& g, const LineageCommand& c) {
+  auto services = LoadOrReport(g, RealClock(), "lineage");
+  if (!services) return 2;
+  graph::LineageOptions o;
+  o.direction = c.direction;
+  o.depth = c.depth;
+  o.columns = c.columns;
+  auto r = LineageAnswer(*services, c.asset, o);
+  if (!r.ok()) return Fail("lineage", r.status());
+  if (c.format == "json") {
+    std::cout << r->dump(2) << "\n";
+    return 0;
+  }
+  PrintWarnings(*r);
+  std::cout << "lineage of " << (*r)["asset"].get<std::string>() << " (" << c.direction << ", depth " << c.depth
+            << ")\n";
+  for (const Json& e : (*r)["edges"]) {
+    std::cout << "  " << e["src"].get<std::string>() << " -> " << e["dst"].get<std::string>();
+    if (e["relation"] != "feeds") std::cout << " [" << e["relation"].get<std::string>() << "]";
+    std::cout << "  (" << Origins(e["sources"]) << ")" << (e.value("in_cycle", false) ? " [cycle]" : "") << "\n";
+  }
+  if ((*r)["edges"].empty()) std::cout << "  no edges\n";
+  for (const Json& cycle : (*r)["cycles"]) std::cout << "cycle: " << cycle.dump() << "\n";
+  if ((*r)["truncated"].get<bool>()) std::cout << "(truncated)\n";
+  return 0;
+}
+
+int CmdBlastRadius(const GlobalOptions& g, const BlastRadiusCommand& c) {
+  Result<const Clock*> command_clock = CommandClock(g);
+  if (!command_clock.ok()) return Fail("blast-radius", command_clock.status());
+  const Clock* clock = *command_clock;
+  std::optional<TimePoint> since;
+  if (!c.since.empty()) {
+    auto t = ParseRfc3339(c.since);
+    if (!t.ok()) return Fail("blast-radius", InvalidArgument("--since: " + t.status().message()));
+    since = *t;
+  }
+  auto services = LoadOrReport(g, *clock, "blast-radius");
+  if (!services) return 2;
+  graph::WalkOptions walk;
+  walk.max_depth = c.depth;
+  walk.include_stale = c.include_stale;
+  auto r = BlastRadiusAnswer(*services, c.assets, since, walk);
+  if (!r.ok()) return Fail("blast-radius", r.status());
+  if (c.format == "json") {
+    std::cout << r->dump(2) << "\n";
+    return 0;
+  }
+  PrintWarnings(*r);
+  const Json& b = *r;
+  std::cout << "blast radius at " << b["now"].get<std::string>() << " (" << b["timezone"].get<std::string>()
+            << "): " << b["total"] << " downstream asset(s)" << (b["truncated"].get<bool>() ? ", truncated" : "")
+            << "\n";
+  for (const auto& [kind, group] : b["by_kind"].items()) {
+    std::cout << "  " << kind << " (" << group["count"] << "):\n";
+    for (const Json& a : group["assets"])
+      std::cout << "    " << a["id"].get<std::string>() << "  depth " << a["depth"]
+                << (a["owner"].get<std::string>().empty() ? "" : "  owner " + a["owner"].get<std::string>())
+                << (a["customer_facing"].get<bool>() ? "  CUSTOMER-FACING" : "")
+                << (a["placeholder"].get<bool>() ? "  (placeholder)" : "") << "\n";
+    if (!group["listed_all"].get<bool>()) std::cout << "    ... and more (use --format json for counts)\n";
+  }
+  if (!b["consumers"].empty()) std::cout << "acts next:\n";
+  for (const Json& cns : b["consumers"]) {
+    std::cout << "  " << cns["id"].get<std::string>();
+    if (cns.contains("next_run"))
+      std::cout << "  next run " << cns["next_run"].get<std::string>() << "  in " << cns["time_left"].get<std::string>();
+    else
+      std::cout << "  schedule problem: " << cns["schedule_error"].get<std::string>();
+    std::cout << (cns["customer_facing"].get<bool>() ? "  CUSTOMER-FACING" : "") << "\n";
+  }
+  for (const Json& i : b["impact"]) {
+    std::cout << "impact of " << i["asset"].get<std::string>() << ": ";
+    if (i.contains("count"))
+      std::cout << i["count"] << " since " << i["since"].get<std::string>() << "\n";
+    else if (i.contains("error"))
+      std::cout << "error: " << i["error"].get<std::string>() << "\n";
+    else
+      std::cout << i["note"].get<std::string>() << "\n";
+  }
+  if (!b["owners"].empty()) {
+    std::cout << "owners to involve:";
+    for (const Json& o : b["owners"]) std::cout << " " << o["owner"].get<std::string>();
+    std::cout << "\n";
+  }
+  for (const auto& [origin, p] : b["provenance"].items())
+    std::cout << "from " << origin << " (" << p["kind"].get<std::string>() << "): " << p["edges"]
+              << " edge(s), last seen " << p["newest_seen"].get<std::string>() << "\n";
+  return 0;
+}
+
+int CmdIngest(const GlobalOptions& g, const std::string& source, const std::string& path) {
+  auto services = LoadOrReport(g, RealClock(), "ingest");
+  if (!services) return 2;
+  auto graph = services->graph();
+  if (!graph.ok()) return Fail("ingest", graph.status());
+  Result<Json> r = source == "dbt" ? IngestDbtManifestFile(services->workspace(), **graph, path)
+                                   : IngestOpenLineageFile(**graph, path);
+  if (!r.ok()) return Fail("ingest", r.status());
+  std::cout << r->dump() << "\n";
+  return 0;
+}
+
+}  // namespace dw::app

@@ -1,0 +1,203 @@
+#include "app/graph_service.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "base/identifiers.h"
+#include "graph/dbt_manifest.h"
+#include "graph/kestra_flows.h"
+#include "graph/notes_source.h"
+#include "graph/openlineage_event.h"
+#include "warehouse/read_only_count.h"
+
+namespace dw::app {
+namespace {
+
+Result<std::string> ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound(path.string() + ": cannot read the file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string KestraInstance(const config::Workspace& ws) {
+  for (const auto& [name, p] : ws.platforms)
+    if (p.type == "kestra") return name;
+  return "kestra";
+}
+
+}  // namespace
+
+Json SummaryJson(const graph::ApplySummary& s) {
+  return Json{{"assets_described", s.assets_described}, {"placeholders_added", s.placeholders_added},
+              {"edges_added", s.edges_added},           {"edges_refreshed", s.edges_refreshed},
+              {"edges_marked_stale", s.edges_marked_stale}, {"runs_recorded", s.runs_recorded}};
+}
+
+std::string DefaultWarehouse(const config::Workspace& ws) {
+  if (ws.warehouses.size() == 1) return ws.warehouses.begin()->first;
+  if (ws.warehouses.count("main") || ws.warehouses.empty()) return "main";
+  return ws.warehouses.begin()->first;
+}
+
+std::vector<std::string> IngestWorkspaceSources(const config::Workspace& ws, graph::ContextGraph& graph) {
+  std::vector<std::string> warnings;
+  auto notes = graph.Apply(graph::NotesBatch(ws.assets));
+  if (!notes.ok()) warnings.push_back("workspace notes: " + notes.status().message());
+  if (!ws.lineage.dbt_manifest.empty()) {
+    auto r = IngestDbtManifestFile(ws, graph, ws.lineage.dbt_manifest);
+    if (!r.ok()) warnings.push_back("lineage.dbt_manifest: " + r.status().message());
+  }
+  if (!ws.lineage.kestra_flows.empty()) {
+    graph::KestraFlowOptions options{KestraInstance(ws), DefaultWarehouse(ws)};
+    auto batch = graph.Read([&](const graph::GraphIndex& index) {
+      return graph::KestraFlowsBatch(ws.lineage.kestra_flows, options, index);
+    });
+    if (!batch.ok()) {
+      warnings.push_back(batch.status().message());
+    } else if (auto r = graph.Apply(*batch); !r.ok()) {
+      warnings.push_back("lineage.kestra_flows: " + r.status().message());
+    }
+  }
+  return warnings;
+}
+
+Result<Json> IngestDbtManifestFile(const config::Workspace& ws, graph::ContextGraph& graph,
+                                   const std::filesystem::path& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  Json manifest = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (manifest.is_discarded()) return InvalidArgument(path.string() + ": not valid JSON");
+  auto batch = graph.Read([&](const graph::GraphIndex& index) {
+    return graph::DbtManifestBatch(manifest, DefaultWarehouse(ws), index);
+  });
+  if (!batch.ok()) return InvalidArgument(path.string() + ": " + batch.status().message());
+  auto applied = graph.Apply(*batch);
+  if (!applied.ok()) return applied.status();
+  return SummaryJson(*applied);
+}
+
+Result<Json> IngestOpenLineageFile(graph::ContextGraph& graph, const std::filesystem::path& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  std::vector<graph::SourceBatch> batches;
+  std::istringstream lines(*text);
+  std::string line;
+  int n = 0;
+  Status failed;
+  graph.Read([&](const graph::GraphIndex& index) {
+    while (std::getline(lines, line)) {
+      ++n;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      Json event = Json::parse(line, nullptr, false);
+      std::string where = path.string() + ":" + std::to_string(n) + ": ";
+      if (event.is_discarded()) {
+        failed = InvalidArgument(where + "not valid JSON");
+        return 0;
+      }
+      auto b = graph::RunEventBatch(event, index, graph.clock().Now());
+      if (!b.ok()) {
+        failed = InvalidArgument(where + b.status().message());
+        return 0;
+      }
+      batches.push_back(std::move(b).value());
+    }
+    return 0;
+  });
+  if (!failed.ok()) return failed;
+  size_t events = batches.size();
+  auto applied = graph.Apply(graph::MergeBatches(std::move(batches)));
+  if (!applied.ok()) return applied.status();
+  Json out = SummaryJson(*applied);
+  out["events"] = events;
+  return out;
+}
+
+Result<Json> IngestOpenLineageEvents(graph::ContextGraph& graph, const Json& body) {
+  if (body.is_array()) {
+    std::vector<graph::SourceBatch> batches;
+    Status failed;
+    graph.Read([&](const graph::GraphIndex& index) {
+      for (size_t i = 0; i < body.size() && failed.ok(); ++i) {
+        auto b = graph::RunEventBatch(body[i], index, graph.clock().Now());
+        if (!b.ok()) {
+          std::string msg = b.status().message();
+          // "$.x" inside element i is "$[i].x" of the body.
+          failed = InvalidArgument("$[" + std::to_string(i) + "]" + msg.substr(msg.rfind('$', 0) == 0 ? 1 : 0));
+        } else {
+          batches.push_back(std::move(b).value());
+        }
+      }
+      return 0;
+    });
+    if (!failed.ok()) return failed;
+    size_t events = batches.size();
+    auto applied = graph.Apply(graph::MergeBatches(std::move(batches)));
+    if (!applied.ok()) return applied.status();
+    Json out = SummaryJson(*applied);
+    out["events"] = events;
+    return out;
+  }
+  auto batch = graph.Read([&](const graph::GraphIndex& index) {
+    return graph::RunEventBatch(body, index, graph.clock().Now());
+  });
+  if (!batch.ok()) return batch.status();
+  auto applied = graph.Apply(*batch);
+  if (!applied.ok()) return applied.status();
+  Json out = SummaryJson(*applied);
+  out["events"] = 1;
+  return out;
+}
+
+mcp::JsonRouteReply LineageRoute(Services& services, const mcp::JsonRouteRequest& request) {
+  if (request.body.is_null()) return {400, Json{{"error", "$: the body is empty; send an OpenLineage run event"}}};
+  auto graph = services.graph();
+  if (!graph.ok()) return {503, Json{{"error", "the context graph is unavailable: " + graph.status().message()}}};
+  auto r = IngestOpenLineageEvents(**graph, request.body);
+  if (!r.ok()) {
+    int status = r.status().code() == StatusCode::kInvalidArgument ? 400 : 500;
+    return {status, Json{{"error", r.status().message()}}};
+  }
+  return {201, *r};
+}
+
+Result<Json> LineageAnswer(Services& services, const std::string& asset, const graph::LineageOptions& options) {
+  auto graph = services.graph();
+  if (!graph.ok()) return graph.status();
+  auto r = (*graph)->Read([&](const graph::GraphIndex& index) { return graph::TraceLineage(index, asset, options); });
+  if (!r.ok()) return r.status();
+  (*r)["warnings"] = services.graph_warnings();
+  return r;
+}
+
+Result<Json> BlastRadiusAnswer(Services& services, const std::vector<std::string>& assets,
+                               std::optional<TimePoint> since, const graph::WalkOptions& walk) {
+  auto graph = services.graph();
+  if (!graph.ok()) return graph.status();
+  const config::Workspace& ws = services.workspace();
+  graph::BlastRadiusOptions options;
+  options.walk = walk;
+  options.since = since;
+  options.timezone = ws.timezone;
+  const TimePoint now = services.clock().Now();
+  auto report = (*graph)->Read([&](const graph::GraphIndex& index) {
+    return graph::BlastRadius(index, assets, options, now);
+  });
+  if (!report.ok()) return report.status();
+  // Counts run outside the graph lock: they are warehouse queries.
+  graph::FillImpactCounts(&*report, since, [&](const std::string& asset, const std::string& sql,
+                                               TimePoint at) -> Result<int64_t> {
+    std::string wh_name = DefaultWarehouse(ws);
+    if (auto id = ParseAssetId(asset); id.ok() && id->kind == "table") wh_name = id->instance;
+    auto wh = ws.warehouses.find(wh_name);
+    if (wh == ws.warehouses.end())
+      return FailedPrecondition("no warehouse '" + wh_name + "' to run the impact_sql of " + asset);
+    return warehouse::RunReadOnlyCount(wh->second, sql, {{"since", FormatRfc3339(at)}});
+  });
+  report->body["timezone"] = ws.timezone;
+  report->body["warnings"] = services.graph_warnings();
+  return report->body;
+}
+
+}  // namespace dw::app

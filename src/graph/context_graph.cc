@@ -1,0 +1,234 @@
+#include "graph/context_graph.h"
+
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "base/identifiers.h"
+#include "graph/graph_records.h"
+
+namespace dw::graph {
+namespace {
+
+uint8_t Bit(Origin o) { return static_cast<uint8_t>(1u << static_cast<int>(o)); }
+
+Status ValidateBatch(const SourceBatch& batch) {
+  auto check = [](const std::string& id, const std::string& where) -> Status {
+    auto parsed = ParseAssetId(id);
+    if (!parsed.ok()) return InvalidArgument(where + ": " + parsed.status().message());
+    return Status::Ok();
+  };
+  for (size_t i = 0; i < batch.assets.size(); ++i)
+    DW_RETURN_IF_ERROR(check(batch.assets[i].id, "assets[" + std::to_string(i) + "]"));
+  for (size_t i = 0; i < batch.edges.size(); ++i) {
+    const EdgeFacts& e = batch.edges[i];
+    DW_RETURN_IF_ERROR(check(e.src, "edges[" + std::to_string(i) + "].src"));
+    DW_RETURN_IF_ERROR(check(e.dst, "edges[" + std::to_string(i) + "].dst"));
+    if (e.relation != "feeds" && e.relation != "triggers")
+      return InvalidArgument("edges[" + std::to_string(i) + "]: unknown relation '" + e.relation +
+                             "' (feeds or triggers)");
+  }
+  for (size_t i = 0; i < batch.runs.size(); ++i)
+    DW_RETURN_IF_ERROR(check(batch.runs[i].job, "runs[" + std::to_string(i) + "].job"));
+  if (!batch.stale_scope.empty() && batch.stale_scope != "*")
+    DW_RETURN_IF_ERROR(check(batch.stale_scope, "stale_scope"));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ContextGraph>> ContextGraph::Load(store::StateStore* store, const Clock& clock) {
+  std::unique_ptr<ContextGraph> g(new ContextGraph(store, clock));
+  DW_RETURN_IF_ERROR(g->LoadFromStore(&g->index_, &g->generation_));
+  return g;
+}
+
+Status ContextGraph::LoadFromStore(GraphIndex* index, std::string* generation) {
+  // Read the generation first: a write that lands while we read makes the next Refresh reload.
+  auto gen = store_->GetCursor(kGraphGenerationCursor);
+  if (!gen.ok()) return gen.status();
+  *generation = gen->value_or("");
+  auto assets = store_->Assets();
+  if (!assets.ok()) return assets.status();
+  auto edges = store_->Edges();
+  if (!edges.ok()) return edges.status();
+  index->Reserve(assets->size(), edges->size());
+  for (const store::GraphAsset& a : *assets) DW_RETURN_IF_ERROR(IndexAssetRecord(a, index));
+  for (const store::GraphEdge& e : *edges) DW_RETURN_IF_ERROR(IndexEdgeRecord(e, index));
+  return Status::Ok();
+}
+
+Status ContextGraph::Refresh() {
+  std::lock_guard<std::mutex> writer(writer_mu_);
+  auto gen = store_->GetCursor(kGraphGenerationCursor);
+  if (!gen.ok()) return gen.status();
+  if (gen->value_or("") == generation_) return Status::Ok();
+  GraphIndex fresh;
+  std::string fresh_gen;
+  DW_RETURN_IF_ERROR(LoadFromStore(&fresh, &fresh_gen));
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  index_ = std::move(fresh);
+  generation_ = fresh_gen;
+  return Status::Ok();
+}
+
+Result<ApplySummary> ContextGraph::Apply(const SourceBatch& batch) {
+  DW_RETURN_IF_ERROR(ValidateBatch(batch));
+  std::lock_guard<std::mutex> writer(writer_mu_);
+  // Pick up other processes' writes first, so stale marks and merges start from the truth.
+  {
+    auto gen = store_->GetCursor(kGraphGenerationCursor);
+    if (!gen.ok()) return gen.status();
+    if (gen->value_or("") != generation_) {
+      GraphIndex fresh;
+      std::string fresh_gen;
+      DW_RETURN_IF_ERROR(LoadFromStore(&fresh, &fresh_gen));
+      std::unique_lock<std::shared_mutex> lock(mu_);
+      index_ = std::move(fresh);
+      generation_ = fresh_gen;
+    }
+  }
+  const TimePoint now = clock_->Now();
+  const uint32_t now_s = static_cast<uint32_t>(ToUnixMillis(now) / 1000);
+  const uint8_t bit = Bit(batch.origin);
+  const int oi = static_cast<int>(batch.origin);
+  ApplySummary summary;
+
+  // Assets the batch describes: merge into the stored rows (the store is the truth for facts).
+  std::map<std::string, store::GraphAsset> asset_rows;
+  for (const AssetFacts& f : batch.assets) {
+    std::optional<store::GraphAsset> existing;
+    if (auto it = asset_rows.find(f.id); it != asset_rows.end()) {
+      existing = it->second;
+    } else {
+      auto got = store_->GetAsset(f.id);
+      if (!got.ok()) return got.status();
+      existing = *got;
+    }
+    asset_rows[f.id] = MergeAssetFacts(existing, f, batch.origin, now);
+  }
+  summary.assets_described = static_cast<int>(asset_rows.size());
+
+  // Edges: the new state of every edge this batch touches, keyed by (src, dst, relation).
+  using EdgeKey = std::tuple<std::string, std::string, std::string>;
+  std::map<EdgeKey, std::pair<EdgeEntry, Json>> edge_rows;
+  std::set<std::string> placeholders;
+  {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    auto known = [&](const std::string& id) {
+      return asset_rows.count(id) || index_.Find(id) != kNone || placeholders.count(id);
+    };
+    for (const EdgeFacts& f : batch.edges) {
+      for (const std::string* id : {&f.src, &f.dst})
+        if (!known(*id)) placeholders.insert(*id);
+      EdgeKey key{f.src, f.dst, f.relation};
+      auto it = edge_rows.find(key);
+      if (it == edge_rows.end()) {
+        EdgeEntry entry;
+        entry.relation = f.relation == "triggers" ? Relation::kTriggers : Relation::kFeeds;
+        Json columns;
+        AssetIndex s = index_.Find(f.src), d = index_.Find(f.dst);
+        EdgeIndex existing = (s != kNone && d != kNone) ? index_.FindEdge(s, d, entry.relation) : kNone;
+        if (existing != kNone) {
+          entry = index_.edge(existing);
+          columns = index_.edge_columns(existing);
+          ++summary.edges_refreshed;
+        } else {
+          ++summary.edges_added;
+        }
+        it = edge_rows.emplace(key, std::make_pair(entry, columns)).first;
+      }
+      EdgeEntry& e = it->second.first;
+      e.origins |= bit;
+      e.stale &= static_cast<uint8_t>(~bit);
+      e.seen_s[oi] = now_s;
+      if (!f.columns.is_null()) it->second.second = f.columns;
+    }
+    // Stale marks: edges of this origin in scope that the batch no longer asserts.
+    auto mark = [&](EdgeIndex ei) {
+      const EdgeEntry& e = index_.edge(ei);
+      if (!(e.origins & bit) || (e.stale & bit)) return;
+      EdgeKey key{index_.id(e.src), index_.id(e.dst), RelationName(e.relation)};
+      if (edge_rows.count(key)) return;
+      EdgeEntry copy = e;
+      copy.stale |= bit;
+      edge_rows.emplace(key, std::make_pair(copy, index_.edge_columns(ei)));
+      ++summary.edges_marked_stale;
+    };
+    if (batch.stale_scope == "*") {
+      for (EdgeIndex ei = 0; ei < index_.edge_count(); ++ei) mark(ei);
+    } else if (!batch.stale_scope.empty()) {
+      AssetIndex a = index_.Find(batch.stale_scope);
+      if (a != kNone) {
+        for (EdgeIndex ei : index_.out(a)) mark(ei);
+        for (EdgeIndex ei : index_.in(a)) mark(ei);
+      }
+    }
+  }
+  // A placeholder may already be stored (another process); never overwrite a described row.
+  std::vector<store::GraphAsset> rows;
+  for (auto& [id, row] : asset_rows) rows.push_back(row);
+  for (const std::string& id : placeholders) {
+    auto got = store_->GetAsset(id);
+    if (!got.ok()) return got.status();
+    if (got->has_value()) continue;
+    rows.push_back(PlaceholderRecord(id));
+    ++summary.placeholders_added;
+  }
+  std::vector<store::GraphEdge> edge_records;
+  edge_records.reserve(edge_rows.size());
+  for (const auto& [key, value] : edge_rows)
+    edge_records.push_back(EdgeRecord(std::get<0>(key), std::get<1>(key), value.first, value.second));
+
+  std::string new_generation;
+  bool others_wrote = false;
+  Status written = store_->InTransaction([&](store::StateStore& tx) -> Status {
+    DW_RETURN_IF_ERROR(tx.UpsertAssets(rows));
+    DW_RETURN_IF_ERROR(tx.UpsertEdges(edge_records));
+    for (const JobRun& run : batch.runs) {
+      store::ChangeEvent ev;
+      ev.dedup_key = std::string(OriginName(batch.origin)) + ":run:" + run.run_id + ":" + run.event_type;
+      ev.asset_id = run.job;
+      ev.kind = "run";
+      ev.happened_at = run.at;
+      ev.observed_at = now;
+      ev.evidence = Json{{"origin", OriginName(batch.origin)}, {"run_id", run.run_id},
+                         {"event_type", run.event_type}};
+      if (!run.message.empty()) ev.evidence["message"] = run.message;
+      ev.reason = run.event_type == "COMPLETE" ? "run completed" : "run ended with " + run.event_type;
+      auto added = tx.AddChangeEvent(ev);
+      if (!added.ok()) return added.status();
+      if (*added) ++summary.runs_recorded;
+    }
+    auto gen = tx.GetCursor(kGraphGenerationCursor);
+    if (!gen.ok()) return gen.status();
+    int64_t n = 0;
+    if (gen->has_value()) n = std::strtoll((*gen)->c_str(), nullptr, 10);
+    others_wrote = gen->value_or("") != generation_;
+    new_generation = std::to_string(n + 1);
+    return tx.SetCursor(kGraphGenerationCursor, new_generation);
+  });
+  if (!written.ok()) return written;
+
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  for (const store::GraphAsset& row : rows) DW_RETURN_IF_ERROR(IndexAssetRecord(row, &index_));
+  for (const auto& [key, value] : edge_rows) {
+    const auto& [src, dst, rel] = key;
+    // Interning (not just finding) keeps the index whole even if a row it lacks was skipped above.
+    AssetIndex s = index_.Intern(src, static_cast<uint8_t>(KindIndex(ParseAssetId(src)->kind)));
+    AssetIndex d = index_.Intern(dst, static_cast<uint8_t>(KindIndex(ParseAssetId(dst)->kind)));
+    EdgeEntry e = value.first;
+    e.src = s;
+    e.dst = d;
+    EdgeIndex existing = index_.FindEdge(s, d, e.relation);
+    EdgeIndex at = existing == kNone ? index_.AddEdge(e) : existing;
+    if (existing != kNone) index_.mutable_edge(at) = e;
+    index_.set_edge_columns(at, value.second);
+  }
+  // If another process wrote between our check and our transaction, the index misses its rows:
+  // leave the generation unmatched so the next Refresh reloads.
+  generation_ = others_wrote ? std::string() : new_generation;
+  return summary;
+}
+
+}  // namespace dw::graph

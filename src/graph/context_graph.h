@@ -1,0 +1,71 @@
+// The context graph: assets and edges from every lineage source, persisted in the state store and
+// held in a compact in-memory index for queries. Writers (ingestion) are serialised and write the
+// store first, in one transaction, then update the index under a short exclusive lock; readers
+// share the index and are blocked only for that update.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+
+#include "base/clock.h"
+#include "base/status.h"
+#include "graph/graph_index.h"
+#include "graph/source_batch.h"
+#include "store/state_store.h"
+
+namespace dw::graph {
+
+// What one Apply changed.
+struct ApplySummary {
+  int assets_described = 0;  // assets the batch described (new or updated)
+  int placeholders_added = 0;  // unknown assets an edge named, added as placeholders
+  int edges_added = 0;
+  int edges_refreshed = 0;  // already known; last-seen moved to now
+  int edges_marked_stale = 0;
+  int runs_recorded = 0;
+};
+
+class ContextGraph {
+ public:
+  // Loads every asset and edge from `store` into a new index. `store` and `clock` must outlive
+  // the graph. Fails when the store cannot be read or holds a record that is not a valid graph row
+  // (kDataLoss naming it).
+  static Result<std::unique_ptr<ContextGraph>> Load(store::StateStore* store, const Clock& clock);
+
+  // Stores what `batch` asserts: assets (facts merged per origin), edges (last-seen set to now,
+  // a stale mark cleared), placeholders for unknown endpoints, stale marks per batch.stale_scope,
+  // runs as change events. Fails with kInvalidArgument (nothing written) when an id is not
+  // canonical or a relation is unknown; with the store's error (nothing written) when it fails.
+  Result<ApplySummary> Apply(const SourceBatch& batch);
+
+  // Reloads the index when another process changed the graph since this one loaded or last
+  // applied (the store's graph generation moved). Cheap when nothing changed.
+  Status Refresh();
+
+  // Runs `fn(const GraphIndex&)` under the shared lock and returns what it returns.
+  template <typename F>
+  auto Read(F&& fn) const {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    return fn(index_);
+  }
+
+  const Clock& clock() const { return *clock_; }
+
+ private:
+  ContextGraph(store::StateStore* store, const Clock& clock) : store_(store), clock_(&clock) {}
+  Status LoadFromStore(GraphIndex* index, std::string* generation);
+
+  store::StateStore* store_;
+  const Clock* clock_;
+  std::mutex writer_mu_;  // one writer at a time
+  mutable std::shared_mutex mu_;
+  GraphIndex index_;
+  std::string generation_;  // the store's graph generation the index reflects
+};
+
+// The cursor under which the store records the graph generation (bumped by every Apply).
+inline constexpr const char* kGraphGenerationCursor = "graph.generation";
+
+}  // namespace dw::graph

@@ -1,0 +1,209 @@
+#include "graph/dbt_manifest.h"
+
+#include <map>
+
+#include "graph/name_resolver.h"
+
+namespace dw::graph {
+namespace {
+
+std::string Str(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// "\"db\".\"main\".\"orders\"" -> "db.main.orders" (the spelling SQL readers produce).
+std::string UnquoteRelation(const std::string& relation) {
+  std::string out;
+  for (char c : relation)
+    if (c != '"' && c != '`') out += c;
+  return out;
+}
+
+std::string TablePart(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '$';
+    out += ok ? c : '_';
+  }
+  return out.empty() ? "unnamed" : out;
+}
+
+Json Columns(const Json& node) {
+  auto it = node.find("columns");
+  if (it == node.end() || !it->is_object() || it->empty()) return nullptr;
+  Json out = Json::array();
+  for (const auto& [name, col] : it->items()) {
+    Json c{{"name", name}};
+    if (col.is_object() && col.contains("data_type") && col["data_type"].is_string())
+      c["type"] = col["data_type"];
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string MetaOwner(const Json& node) {
+  for (const char* where : {"meta", "config"}) {
+    auto it = node.find(where);
+    if (it == node.end() || !it->is_object()) continue;
+    const Json& m = std::string(where) == "config" ? it->value("meta", Json::object()) : *it;
+    if (m.is_object() && m.contains("owner") && m["owner"].is_string()) return m["owner"];
+  }
+  return "";
+}
+
+// dbt://<package>/<name> for "model.<package>.<name>" (also seed, snapshot); "" otherwise.
+std::string UnlistedNodeId(const std::string& unique_id) {
+  size_t a = unique_id.find('.');
+  if (a == std::string::npos) return "";
+  std::string type = unique_id.substr(0, a);
+  if (type != "model" && type != "seed" && type != "snapshot") return "";
+  size_t b = unique_id.find('.', a + 1);
+  if (b == std::string::npos || b + 1 >= unique_id.size()) return "";
+  std::string name = unique_id.substr(b + 1);
+  if (size_t v = name.find('.'); v != std::string::npos) name = name.substr(0, v);  // model.p.m.v2
+  return "dbt://" + SanitizeInstance(unique_id.substr(a + 1, b - a - 1)) + "/" + SanitizeName(name);
+}
+
+}  // namespace
+
+Result<SourceBatch> DbtManifestBatch(const Json& manifest, const std::string& warehouse,
+                                     const GraphIndex& index) {
+  if (!manifest.is_object()) return InvalidArgument("$: a dbt manifest is a JSON object");
+  const Json& meta = manifest.value("metadata", Json::object());
+  std::string version = meta.is_object() ? Str(meta, "dbt_schema_version") : "";
+  if (version.empty())
+    return InvalidArgument("$.metadata.dbt_schema_version: missing; is this a dbt manifest.json?");
+  if (!version.ends_with("/manifest/v11.json") && !version.ends_with("/manifest/v12.json"))
+    return InvalidArgument("$.metadata.dbt_schema_version: '" + version +
+                           "' is not supported; dw reads manifest v11 and v12 (dbt 1.7 to 1.9)");
+  const std::string project = SanitizeInstance(Str(meta, "project_name"));
+
+  SourceBatch batch;
+  batch.origin = Origin::kDbt;
+  batch.stale_scope = std::string("*");  // not = "*": GCC 12 -Wrestrict false positive
+  std::map<std::string, std::string> id_of;  // unique_id -> canonical id
+
+  auto section = [&](const char* name) -> Result<const Json*> {
+    auto it = manifest.find(name);
+    if (it == manifest.end() || it->is_null()) return static_cast<const Json*>(nullptr);
+    if (!it->is_object()) return InvalidArgument(std::string("$.") + name + ": expected an object");
+    return &*it;
+  };
+
+  auto nodes = section("nodes");
+  if (!nodes.ok()) return nodes.status();
+  auto sources = section("sources");
+  if (!sources.ok()) return sources.status();
+  auto exposures = section("exposures");
+  if (!exposures.ok()) return exposures.status();
+
+  if (*sources)
+    for (const auto& [uid, src] : (*sources)->items()) {
+      const std::string path = "$.sources['" + uid + "']";
+      if (!src.is_object()) return InvalidArgument(path + ": expected an object");
+      std::string table = Str(src, "identifier");
+      if (table.empty()) table = Str(src, "name");
+      if (table.empty()) return InvalidArgument(path + ".name: missing");
+      std::string schema = Str(src, "schema");
+      std::string relation = Str(src, "relation_name");
+      std::string fallback = "table://" + warehouse + "/" +
+                             (schema.empty() ? "" : TablePart(schema) + ".") + TablePart(table);
+      std::vector<std::string> names = {relation, UnquoteRelation(relation)};
+      std::string id = ResolveName(index, names, "table", TablePart(table), fallback);
+      AssetFacts f;
+      f.id = id;
+      f.owner = MetaOwner(src);
+      f.notes = Str(src, "description");
+      for (const std::string& n : names)
+        if (!n.empty() && n != id) f.aliases.push_back(n);
+      f.columns = Columns(src);
+      id_of[uid] = id;
+      batch.assets.push_back(std::move(f));
+    }
+
+  if (*nodes)
+    for (const auto& [uid, node] : (*nodes)->items()) {
+      const std::string path = "$.nodes['" + uid + "']";
+      if (!node.is_object()) return InvalidArgument(path + ": expected an object");
+      std::string type = Str(node, "resource_type");
+      if (type != "model" && type != "seed" && type != "snapshot") continue;
+      std::string name = Str(node, "name");
+      if (name.empty()) return InvalidArgument(path + ".name: missing");
+      std::string package = Str(node, "package_name");
+      std::string id = "dbt://" + SanitizeInstance(package.empty() ? project : package) + "/" +
+                       SanitizeName(name);
+      AssetFacts f;
+      f.id = id;
+      f.owner = MetaOwner(node);
+      f.notes = Str(node, "description");
+      std::string relation = Str(node, "relation_name");
+      if (!relation.empty()) {
+        f.aliases.push_back(relation);
+        f.aliases.push_back(UnquoteRelation(relation));
+      }
+      f.columns = Columns(node);
+      id_of[uid] = id;
+      batch.assets.push_back(std::move(f));
+    }
+
+  if (*exposures)
+    for (const auto& [uid, exp] : (*exposures)->items()) {
+      const std::string path = "$.exposures['" + uid + "']";
+      if (!exp.is_object()) return InvalidArgument(path + ": expected an object");
+      std::string name = Str(exp, "name");
+      if (name.empty()) return InvalidArgument(path + ".name: missing");
+      std::string kind = Str(exp, "type") == "dashboard" ? "dashboard" : "api";
+      std::string package = Str(exp, "package_name");
+      std::string fallback = kind + "://" + SanitizeInstance(package.empty() ? project : package) +
+                             "/" + SanitizeName(name);
+      std::string id = ResolveName(index, {}, kind, SanitizeName(name), fallback);
+      AssetFacts f;
+      f.id = id;
+      const Json& owner = exp.value("owner", Json::object());
+      if (owner.is_object()) f.owner = !Str(owner, "email").empty() ? Str(owner, "email") : Str(owner, "name");
+      f.notes = Str(exp, "description");
+      id_of[uid] = id;
+      batch.assets.push_back(std::move(f));
+    }
+
+  // Edges, once every node has its id: depends_on.nodes lists what a node reads.
+  auto add_edges = [&](const Json* sec, const char* sec_name) -> Status {
+    if (!sec) return Status::Ok();
+    for (const auto& [uid, node] : sec->items()) {
+      auto me = id_of.find(uid);
+      if (me == id_of.end()) continue;
+      const Json& deps = node.value("depends_on", Json::object());
+      if (!deps.is_object()) continue;
+      auto list = deps.find("nodes");
+      if (list == deps.end()) continue;
+      if (!list->is_array())
+        return InvalidArgument(std::string("$.") + sec_name + "['" + uid +
+                               "'].depends_on.nodes: expected an array");
+      for (const Json& dep : *list) {
+        if (!dep.is_string()) continue;
+        const std::string dep_id = dep.get<std::string>();
+        auto up = id_of.find(dep_id);
+        std::string src;
+        if (up != id_of.end()) {
+          src = up->second;
+        } else {
+          // A model outside this (perhaps partial) manifest is still a model: a placeholder.
+          src = UnlistedNodeId(dep_id);
+          if (src.empty()) continue;  // tests, macros, metrics, unknown sources: not placeable
+        }
+        EdgeFacts e;
+        e.src = src;
+        e.dst = me->second;
+        batch.edges.push_back(std::move(e));
+      }
+    }
+    return Status::Ok();
+  };
+  DW_RETURN_IF_ERROR(add_edges(*nodes, "nodes"));
+  DW_RETURN_IF_ERROR(add_edges(*exposures, "exposures"));
+  return batch;
+}
+
+}  // namespace dw::graph

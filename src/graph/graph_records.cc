@@ -1,0 +1,190 @@
+#include "graph/graph_records.h"
+
+#include <algorithm>
+
+#include "base/identifiers.h"
+
+namespace dw::graph {
+namespace {
+
+constexpr Origin kPriority[] = {Origin::kNotes, Origin::kDbt, Origin::kKestra, Origin::kOpenLineage};
+
+Json FactsJson(const AssetFacts& f, TimePoint now) {
+  Json j = Json::object();
+  if (!f.domain.empty()) j["domain"] = f.domain;
+  if (!f.owner.empty()) j["owner"] = f.owner;
+  if (!f.schedule.empty()) j["schedule"] = f.schedule;
+  if (f.customer_facing) j["customer_facing"] = *f.customer_facing;
+  if (!f.tags.empty()) j["tags"] = f.tags;
+  if (!f.impact_sql.empty()) j["impact_sql"] = f.impact_sql;
+  if (!f.notes.empty()) j["notes"] = f.notes;
+  if (!f.aliases.empty()) j["aliases"] = f.aliases;
+  if (!f.columns.is_null()) j["columns"] = f.columns;
+  j["last_seen"] = ToUnixMillis(now);
+  return j;
+}
+
+// The first value of `key` among the sources, in priority order; null if none has it.
+Json FirstByPriority(const Json& sources, const char* key) {
+  for (Origin o : kPriority) {
+    auto it = sources.find(OriginName(o));
+    if (it != sources.end() && it->is_object() && it->contains(key)) return (*it)[key];
+  }
+  return nullptr;
+}
+
+std::string StringOr(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::vector<std::string> StringList(const Json& j, const char* key) {
+  std::vector<std::string> out;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_array()) return out;
+  for (const Json& v : *it)
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  return out;
+}
+
+}  // namespace
+
+store::GraphAsset MergeAssetFacts(const std::optional<store::GraphAsset>& existing,
+                                  const AssetFacts& facts, Origin origin, TimePoint now) {
+  store::GraphAsset rec;
+  if (existing) rec = *existing;
+  rec.id = facts.id;
+  auto parsed = ParseAssetId(facts.id);
+  rec.kind = parsed.ok() ? parsed->kind : "";
+  if (!rec.attrs.is_object()) rec.attrs = Json::object();
+  Json& sources = rec.attrs["sources"];
+  if (!sources.is_object()) sources = Json::object();
+  sources[OriginName(origin)] = FactsJson(facts, now);
+
+  Json merged = FirstByPriority(sources, "domain");
+  rec.domain = merged.is_string() ? merged.get<std::string>() : "";
+  merged = FirstByPriority(sources, "owner");
+  rec.owner = merged.is_string() ? merged.get<std::string>() : "";
+  Json& a = rec.attrs;
+  for (const char* key : {"schedule", "impact_sql", "notes", "columns", "customer_facing"}) {
+    Json v = FirstByPriority(sources, key);
+    if (v.is_null()) {
+      a.erase(key);
+    } else {
+      a[key] = v;
+    }
+  }
+  // Tags and aliases are unions: every source's names are names of the asset.
+  std::vector<std::string> tags, aliases = StringList(a, "aliases");
+  for (const auto& [name, src] : sources.items()) {
+    for (auto& t : StringList(src, "tags"))
+      if (std::find(tags.begin(), tags.end(), t) == tags.end()) tags.push_back(t);
+    for (auto& al : StringList(src, "aliases"))
+      if (std::find(aliases.begin(), aliases.end(), al) == aliases.end()) aliases.push_back(al);
+  }
+  if (tags.empty()) a.erase("tags"); else a["tags"] = tags;
+  if (aliases.empty()) a.erase("aliases"); else a["aliases"] = aliases;
+  a["placeholder"] = false;
+  return rec;
+}
+
+store::GraphAsset PlaceholderRecord(const std::string& id) {
+  store::GraphAsset rec;
+  rec.id = id;
+  auto parsed = ParseAssetId(id);
+  rec.kind = parsed.ok() ? parsed->kind : "";
+  rec.attrs = Json{{"placeholder", true}, {"sources", Json::object()}};
+  return rec;
+}
+
+Status IndexAssetRecord(const store::GraphAsset& record, GraphIndex* index) {
+  auto parsed = ParseAssetId(record.id);
+  if (!parsed.ok())
+    return DataLoss("graph_assets row '" + record.id + "': " + parsed.status().message());
+  AssetIndex a = index->Intern(record.id, static_cast<uint8_t>(KindIndex(parsed->kind)));
+  AssetEntry& e = index->mutable_asset(a);
+  const Json& attrs = record.attrs.is_object() ? record.attrs : Json::object();
+  e.domain = index->InternString(record.domain);
+  e.owner = index->InternString(record.owner);
+  e.flags = 0;
+  if (attrs.value("placeholder", false)) e.flags |= kPlaceholder;
+  if (attrs.value("customer_facing", false)) e.flags |= kCustomerFacing;
+  e.origins = 0;
+  if (auto it = attrs.find("sources"); it != attrs.end() && it->is_object())
+    for (const auto& [name, v] : it->items())
+      if (auto o = ParseOrigin(name)) e.origins |= static_cast<uint8_t>(1u << static_cast<int>(*o));
+  AssetDetails d;
+  d.schedule = StringOr(attrs, "schedule");
+  d.impact_sql = StringOr(attrs, "impact_sql");
+  d.notes = StringOr(attrs, "notes");
+  d.tags = StringList(attrs, "tags");
+  d.aliases = StringList(attrs, "aliases");
+  if (auto it = attrs.find("columns"); it != attrs.end()) d.columns = *it;
+  const bool has_details = !d.schedule.empty() || !d.impact_sql.empty() || !d.notes.empty() ||
+                           !d.tags.empty() || !d.aliases.empty() || !d.columns.is_null();
+  if (has_details || e.details != kNone) index->mutable_details(a) = d;
+  for (const std::string& alias : d.aliases) index->AddAlias(alias, a);
+  return Status::Ok();
+}
+
+store::GraphEdge EdgeRecord(const std::string& src, const std::string& dst, const EdgeEntry& edge,
+                            const Json& columns) {
+  store::GraphEdge rec;
+  rec.src = src;
+  rec.dst = dst;
+  rec.relation = RelationName(edge.relation);
+  Json sources = Json::object();
+  for (int i = 0; i < kOriginCount; ++i) {
+    uint8_t bit = static_cast<uint8_t>(1u << i);
+    if (!(edge.origins & bit)) continue;
+    const char* name = OriginName(static_cast<Origin>(i));
+    sources[name] = Json{{"last_seen", static_cast<int64_t>(edge.seen_s[i]) * 1000},
+                         {"stale", (edge.stale & bit) != 0}};
+    if (!(edge.stale & bit) || edge.IsStale())
+      rec.origin += (rec.origin.empty() ? "" : ",") + std::string(name);
+  }
+  rec.attrs = Json{{"sources", sources}};
+  if (!columns.is_null()) rec.attrs["columns"] = columns;
+  return rec;
+}
+
+Status IndexEdgeRecord(const store::GraphEdge& record, GraphIndex* index) {
+  auto bad = [&](const std::string& why) {
+    return DataLoss("graph_edges row " + record.src + " -> " + record.dst + ": " + why);
+  };
+  Relation rel;
+  if (record.relation == "feeds") {
+    rel = Relation::kFeeds;
+  } else if (record.relation == "triggers") {
+    rel = Relation::kTriggers;
+  } else {
+    return bad("unknown relation '" + record.relation + "'");
+  }
+  auto s = ParseAssetId(record.src);
+  auto d = ParseAssetId(record.dst);
+  if (!s.ok()) return bad(s.status().message());
+  if (!d.ok()) return bad(d.status().message());
+  EdgeEntry e;
+  e.src = index->Intern(record.src, static_cast<uint8_t>(KindIndex(s->kind)));
+  e.dst = index->Intern(record.dst, static_cast<uint8_t>(KindIndex(d->kind)));
+  e.relation = rel;
+  const Json& attrs = record.attrs;
+  if (attrs.is_object())
+    if (auto it = attrs.find("sources"); it != attrs.end() && it->is_object())
+      for (const auto& [name, v] : it->items()) {
+        auto o = ParseOrigin(name);
+        if (!o || !v.is_object()) continue;
+        int i = static_cast<int>(*o);
+        e.origins |= static_cast<uint8_t>(1u << i);
+        if (v.value("stale", false)) e.stale |= static_cast<uint8_t>(1u << i);
+        int64_t ms = v.value("last_seen", int64_t{0});
+        e.seen_s[i] = static_cast<uint32_t>(std::max<int64_t>(0, ms / 1000));
+      }
+  EdgeIndex existing = index->FindEdge(e.src, e.dst, rel);
+  EdgeIndex at = existing == kNone ? index->AddEdge(e) : existing;
+  if (existing != kNone) index->mutable_edge(at) = e;
+  if (attrs.is_object() && attrs.contains("columns")) index->set_edge_columns(at, attrs["columns"]);
+  return Status::Ok();
+}
+
+}  // namespace dw::graph

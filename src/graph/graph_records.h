@@ -1,0 +1,39 @@
+// How the graph is kept in the state store's graph_assets and graph_edges rows.
+//
+// An asset row keeps, in attrs.sources.<origin>, what each source said about it (so one source
+// re-ingesting never erases another's facts), plus the merged view at the top of attrs (schedule,
+// customer_facing, tags, impact_sql, notes, columns, aliases, placeholder) that loading reads.
+// Where sources disagree the team's notes win, then dbt, Kestra, OpenLineage.
+// An edge row keeps attrs.sources.<origin> = {last_seen (Unix ms), stale} and attrs.columns; its
+// origin column lists the origins that assert it now (comma-separated).
+#pragma once
+
+#include <optional>
+
+#include "base/status.h"
+#include "graph/graph_index.h"
+#include "graph/source_batch.h"
+#include "store/records.h"
+
+namespace dw::graph {
+
+// `existing` (or a new row) with `facts` recorded as what `origin` says at `now`.
+store::GraphAsset MergeAssetFacts(const std::optional<store::GraphAsset>& existing,
+                                  const AssetFacts& facts, Origin origin, TimePoint now);
+
+// The row of an asset nothing has described yet (an edge named it).
+store::GraphAsset PlaceholderRecord(const std::string& id);
+
+// Writes the merged view of `record` into `index` (adding the asset if new). kDataLoss when the
+// id is not canonical.
+Status IndexAssetRecord(const store::GraphAsset& record, GraphIndex* index);
+
+// The row for `edge` between `src` and `dst`.
+store::GraphEdge EdgeRecord(const std::string& src, const std::string& dst, const EdgeEntry& edge,
+                            const Json& columns);
+
+// Adds the edge of `record` to `index`; endpoints missing from the index become placeholders.
+// kDataLoss when the row is malformed.
+Status IndexEdgeRecord(const store::GraphEdge& record, GraphIndex* index);
+
+}  // namespace dw::graph

@@ -1,0 +1,324 @@
+#include "graph/openlineage_event.h"
+
+#include <map>
+#include <set>
+
+#include "base/identifiers.h"
+#include "base/rfc3339.h"
+#include "graph/name_resolver.h"
+
+namespace dw::graph {
+namespace {
+
+// obj[key] without copying it (Json::value copies); a shared null when absent or obj is no object.
+const Json& Member(const Json& obj, const char* key) {
+  static const Json kNull;
+  if (!obj.is_object()) return kNull;
+  auto it = obj.find(key);
+  return it == obj.end() ? kNull : *it;
+}
+
+Status Bad(const std::string& path, const std::string& why) {
+  return InvalidArgument(path + ": " + why);
+}
+
+Status RequireString(const Json& obj, const char* key, const std::string& path) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return Bad(path + "." + key, "required");
+  if (!it->is_string() || it->get_ref<const std::string&>().empty())
+    return Bad(path + "." + key, "expected a non-empty string");
+  return Status::Ok();
+}
+
+Status OptionalObject(const Json& obj, const char* key, const std::string& path) {
+  auto it = obj.find(key);
+  if (it != obj.end() && !it->is_object() && !it->is_null()) return Bad(path + "." + key, "expected an object");
+  return Status::Ok();
+}
+
+Status ValidateDataset(const Json& ds, const std::string& path) {
+  if (!ds.is_object()) return Bad(path, "expected an object");
+  DW_RETURN_IF_ERROR(RequireString(ds, "namespace", path));
+  DW_RETURN_IF_ERROR(RequireString(ds, "name", path));
+  DW_RETURN_IF_ERROR(OptionalObject(ds, "facets", path));
+  const Json& facets = Member(ds, "facets");
+  if (!facets.is_object()) return Status::Ok();
+  const std::string fp = path + ".facets";
+  if (auto s = facets.find("schema"); s != facets.end()) {
+    if (!s->is_object()) return Bad(fp + ".schema", "expected an object");
+    if (auto f = s->find("fields"); f != s->end()) {
+      if (!f->is_array()) return Bad(fp + ".schema.fields", "expected an array");
+      for (size_t i = 0; i < f->size(); ++i) {
+        const std::string p = fp + ".schema.fields[" + std::to_string(i) + "]";
+        if (!(*f)[i].is_object()) return Bad(p, "expected an object");
+        DW_RETURN_IF_ERROR(RequireString((*f)[i], "name", p));
+      }
+    }
+  }
+  if (auto s = facets.find("symlinks"); s != facets.end()) {
+    if (!s->is_object()) return Bad(fp + ".symlinks", "expected an object");
+    if (auto ids = s->find("identifiers"); ids != s->end()) {
+      if (!ids->is_array()) return Bad(fp + ".symlinks.identifiers", "expected an array");
+      for (size_t i = 0; i < ids->size(); ++i) {
+        const std::string p = fp + ".symlinks.identifiers[" + std::to_string(i) + "]";
+        if (!(*ids)[i].is_object()) return Bad(p, "expected an object");
+        DW_RETURN_IF_ERROR(RequireString((*ids)[i], "namespace", p));
+        DW_RETURN_IF_ERROR(RequireString((*ids)[i], "name", p));
+      }
+    }
+  }
+  if (auto c = facets.find("columnLineage"); c != facets.end()) {
+    if (!c->is_object()) return Bad(fp + ".columnLineage", "expected an object");
+    auto fields = c->find("fields");
+    if (fields == c->end()) return Bad(fp + ".columnLineage.fields", "required");
+    if (!fields->is_object()) return Bad(fp + ".columnLineage.fields", "expected an object");
+    for (const auto& [out, spec] : fields->items()) {
+      const std::string p = fp + ".columnLineage.fields['" + out + "']";
+      if (!spec.is_object()) return Bad(p, "expected an object");
+      auto in = spec.find("inputFields");
+      if (in == spec.end()) return Bad(p + ".inputFields", "required");
+      if (!in->is_array()) return Bad(p + ".inputFields", "expected an array");
+      for (size_t i = 0; i < in->size(); ++i) {
+        const std::string ip = p + ".inputFields[" + std::to_string(i) + "]";
+        if (!(*in)[i].is_object()) return Bad(ip, "expected an object");
+        DW_RETURN_IF_ERROR(RequireString((*in)[i], "namespace", ip));
+        DW_RETURN_IF_ERROR(RequireString((*in)[i], "name", ip));
+        DW_RETURN_IF_ERROR(RequireString((*in)[i], "field", ip));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+const std::set<std::string>& EventTypes() {
+  static const std::set<std::string> t = {"START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER"};
+  return t;
+}
+
+// The scheme of an OpenLineage namespace ("kafka" of "kafka://host:9092") and what follows it.
+std::pair<std::string, std::string> SplitNamespace(const std::string& ns) {
+  size_t p = ns.find("://");
+  if (p == std::string::npos) return {"", ns};
+  return {ns.substr(0, p), ns.substr(p + 3)};
+}
+
+std::string DatasetKind(const std::string& scheme) {
+  if (scheme == "kafka") return "kafka";
+  if (scheme == "pubsub") return "pubsub";
+  return "table";
+}
+
+struct Resolved {
+  std::string id;
+  std::vector<std::string> aliases;
+};
+
+Resolved ResolveDataset(const Json& ds, const GraphIndex& index) {
+  const std::string ns = ds["namespace"], name = ds["name"];
+  const std::string own = ns + "/" + name;
+  std::vector<std::string> names = {own};
+  const Json& facets = Member(ds, "facets");
+  if (facets.is_object())
+    if (auto s = facets.find("symlinks"); s != facets.end() && s->is_object())
+      for (const Json& ident : Member(*s, "identifiers"))
+        names.push_back(ident["namespace"].get<std::string>() + "/" + ident["name"].get<std::string>());
+  auto [scheme, authority] = SplitNamespace(ns);
+  std::string kind = DatasetKind(scheme);
+  std::string instance = SanitizeInstance(authority.substr(0, authority.find('/')));
+  std::string short_name, fallback;
+  if (kind == "table") {
+    // Keep schema.table: the last two dot-separated parts of db.schema.table.
+    std::string n = name;
+    size_t last = n.rfind('.');
+    size_t prev = last == std::string::npos || last == 0 ? std::string::npos : n.rfind('.', last - 1);
+    if (prev != std::string::npos) n = n.substr(prev + 1);
+    std::string clean;
+    for (char c : n) {
+      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '-' || c == '$' || c == '.';
+      clean += ok ? c : '_';
+    }
+    fallback = "table://" + instance + "/" + clean;
+    short_name = std::string(ShortName(fallback));
+  } else {
+    fallback = kind + "://" + instance + "/" + SanitizeName(name);
+    short_name = SanitizeName(name);
+  }
+  Resolved r;
+  r.id = kind == "table" ? ResolveTable(index, names, short_name, fallback)
+                         : ResolveName(index, names, kind, short_name, fallback);
+  for (const std::string& n : names)
+    if (n != r.id) r.aliases.push_back(n);
+  return r;
+}
+
+std::string JobKind(const Json& job, const Json& run) {
+  const Json& jf = Member(job, "facets");
+  std::string integration;
+  if (jf.is_object() && jf.contains("jobType") && jf["jobType"].is_object())
+    integration = jf["jobType"].value("integration", "");
+  const Json& rf = Member(run, "facets");
+  if (integration.empty() && rf.is_object() && rf.contains("processing_engine") &&
+      rf["processing_engine"].is_object())
+    integration = rf["processing_engine"].value("name", "");
+  for (char& c : integration) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (integration == "flink") return "flink";
+  if (integration == "dbt") return "dbt";
+  if (integration == "kestra") return "kestra";
+  return "";
+}
+
+}  // namespace
+
+Status ValidateRunEvent(const Json& event) {
+  if (!event.is_object()) return Bad("$", "a run event is a JSON object");
+  if (auto it = event.find("eventType"); it != event.end() && !it->is_null()) {
+    if (!it->is_string() || !EventTypes().count(it->get<std::string>()))
+      return Bad("$.eventType", "expected one of START, RUNNING, COMPLETE, ABORT, FAIL, OTHER");
+  }
+  if (auto it = event.find("eventTime"); it != event.end()) {
+    if (!it->is_string()) return Bad("$.eventTime", "expected an RFC 3339 string");
+    auto t = ParseRfc3339(it->get<std::string>());
+    if (!t.ok()) return Bad("$.eventTime", t.status().message());
+  }
+  auto run = event.find("run");
+  if (run == event.end()) return Bad("$.run", "required");
+  if (!run->is_object()) return Bad("$.run", "expected an object");
+  DW_RETURN_IF_ERROR(RequireString(*run, "runId", "$.run"));
+  DW_RETURN_IF_ERROR(OptionalObject(*run, "facets", "$.run"));
+  auto job = event.find("job");
+  if (job == event.end()) return Bad("$.job", "required");
+  if (!job->is_object()) return Bad("$.job", "expected an object");
+  DW_RETURN_IF_ERROR(RequireString(*job, "namespace", "$.job"));
+  DW_RETURN_IF_ERROR(RequireString(*job, "name", "$.job"));
+  DW_RETURN_IF_ERROR(OptionalObject(*job, "facets", "$.job"));
+  for (const char* side : {"inputs", "outputs"}) {
+    auto it = event.find(side);
+    if (it == event.end() || it->is_null()) continue;
+    if (!it->is_array()) return Bad(std::string("$.") + side, "expected an array");
+    for (size_t i = 0; i < it->size(); ++i)
+      DW_RETURN_IF_ERROR(ValidateDataset((*it)[i], std::string("$.") + side + "[" + std::to_string(i) + "]"));
+  }
+  return Status::Ok();
+}
+
+Result<SourceBatch> RunEventBatch(const Json& event, const GraphIndex& index, TimePoint now) {
+  DW_RETURN_IF_ERROR(ValidateRunEvent(event));
+  const Json& job = event["job"];
+  const Json& run = event["run"];
+  const std::string jns = job["namespace"], jname = job["name"];
+  const std::string event_type = event.value("eventType", std::string("OTHER"));
+  TimePoint at = now;
+  if (event.contains("eventTime")) at = *ParseRfc3339(event["eventTime"].get<std::string>());
+
+  // The job: a recorded alias or a unique job of the same name (flink, kestra, dbt), else an id
+  // from its integration.
+  std::string job_alias = jns + "/" + jname;
+  std::string job_id;
+  if (index.Find(job_alias) != kNone) job_id = job_alias;
+  if (job_id.empty() && index.FindAlias(job_alias) != kNone) job_id = index.id(index.FindAlias(job_alias));
+  std::string kind = JobKind(job, run);
+  if (job_id.empty()) {
+    std::vector<std::string> kinds = kind.empty() ? std::vector<std::string>{"flink", "kestra", "dbt"}
+                                                  : std::vector<std::string>{kind};
+    std::vector<AssetIndex> found;
+    for (const std::string& k : kinds)
+      for (AssetIndex a : index.FindByShortName(static_cast<uint8_t>(KindIndex(k)), SanitizeName(jname)))
+        found.push_back(a);
+    if (found.size() == 1) job_id = index.id(found[0]);
+  }
+  if (job_id.empty()) {
+    if (kind.empty())
+      return Bad("$.job", "cannot tell what kind of job '" + job_alias +
+                              "' is: no asset has this name and job.facets.jobType.integration is "
+                              "not FLINK, DBT or KESTRA; record the job in the workspace notes");
+    std::string name = SanitizeName(jname);
+    if (kind == "kestra" && name.find('.') == std::string::npos) name = SanitizeInstance(jns) + "." + name;
+    job_id = kind + "://" + SanitizeInstance(jns) + "/" + name;
+  }
+  if (!IsCanonicalAssetId(job_id))
+    return Bad("$.job.name", "'" + job_alias + "' does not make a valid asset id (" + job_id + ")");
+
+  SourceBatch batch;
+  batch.origin = Origin::kOpenLineage;
+  AssetFacts jf;
+  jf.id = job_id;
+  if (job_alias != job_id) jf.aliases.push_back(job_alias);
+  batch.assets.push_back(jf);
+
+  // Inputs first: column lineage on outputs refers to them by namespace/name.
+  std::map<std::string, std::string> input_ids;
+  for (const char* side : {"inputs", "outputs"}) {
+    const Json& list = Member(event, side);
+    if (!list.is_array()) continue;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const Json& ds = list[i];
+      Resolved r = ResolveDataset(ds, index);
+      if (!IsCanonicalAssetId(r.id))
+        return Bad(std::string("$.") + side + "[" + std::to_string(i) + "]",
+                   "'" + ds["name"].get<std::string>() + "' does not make a valid asset id");
+      AssetFacts f;
+      f.id = r.id;
+      f.aliases = r.aliases;
+      const Json& facets = Member(ds, "facets");
+      if (facets.is_object() && facets.contains("schema"))
+        if (const Json& fields = Member(facets["schema"], "fields"); fields.is_array() && !fields.empty()) {
+          Json cols = Json::array();
+          for (const Json& fld : fields) {
+            Json c{{"name", fld["name"]}};
+            if (fld.contains("type") && fld["type"].is_string()) c["type"] = fld["type"];
+            cols.push_back(c);
+          }
+          f.columns = cols;
+        }
+      batch.assets.push_back(f);
+      if (std::string(side) == "inputs") {
+        input_ids[ds["namespace"].get<std::string>() + "/" + ds["name"].get<std::string>()] = r.id;
+        batch.edges.push_back({r.id, job_id, "feeds", nullptr});
+        continue;
+      }
+      EdgeFacts e{job_id, r.id, "feeds", nullptr};
+      if (facets.is_object() && facets.contains("columnLineage")) {
+        Json cols = Json::array();
+        for (const auto& [out, spec] : facets["columnLineage"]["fields"].items()) {
+          Json from = Json::array();
+          for (const Json& in : spec["inputFields"]) {
+            std::string key = in["namespace"].get<std::string>() + "/" + in["name"].get<std::string>();
+            auto known = input_ids.find(key);
+            std::string asset = known != input_ids.end() ? known->second : key;
+            from.push_back(Json{{"asset", asset}, {"column", in["field"]}});
+          }
+          cols.push_back(Json{{"column", out}, {"from", from}});
+        }
+        e.columns = cols;
+      }
+      batch.edges.push_back(e);
+    }
+  }
+  if (event_type == "COMPLETE") batch.stale_scope = job_id;
+  if (event_type == "COMPLETE" || event_type == "FAIL" || event_type == "ABORT") {
+    JobRun r;
+    r.job = job_id;
+    r.run_id = run["runId"];
+    r.event_type = event_type;
+    r.at = at;
+    const Json& rf = Member(run, "facets");
+    if (rf.is_object() && rf.contains("errorMessage") && rf["errorMessage"].is_object())
+      r.message = rf["errorMessage"].value("message", "");
+    batch.runs.push_back(r);
+  }
+  return batch;
+}
+
+SourceBatch MergeBatches(std::vector<SourceBatch> batches) {
+  SourceBatch out;
+  out.origin = Origin::kOpenLineage;
+  for (SourceBatch& b : batches) {
+    for (auto& a : b.assets) out.assets.push_back(std::move(a));
+    for (auto& e : b.edges) out.edges.push_back(std::move(e));
+    for (auto& r : b.runs) out.runs.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace dw::graph

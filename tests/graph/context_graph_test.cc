@@ -1,0 +1,186 @@
+// The graph's storage promises: idempotent re-ingestion, stale rather than deleted, placeholders
+// for unknown assets, facts kept per source, nothing written on bad input, and the index agreeing
+// with the store after a reload.
+#include "graph/context_graph.h"
+
+#include <gtest/gtest.h>
+
+#include "graph/asset_lookup.h"
+#include "graph/notes_source.h"
+#include "tests/graph/graph_test_support.h"
+
+namespace dw::graph {
+namespace {
+
+using test_support::Batch;
+using test_support::GraphFixture;
+
+class ContextGraphTest : public GraphFixture {};
+
+TEST_F(ContextGraphTest, ReingestingTheSameSourceIsIdempotent) {
+  SourceBatch b = Batch(Origin::kDbt, {{"table://main/a", "dbt://p/b", "feeds", nullptr},
+                                       {"dbt://p/b", "dbt://p/c", "feeds", nullptr}});
+  auto first = Apply(b);
+  EXPECT_EQ(first.edges_added, 2);
+  EXPECT_EQ(first.placeholders_added, 3);
+  clock_.Advance(std::chrono::hours(1));
+  auto second = Apply(b);
+  EXPECT_EQ(second.edges_added, 0);
+  EXPECT_EQ(second.edges_refreshed, 2);
+  EXPECT_EQ(second.placeholders_added, 0);
+  auto edges = store_->Edges();
+  ASSERT_TRUE(edges.ok());
+  EXPECT_EQ(edges->size(), 2u);
+  // Last-seen moved to the second ingestion.
+  const EdgeEntry* e = Edge("table://main/a", "dbt://p/b");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(int64_t{e->seen_s[static_cast<int>(Origin::kDbt)]} * 1000,
+            ToUnixMillis(test_support::At("2026-11-24T15:00:00Z")));
+}
+
+TEST_F(ContextGraphTest, AnEdgeASourceNoLongerAssertsGoesStaleNotAway) {
+  Apply(Batch(Origin::kDbt, {{"table://main/a", "dbt://p/b", "feeds", nullptr},
+                             {"table://main/a", "dbt://p/old", "feeds", nullptr}}));
+  auto r = Apply(Batch(Origin::kDbt, {{"table://main/a", "dbt://p/b", "feeds", nullptr}}));
+  EXPECT_EQ(r.edges_marked_stale, 1);
+  const EdgeEntry* old = Edge("table://main/a", "dbt://p/old");
+  ASSERT_NE(old, nullptr);
+  EXPECT_TRUE(old->IsStale());
+  EXPECT_FALSE(Edge("table://main/a", "dbt://p/b")->IsStale());
+  // Stored too: a reload sees the same.
+  Open();
+  ASSERT_NE(Edge("table://main/a", "dbt://p/old"), nullptr);
+  EXPECT_TRUE(Edge("table://main/a", "dbt://p/old")->IsStale());
+  // Asserting it again revives it.
+  Apply(Batch(Origin::kDbt, {{"table://main/a", "dbt://p/old", "feeds", nullptr}}));
+  EXPECT_FALSE(Edge("table://main/a", "dbt://p/old")->IsStale());
+}
+
+TEST_F(ContextGraphTest, AnEdgeStaysLiveWhileAnotherSourceStillAssertsIt) {
+  Apply(Batch(Origin::kNotes, {{"table://main/a", "dbt://p/b", "feeds", nullptr}}));
+  Apply(Batch(Origin::kDbt, {{"table://main/a", "dbt://p/b", "feeds", nullptr}}));
+  Apply(Batch(Origin::kDbt, {}));  // dbt dropped it; the notes still say so
+  const EdgeEntry* e = Edge("table://main/a", "dbt://p/b");
+  ASSERT_NE(e, nullptr);
+  EXPECT_FALSE(e->IsStale());
+  EXPECT_TRUE(e->stale & (1u << static_cast<int>(Origin::kDbt)));
+  auto edges = store_->Edges();
+  ASSERT_TRUE(edges.ok());
+  ASSERT_EQ(edges->size(), 1u);
+  EXPECT_EQ((*edges)[0].origin, "notes");
+  EXPECT_TRUE((*edges)[0].attrs["sources"]["dbt"]["stale"].get<bool>());
+}
+
+TEST_F(ContextGraphTest, AnEdgeToAnUnknownAssetCreatesAPlaceholder) {
+  Apply(Batch(Origin::kOpenLineage, {{"kafka://prod/x", "flink://flink/job", "feeds", nullptr}}, ""));
+  auto stored = store_->GetAsset("kafka://prod/x");
+  ASSERT_TRUE(stored.ok());
+  ASSERT_TRUE(stored->has_value());
+  EXPECT_TRUE((**stored).attrs["placeholder"].get<bool>());
+  EXPECT_EQ((**stored).kind, "kafka");
+  // Describing it later turns it into a real asset; an edge naming it again does not undo that.
+  SourceBatch notes;
+  notes.origin = Origin::kNotes;
+  notes.assets.push_back({.id = "kafka://prod/x", .owner = "ana@example.com"});
+  Apply(notes);
+  Apply(Batch(Origin::kOpenLineage, {{"kafka://prod/x", "flink://flink/job", "feeds", nullptr}}, ""));
+  graph_->Read([](const GraphIndex& ix) {
+    AssetIndex a = ix.Find("kafka://prod/x");
+    EXPECT_FALSE(ix.asset(a).flags & kPlaceholder);
+    EXPECT_EQ(ix.str(ix.asset(a).owner), "ana@example.com");
+    return 0;
+  });
+}
+
+TEST_F(ContextGraphTest, BadIdsAreRefusedAndNothingIsWritten) {
+  SourceBatch b = Batch(Origin::kDbt, {{"table://main/a", "dbt://p/b", "feeds", nullptr},
+                                       {"table://main/a", "not an id", "feeds", nullptr}});
+  auto r = graph_->Apply(b);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("edges[1].dst"), std::string::npos) << r.status().message();
+  EXPECT_TRUE(store_->Edges()->empty());
+  EXPECT_TRUE(store_->Assets()->empty());
+  b.edges.pop_back();
+  b.edges[0].relation = "owns";
+  EXPECT_FALSE(graph_->Apply(b).ok());
+  EXPECT_TRUE(store_->Edges()->empty());
+}
+
+TEST_F(ContextGraphTest, EachSourceKeepsItsOwnFactsAndNotesWin) {
+  SourceBatch dbt;
+  dbt.origin = Origin::kDbt;
+  dbt.assets.push_back({.id = "dbt://p/m", .owner = "dbt-owner@example.com", .notes = "from dbt",
+                        .aliases = {"\"db\".\"main\".\"m\""}});
+  Apply(dbt);
+  SourceBatch notes;
+  notes.origin = Origin::kNotes;
+  notes.assets.push_back({.id = "dbt://p/m", .owner = "team@example.com", .schedule = "0 22 * * *"});
+  Apply(notes);
+  Apply(dbt);  // dbt again: must not erase the notes' owner or schedule
+  Open();
+  graph_->Read([](const GraphIndex& ix) {
+    AssetIndex a = ix.Find("dbt://p/m");
+    EXPECT_EQ(ix.str(ix.asset(a).owner), "team@example.com");
+    EXPECT_EQ(ix.details(a).schedule, "0 22 * * *");
+    EXPECT_EQ(ix.details(a).notes, "from dbt");
+    EXPECT_EQ(ix.FindAlias("\"db\".\"main\".\"m\""), a);
+    return 0;
+  });
+}
+
+TEST_F(ContextGraphTest, AnotherProcessesWritesAreSeenOnRefresh) {
+  auto other = ContextGraph::Load(store_.get(), clock_);
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE((*other)->Apply(Batch(Origin::kDbt, {{"table://main/a", "dbt://p/b", "feeds", nullptr}})).ok());
+  EXPECT_EQ(Edge("table://main/a", "dbt://p/b"), nullptr);
+  ASSERT_TRUE(graph_->Refresh().ok());
+  EXPECT_NE(Edge("table://main/a", "dbt://p/b"), nullptr);
+}
+
+TEST_F(ContextGraphTest, RunsAreKeptAsChangeEventsOnce) {
+  SourceBatch b;
+  b.origin = Origin::kOpenLineage;
+  b.runs.push_back({"flink://flink/job", "run-1", "FAIL", test_support::At("2026-11-24T13:00:00Z"), "boom"});
+  EXPECT_EQ(Apply(b).runs_recorded, 1);
+  EXPECT_EQ(Apply(b).runs_recorded, 0);
+  auto events = store_->ChangeEventsFor("flink://flink/job", test_support::At("2026-11-24T00:00:00Z"),
+                                        test_support::At("2026-11-25T00:00:00Z"));
+  ASSERT_TRUE(events.ok());
+  ASSERT_EQ(events->size(), 1u);
+  EXPECT_EQ((*events)[0].evidence["message"], "boom");
+  EXPECT_EQ((*events)[0].evidence["event_type"], "FAIL");
+}
+
+TEST_F(ContextGraphTest, WorkspaceNotesBecomeAssetsAndEdges) {
+  config::AssetNote n;
+  n.id = "flink://flink/points-balance";
+  n.owner = "ana@example.com";
+  n.reads = {"kafka://prod/points-events"};
+  n.writes = {"kafka://prod/member-balances"};
+  Apply(NotesBatch({n}));
+  EXPECT_NE(Edge("kafka://prod/points-events", "flink://flink/points-balance"), nullptr);
+  EXPECT_NE(Edge("flink://flink/points-balance", "kafka://prod/member-balances"), nullptr);
+  // The note drops its write: the edge goes stale.
+  n.writes.clear();
+  EXPECT_EQ(Apply(NotesBatch({n})).edges_marked_stale, 1);
+}
+
+TEST_F(ContextGraphTest, UnknownIdsAnswerWithClosestMatches) {
+  Apply(Batch(Origin::kNotes, {{"table://main/member_balances", "dbt://loyalty/fct_member_tier", "feeds", nullptr}}));
+  graph_->Read([](const GraphIndex& ix) {
+    auto r = FindAsset(ix, "table://main/member_balance");
+    EXPECT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+    EXPECT_NE(r.status().message().find("table://main/member_balances"), std::string::npos);
+    auto close = ClosestIds(ix, "fct_member", 3);
+    EXPECT_FALSE(close.empty());
+    if (!close.empty()) {
+      EXPECT_EQ(close[0], "dbt://loyalty/fct_member_tier");
+    }
+    return 0;
+  });
+}
+
+}  // namespace
+}  // namespace dw::graph
