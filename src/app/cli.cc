@@ -54,6 +54,12 @@ int RunCli(int argc, char** argv) {
   agents->add_flag("--check", check, "start each agent over stdio and call describe_workspace");
   agents->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
 
+  std::string max_log_bytes;
+  auto* collect = app.add_subcommand("collect", "one pass of the change timeline over every platform");
+  collect->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  collect->add_option("--max-log-bytes", max_log_bytes,
+                      "bytes read per JobManager log file per pass (default 268435456)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -67,6 +73,7 @@ int RunCli(int argc, char** argv) {
   if (*mcp) return CmdMcp(g, agent, fixtures);
   if (*serve) return CmdServe(g, listen, token_file, fixtures);
   if (*agents) return CmdAgents(g, check, format);
+  if (*collect) return CmdCollect(g, format, max_log_bytes);
   std::cout << app.help();
   return 0;
 }

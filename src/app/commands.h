@@ -30,4 +30,9 @@ int CmdServe(const GlobalOptions& g, const std::string& listen, const std::strin
 // and calls describe_workspace through MCP.
 int CmdAgents(const GlobalOptions& g, bool check, const std::string& format);
 
+// `dw collect`: one incremental pass of the change collector over every platform. Exit 0 when
+// every platform was read, 1 when some platform failed or was unreachable (the others were still
+// collected), 2 when the workspace or the state store is unusable.
+int CmdCollect(const GlobalOptions& g, const std::string& format, const std::string& max_log_bytes);
+
 }  // namespace dw::app
