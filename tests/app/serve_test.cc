@@ -106,8 +106,11 @@ TEST(AppServeTest, ServesEveryAgentAndTheCombinedEndpoint) {
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);
 
-  EXPECT_EQ(ToolNames(cli, "/mcp"), std::vector<std::string>{"describe_workspace"});
-  for (const char* agent : {"dw-incidents", "dw-quality", "dw-context-catalog", "dw-connectors", "dw-schema"})
+  const std::vector<std::string> connectors = {"describe_workspace", "get_connector_status",
+                                                "get_change_timeline"};
+  EXPECT_EQ(ToolNames(cli, "/mcp"), connectors);
+  EXPECT_EQ(ToolNames(cli, "/mcp/dw-connectors"), connectors);
+  for (const char* agent : {"dw-incidents", "dw-quality", "dw-context-catalog", "dw-schema"})
     EXPECT_EQ(ToolNames(cli, std::string("/mcp/") + agent), std::vector<std::string>{"describe_workspace"})
         << agent;
   auto unknown = cli.Post("/mcp/dw-nonsense", McpHeaders(), "{}", "application/json");
