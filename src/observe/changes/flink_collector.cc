@@ -2,12 +2,73 @@
 // JobManager log), exceptions, status transitions, and allowNonRestoredState left on.
 // Cursors: "jobs" {jid: {m: last-modification, s: state}} (a job whose last-modification has not
 // moved is not read again) and "logs" {file: {size, mtime}} (an unchanged log file is not read again).
+#include <cstdio>
+
 #include "observe/changes/change_kinds.h"
 #include "observe/changes/platform_collectors.h"
+#include "platforms/flink/deployment_manifest.h"
 #include "platforms/flink/flink_client.h"
 #include "platforms/flink/restore_log.h"
 
 namespace dw::observe::changes {
+namespace {
+
+// A stable 64-bit hash (FNV-1a) in hex: dedup keys must not change between builds.
+std::string Fnv1a(const std::string& s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+// FlinkDeployment manifests in the platform's `manifests:` folder: spec changes since the last
+// pass, and a standing risk (allowNonRestoredState on for a stateful job) when first seen. The
+// folder keeps no time of a change, so happened_at is when the pass saw it. Cursor "manifests"
+// {deployment: spec}. The deployment's metadata.name is taken as the job's name in asset ids.
+Status CollectManifests(const CollectContext& ctx, Collected& out, PlatformPass& pass) {
+  auto folder = platforms::flink::ReadManifestFolder(ctx.platform.manifests);
+  if (!folder.ok()) {
+    pass.errors.push_back("flink '" + ctx.platform.name + "': " + folder.status().message());
+    return Status::Ok();
+  }
+  for (const auto& e : folder->errors) pass.errors.push_back("flink '" + ctx.platform.name + "' manifests: " + e);
+  auto seen = JsonCursor(ctx, "manifests");
+  if (!seen.ok()) return seen.status();
+  Json next = *seen;
+  int64_t now = ToUnixMillis(ctx.clock.Now());
+  const std::string& p = ctx.platform.name;
+  for (const auto& d : folder->deployments) {
+    std::string asset = AssetIdFor("flink", p, d.name);
+    Json spec = d.ToJson();
+    if (auto risk = platforms::flink::StandingRisk(d))
+      out.events.push_back(MakeEvent(ctx, "flink-manifest:" + p + ":" + d.name + ":standing:allowNonRestoredState",
+                                     asset, kConfigRisk, now,
+                                     {{"deployment", d.name}, {"file", d.file}, {"field", risk->field},
+                                      {"upgrade_mode", d.upgrade_mode}, {"time_source", "observed"}},
+                                     risk->risk, risk->reason));
+    if (seen->contains(d.name)) {
+      auto before = platforms::flink::DeploymentSpec::FromJson((*seen)[d.name]);
+      auto changes = platforms::flink::DiffDeployments(before, d);
+      if (!changes.empty()) {
+        Json list = Json::array();
+        for (const auto& c : changes)
+          list.push_back({{"field", c.field}, {"before", c.before}, {"after", c.after}, {"risk", c.risk}, {"reason", c.reason}});
+        bool risky = changes.front().field == "job.allowNonRestoredState" || changes.front().field == "job.upgradeMode";
+        out.events.push_back(MakeEvent(
+            ctx, "flink-manifest:" + p + ":" + d.name + ":" + Fnv1a(spec.dump()),
+            asset, risky ? kConfigRisk : kDeploy, now,
+            {{"deployment", d.name}, {"file", d.file}, {"changes", list}, {"time_source", "observed"}},
+            changes.front().risk, changes.front().reason));
+      }
+    }
+    next[d.name] = spec;
+  }
+  out.cursors[CursorName(ctx.platform, "manifests")] = next.dump();
+  return Status::Ok();
+}
+
+}  // namespace
 
 using platforms::flink::FlinkClient;
 using platforms::flink::RestoreLineKind;
@@ -92,6 +153,7 @@ Status CollectFlink(const CollectContext& ctx, Collected& out, PlatformPass& pas
     }
   }
   out.cursors[CursorName(ctx.platform, "jobs")] = next.dump();
+  if (!ctx.platform.manifests.empty()) DW_RETURN_IF_ERROR(CollectManifests(ctx, out, pass));
 
   // The JobManager log: the only place that says a restore dropped state.
   ++pass.requests;
