@@ -245,6 +245,18 @@ void InstallFlink(const Json& script, httplib::Server& server, std::shared_ptr<S
         {"history", Json::array()}};
     res.set_content(body.dump(), "application/json; charset=UTF-8");
   });
+  server.Get(R"(/jobs/([^/]+)/checkpoints/config)", [job_or_error](const httplib::Request& req, httplib::Response& res) {
+    const SimJob* j = job_or_error(req, res);
+    if (!j) return;
+    Json body = {{"mode", "exactly_once"}, {"interval", 60000}, {"timeout", 600000}, {"min_pause", 0},
+                 {"max_concurrent", 1}, {"externalization", {{"enabled", true}, {"delete_on_cancellation", false}}},
+                 {"state_backend", "EmbeddedRocksDBStateBackend"}, {"checkpoint_storage", "FileSystemCheckpointStorage"},
+                 {"unaligned_checkpoints", false}, {"tolerable_failed_checkpoints", 0},
+                 {"aligned_checkpoint_timeout", 0}, {"checkpoints_after_tasks_finish", true},
+                 {"state_changelog_enabled", false}, {"changelog_periodic_materialization_interval", 600000},
+                 {"changelog_storage", "memory"}};
+    res.set_content(body.dump(), "application/json; charset=UTF-8");
+  });
   server.Get(R"(/jobs/([^/]+)/exceptions)", [job_or_error, clock](const httplib::Request& req, httplib::Response& res) {
     const SimJob* j = job_or_error(req, res);
     if (!j) return;

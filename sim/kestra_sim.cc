@@ -3,7 +3,7 @@
 // {results, total}, execution detail with task runs, execution logs, flows with source and
 // revisions, triggers search, and KV values. Errors are {"message": "..."} with 401/404/422.
 //
-// Script: {"now", "tenant": "main", "auth": {username, password}, "flows": [{namespace, id,
+// Script: {"now", "tenant": "main", "auth": {username, password} or {token}, "flows": [{namespace, id,
 // revision, source, disabled?, revisions?: [{revision, at}], triggers?: [{id, disabled, at?}]}],
 // "executions": [{id, namespace, flowId, flowRevision, state, start, end?, taskRuns?: [{id?,
 // taskId, state?, outputs?}], logs?: [{at, level?, taskId?, message}]}], "kv": [{namespace, key,
@@ -50,7 +50,7 @@ struct SimFlow {
 
 struct KestraState {
   std::string tenant = "main";
-  std::string user, password;
+  std::string user, password, token;
   std::vector<SimFlow> flows;
   std::vector<SimExecution> executions;  // sorted by start
   Json kv = Json::array();
@@ -93,9 +93,10 @@ std::string ExecId(int i) {
 KestraState ParseScript(const Json& s) {
   KestraState st;
   st.tenant = s.value("tenant", "main");
-  if (s.contains("auth")) {
-    st.user = s["auth"].at("username").get<std::string>();
-    st.password = s["auth"].at("password").get<std::string>();
+  if (s.contains("auth")) {  // basic (open source) or a bearer token (Enterprise)
+    st.user = s["auth"].value("username", "");
+    st.password = s["auth"].value("password", "");
+    st.token = s["auth"].value("token", "");
   }
   for (const auto& f : s.value("flows", Json::array())) {
     SimFlow flow;
@@ -178,9 +179,10 @@ void InstallKestra(const Json& script, httplib::Server& server, std::shared_ptr<
   std::string api = "/api/v1/" + st->tenant;
 
   auto authorized = [st](const httplib::Request& req, httplib::Response& res) {
-    if (st->user.empty()) return true;
-    std::string want = "Basic " + Base64(st->user + ":" + st->password);
-    if (req.get_header_value("Authorization") == want) return true;
+    if (st->user.empty() && st->token.empty()) return true;
+    std::string got = req.get_header_value("Authorization");
+    if (!st->user.empty() && got == "Basic " + Base64(st->user + ":" + st->password)) return true;
+    if (!st->token.empty() && got == "Bearer " + st->token) return true;
     res.set_header("WWW-Authenticate", "Basic realm=\"Kestra\"");
     Message(res, 401, "Unauthorized");
     return false;

@@ -68,6 +68,11 @@ TEST_F(FlinkClientTest, ReadsJobsRestoreAndRecoveryFlagOfTheLoyaltyIncident) {
   EXPECT_EQ(rec.source_key, "execution.state-recovery.ignore-unclaimed-state");
   EXPECT_NE(rec.restore_path.find("savepoint-3f9a6c"), std::string::npos);
 
+  auto cp_config = client_->CheckpointConfiguration(kNewJob);
+  ASSERT_TRUE(cp_config.ok()) << cp_config.status().ToString();
+  EXPECT_EQ(cp_config->mode, "exactly_once");
+  EXPECT_TRUE(cp_config->externalized);
+
   auto job_config = client_->JobConfig(kNewJob);  // the wire shape {jid, name, execution-config}
   ASSERT_TRUE(job_config.ok()) << job_config.status().ToString();
   EXPECT_EQ((*job_config)["job-parallelism"], 4);

@@ -136,3 +136,29 @@ TEST_F(KestraClientTest, IsoTimes) {
 
 }  // namespace
 }  // namespace dw::platforms::kestra
+
+namespace dw::platforms::kestra {
+namespace {
+
+TEST(KestraBearerTest, EnterpriseTokenIsSentAsBearer) {
+  auto sim = dw::testing::StartSim(sim::Platform::kKestra,
+                                   Json{{"tenant", "acme"}, {"auth", {{"token", "ent-token-123456"}}},
+                                        {"executions", Json::array()}});
+  ASSERT_NE(sim, nullptr);
+  auto http = net::MakeCurlHttpClient();
+  auto p = dw::testing::PlatformAt("kestra", "kestra", sim->url());
+  p.tenant = "acme";
+  p.token = "ent-token-123456";
+  auto ok = KestraClient(p, *http).SearchExecutions({});
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->total, 0);
+  p.token = "wrong-token-0000";
+  auto denied = KestraClient(p, *http).SearchExecutions({});
+  EXPECT_EQ(denied.status().code(), StatusCode::kPermissionDenied);
+  p.tenant = "main";  // the tenant is part of the path: another tenant's URL does not exist
+  p.token = "ent-token-123456";
+  EXPECT_EQ(KestraClient(p, *http).SearchExecutions({}).status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace dw::platforms::kestra

@@ -1,5 +1,6 @@
 #include "platforms/flink/flink_client.h"
 
+#include <cctype>
 #include <deque>
 
 namespace dw::platforms::flink {
@@ -112,6 +113,27 @@ Result<CheckpointStats> FlinkClient::Checkpoints(const std::string& jid) const {
       s.restored = rc;
     }
     return s;
+  });
+}
+
+Result<CheckpointConfig> FlinkClient::CheckpointConfiguration(const std::string& jid) const {
+  DW_RETURN_IF_ERROR(CheckJobId(jid));
+  auto j = call_.GetJson({"jobs", jid, "checkpoints", "config"});
+  if (!j.ok()) return j.status();
+  return call_.Parse<CheckpointConfig>("GET /jobs/" + jid + "/checkpoints/config", [&] {
+    CheckpointConfig c;
+    RequireObject(*j, "checkpoint config");
+    c.mode = StringField(*j, "mode");
+    for (char& ch : c.mode) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    c.interval_ms = IntField(*j, "interval");
+    if (j->contains("externalization")) {
+      const Json& e = ObjectField(*j, "externalization");
+      c.externalized = BoolField(e, "enabled");
+      c.delete_on_cancellation = BoolField(e, "delete_on_cancellation");
+    }
+    c.state_backend = OptStringField(*j, "state_backend");
+    c.checkpoint_storage = OptStringField(*j, "checkpoint_storage");
+    return c;
   });
 }
 

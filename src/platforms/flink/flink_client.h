@@ -50,6 +50,16 @@ struct CheckpointStats {
   std::optional<RestoredCheckpoint> restored;
 };
 
+// GET /jobs/{jid}/checkpoints/config, the parts that matter to restores.
+struct CheckpointConfig {
+  std::string mode;            // exactly_once | at_least_once (Flink writes it lower-case)
+  int64_t interval_ms = 0;
+  bool externalized = false;   // externalization.enabled
+  bool delete_on_cancellation = false;
+  std::string state_backend;
+  std::string checkpoint_storage;
+};
+
 struct JobException {
   std::string name;        // exceptionName
   std::string first_line;  // first line of the stack trace
@@ -93,6 +103,8 @@ class FlinkClient {
   Result<JobDetails> Job(const std::string& jid) const;
   // GET /jobs/{jid}/checkpoints.
   Result<CheckpointStats> Checkpoints(const std::string& jid) const;
+  // GET /jobs/{jid}/checkpoints/config.
+  Result<CheckpointConfig> CheckpointConfiguration(const std::string& jid) const;
   // GET /jobs/{jid}/exceptions: exceptionHistory entries, newest first as Flink sends them.
   Result<std::vector<JobException>> Exceptions(const std::string& jid, int max_exceptions = 20) const;
   // GET /jobs/{jid}/config: the execution-config object (the wire shape, not the spec's).
