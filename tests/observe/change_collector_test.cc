@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/identifiers.h"
 #include "base/iso_time.h"
 #include "observe/changes/change_kinds.h"
 #include "observe/changes/timeline.h"
@@ -154,7 +155,10 @@ TEST_F(ChangeCollectorTest, UnreachablePlatformIsOneObservationPerOutageAndOther
   Collect();
   auto outages = Events(kPlatformUnreachable);
   ASSERT_EQ(outages.size(), 1u);  // still the same outage
-  EXPECT_EQ(outages[0].asset_id, "flink://flink/_platform");
+  EXPECT_EQ(outages[0].asset_id, "flink://flink/_platform.all");
+  for (const char* type : {"flink", "kestra", "kafka-connect", "schema-registry"})
+    EXPECT_TRUE(IsCanonicalAssetId(PlatformAssetId(type, "p"))) << type;
+  EXPECT_TRUE(IsCanonicalAssetId(AssetIdFor("flink", "flink", "insert into sink/x")));
   EXPECT_NE(outages[0].evidence["error"].get<std::string>().find("flink 'flink'"), std::string::npos);
 
   // The connector's task fails at 18:30: one connector_state event, unhealthy.

@@ -32,4 +32,8 @@ std::string AssetIdFor(std::string_view type, std::string_view platform, std::st
   return AssetKindOf(type) + "://" + std::string(platform) + "/" + n;
 }
 
+std::string PlatformAssetId(std::string_view type, std::string_view platform) {
+  return AssetIdFor(type, platform, "_platform.all");
+}
+
 }  // namespace dw::observe::changes

@@ -34,4 +34,8 @@ std::string AssetKindOf(std::string_view platform_type);
 std::string AssetIdFor(std::string_view platform_type, std::string_view platform,
                        std::string_view name);
 
+// The id that stands for a whole platform in platform-level observations (platform_unreachable):
+// "<asset kind>://<platform>/_platform.all" (canonical for every kind, Kestra's namespace.flow too).
+std::string PlatformAssetId(std::string_view platform_type, std::string_view platform);
+
 }  // namespace dw::observe::changes

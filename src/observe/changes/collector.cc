@@ -96,7 +96,7 @@ Result<CollectReport> CollectChanges(const config::Workspace& workspace, net::Ht
         got.cursors[outage_cursor] = std::to_string(start);
         got.events.push_back(MakeEvent(
             ctx, "unreachable:" + name + ":" + std::to_string(start),
-            AssetIdFor(platform.type, name, "_platform"), kPlatformUnreachable, start,
+            PlatformAssetId(platform.type, name), kPlatformUnreachable, start,
             Json{{"platform", name}, {"type", platform.type}, {"error", RedactSecrets(s.message())},
                  {"time_source", "observed"}},
             0.5, "platform '" + name + "' could not be reached: its changes since then are unknown, not absent"));
