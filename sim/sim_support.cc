@@ -52,6 +52,7 @@ std::vector<Fault> ParseFaults(const Json& script) {
     x.delay_ms = f.value("delay_ms", 0);
     x.times = f.value("times", -1);
     x.repeat_body = f.value("repeat_body", static_cast<size_t>(1));
+    x.cut_after_bytes = f.value("cut_after_bytes", -1L);
     out.push_back(std::move(x));
   }
   return out;
@@ -85,6 +86,16 @@ void InstallCommon(httplib::Server& server, std::shared_ptr<SimClock> clock,
     body.reserve(hit.body.size() * hit.repeat_body);
     for (size_t i = 0; i < hit.repeat_body; ++i) body += hit.body;
     res.status = hit.status;
+    if (hit.cut_after_bytes >= 0) {
+      auto shared = std::make_shared<std::string>(std::move(body));
+      size_t cut = std::min(shared->size(), static_cast<size_t>(hit.cut_after_bytes));
+      res.set_content_provider(shared->size(), hit.content_type,
+                               [shared, cut](size_t offset, size_t, httplib::DataSink& sink) {
+                                 if (offset < cut) return sink.write(shared->data() + offset, cut - offset);
+                                 return false;  // drop the connection before the rest
+                               });
+      return httplib::Server::HandlerResponse::Handled;
+    }
     res.set_content(body, hit.content_type);
     return httplib::Server::HandlerResponse::Handled;
   });

@@ -49,6 +49,9 @@ struct Fault {
   int delay_ms = 0;
   int times = -1;
   size_t repeat_body = 1;    // the body repeated this many times (a huge body)
+  // >= 0: announce the whole body's length, send this many bytes of it, then drop the connection
+  // (a reset mid-body, as a crashing server or a proxy timeout does).
+  long cut_after_bytes = -1;
 };
 
 // Reads a time from a script value: an RFC 3339 string or Unix ms. Throws std::invalid_argument

@@ -222,6 +222,16 @@ TEST_F(FlinkClientTest, TimeoutIsDeadlineExceeded) {
   EXPECT_NE(r.status().message().find("flink 'flink'"), std::string::npos);
 }
 
+TEST_F(FlinkClientTest, ConnectionDroppedMidBodyIsUnavailable) {
+  StartWithFaults(Json::array({{{"path", "/jobs/overview"}, {"status", 200},
+                                {"body", R"({"jobs":[{"jid":"0bf232afb7febbb8b070221833ddb99c","name":"x"}]})"},
+                                {"cut_after_bytes", 12}}}));
+  auto r = client_->JobsOverview();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(r.status().message().find("/jobs/overview"), std::string::npos);
+}
+
 TEST_F(FlinkClientTest, HugeBodyIsRefusedAtTheCap) {
   StartWithFaults(Json::array({{{"path", "/jobs/overview"}, {"status", 200}, {"body", std::string(1024 * 1024, ' ')},
                                 {"repeat_body", 20}}}));  // 20 MiB > the 16 MiB default cap
