@@ -279,6 +279,23 @@ void InstallKestra(const Json& script, httplib::Server& server, std::shared_ptr<
       if (f.ns == ns && f.id == id) return &f;
     return nullptr;
   };
+  server.Get(api + "/flows/search", [st, authorized](const httplib::Request& req, httplib::Response& res) {
+    if (!authorized(req, res)) return;
+    int size = 10;
+    try {
+      if (req.has_param("size")) size = std::stoi(req.get_param_value("size"));
+    } catch (const std::exception&) {
+      Message(res, 400, "Invalid size");
+      return;
+    }
+    Json results = Json::array();
+    for (const auto& f : st->flows) {
+      if (static_cast<int>(results.size()) >= size) break;
+      results.push_back({{"id", f.id}, {"namespace", f.ns}, {"revision", f.revision}, {"disabled", f.disabled},
+                         {"deleted", false}});
+    }
+    res.set_content(Json{{"results", results}, {"total", st->flows.size()}}.dump(), "application/json");
+  });
   server.Get(api + R"(/flows/([^/]+)/([^/]+))", [find_flow, authorized](const httplib::Request& req, httplib::Response& res) {
     if (!authorized(req, res)) return;
     const SimFlow* f = find_flow(std::string(req.matches[1]), std::string(req.matches[2]));

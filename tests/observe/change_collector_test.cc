@@ -225,3 +225,58 @@ TEST_F(ChangeCollectorTest, TimelineRejectsUnknownKindsAndPages) {
 
 }  // namespace
 }  // namespace dw::observe::changes
+
+namespace dw::observe::changes {
+namespace {
+
+TEST_F(ChangeCollectorTest, FlowRevisionTriggerToggleAndSchemaVersionAreSeenOnceEach) {
+  Json k = LoadScript("examples/ev-kestra/sim/kestra.json");
+  auto kestra = StartSim(sim::Platform::kKestra, k);
+  Json r = LoadScript("examples/loyalty-flink/sim/registry.json");
+  r["now"] = "2026-11-24T13:00:00Z";  // before version 2
+  auto registry = StartSim(sim::Platform::kSchemaRegistry, r);
+  auto kp = PlatformAt("kestra", "kestra", kestra->url());
+  kp.username = "admin@kestra.io";
+  kp.password = "Admin1234!";
+  ws_.platforms["kestra"] = kp;
+  ws_.platforms["registry"] = PlatformAt("registry", "schema-registry", registry->url());
+  config::AssetNote note;
+  note.id = "kestra://kestra/pricing.tariff_sync";
+  ws_.assets.push_back(note);
+  clock_.Set(At("2026-11-25T02:36:00Z"));
+  OpenStore();
+  Collect();  // baseline: revision 8, triggers enabled, schema version 1
+  EXPECT_TRUE(Events(kFlowRevision).empty());
+  EXPECT_TRUE(Events(kTriggerToggled).empty());
+  EXPECT_TRUE(Events(kSchemaVersion).empty());
+
+  // 06:23: the owner disabled the statements trigger and saved revision 9 of tariff_sync.
+  k["flows"][0]["revision"] = 9;
+  k["flows"][4]["triggers"][0]["disabled"] = true;
+  k["flows"][4]["triggers"][0]["at"] = "2026-11-25T06:20:00Z";
+  kestra.reset();
+  kestra = StartSim(sim::Platform::kKestra, k);
+  ws_.platforms["kestra"].url = kestra->url();
+  net::HttpRequest tick;
+  tick.method = "POST";
+  tick.url = registry->url() + "/_sim/clock";
+  tick.body = R"({"now":"2026-11-24T15:00:00Z"})";
+  ASSERT_TRUE(http_->Send(tick).ok());
+  clock_.Set(At("2026-11-25T06:23:00Z"));
+  Collect();
+  Collect();
+  auto revisions = Events(kFlowRevision);
+  ASSERT_EQ(revisions.size(), 1u);
+  EXPECT_EQ(revisions[0].evidence["to_revision"], 9);
+  auto toggles = Events(kTriggerToggled);
+  ASSERT_EQ(toggles.size(), 1u);
+  EXPECT_EQ(toggles[0].asset_id, "kestra://kestra/billing.fleet_statements");
+  EXPECT_EQ(FormatRfc3339(toggles[0].happened_at), "2026-11-25T06:20:00.000Z");  // Kestra's time
+  auto versions = Events(kSchemaVersion);
+  ASSERT_EQ(versions.size(), 1u);
+  EXPECT_EQ(versions[0].asset_id, "subject://registry/member-balances-value");
+  EXPECT_EQ(versions[0].evidence["version"], 2);
+}
+
+}  // namespace
+}  // namespace dw::observe::changes

@@ -102,3 +102,33 @@ TEST(RegistryClientTest, SubjectsVersionsConfigAndCompatibility) {
 
 }  // namespace
 }  // namespace dw::platforms
+
+#include "platforms/probe.h"
+
+namespace dw::platforms {
+namespace {
+
+// describe_workspace's probes answer healthy against every simulator, with the example scripts.
+TEST(SimulatorProbeTest, EveryPlatformProbeIsHealthyAgainstItsSimulator) {
+  auto http = net::MakeCurlHttpClient();
+  struct Case {
+    sim::Platform platform;
+    const char* type;
+    const char* script;
+  };
+  for (const Case& c : {Case{sim::Platform::kFlink, "flink", "examples/loyalty-flink/sim/flink.json"},
+                        Case{sim::Platform::kKestra, "kestra", "examples/ev-kestra/sim/kestra.json"},
+                        Case{sim::Platform::kKafkaConnect, "kafka-connect", "examples/loyalty-flink/sim/connect.json"},
+                        Case{sim::Platform::kSchemaRegistry, "schema-registry", "examples/loyalty-flink/sim/registry.json"}}) {
+    auto sim = dw::testing::StartSim(c.platform, dw::testing::LoadScript(c.script));
+    ASSERT_NE(sim, nullptr);
+    auto p = dw::testing::PlatformAt("p", c.type, sim->url());
+    p.username = "admin@kestra.io";
+    p.password = "Admin1234!";
+    auto probe = ProbePlatform(p, *http, std::chrono::seconds(2));
+    EXPECT_TRUE(probe.healthy) << c.type << ": " << probe.detail;
+  }
+}
+
+}  // namespace
+}  // namespace dw::platforms
