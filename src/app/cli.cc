@@ -98,6 +98,12 @@ int RunCli(int argc, char** argv) {
       ->required()->check(CLI::IsMember({"dbt", "openlineage"}));
   ingest->add_option("PATH", ingest_path, "the file")->required();
 
+  std::string max_log_bytes;
+  auto* collect = app.add_subcommand("collect", "one pass of the change timeline over every platform");
+  collect->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  collect->add_option("--max-log-bytes", max_log_bytes,
+                      "bytes read per JobManager log file per pass (default 268435456)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -119,6 +125,8 @@ int RunCli(int argc, char** argv) {
   if (*lineage) return CmdLineage(g, lineage_cmd);
   if (*blast) return CmdBlastRadius(g, blast_cmd);
   if (*ingest) return CmdIngest(g, ingest_source, ingest_path);
+
+  if (*collect) return CmdCollect(g, format, max_log_bytes);
   std::cout << app.help();
   return 0;
 }

@@ -79,4 +79,9 @@ int CmdBlastRadius(const GlobalOptions& g, const BlastRadiusCommand& c);
 // `dw ingest dbt PATH` / `dw ingest openlineage FILE`: stores what the file asserts in the graph.
 int CmdIngest(const GlobalOptions& g, const std::string& source, const std::string& path);
 
+// `dw collect`: one incremental pass of the change collector over every platform. Exit 0 when
+// every platform was read, 1 when some platform failed or was unreachable (the others were still
+// collected), 2 when the workspace or the state store is unusable.
+int CmdCollect(const GlobalOptions& g, const std::string& format, const std::string& max_log_bytes);
+
 }  // namespace dw::app

@@ -12,16 +12,45 @@
 namespace dw::net {
 namespace {
 
+constexpr size_t kErrorBodyCap = 64 * 1024;
+
 struct Transfer {
   std::string body;
   std::map<std::string, std::string> headers;
   size_t cap = 0;
   bool overflow = false;
+  // Streaming state.
+  CURL* handle = nullptr;
+  const std::function<bool(std::string_view)>* sink = nullptr;
+  size_t streamed = 0;
+  bool truncated = false;
 };
 
 size_t OnBody(char* data, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
   size_t len = size * n;
+  if (t->sink != nullptr) {
+    long code = 0;
+    curl_easy_getinfo(t->handle, CURLINFO_RESPONSE_CODE, &code);
+    if (code < 200 || code > 299) {  // keep the start of an error body for the message
+      if (t->body.size() < kErrorBodyCap)
+        t->body.append(data, std::min(len, kErrorBodyCap - t->body.size()));
+      return len;
+    }
+    size_t room = t->cap - t->streamed;
+    size_t take = std::min(len, room);
+    if (take > 0 && !(*t->sink)(std::string_view(data, take))) {
+      t->streamed += take;
+      t->truncated = true;
+      return 0;
+    }
+    t->streamed += take;
+    if (take < len) {
+      t->truncated = true;
+      return 0;  // cap reached: stop reading
+    }
+    return len;
+  }
   if (t->body.size() + len > t->cap) {
     t->overflow = true;
     return 0;  // makes curl abort the transfer with CURLE_WRITE_ERROR
@@ -64,7 +93,9 @@ class CurlHttpClient final : public HttpClient {
     Status last;
     std::chrono::milliseconds backoff(200);
     for (int attempt = 1; attempt <= attempts; ++attempt) {
-      auto r = SendOnce(req);
+      size_t streamed_before_failure = 0;
+      auto r = SendOnce(req, &streamed_before_failure);
+      if (req.body_sink && streamed_before_failure > 0) return r;  // cannot replay a stream
       if (r.ok()) {
         r->attempts = attempt;
         if (!Retryable(r->status) || attempt == attempts) return r;
@@ -81,12 +112,14 @@ class CurlHttpClient final : public HttpClient {
   }
 
  private:
-  Result<HttpResponse> SendOnce(const HttpRequest& req) {
+  Result<HttpResponse> SendOnce(const HttpRequest& req, size_t* streamed) {
     std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
     if (!curl) return Internal("curl_easy_init failed");
     Transfer t;
     t.cap = req.max_response_bytes;
     CURL* h = curl.get();
+    t.handle = h;
+    if (req.body_sink) t.sink = &req.body_sink;
     curl_easy_setopt(h, CURLOPT_URL, req.url.c_str());
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout.count()));
@@ -123,6 +156,8 @@ class CurlHttpClient final : public HttpClient {
     auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - start);
     std::string where = req.method + " " + RedactUrl(req.url);
+    *streamed = t.streamed;
+    if (t.sink != nullptr && t.truncated && rc == CURLE_WRITE_ERROR) rc = CURLE_OK;
     if (t.overflow)
       return ResourceExhausted(where + ": response body larger than " +
                                std::to_string(req.max_response_bytes) + " bytes");
@@ -135,6 +170,8 @@ class CurlHttpClient final : public HttpClient {
     resp.body = std::move(t.body);
     resp.headers = std::move(t.headers);
     resp.elapsed = elapsed;
+    resp.truncated = t.truncated;
+    resp.streamed_bytes = t.streamed;
     return resp;
   }
 };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -27,6 +28,13 @@ struct HttpRequest {
   std::string basic_user;
   std::string basic_password;
   std::string bearer_token;
+  // Streaming: when set, the body of a 2xx response is handed to `body_sink` chunk by chunk as it
+  // arrives instead of being kept in HttpResponse::body, so a gigabyte log costs no memory. The
+  // cap then bounds the bytes delivered: at max_response_bytes the transfer stops and the response
+  // is returned with `truncated` set (not an error). A sink that returns false stops the transfer
+  // the same way. Non-2xx bodies are still kept in `body` (up to 64 KiB) for the error message.
+  // A streamed request is retried only if no byte reached the sink.
+  std::function<bool(std::string_view chunk)> body_sink;
 };
 
 struct HttpResponse {
@@ -35,6 +43,8 @@ struct HttpResponse {
   std::map<std::string, std::string> headers;  // lower-cased names
   std::chrono::milliseconds elapsed{0};
   int attempts = 0;
+  bool truncated = false;        // streaming only: stopped at the cap or by the sink
+  size_t streamed_bytes = 0;     // streaming only: bytes handed to the sink
 };
 
 class HttpClient {

@@ -101,6 +101,21 @@ for (const agent of agents) {
     // Bad input is an isError result naming the field, not a protocol failure.
     const bad = await client.callTool({ name: 'describe_workspace', arguments: { probe: 'yes' } });
     check(bad.isError === true && /probe/.test(bad.content[0].text), `bad argument not reported: ${JSON.stringify(bad)}`);
+    if (agent === 'dw-connectors') {
+      // The change timeline reads the state store: an empty workspace has no events, not an error.
+      const timeline = tools.find((t) => t.name === 'get_change_timeline');
+      check(timeline && timeline.annotations.readOnlyHint === true, 'get_change_timeline missing or not read-only');
+      const tl = await client.callTool({ name: 'get_change_timeline', arguments: { limit: 10 } });
+      check(!tl.isError, `get_change_timeline failed: ${JSON.stringify(tl.content)}`);
+      check(ajv.validate(timeline.outputSchema, tl.structuredContent), `timeline schema: ${ajv.errorsText()}`);
+      const badKind = await client.callTool({ name: 'get_change_timeline', arguments: { kinds: ['explosion'] } });
+      check(badKind.isError === true, `unknown kind not refused: ${JSON.stringify(badKind)}`);
+      // No Kafka Connect simulator runs here: the status is an actionable error, never "healthy".
+      const status = tools.find((t) => t.name === 'get_connector_status');
+      check(status && status.annotations.readOnlyHint === true, 'get_connector_status missing or not read-only');
+      const st = await client.callTool({ name: 'get_connector_status', arguments: {} });
+      check(st.isError === true && /Kafka Connect/.test(st.content[0].text), `unreachable connect not reported: ${JSON.stringify(st)}`);
+    }
     const extra = agentTools[agent] ? `; ${await agentTools[agent](client, tools)}` : '';
     console.log(`ok   ${agent}: ${tools.length} tool(s), describe_workspace matches its output schema${extra}`);
     passed++;

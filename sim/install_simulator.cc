@@ -1,0 +1,32 @@
+#include "sim/sim_platforms.h"
+
+namespace dw::sim {
+
+Status InstallSimulator(Platform platform, const Json& script, httplib::Server& server) {
+  if (!script.is_object()) return InvalidArgument("the script must be a JSON object");
+  try {
+    std::optional<int64_t> now;
+    if (script.contains("now")) now = ScriptTime(script["now"], "now");
+    auto clock = std::make_shared<SimClock>(now);
+    auto faults = std::make_shared<std::vector<Fault>>(ParseFaults(script));
+    httplib::Server scratch;  // parse everything first: nothing is registered on a bad script
+    switch (platform) {
+      case Platform::kFlink: InstallFlink(script, scratch, clock); break;
+      case Platform::kKestra: InstallKestra(script, scratch, clock); break;
+      case Platform::kKafkaConnect: InstallKafkaConnect(script, scratch, clock); break;
+      case Platform::kSchemaRegistry: InstallSchemaRegistry(script, scratch, clock); break;
+    }
+    InstallCommon(server, clock, faults, std::make_shared<std::mutex>());
+    switch (platform) {
+      case Platform::kFlink: InstallFlink(script, server, clock); break;
+      case Platform::kKestra: InstallKestra(script, server, clock); break;
+      case Platform::kKafkaConnect: InstallKafkaConnect(script, server, clock); break;
+      case Platform::kSchemaRegistry: InstallSchemaRegistry(script, server, clock); break;
+    }
+  } catch (const std::exception& e) {
+    return InvalidArgument(std::string("script: ") + e.what());
+  }
+  return Status::Ok();
+}
+
+}  // namespace dw::sim

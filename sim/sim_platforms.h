@@ -1,0 +1,20 @@
+// Route installers of the four simulated platforms (one file each); see sim_support.h.
+// Each throws std::invalid_argument (or a JSON exception) naming what is wrong in the script;
+// InstallSimulator turns that into a Status.
+#pragma once
+
+#include <httplib.h>
+
+#include <memory>
+
+#include "base/json.h"
+#include "sim/sim_support.h"
+
+namespace dw::sim {
+
+void InstallFlink(const Json& script, httplib::Server& server, std::shared_ptr<SimClock> clock);
+void InstallKestra(const Json& script, httplib::Server& server, std::shared_ptr<SimClock> clock);
+void InstallKafkaConnect(const Json& script, httplib::Server& server, std::shared_ptr<SimClock> clock);
+void InstallSchemaRegistry(const Json& script, httplib::Server& server, std::shared_ptr<SimClock> clock);
+
+}  // namespace dw::sim

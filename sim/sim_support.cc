@@ -1,0 +1,149 @@
+#include "sim/sim_support.h"
+
+#include <chrono>
+#include <stdexcept>
+
+#include "base/clock.h"
+#include "base/iso_time.h"
+
+namespace dw::sim {
+
+bool SimClock::Visible(int64_t at_ms) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !now_ms_ || at_ms <= *now_ms_;
+}
+
+std::optional<int64_t> SimClock::now() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return now_ms_;
+}
+
+void SimClock::Set(int64_t now_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  now_ms_ = now_ms;
+}
+
+int64_t ScriptTime(const Json& v, const std::string& where) {
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_string()) {
+    if (auto ms = ParseIsoTimeMillis(v.get<std::string>())) return *ms;
+  }
+  throw std::invalid_argument(where + ": expected an RFC 3339 time or Unix milliseconds, got " + v.dump());
+}
+
+std::string IsoMillis(int64_t ms) { return FormatRfc3339(FromUnixMillis(ms)); }
+
+std::vector<Fault> ParseFaults(const Json& script) {
+  std::vector<Fault> out;
+  if (!script.contains("faults")) return out;
+  const Json& faults = script["faults"];
+  if (!faults.is_array()) throw std::invalid_argument("faults: expected an array");
+  for (size_t i = 0; i < faults.size(); ++i) {
+    const Json& f = faults[i];
+    std::string where = "faults[" + std::to_string(i) + "]";
+    if (!f.is_object() || !f.contains("path") || !f["path"].is_string())
+      throw std::invalid_argument(where + ": needs a string \"path\"");
+    Fault x;
+    x.method = f.value("method", "GET");
+    x.path = f["path"].get<std::string>();
+    x.status = f.value("status", 500);
+    x.body = f.value("body", "");
+    x.content_type = f.value("content_type", "application/json");
+    x.delay_ms = f.value("delay_ms", 0);
+    x.times = f.value("times", -1);
+    x.repeat_body = f.value("repeat_body", static_cast<size_t>(1));
+    x.cut_after_bytes = f.value("cut_after_bytes", -1L);
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+namespace {
+
+bool PathMatches(const std::string& pattern, const std::string& path) {
+  if (!pattern.empty() && pattern.back() == '*')
+    return path.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0;
+  return pattern == path;
+}
+
+}  // namespace
+
+void InstallCommon(httplib::Server& server, std::shared_ptr<SimClock> clock,
+                   std::shared_ptr<std::vector<Fault>> faults, std::shared_ptr<std::mutex> faults_mu) {
+  server.set_pre_routing_handler([faults, faults_mu](const httplib::Request& req, httplib::Response& res) {
+    Fault hit;
+    {
+      std::lock_guard<std::mutex> lock(*faults_mu);
+      auto it = faults->begin();
+      for (; it != faults->end(); ++it)
+        if (it->method == req.method && it->times != 0 && PathMatches(it->path, req.path)) break;
+      if (it == faults->end()) return httplib::Server::HandlerResponse::Unhandled;
+      if (it->times > 0) --it->times;
+      hit = *it;
+    }
+    if (hit.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(hit.delay_ms));
+    std::string body;
+    body.reserve(hit.body.size() * hit.repeat_body);
+    for (size_t i = 0; i < hit.repeat_body; ++i) body += hit.body;
+    res.status = hit.status;
+    if (hit.cut_after_bytes >= 0) {
+      auto shared = std::make_shared<std::string>(std::move(body));
+      size_t cut = std::min(shared->size(), static_cast<size_t>(hit.cut_after_bytes));
+      res.set_content_provider(shared->size(), hit.content_type,
+                               [shared, cut](size_t offset, size_t, httplib::DataSink& sink) {
+                                 if (offset < cut) return sink.write(shared->data() + offset, cut - offset);
+                                 return false;  // drop the connection before the rest
+                               });
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    res.set_content(body, hit.content_type);
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  server.Post("/_sim/clock", [clock](const httplib::Request& req, httplib::Response& res) {
+    Json j = Json::parse(req.body, nullptr, false);
+    try {
+      if (j.is_discarded() || !j.is_object() || !j.contains("now"))
+        throw std::invalid_argument("body must be {\"now\": T}");
+      clock->Set(ScriptTime(j["now"], "now"));
+      res.set_content(Json{{"now", IsoMillis(*clock->now())}}.dump(), "application/json");
+    } catch (const std::exception& e) {
+      res.status = 400;
+      res.set_content(Json{{"message", e.what()}}.dump(), "application/json");
+    }
+  });
+}
+
+std::optional<Platform> ParsePlatform(const std::string& name) {
+  if (name == "flink") return Platform::kFlink;
+  if (name == "kestra") return Platform::kKestra;
+  if (name == "kafka-connect" || name == "connect") return Platform::kKafkaConnect;
+  if (name == "schema-registry" || name == "registry") return Platform::kSchemaRegistry;
+  return std::nullopt;
+}
+
+RunningSim::~RunningSim() {
+  server_.stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+Result<std::unique_ptr<RunningSim>> RunningSim::Start(Platform platform, const Json& script, int port) {
+  std::unique_ptr<RunningSim> sim(new RunningSim());
+  DW_RETURN_IF_ERROR(InstallSimulator(platform, script, sim->server_));
+  sim->server_.set_keep_alive_max_count(1000);
+  if (port == 0) {
+    sim->port_ = sim->server_.bind_to_any_port("127.0.0.1");
+  } else {
+    sim->port_ = sim->server_.bind_to_port("127.0.0.1", port) ? port : -1;
+  }
+  if (sim->port_ <= 0) return Unavailable("cannot bind 127.0.0.1:" + std::to_string(port));
+  RunningSim* raw = sim.get();
+  sim->thread_ = std::thread([raw] { raw->server_.listen_after_bind(); });
+  while (!sim->server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return sim;
+}
+
+void RunningSim::Wait() {
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace dw::sim

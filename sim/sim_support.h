@@ -1,0 +1,99 @@
+// What every simulator shares: a script (a JSON timeline: "at simulated time T the platform reports
+// this"), the simulated clock that decides which of its entries are visible, scripted faults
+// (an HTML page from a proxy, a 500, a slow answer, malformed JSON) and the loopback server that
+// runs a simulator on its own thread. Test and demo infrastructure only: production code never
+// includes sim/.
+#pragma once
+
+#include <httplib.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/json.h"
+#include "base/status.h"
+
+namespace dw::sim {
+
+// The simulated "now". Script entries whose `at` is later are not visible yet. Starts at the
+// script's "now" (RFC 3339 or Unix ms); without one every entry is visible. POST /_sim/clock
+// {"now": T} moves it (the demo and tests use it to replay a timeline).
+class SimClock {
+ public:
+  explicit SimClock(std::optional<int64_t> now_ms) : now_ms_(now_ms) {}
+  // True iff an entry at `at_ms` has happened by now.
+  bool Visible(int64_t at_ms) const;
+  std::optional<int64_t> now() const;
+  void Set(int64_t now_ms);
+
+ private:
+  mutable std::mutex mu_;
+  std::optional<int64_t> now_ms_;
+};
+
+// One scripted misbehaviour: requests whose method and path match are answered with `status`,
+// `body` and `content_type` (after `delay_ms`) instead of the simulator's answer, `times` times
+// (-1: always).
+struct Fault {
+  std::string method = "GET";
+  std::string path;          // exact path, or a prefix when it ends with '*'
+  int status = 500;
+  std::string body;
+  std::string content_type = "application/json";
+  int delay_ms = 0;
+  int times = -1;
+  size_t repeat_body = 1;    // the body repeated this many times (a huge body)
+  // >= 0: announce the whole body's length, send this many bytes of it, then drop the connection
+  // (a reset mid-body, as a crashing server or a proxy timeout does).
+  long cut_after_bytes = -1;
+};
+
+// Reads a time from a script value: an RFC 3339 string or Unix ms. Throws std::invalid_argument
+// naming `where` otherwise.
+int64_t ScriptTime(const Json& v, const std::string& where);
+
+// Parses the "faults" array of a script. Throws std::invalid_argument on a malformed entry.
+std::vector<Fault> ParseFaults(const Json& script);
+
+// Installs the pre-routing handler that serves `faults` and the /_sim/clock endpoint.
+void InstallCommon(httplib::Server& server, std::shared_ptr<SimClock> clock,
+                   std::shared_ptr<std::vector<Fault>> faults, std::shared_ptr<std::mutex> faults_mu);
+
+// The simulated platforms.
+enum class Platform { kFlink, kKestra, kKafkaConnect, kSchemaRegistry };
+// "flink", "kestra", "kafka-connect", "schema-registry" (also "connect", "registry").
+std::optional<Platform> ParsePlatform(const std::string& name);
+
+// Registers `platform`'s routes on `server` from `script`. InvalidArgument naming what is wrong in
+// the script; nothing is registered then.
+Status InstallSimulator(Platform platform, const Json& script, httplib::Server& server);
+
+// A simulator served on loopback on its own thread for the life of the object (tests, benches).
+class RunningSim {
+ public:
+  ~RunningSim();
+  // Starts `platform` from `script` on 127.0.0.1:`port` (0: a free port). Returns once it accepts
+  // connections, or the script/bind error.
+  static Result<std::unique_ptr<RunningSim>> Start(Platform platform, const Json& script, int port = 0);
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
+  // Blocks until the server stops (dw-sim's main).
+  void Wait();
+
+ private:
+  RunningSim() = default;
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+// Formats Unix ms as "2026-11-24T14:02:00.000Z".
+std::string IsoMillis(int64_t ms);
+
+}  // namespace dw::sim

@@ -1,0 +1,122 @@
+#include "observe/changes/collector.h"
+
+#include "base/log.h"
+#include "observe/changes/change_kinds.h"
+#include "observe/changes/platform_collectors.h"
+
+namespace dw::observe::changes {
+namespace {
+
+bool Unreachable(const Status& s) {
+  return s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kDeadlineExceeded;
+}
+
+}  // namespace
+
+int CollectReport::new_events() const {
+  int n = 0;
+  for (const auto& p : platforms) n += p.new_events;
+  return n;
+}
+
+bool CollectReport::any_errors() const {
+  for (const auto& p : platforms)
+    if (!p.reachable || !p.errors.empty()) return true;
+  return false;
+}
+
+Json CollectReport::ToJson() const {
+  Json out = {{"new_events", new_events()}, {"platforms", Json::array()}};
+  for (const auto& p : platforms)
+    out["platforms"].push_back({{"platform", p.platform}, {"type", p.type}, {"reachable", p.reachable},
+                                {"new_events", p.new_events}, {"duplicates", p.duplicates},
+                                {"errors", p.errors}, {"notes", p.notes}});
+  return out;
+}
+
+std::string CursorName(const config::PlatformConfig& platform, const std::string& what) {
+  return "changes/" + platform.name + "/" + what;
+}
+
+Result<Json> JsonCursor(const CollectContext& ctx, const std::string& what) {
+  auto c = ctx.store.GetCursor(CursorName(ctx.platform, what));
+  if (!c.ok()) return c.status();
+  if (!c->has_value()) return Json::object();
+  Json j = Json::parse(**c, nullptr, false);
+  return j.is_object() ? j : Json::object();
+}
+
+store::ChangeEvent MakeEvent(const CollectContext& ctx, std::string dedup_key, std::string asset_id,
+                             std::string kind, int64_t happened_ms, Json evidence, double risk,
+                             std::string reason) {
+  store::ChangeEvent e;
+  e.dedup_key = std::move(dedup_key);
+  e.asset_id = std::move(asset_id);
+  e.kind = std::move(kind);
+  e.happened_at = FromUnixMillis(happened_ms);
+  e.observed_at = ctx.clock.Now();
+  e.evidence = std::move(evidence);
+  e.risk = risk;
+  e.reason = std::move(reason);
+  return e;
+}
+
+Result<CollectReport> CollectChanges(const config::Workspace& workspace, net::HttpClient& http,
+                                     store::StateStore& store, const Clock& clock,
+                                     const CollectOptions& options) {
+  CollectReport report;
+  for (const auto& [name, platform] : workspace.platforms) {
+    PlatformPass pass;
+    pass.platform = name;
+    pass.type = platform.type;
+    CollectContext ctx{workspace, platform, http, store, clock, options};
+    Collected got;
+    Status s;
+    if (platform.type == "flink") s = CollectFlink(ctx, got, pass);
+    else if (platform.type == "kestra") s = CollectKestra(ctx, got, pass);
+    else if (platform.type == "kafka-connect") s = CollectKafkaConnect(ctx, got, pass);
+    else if (platform.type == "schema-registry") s = CollectSchemaRegistry(ctx, got, pass);
+    else s = InvalidArgument("platform '" + name + "': no collector for type '" + platform.type + "'");
+
+    // An outage is one observation, from when it began until the platform answers again.
+    std::string outage_cursor = CursorName(platform, "unreachable_since");
+    auto since = store.GetCursor(outage_cursor);
+    if (!since.ok()) return since.status();
+    if (!s.ok()) {
+      pass.errors.push_back(RedactSecrets(s.message()));
+      if (Unreachable(s)) {
+        pass.reachable = false;
+        int64_t start = ToUnixMillis(clock.Now());
+        if (since->has_value()) {
+          try {
+            start = std::stoll(**since);
+          } catch (const std::exception&) {
+          }
+        }
+        got.cursors[outage_cursor] = std::to_string(start);
+        got.events.push_back(MakeEvent(
+            ctx, "unreachable:" + name + ":" + std::to_string(start),
+            PlatformAssetId(platform.type, name), kPlatformUnreachable, start,
+            Json{{"platform", name}, {"type", platform.type}, {"error", RedactSecrets(s.message())},
+                 {"time_source", "observed"}},
+            0.5, "platform '" + name + "' could not be reached: its changes since then are unknown, not absent"));
+      }
+    } else if (since->has_value()) {
+      got.cursors[outage_cursor] = "";  // reachable again
+    }
+    Status written = store.InTransaction([&](store::StateStore& tx) -> Status {
+      for (const auto& e : got.events) {
+        auto added = tx.AddChangeEvent(e);
+        if (!added.ok()) return added.status();
+        (*added ? pass.new_events : pass.duplicates)++;
+      }
+      for (const auto& [cursor, value] : got.cursors) DW_RETURN_IF_ERROR(tx.SetCursor(cursor, value));
+      return Status::Ok();
+    });
+    if (!written.ok()) return written;
+    report.platforms.push_back(std::move(pass));
+  }
+  return report;
+}
+
+}  // namespace dw::observe::changes

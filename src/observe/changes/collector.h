@@ -1,0 +1,56 @@
+// The change timeline collector: one incremental pass over every platform in the workspace that
+// turns what each platform reports into dated, evidenced change events in the state store.
+// Kestra executions since the last cursor, Flink restores, skipped state, exceptions and config
+// risks not yet seen, connector state transitions, new schema versions. Events carry the time the
+// platform gives (or, where a platform keeps no time, the time observed, said so in the
+// evidence), a canonical asset id, a kind (change_kinds.h), evidence, and a risk weight with its
+// reason. Events are deduplicated across passes by their dedup key; cursors live in the store, so
+// a restarted process carries on where the last pass stopped.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/json.h"
+#include "config/workspace.h"
+#include "net/http_client.h"
+#include "store/state_store.h"
+
+namespace dw::observe::changes {
+
+struct CollectOptions {
+  size_t max_log_bytes = size_t{256} << 20;  // per JobManager log file per pass
+  int kestra_page_size = 500;
+  std::chrono::hours kestra_initial_lookback{24 * 7};  // first pass: executions started since
+  size_t kestra_log_lines = 10;  // log lines kept as evidence of a watched flow's execution
+};
+
+// What one platform's part of the pass did.
+struct PlatformPass {
+  std::string platform;  // workspace name
+  std::string type;
+  bool reachable = true;
+  int new_events = 0;
+  int duplicates = 0;   // events seen before (dedup key already stored)
+  int requests = 0;     // HTTP requests made (approximate: one per client call)
+  std::vector<std::string> errors;  // each names the platform and endpoint
+  std::vector<std::string> notes;   // e.g. a log read only up to its byte cap
+};
+
+struct CollectReport {
+  std::vector<PlatformPass> platforms;
+  int new_events() const;
+  bool any_errors() const;  // an unreachable platform counts
+  Json ToJson() const;
+};
+
+// Runs one pass over every platform of `workspace`, writing events and cursors to `store`. A
+// platform that fails does not stop the others: its failure is in the report, and one that cannot
+// be reached also gets a platform_unreachable event (one per outage, not per pass). Returns a
+// Status error only when the store fails.
+Result<CollectReport> CollectChanges(const config::Workspace& workspace, net::HttpClient& http,
+                                     store::StateStore& store, const Clock& clock,
+                                     const CollectOptions& options = {});
+
+}  // namespace dw::observe::changes

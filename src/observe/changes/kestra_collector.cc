@@ -1,0 +1,185 @@
+// Kestra: executions that ended since the cursor (with, for flows the workspace names as assets,
+// the log lines that show what the execution called), flow revisions and trigger toggles of those
+// flows. Cursors: "executions" (Unix ms: the search restarts at the earliest execution still
+// running, else at the newest start seen), "flows" {ns.flow: revision}, "triggers" {id: disabled}.
+#include <algorithm>
+#include <set>
+
+#include "observe/changes/change_kinds.h"
+#include "observe/changes/platform_collectors.h"
+#include "platforms/kestra/kestra_client.h"
+
+namespace dw::observe::changes {
+namespace {
+
+using platforms::kestra::Execution;
+using platforms::kestra::KestraClient;
+
+// Flows (namespace.flow) that the workspace names as kestra://<platform>/... assets.
+std::set<std::string> WatchedFlows(const CollectContext& ctx) {
+  std::set<std::string> out;
+  std::string prefix = "kestra://" + ctx.platform.name + "/";
+  for (const auto& a : ctx.workspace.assets)
+    if (a.id.rfind(prefix, 0) == 0) out.insert(a.id.substr(prefix.size()));
+  return out;
+}
+
+double ExecutionRisk(const std::string& state, std::string& reason) {
+  if (state == "FAILED") {
+    reason = "the execution failed: what it should have written is missing or partial";
+    return 0.5;
+  }
+  if (state == "WARNING") {
+    reason = "the execution ended in WARNING: some task did not do what it should";
+    return 0.4;
+  }
+  if (state == "KILLED" || state == "CANCELLED") {
+    reason = "the execution was stopped before it finished";
+    return 0.3;
+  }
+  reason = "the execution succeeded; a green run can still write wrong output, so it is weighed low";
+  return 0.1;
+}
+
+// The log lines worth keeping as evidence: those that show a call (a URL or an HTTP verb) first,
+// then the others, at most `n`, each cut to 500 characters.
+Json LogExcerpt(const std::vector<platforms::kestra::LogEntry>& logs, size_t n) {
+  Json out = Json::array();
+  auto keep = [&](const platforms::kestra::LogEntry& l) {
+    if (out.size() >= n) return;
+    out.push_back({{"timestamp", FormatRfc3339(FromUnixMillis(l.timestamp_ms))}, {"level", l.level},
+                   {"task_id", l.task_id}, {"message", l.message.substr(0, 500)}});
+  };
+  auto is_call = [](const std::string& m) {
+    return m.find("http://") != std::string::npos || m.find("https://") != std::string::npos ||
+           m.find("GET ") != std::string::npos || m.find("POST ") != std::string::npos;
+  };
+  for (const auto& l : logs)
+    if (is_call(l.message)) keep(l);
+  for (const auto& l : logs)
+    if (!is_call(l.message)) keep(l);
+  return out;
+}
+
+}  // namespace
+
+Status CollectKestra(const CollectContext& ctx, Collected& out, PlatformPass& pass) {
+  KestraClient kestra(ctx.platform, ctx.http);
+  const std::string& p = ctx.platform.name;
+  auto watched = WatchedFlows(ctx);
+  std::string cursor_name = CursorName(ctx.platform, "executions");
+  auto cursor = ctx.store.GetCursor(cursor_name);
+  if (!cursor.ok()) return cursor.status();
+  int64_t now = ToUnixMillis(ctx.clock.Now());
+  int64_t from = now - std::chrono::duration_cast<std::chrono::milliseconds>(ctx.options.kestra_initial_lookback).count();
+  if (cursor->has_value()) {
+    try {
+      from = std::stoll(**cursor);
+    } catch (const std::exception&) {
+    }
+  }
+  std::optional<int64_t> earliest_running;
+  int64_t newest_start = from;
+  platforms::kestra::ExecutionQuery q;
+  q.start_from_ms = from;
+  q.size = ctx.options.kestra_page_size;
+  for (q.page = 1;; ++q.page) {
+    ++pass.requests;
+    auto page = kestra.SearchExecutions(q);
+    if (!page.ok()) {
+      if (q.page == 1) return page.status();
+      pass.errors.push_back(page.status().message());
+      return Status::Ok();  // cursor not advanced: the next pass reads this page again
+    }
+    for (const auto& e : page->results) {
+      newest_start = std::max(newest_start, e.start_ms);
+      if (!e.terminal()) {
+        earliest_running = std::min(earliest_running.value_or(e.start_ms), e.start_ms);
+        continue;
+      }
+      std::string flow = e.namespace_ + "." + e.flow_id;
+      std::string reason;
+      double risk = ExecutionRisk(e.state, reason);
+      Json ev = {{"execution_id", e.id}, {"flow", flow}, {"flow_revision", e.flow_revision},
+                 {"state", e.state}, {"start", FormatRfc3339(FromUnixMillis(e.start_ms))},
+                 {"duration_s", e.duration_s},
+                 {"url", kestra.call().Url({"api", "v1", kestra.tenant(), "executions", e.id})}};
+      Json tasks = Json::array();
+      for (const auto& t : e.task_runs) {
+        std::string outputs = t.outputs.dump();
+        if (outputs.size() > 500) outputs = outputs.substr(0, 500) + "...";
+        tasks.push_back({{"task_id", t.task_id}, {"state", t.state}, {"outputs", outputs}});
+      }
+      ev["task_runs"] = tasks;
+      std::string dedup = "kestra:" + p + ":" + e.id + ":" + e.state;
+      if (watched.count(flow)) {
+        // Read the logs only for executions not stored yet: they are the evidence of what it called.
+        ++pass.requests;
+        auto logs = kestra.ExecutionLogs(e.id, 1000);
+        if (logs.ok()) {
+          ev["log_excerpt"] = LogExcerpt(*logs, ctx.options.kestra_log_lines);
+        } else {
+          pass.errors.push_back(logs.status().message());
+        }
+      }
+      out.events.push_back(MakeEvent(ctx, dedup, AssetIdFor("kestra", p, flow), kExecution,
+                                     e.end_ms.value_or(e.start_ms), ev, risk, reason));
+    }
+    if (static_cast<int64_t>(q.page) * q.size >= page->total || page->results.empty()) break;
+  }
+  out.cursors[cursor_name] = std::to_string(earliest_running.value_or(newest_start));
+
+  // Revisions and triggers of the flows the workspace cares about; the first pass sets a baseline.
+  auto flows_seen = JsonCursor(ctx, "flows");
+  if (!flows_seen.ok()) return flows_seen.status();
+  Json flows_next = *flows_seen;
+  for (const auto& flow : watched) {
+    auto dot = flow.rfind('.');
+    ++pass.requests;
+    auto f = kestra.GetFlow(flow.substr(0, dot), flow.substr(dot + 1));
+    if (!f.ok()) {
+      if (f.status().code() != StatusCode::kNotFound) pass.errors.push_back(f.status().message());
+      continue;
+    }
+    if (flows_seen->contains(flow) && (*flows_seen)[flow].get<int64_t>() != f->revision) {
+      out.events.push_back(MakeEvent(
+          ctx, "kestra:" + p + ":" + flow + ":revision:" + std::to_string(f->revision), AssetIdFor("kestra", p, flow),
+          kFlowRevision, now,
+          {{"flow", flow}, {"from_revision", (*flows_seen)[flow]}, {"to_revision", f->revision},
+           {"time_source", "observed"},
+           {"url", kestra.call().Url({"api", "v1", kestra.tenant(), "flows", f->namespace_, f->id})}},
+          0.4, "the flow was saved as revision " + std::to_string(f->revision) + ": what it runs changed"));
+    }
+    flows_next[flow] = f->revision;
+  }
+  out.cursors[CursorName(ctx.platform, "flows")] = flows_next.dump();
+
+  ++pass.requests;
+  auto triggers = kestra.Triggers(1, 500);
+  if (!triggers.ok()) {
+    if (triggers.status().code() != StatusCode::kNotFound) pass.errors.push_back(triggers.status().message());
+    return Status::Ok();
+  }
+  auto trig_seen = JsonCursor(ctx, "triggers");
+  if (!trig_seen.ok()) return trig_seen.status();
+  Json trig_next = *trig_seen;
+  for (const auto& t : *triggers) {
+    std::string flow = t.namespace_ + "." + t.flow_id;
+    std::string key = flow + "/" + t.trigger_id;
+    if (trig_seen->contains(key) && (*trig_seen)[key].get<bool>() != t.disabled) {
+      int64_t at = t.updated_ms.value_or(now);
+      out.events.push_back(MakeEvent(
+          ctx, "kestra:" + p + ":" + key + ":disabled:" + (t.disabled ? "true" : "false") + ":" + std::to_string(at),
+          AssetIdFor("kestra", p, flow), kTriggerToggled, at,
+          {{"flow", flow}, {"trigger_id", t.trigger_id}, {"disabled", t.disabled},
+           {"time_source", t.updated_ms ? "platform" : "observed"}},
+          t.disabled ? 0.3 : 0.2,
+          std::string("trigger ") + t.trigger_id + (t.disabled ? " was disabled: scheduled runs stop" : " was re-enabled")));
+    }
+    trig_next[key] = t.disabled;
+  }
+  out.cursors[CursorName(ctx.platform, "triggers")] = trig_next.dump();
+  return Status::Ok();
+}
+
+}  // namespace dw::observe::changes

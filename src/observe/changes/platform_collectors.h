@@ -1,0 +1,46 @@
+// One collector per platform type (one file each); collector.cc runs them. Each reads its
+// platform, appends the events it found to `events`, and the cursors to advance to `cursors`;
+// the caller writes both in one transaction, so a crash never advances a cursor past events that
+// were not stored. A returned error means the platform's list endpoint failed (nothing collected).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config/workspace.h"
+#include "net/http_client.h"
+#include "observe/changes/collector.h"
+#include "store/state_store.h"
+
+namespace dw::observe::changes {
+
+struct CollectContext {
+  const config::Workspace& workspace;
+  const config::PlatformConfig& platform;
+  net::HttpClient& http;
+  store::StateStore& store;
+  const Clock& clock;
+  const CollectOptions& options;
+};
+
+struct Collected {
+  std::vector<store::ChangeEvent> events;
+  std::map<std::string, std::string> cursors;
+};
+
+Status CollectFlink(const CollectContext& ctx, Collected& out, PlatformPass& pass);
+Status CollectKestra(const CollectContext& ctx, Collected& out, PlatformPass& pass);
+Status CollectKafkaConnect(const CollectContext& ctx, Collected& out, PlatformPass& pass);
+Status CollectSchemaRegistry(const CollectContext& ctx, Collected& out, PlatformPass& pass);
+
+// The cursor name "changes/<platform>/<what>".
+std::string CursorName(const config::PlatformConfig& platform, const std::string& what);
+// The stored cursor parsed as a JSON object ({} when absent or unreadable).
+Result<Json> JsonCursor(const CollectContext& ctx, const std::string& what);
+// A ChangeEvent with observed_at = now.
+store::ChangeEvent MakeEvent(const CollectContext& ctx, std::string dedup_key, std::string asset_id,
+                             std::string kind, int64_t happened_ms, Json evidence, double risk,
+                             std::string reason);
+
+}  // namespace dw::observe::changes

@@ -1,0 +1,282 @@
+// The change timeline collector over the simulators: the two reference incidents become dated,
+// evidenced events; passes are incremental and deduplicated, also across a restart (a reopened
+// store); an unreachable platform is an observation, once per outage, and does not stop the others.
+#include "observe/changes/collector.h"
+
+#include <gtest/gtest.h>
+
+#include "base/identifiers.h"
+#include "base/iso_time.h"
+#include "observe/changes/change_kinds.h"
+#include "observe/changes/timeline.h"
+#include "tests/platforms/platform_test_support.h"
+#include "tests/support/subprocess.h"
+
+namespace dw::observe::changes {
+namespace {
+
+using dw::testing::LoadScript;
+using dw::testing::PlatformAt;
+using dw::testing::StartSim;
+
+TimePoint At(const char* iso) { return FromUnixMillis(*ParseIsoTimeMillis(iso)); }
+
+class ChangeCollectorTest : public ::testing::Test {
+ protected:
+  void OpenStore() {
+    store_.reset();
+    auto s = store::OpenStateStore((dir_.path() / "state.db").string(), clock_);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    store_ = std::move(s).value();
+  }
+  CollectReport Collect() {
+    auto r = CollectChanges(ws_, *http_, *store_, clock_);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : CollectReport{};
+  }
+  std::vector<store::ChangeEvent> Events(const std::string& kind) {
+    auto all = store_->ChangeEventsBetween(At("2000-01-01T00:00:00Z"), At("2100-01-01T00:00:00Z"));
+    EXPECT_TRUE(all.ok());
+    std::vector<store::ChangeEvent> out;
+    for (auto& e : *all)
+      if (e.kind == kind) out.push_back(e);
+    return out;
+  }
+
+  dw::testing::TempDir dir_;
+  SimulatedClock clock_{At("2026-11-24T15:15:00Z")};
+  std::unique_ptr<net::HttpClient> http_ = net::MakeCurlHttpClient();
+  std::unique_ptr<store::StateStore> store_;
+  config::Workspace ws_;
+};
+
+TEST_F(ChangeCollectorTest, LoyaltyRestoreThatSkippedStateIsAnEventAtTwoMinutesPastTwo) {
+  auto flink = StartSim(sim::Platform::kFlink, LoadScript("examples/loyalty-flink/sim/flink.json"));
+  ASSERT_NE(flink, nullptr);
+  ws_.platforms["flink"] = PlatformAt("flink", "flink", flink->url());
+  OpenStore();
+  auto report = Collect();
+  ASSERT_EQ(report.platforms.size(), 1u);
+  EXPECT_TRUE(report.platforms[0].errors.empty()) << report.platforms[0].errors[0];
+  auto skipped = Events(kRestoreSkippedState);
+  ASSERT_EQ(skipped.size(), 1u);  // the empty-state line is harmless and not an event
+  const auto& e = skipped[0];
+  EXPECT_EQ(e.asset_id, "flink://flink/points-balance");
+  EXPECT_EQ(FormatRfc3339(e.happened_at), "2026-11-24T14:02:03.409Z");  // platform time, not ours
+  EXPECT_EQ(FormatRfc3339(e.observed_at), "2026-11-24T15:15:00.000Z");
+  EXPECT_EQ(e.evidence["operator_id"], "90bea66de1c231edf33913ecd54406c1");
+  EXPECT_NE(e.evidence["log_line"].get<std::string>().find("Skipping savepoint state for operator"), std::string::npos);
+  EXPECT_NE(e.evidence["restore_line"].get<std::string>().find("(allowing non restored state)"), std::string::npos);
+  EXPECT_GT(e.risk, 0.9);
+  EXPECT_NE(e.reason.find("savepoint-3f9a6c"), std::string::npos);
+
+  auto restores = Events(kRestore);
+  ASSERT_EQ(restores.size(), 1u);
+  EXPECT_EQ(FormatRfc3339(restores[0].happened_at), "2026-11-24T14:02:03.412Z");
+  EXPECT_EQ(restores[0].evidence["is_savepoint"], true);
+  EXPECT_EQ(Events(kConfigRisk).size(), 2u);  // both runs had allowNonRestoredState on
+  EXPECT_EQ(Events(kDeploy).size(), 2u);
+
+  // The timeline for the job, newest first: the skipped state is on top... after the restore's id order.
+  TimelineQuery q;
+  q.asset_id = "flink://flink/points-balance";
+  q.from = At("2026-11-24T14:00:00Z");
+  q.to = At("2026-11-24T15:00:00Z");
+  q.kinds = {kRestore, kRestoreSkippedState};
+  auto page = ReadTimeline(*store_, q);
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->total, 2);
+  EXPECT_EQ(page->events[0].kind, kRestore);  // 14:02:03.412 is after 14:02:03.409
+  EXPECT_EQ(page->events[1].kind, kRestoreSkippedState);
+}
+
+TEST_F(ChangeCollectorTest, PassesAreIncrementalAndDeduplicatedAcrossARestart) {
+  auto flink = StartSim(sim::Platform::kFlink, LoadScript("examples/loyalty-flink/sim/flink.json"));
+  auto kestra_script = LoadScript("examples/ev-kestra/sim/kestra.json");
+  kestra_script["now"] = "2026-11-25T00:30:00Z";
+  auto kestra = StartSim(sim::Platform::kKestra, kestra_script);
+  ws_.platforms["flink"] = PlatformAt("flink", "flink", flink->url());
+  auto kp = PlatformAt("kestra", "kestra", kestra->url());
+  kp.username = "admin@kestra.io";
+  kp.password = "Admin1234!";
+  ws_.platforms["kestra"] = kp;
+  config::AssetNote note;
+  note.id = "kestra://kestra/pricing.tariff_sync";
+  ws_.assets.push_back(note);
+  clock_.Set(At("2026-11-25T00:30:00Z"));
+  OpenStore();
+  auto first = Collect();
+  int first_new = first.new_events();
+  EXPECT_GT(first_new, 6);
+  auto executions = Events(kExecution);
+  ASSERT_EQ(executions.size(), 2u);  // tariff_sync and one rate_session by 00:30
+  const auto& sync = executions[0];
+  EXPECT_EQ(sync.asset_id, "kestra://kestra/pricing.tariff_sync");
+  EXPECT_EQ(FormatRfc3339(sync.happened_at), "2026-11-25T00:05:03.874Z");
+  EXPECT_EQ(sync.evidence["execution_id"], "4PqT9sW2mZbX8vLkR3nYc1");
+  ASSERT_TRUE(sync.evidence.contains("log_excerpt"));  // a watched flow: its calls are evidence
+  EXPECT_NE(sync.evidence["log_excerpt"][0]["message"].get<std::string>().find("/v1/tariffs/current"), std::string::npos);
+  EXPECT_FALSE(executions[1].evidence.contains("log_excerpt"));  // not a watched flow
+
+  // Same world, second pass: nothing new.
+  EXPECT_EQ(Collect().new_events(), 0);
+
+  // Restart: a new store object on the same file keeps events and cursors.
+  OpenStore();
+  EXPECT_EQ(Collect().new_events(), 0);
+
+  // The night goes on: two more executions end; only they are new.
+  net::HttpRequest req;
+  req.method = "POST";
+  req.url = kestra->url() + "/_sim/clock";
+  req.body = R"({"now":"2026-11-25T02:36:00Z"})";
+  ASSERT_TRUE(http_->Send(req).ok());
+  clock_.Set(At("2026-11-25T02:36:00Z"));
+  auto third = Collect();
+  EXPECT_EQ(third.new_events(), 2);
+  EXPECT_EQ(Events(kExecution).size(), 4u);
+  auto cursor = store_->GetCursor("changes/kestra/executions");
+  ASSERT_TRUE(cursor.ok() && cursor->has_value());
+  EXPECT_EQ(std::stoll(**cursor), *ParseIsoTimeMillis("2026-11-25T02:20:00.015Z"));
+}
+
+TEST_F(ChangeCollectorTest, UnreachablePlatformIsOneObservationPerOutageAndOthersGoOn) {
+  auto connect_script = LoadScript("examples/loyalty-flink/sim/connect.json");
+  auto connect = StartSim(sim::Platform::kKafkaConnect, connect_script);
+  ws_.platforms["connect"] = PlatformAt("connect", "kafka-connect", connect->url());
+  ws_.platforms["flink"] = PlatformAt("flink", "flink", "http://127.0.0.1:1");
+  OpenStore();
+  auto first = Collect();
+  ASSERT_EQ(first.platforms.size(), 2u);
+  EXPECT_TRUE(first.platforms[0].reachable);   // connect
+  EXPECT_FALSE(first.platforms[1].reachable);  // flink
+  EXPECT_TRUE(first.any_errors());
+  clock_.Advance(std::chrono::minutes(5));
+  Collect();
+  auto outages = Events(kPlatformUnreachable);
+  ASSERT_EQ(outages.size(), 1u);  // still the same outage
+  EXPECT_EQ(outages[0].asset_id, "flink://flink/_platform.all");
+  for (const char* type : {"flink", "kestra", "kafka-connect", "schema-registry"})
+    EXPECT_TRUE(IsCanonicalAssetId(PlatformAssetId(type, "p"))) << type;
+  EXPECT_TRUE(IsCanonicalAssetId(AssetIdFor("flink", "flink", "insert into sink/x")));
+  EXPECT_NE(outages[0].evidence["error"].get<std::string>().find("flink 'flink'"), std::string::npos);
+
+  // The connector's task fails at 18:30: one connector_state event, unhealthy.
+  net::HttpRequest req;
+  req.method = "POST";
+  req.url = connect->url() + "/_sim/clock";
+  req.body = R"({"now":"2026-11-24T19:00:00Z"})";
+  ASSERT_TRUE(http_->Send(req).ok());
+  Collect();
+  Collect();
+  auto states = Events(kConnectorState);
+  ASSERT_EQ(states.size(), 1u);
+  EXPECT_EQ(states[0].asset_id, "connect://connect/bq-sink-balances");
+  EXPECT_EQ(states[0].evidence["verdict"], "unhealthy");
+  EXPECT_EQ(states[0].evidence["time_source"], "observed");
+}
+
+TEST_F(ChangeCollectorTest, BadBodiesAreErrorsNamingThePlatformAndTheRestIsCollected) {
+  Json bad = LoadScript("examples/loyalty-flink/sim/flink.json");
+  bad["faults"] = Json::array({{{"path", "/jobmanager/logs"}, {"status", 200}, {"body", "<html>login</html>"},
+                                {"content_type", "text/html"}}});
+  auto flink = StartSim(sim::Platform::kFlink, bad);
+  ws_.platforms["flink"] = PlatformAt("flink", "flink", flink->url());
+  OpenStore();
+  auto report = Collect();
+  ASSERT_EQ(report.platforms[0].errors.size(), 1u);
+  EXPECT_NE(report.platforms[0].errors[0].find("HTML page"), std::string::npos);
+  EXPECT_EQ(Events(kRestore).size(), 1u);  // the REST part was still collected
+  EXPECT_TRUE(Events(kRestoreSkippedState).empty());
+}
+
+TEST_F(ChangeCollectorTest, TimelineRejectsUnknownKindsAndPages) {
+  OpenStore();
+  for (int i = 0; i < 5; ++i) {
+    store::ChangeEvent e;
+    e.dedup_key = "k" + std::to_string(i);
+    e.asset_id = "flink://flink/j";
+    e.kind = kDeploy;
+    e.happened_at = At("2026-11-24T10:00:00Z") + std::chrono::minutes(i);
+    e.observed_at = e.happened_at;
+    e.evidence = Json::object();
+    ASSERT_TRUE(store_->AddChangeEvent(e).ok());
+  }
+  TimelineQuery q;
+  q.from = At("2026-11-24T00:00:00Z");
+  q.to = At("2026-11-25T00:00:00Z");
+  q.limit = 2;
+  auto p1 = ReadTimeline(*store_, q);
+  ASSERT_TRUE(p1.ok());
+  EXPECT_EQ(p1->total, 5);
+  EXPECT_EQ(FormatRfc3339(p1->events[0].happened_at), "2026-11-24T10:04:00.000Z");
+  ASSERT_TRUE(p1->next_offset.has_value());
+  q.offset = *p1->next_offset;
+  q.limit = 10;
+  auto p2 = ReadTimeline(*store_, q);
+  ASSERT_TRUE(p2.ok());
+  EXPECT_EQ(p2->events.size(), 3u);
+  EXPECT_FALSE(p2->next_offset.has_value());
+  q.kinds = {"explosion"};
+  auto bad = ReadTimeline(*store_, q);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("unknown change kind 'explosion'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dw::observe::changes
+
+namespace dw::observe::changes {
+namespace {
+
+TEST_F(ChangeCollectorTest, FlowRevisionTriggerToggleAndSchemaVersionAreSeenOnceEach) {
+  Json k = LoadScript("examples/ev-kestra/sim/kestra.json");
+  auto kestra = StartSim(sim::Platform::kKestra, k);
+  Json r = LoadScript("examples/loyalty-flink/sim/registry.json");
+  r["now"] = "2026-11-24T13:00:00Z";  // before version 2
+  auto registry = StartSim(sim::Platform::kSchemaRegistry, r);
+  auto kp = PlatformAt("kestra", "kestra", kestra->url());
+  kp.username = "admin@kestra.io";
+  kp.password = "Admin1234!";
+  ws_.platforms["kestra"] = kp;
+  ws_.platforms["registry"] = PlatformAt("registry", "schema-registry", registry->url());
+  config::AssetNote note;
+  note.id = "kestra://kestra/pricing.tariff_sync";
+  ws_.assets.push_back(note);
+  clock_.Set(At("2026-11-25T02:36:00Z"));
+  OpenStore();
+  Collect();  // baseline: revision 8, triggers enabled, schema version 1
+  EXPECT_TRUE(Events(kFlowRevision).empty());
+  EXPECT_TRUE(Events(kTriggerToggled).empty());
+  EXPECT_TRUE(Events(kSchemaVersion).empty());
+
+  // 06:23: the owner disabled the statements trigger and saved revision 9 of tariff_sync.
+  k["flows"][0]["revision"] = 9;
+  k["flows"][4]["triggers"][0]["disabled"] = true;
+  k["flows"][4]["triggers"][0]["at"] = "2026-11-25T06:20:00Z";
+  kestra.reset();
+  kestra = StartSim(sim::Platform::kKestra, k);
+  ws_.platforms["kestra"].url = kestra->url();
+  net::HttpRequest tick;
+  tick.method = "POST";
+  tick.url = registry->url() + "/_sim/clock";
+  tick.body = R"({"now":"2026-11-24T15:00:00Z"})";
+  ASSERT_TRUE(http_->Send(tick).ok());
+  clock_.Set(At("2026-11-25T06:23:00Z"));
+  Collect();
+  Collect();
+  auto revisions = Events(kFlowRevision);
+  ASSERT_EQ(revisions.size(), 1u);
+  EXPECT_EQ(revisions[0].evidence["to_revision"], 9);
+  auto toggles = Events(kTriggerToggled);
+  ASSERT_EQ(toggles.size(), 1u);
+  EXPECT_EQ(toggles[0].asset_id, "kestra://kestra/billing.fleet_statements");
+  EXPECT_EQ(FormatRfc3339(toggles[0].happened_at), "2026-11-25T06:20:00.000Z");  // Kestra's time
+  auto versions = Events(kSchemaVersion);
+  ASSERT_EQ(versions.size(), 1u);
+  EXPECT_EQ(versions[0].asset_id, "subject://registry/member-balances-value");
+  EXPECT_EQ(versions[0].evidence["version"], 2);
+}
+
+}  // namespace
+}  // namespace dw::observe::changes
