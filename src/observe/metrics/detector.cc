@@ -360,6 +360,20 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     Learn(*last_, residual);
     v.learnt = true;
   }
+  // An alarm shortly after another is the same episode still going on, not news: its score is
+  // halved (below the alarm line) unless it is worse than the episode's peak so far.
+  ++points_seen_;
+  if (IsAlarm(v.kind)) {
+    bool same_episode = last_alarm_at_ > 0 && points_seen_ - last_alarm_at_ <= o_.repeat_quiet_points;
+    if (same_episode && v.score <= episode_peak_) {
+      v.score *= 0.3;
+      v.repeat = true;
+    } else {
+      episode_peak_ = v.score;
+    }
+    if (!same_episode) episode_peak_ = v.score;
+    last_alarm_at_ = points_seen_;
+  }
   v.explanation = Explain(v, residual);
   return v;
 }
@@ -422,7 +436,11 @@ std::string StreamingDetector::Explain(const Verdict& v, double residual) const 
     return sentence + ": level shift, anomalous in the same direction for " +
            std::to_string(run_.empty() ? o_.relearn_after : run_.size()) + " points" +
            (v.learnt ? ", now accepted as the new normal" : "") + missing;
-  return sentence + (v.deviation < 0 ? ": anomalous drop" : ": anomalous spike") + missing;
+  return sentence + (v.deviation < 0 ? ": anomalous drop" : ": anomalous spike") +
+         (v.repeat ? " (continues an alarm raised within the last " + std::to_string(o_.repeat_quiet_points) +
+                         " points)"
+                   : "") +
+         missing;
 }
 
 size_t StreamingDetector::MemoryBytes() const {

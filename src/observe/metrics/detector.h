@@ -31,7 +31,7 @@ struct DetectorOptions {
   Seasonality seasonality = Seasonality::kAuto;
   Direction direction = Direction::kBoth;
   // Robust deviations (scaled MADs) from the baseline beyond which a point is anomalous.
-  double sensitivity = 5.0;
+  double sensitivity = 3.0;
   double min_abs_change = 0;  // |value - expected| below this is never reported
   double min_rel_change = 0;  // |value - expected| / |expected| below this is never reported
   // Hard bounds: a value outside is anomalous whatever the history says.
@@ -39,13 +39,16 @@ struct DetectorOptions {
   std::optional<double> expected_high;
   size_t training_points = 1000;  // the most recent normal points the baseline learns from
   size_t min_history = 30;        // fewer normal points than this: insufficient history
-  size_t level_window = 24;       // normal points in the non-seasonal median
+  size_t level_window = 48;       // normal points in the non-seasonal median
   size_t season_depth = 6;        // past values of the same slot in the seasonal median
   size_t level_shift_points = 3;  // a run this long in one direction is called a level shift
   // A run of anomalies this long in one direction is accepted as the new normal (0: never).
-  size_t relearn_after = 24;
+  size_t relearn_after = 6;
   // Stuck: a run of identical values whose probability under the history is below this.
   double stuck_probability = 1e-6;
+  // An alarm within this many points of the previous one, and no worse than the episode's peak,
+  // continues that episode: its score is halved so that one incident is reported once.
+  size_t repeat_quiet_points = 96;
   size_t stuck_min_points = 6;
 };
 
@@ -82,6 +85,7 @@ struct Verdict {
   std::string slot;      // the calendar slot compared with ("Tuesday 15:00"), "" if none
   int missing_before = 0;  // points missing between the previous point and this one
   bool learnt = false;     // whether the point entered the training history
+  bool repeat = false;     // an alarm that continues an episode already reported
   std::string explanation;  // one sentence a person can read
 };
 
@@ -131,6 +135,9 @@ class StreamingDetector {
   size_t since_scale_ = 1 << 30;
   size_t since_season_check_ = 0;
   std::optional<Point> last_;
+  size_t points_seen_ = 0;
+  size_t last_alarm_at_ = 0;      // points_seen_ at the latest alarm, 0 if none
+  double episode_peak_ = 0;
   size_t stuck_points_ = 0;       // consecutive points reported stuck
   size_t same_run_ = 0;           // identical consecutive values ending at the last point
   double repeat_pairs_ = 0;       // consecutive equal pairs among learnt points (decayed)
