@@ -155,13 +155,13 @@ double StreamingDetector::Scale(double baseline) {
       mad = residuals_.empty() ? 0 : 1.2533 * sum / static_cast<double>(residuals_.size());
     }
     // Heavy-tailed noise (bursty counts) would make the MAD alone cry wolf every day: the spread
-    // is at least what puts the 99th percentile of past residuals at 2.58 deviations, as it sits
+    // is at least what puts the 98th percentile of past residuals at 2.33 deviations, as it sits
     // for normal noise.
     // The tail is read from every judged point, anomalies included: bursts that recur in more
     // than 1% of points are how this series behaves, not an incident each time.
     v.assign(judged_residuals_.begin(), judged_residuals_.end());
     for (double& r : v) r = std::fabs(r - center);
-    double tail = v.empty() ? 0 : QuantileInPlace(v, 0.99) / 2.576;
+    double tail = v.empty() ? 0 : QuantileInPlace(v, 0.98) / 2.326;
     cached_scale_ = std::max(mad, tail);
     since_scale_ = 0;
   }
