@@ -217,9 +217,13 @@ void StreamingDetector::MaybeDetectSeasonality() {
     tmp = left;
     double c = MedianInPlace(tmp);
     double after = ScaledMadInPlace(left, c);
-    // The finer slot must earn its keep: hour_of_week has 7x the slots of hour_of_day.
-    double ratio = after / before * (s == Seasonality::kHourOfWeek ? 1.15 : 1.0);
-    if (ratio < best_ratio) {
+    // A finer seasonality (candidates come simplest first) must earn its keep: hour_of_week has
+    // 7x the slots of hour_of_day (and its medians of fewer points fit noise better), so it
+    // replaces it only when it removes clearly more of the spread.
+    double ratio = after / before;
+    bool better = best == Seasonality::kNone ? ratio < best_ratio
+                                             : ratio < 0.8 * best_ratio && best_ratio - ratio > 0.1;
+    if (better) {
       best_ratio = ratio;
       best = s;
     }
