@@ -186,41 +186,45 @@ void StreamingDetector::MaybeDetectSeasonality() {
   if (interval > kHourMs && interval <= kDayMs && span >= 21.0 * kDayMs)
     candidates.push_back(Seasonality::kDayOfWeek);
   if (candidates.empty()) return;
-  // Compare the spread left after removing each slot's median with the spread around the overall
-  // median: a seasonal series loses most of it.
-  std::vector<double> detrended;
-  std::vector<int64_t> ts;
-  for (const Point& p : training_) {
-    detrended.push_back(p.value);
-    ts.push_back(p.ts_ms);
+  // Each candidate is judged the way the detector would use it: predict every past point from
+  // the points before it (the median of earlier same-slot values, or of the previous
+  // level_window values without seasonality) and compare the spreads of the prediction errors.
+  // Predicting, rather than fitting slot medians that include the point itself, keeps a slot of
+  // three noisy points from passing for a pattern.
+  auto spread_of = [](std::vector<double>& errors) {
+    if (errors.size() < 32) return kNaN;
+    std::vector<double> tmp = errors;
+    double c = MedianInPlace(tmp);
+    return ScaledMadInPlace(errors, c);
+  };
+  size_t first = training_.size() / 4;  // leave the oldest quarter as the predictors' history
+  std::vector<double> plain_errors;
+  for (size_t i = first; i < training_.size(); ++i) {
+    size_t from = i > o_.level_window ? i - o_.level_window : 0;
+    std::vector<double> v;
+    for (size_t j = from; j < i; ++j) v.push_back(training_[j].value);
+    plain_errors.push_back(training_[i].value - MedianInPlace(v));
   }
-  std::vector<double> tmp = detrended;
-  double center = MedianInPlace(tmp);
-  tmp = detrended;
-  double before = ScaledMadInPlace(tmp, center);
+  double before = spread_of(plain_errors);
   if (!(before > 0)) return;
   Seasonality best = Seasonality::kNone;
-  double best_ratio = 0.6;  // the slot medians must remove at least 40% of the spread
+  double best_ratio = 0.7;  // seasonal predictions must cut the error spread by at least 30%
   for (Seasonality s : candidates) {
-    int n = SeasonalSlotCount(s);
-    std::vector<std::vector<double>> by_slot(static_cast<size_t>(n));
-    for (size_t i = 0; i < detrended.size(); ++i)
-      by_slot[static_cast<size_t>(SeasonalSlot(s, ts[i]))].push_back(detrended[i]);
-    std::vector<double> med(static_cast<size_t>(n), 0);
-    for (int k = 0; k < n; ++k) {
-      auto copy = by_slot[static_cast<size_t>(k)];
-      med[static_cast<size_t>(k)] = copy.empty() ? 0 : MedianInPlace(copy);
+    std::vector<std::deque<double>> by_slot(static_cast<size_t>(SeasonalSlotCount(s)));
+    std::vector<double> errors;
+    for (size_t i = 0; i < training_.size(); ++i) {
+      auto& slot = by_slot[static_cast<size_t>(SeasonalSlot(s, training_[i].ts_ms))];
+      if (i >= first && slot.size() >= 3) {
+        std::vector<double> v(slot.begin(), slot.end());
+        errors.push_back(training_[i].value - MedianInPlace(v));
+      }
+      slot.push_back(training_[i].value);
+      if (slot.size() > o_.season_depth) slot.pop_front();
     }
-    std::vector<double> left;
-    for (size_t i = 0; i < detrended.size(); ++i)
-      left.push_back(detrended[i] - med[static_cast<size_t>(SeasonalSlot(s, ts[i]))]);
-    tmp = left;
-    double c = MedianInPlace(tmp);
-    double after = ScaledMadInPlace(left, c);
+    double ratio = spread_of(errors) / before;
+    if (!std::isfinite(ratio)) continue;
     // A finer seasonality (candidates come simplest first) must earn its keep: hour_of_week has
-    // 7x the slots of hour_of_day (and its medians of fewer points fit noise better), so it
-    // replaces it only when it removes clearly more of the spread.
-    double ratio = after / before;
+    // 7x the slots of hour_of_day, so it replaces it only when clearly better.
     bool better = best == Seasonality::kNone ? ratio < best_ratio
                                              : ratio < 0.8 * best_ratio && best_ratio - ratio > 0.1;
     if (better) {
@@ -231,6 +235,28 @@ void StreamingDetector::MaybeDetectSeasonality() {
   if (best != active_) {
     active_ = best;
     RebuildSlots();
+    // Residuals measured against the old baseline (e.g. a daily wave judged without
+    // seasonality) would keep the band wide for weeks: re-measure the history against the new
+    // slot medians (all of them from past points, so still no look-ahead).
+    residuals_.clear();
+    std::vector<double> slot_median(slots_.size(), kNaN);
+    for (size_t k = 0; k < slots_.size(); ++k) {
+      std::vector<double> v(slots_[k].begin(), slots_[k].end());
+      slot_median[k] = MedianInPlace(v);
+    }
+    for (size_t i = 0; i < training_.size(); ++i) {
+      const Point& p = training_[i];
+      double m = slot_median[SlotOf(p.ts_ms)];
+      if (slots_.size() <= 1) {  // back to no seasonality: the level of the points before
+        size_t from = i > o_.level_window ? i - o_.level_window : 0;
+        std::vector<double> v;
+        for (size_t j = from; j < i; ++j) v.push_back(training_[j].value);
+        m = MedianInPlace(v);
+      }
+      if (std::isfinite(m)) residuals_.push_back(p.value - m);
+    }
+    judged_residuals_.assign(residuals_.begin(), residuals_.end());
+    since_scale_ = kScaleEvery;
   }
 }
 

@@ -31,7 +31,7 @@ struct DetectorOptions {
   Seasonality seasonality = Seasonality::kAuto;
   Direction direction = Direction::kBoth;
   // Robust deviations (scaled MADs) from the baseline beyond which a point is anomalous.
-  double sensitivity = 3.0;
+  double sensitivity = 4.0;
   double min_abs_change = 0;  // |value - expected| below this is never reported
   double min_rel_change = 0;  // |value - expected| / |expected| below this is never reported
   // Hard bounds: a value outside is anomalous whatever the history says.
@@ -49,7 +49,7 @@ struct DetectorOptions {
   // An alarm within this many points of the previous one, and no worse than the episode's peak,
   // continues that episode: its score is halved so that one incident is reported once.
   size_t repeat_quiet_points = 96;
-  size_t stuck_min_points = 6;
+  size_t stuck_min_points = 3;
 };
 
 // Checks that `o` is usable (finite positive sensitivity, ordered bounds, ...); InvalidArgument
