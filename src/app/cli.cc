@@ -54,6 +54,19 @@ int RunCli(int argc, char** argv) {
   agents->add_flag("--check", check, "start each agent over stdio and call describe_workspace");
   agents->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
 
+  MonitorScoreOptions score_opts;
+  auto* monitor = app.add_subcommand("monitor", "metric monitors: score a series file");
+  monitor->require_subcommand(1);
+  auto* score = monitor->add_subcommand(
+      "score", "judge every point of a timestamp,value CSV with the product's detector");
+  score->add_option("FILE", score_opts.file, "CSV with columns timestamp and value")->required();
+  score->add_option("--seasonality", score_opts.seasonality,
+                    "none, auto, hour_of_day, day_of_week, hour_of_week, day_of_month (default auto)");
+  score->add_option("--direction", score_opts.direction, "both, drop or spike (default both)");
+  score->add_option("--sensitivity", score_opts.sensitivity,
+                    "robust deviations from the baseline that make an anomaly (default 4)");
+  score->add_option("--out", score_opts.out, "write the scored CSV here instead of stdout");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -67,6 +80,7 @@ int RunCli(int argc, char** argv) {
   if (*mcp) return CmdMcp(g, agent, fixtures);
   if (*serve) return CmdServe(g, listen, token_file, fixtures);
   if (*agents) return CmdAgents(g, check, format);
+  if (*score) return CmdMonitorScore(g, score_opts);
   std::cout << app.help();
   return 0;
 }

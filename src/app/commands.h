@@ -1,6 +1,7 @@
 // One function per `dw` command; cli.cc parses arguments into these option structs.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace dw::app {
@@ -29,5 +30,17 @@ int CmdServe(const GlobalOptions& g, const std::string& listen, const std::strin
 // `dw agents [--check]`: lists the agents; with check, starts each one over stdio, lists its tools
 // and calls describe_workspace through MCP.
 int CmdAgents(const GlobalOptions& g, bool check, const std::string& format);
+
+struct MonitorScoreOptions {
+  std::string file;
+  std::string seasonality = "auto";
+  std::string direction = "both";
+  std::optional<double> sensitivity;
+  std::string out;  // empty: stdout
+};
+// `dw monitor score FILE.csv`: reads timestamp,value and writes timestamp,value,anomaly_score,
+// is_anomaly,expected_low,expected_high, judging each point with only the points before it.
+// Returns 2 on bad options, 1 when the file cannot be read or the output written.
+int CmdMonitorScore(const GlobalOptions& g, const MonitorScoreOptions& o);
 
 }  // namespace dw::app
