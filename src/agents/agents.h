@@ -45,6 +45,9 @@ mcp::ServerInfo ServerInfoFor(const AgentInfo& agent);
 // The tool every agent has: what is configured, with reachability probes (read-only).
 mcp::ToolSpec DescribeWorkspaceTool(const std::shared_ptr<app::Services>& services);
 
+// dw-incidents: record metric points and/or evaluate workspace monitors, with verdicts.
+mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<app::Services>& services);
+
 // Per-agent tool registration (one file each).
 void AddIncidentsTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services);
 void AddQualityTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services);

@@ -6,6 +6,7 @@ namespace dw::agents {
 
 void AddIncidentsTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services) {
   (void)catalog.AddTool(DescribeWorkspaceTool(services));
+  (void)catalog.AddTool(MonitorMetricsTool(services));
 }
 
 }  // namespace dw::agents

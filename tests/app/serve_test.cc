@@ -106,8 +106,10 @@ TEST(AppServeTest, ServesEveryAgentAndTheCombinedEndpoint) {
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);
 
-  EXPECT_EQ(ToolNames(cli, "/mcp"), std::vector<std::string>{"describe_workspace"});
-  for (const char* agent : {"dw-incidents", "dw-quality", "dw-context-catalog", "dw-connectors", "dw-schema"})
+  EXPECT_EQ(ToolNames(cli, "/mcp"), (std::vector<std::string>{"describe_workspace", "monitor_metrics"}));
+  EXPECT_EQ(ToolNames(cli, "/mcp/dw-incidents"),
+            (std::vector<std::string>{"describe_workspace", "monitor_metrics"}));
+  for (const char* agent : {"dw-quality", "dw-context-catalog", "dw-connectors", "dw-schema"})
     EXPECT_EQ(ToolNames(cli, std::string("/mcp/") + agent), std::vector<std::string>{"describe_workspace"})
         << agent;
   auto unknown = cli.Post("/mcp/dw-nonsense", McpHeaders(), "{}", "application/json");

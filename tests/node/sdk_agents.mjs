@@ -62,6 +62,18 @@ for (const agent of agents) {
     // Bad input is an isError result naming the field, not a protocol failure.
     const bad = await client.callTool({ name: 'describe_workspace', arguments: { probe: 'yes' } });
     check(bad.isError === true && /probe/.test(bad.content[0].text), `bad argument not reported: ${JSON.stringify(bad)}`);
+    if (agent === 'dw-incidents') {
+      // monitor_metrics: record a steady series then a drop; the drop is judged an anomaly.
+      const points = [];
+      for (let i = 0; i < 48; i++) points.push({ ts: Date.UTC(2026, 0, 1, i) , value: 1000 + (i % 5) });
+      points.push({ ts: '2026-01-03T00:00:00Z', value: 90 });
+      points.push({ ts: '2026-01-03T01:00:00Z', value: null });
+      const mm = await client.callTool({ name: 'monitor_metrics', arguments: { record: [{ metric: 'sdk_test_metric', points }] } });
+      check(!mm.isError, `monitor_metrics failed: ${JSON.stringify(mm.content)}`);
+      const m = mm.structuredContent.metrics[0];
+      check(m && m.verdict === 'anomaly' && /9% of its expected/.test(m.sentence), `drop not judged: ${JSON.stringify(m)}`);
+      check(mm.structuredContent.recorded[0].rejected.length === 1, 'null point not reported');
+    }
     console.log(`ok   ${agent}: ${tools.length} tool(s), describe_workspace matches its output schema`);
     passed++;
   } catch (e) {
