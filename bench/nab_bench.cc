@@ -45,6 +45,7 @@ bool ApplyOption(DetectorOptions& o, const std::string& kv) {
   else if (k == "training_points") o.training_points = std::stoul(v);
   else if (k == "relearn_after") o.relearn_after = std::stoul(v);
   else if (k == "repeat_quiet_points") o.repeat_quiet_points = std::stoul(v);
+  else if (k == "stuck_min_points") o.stuck_min_points = std::stoul(v);
   else if (k == "seasonality") o.seasonality = ParseSeasonality(v).value();
   else return false;
   return true;
