@@ -67,6 +67,10 @@ int RunCli(int argc, char** argv) {
                     "robust deviations from the baseline that make an anomaly (default 4)");
   score->add_option("--out", score_opts.out, "write the scored CSV here instead of stdout");
 
+  bool watch_once = false;
+  auto* watch = app.add_subcommand("watch", "run the workspace's monitors on their every: until stopped");
+  watch->add_flag("--once", watch_once, "run every monitor once now, then exit");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -81,6 +85,7 @@ int RunCli(int argc, char** argv) {
   if (*serve) return CmdServe(g, listen, token_file, fixtures);
   if (*agents) return CmdAgents(g, check, format);
   if (*score) return CmdMonitorScore(g, score_opts);
+  if (*watch) return CmdWatch(g, watch_once);
   std::cout << app.help();
   return 0;
 }

@@ -43,4 +43,8 @@ struct MonitorScoreOptions {
 // Returns 2 on bad options, 1 when the file cannot be read or the output written.
 int CmdMonitorScore(const GlobalOptions& g, const MonitorScoreOptions& o);
 
+// `dw watch [--once]`: runs the workspace's monitors on their `every:` until SIGTERM/SIGINT;
+// with once, runs each one now and returns 1 if any failed.
+int CmdWatch(const GlobalOptions& g, bool once);
+
 }  // namespace dw::app

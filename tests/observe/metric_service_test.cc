@@ -120,3 +120,27 @@ TEST_F(MetricServiceTest, EvaluatesAWorkspaceMonitorOnItsSqliteWarehouse) {
 
 }  // namespace
 }  // namespace dw::metrics
+
+namespace dw::metrics {
+namespace {
+
+TEST_F(MetricServiceTest, AMonitorWhoseQueryFindsNoRowsSaysSo) {
+  std::string wh_path = (tmp_.path() / "empty.db").string();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(wh_path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE b(balance REAL, updated_at TEXT);", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  config::Workspace ws;
+  ws.warehouses["main"] = config::WarehouseConfig{"main", "sqlite", wh_path, ""};
+  config::MonitorConfig m;
+  m.name = "avg_active_balance";
+  m.warehouse = "main";
+  m.spec = Json{{"sql", "SELECT avg(balance) FROM b WHERE updated_at >= :window_start"}};
+  ws.monitors.push_back(m);
+  auto j = EvaluateMonitor(ws, *store_, "avg_active_balance", clock_, nullptr);
+  EXPECT_EQ(j.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(j.status().message().find("returned no value"), std::string::npos) << j.status().message();
+}
+
+}  // namespace
+}  // namespace dw::metrics

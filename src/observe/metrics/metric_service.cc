@@ -170,6 +170,9 @@ Result<MetricJudgement> EvaluateMonitor(const config::Workspace& ws, store::Stat
   auto report = RecordMetricPoints(store, name, points);
   if (!report.ok()) return report.status();
   if (recorded) *recorded = *report;
+  if (report->stored == 0)
+    return FailedPrecondition("monitor " + name + ": the query returned no value (NULL) for " + start +
+                              " to " + end + ", so nothing was recorded; no rows in the window?");
   return JudgeLatestPoint(store, name, *settings, clock);
 }
 
