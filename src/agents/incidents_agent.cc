@@ -7,6 +7,7 @@ namespace dw::agents {
 void AddIncidentsTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services) {
   (void)catalog.AddTool(DescribeWorkspaceTool(services));
   (void)catalog.AddTool(MonitorMetricsTool(services));
+  (void)catalog.AddResourceTemplate(MetricPlotResource(services));
 }
 
 }  // namespace dw::agents

@@ -10,13 +10,6 @@
 namespace dw::agents {
 namespace {
 
-// The settings for a recorded metric: its monitor's when one has the same name, else defaults.
-Result<metrics::MonitorSettings> SettingsFor(const app::Services& services, const std::string& metric) {
-  for (const auto& m : services.workspace().monitors)
-    if (m.name == metric) return metrics::SettingsFromMonitor(m);
-  return metrics::MonitorSettings{};
-}
-
 Json ReportToJson(const std::string& metric, const metrics::RecordReport& r) {
   return Json{{"metric", metric},           {"stored", r.stored},
               {"duplicates", r.duplicates}, {"out_of_order", r.out_of_order},
@@ -114,7 +107,7 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<app::Services>& services)
       if (std::find(to_judge.begin(), to_judge.end(), metric) == to_judge.end()) to_judge.push_back(metric);
     }
     for (const std::string& metric : to_judge) {
-      auto settings = SettingsFor(*services, metric);
+      auto settings = metrics::SettingsForMetric(services->workspace(), metric);
       auto j = settings.ok() ? metrics::JudgeLatestPoint(**store, metric, *settings, services->clock())
                              : Result<metrics::MetricJudgement>(settings.status());
       if (j.ok()) judged.push_back(metrics::JudgementToJson(*j));
@@ -134,6 +127,28 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<app::Services>& services)
     return mcp::ToolResult::Structured(Json{{"metrics", judged}, {"recorded", recorded}, {"errors", errors}});
   };
   return t;
+}
+
+mcp::ResourceTemplateSpec MetricPlotResource(const std::shared_ptr<app::Services>& services) {
+  mcp::ResourceTemplateSpec r;
+  r.uri_template = "dw://metrics/{metric}/plot.svg";
+  r.name = "metric_plot";
+  r.title = "Metric plot";
+  r.description = "SVG of a stored metric (a monitor's name or a recorded metric): the values, the "
+                  "expected band and the anomalies, over its training window.";
+  r.mime_type = "image/svg+xml";
+  r.read = [services](const std::string& uri, const std::map<std::string, std::string>& vars) -> Result<Json> {
+    if (!services->workspace_status().ok()) return services->workspace_status();
+    const std::string& metric = vars.at("metric");
+    auto settings = metrics::SettingsForMetric(services->workspace(), metric);
+    if (!settings.ok()) return settings.status();
+    auto store = services->state();
+    if (!store.ok()) return store.status();
+    auto svg = metrics::PlotMetric(**store, metric, *settings, services->clock());
+    if (!svg.ok()) return svg.status();
+    return Json::array({{{"uri", uri}, {"mimeType", "image/svg+xml"}, {"text", *svg}}});
+  };
+  return r;
 }
 
 }  // namespace dw::agents

@@ -55,7 +55,7 @@ int RunCli(int argc, char** argv) {
   agents->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
 
   MonitorScoreOptions score_opts;
-  auto* monitor = app.add_subcommand("monitor", "metric monitors: score a series file");
+  auto* monitor = app.add_subcommand("monitor", "metric monitors: score a series file, plot a metric");
   monitor->require_subcommand(1);
   auto* score = monitor->add_subcommand(
       "score", "judge every point of a timestamp,value CSV with the product's detector");
@@ -66,6 +66,10 @@ int RunCli(int argc, char** argv) {
   score->add_option("--sensitivity", score_opts.sensitivity,
                     "robust deviations from the baseline that make an anomaly (default 4)");
   score->add_option("--out", score_opts.out, "write the scored CSV here instead of stdout");
+  std::string plot_metric, plot_out;
+  auto* plot = monitor->add_subcommand("plot", "draw a stored metric, its expected band and anomalies as SVG");
+  plot->add_option("NAME", plot_metric, "monitor or metric name")->required();
+  plot->add_option("--out", plot_out, "SVG file to write")->required();
 
   bool watch_once = false;
   auto* watch = app.add_subcommand("watch", "run the workspace's monitors on their every: until stopped");
@@ -85,6 +89,7 @@ int RunCli(int argc, char** argv) {
   if (*serve) return CmdServe(g, listen, token_file, fixtures);
   if (*agents) return CmdAgents(g, check, format);
   if (*score) return CmdMonitorScore(g, score_opts);
+  if (*plot) return CmdMonitorPlot(g, plot_metric, plot_out);
   if (*watch) return CmdWatch(g, watch_once);
   std::cout << app.help();
   return 0;

@@ -4,6 +4,8 @@
 #include <iostream>
 
 #include "app/commands.h"
+#include "app/services.h"
+#include "observe/metrics/metric_service.h"
 #include "observe/metrics/score_series.h"
 
 namespace dw::app {
@@ -51,6 +53,42 @@ int CmdMonitorScore(const GlobalOptions&, const MonitorScoreOptions& o) {
             << " before enough history, " << s.invalid
             << " ignored (NaN, infinite or out of order); seasonality "
             << metrics::SeasonalityName(s.seasonality) << "\n";
+  return 0;
+}
+
+}  // namespace dw::app
+
+namespace dw::app {
+
+int CmdMonitorPlot(const GlobalOptions& g, const std::string& metric, const std::string& out_path) {
+  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), RealClock());
+  if (!services->workspace_status().ok()) {
+    std::cerr << "dw monitor plot: " << services->workspace_status().message() << "\n";
+    return 1;
+  }
+  auto settings = metrics::SettingsForMetric(services->workspace(), metric);
+  if (!settings.ok()) {
+    std::cerr << "dw monitor plot: " << settings.status().message() << "\n";
+    return 1;
+  }
+  auto store = services->state();
+  if (!store.ok()) {
+    std::cerr << "dw monitor plot: state store: " << store.status().message() << "\n";
+    return 1;
+  }
+  auto svg = metrics::PlotMetric(**store, metric, *settings, services->clock());
+  if (!svg.ok()) {
+    std::cerr << "dw monitor plot: " << svg.status().message() << "\n";
+    return 1;
+  }
+  std::ofstream out(out_path);
+  out << *svg;
+  out.close();
+  if (!out) {
+    std::cerr << "dw monitor plot: cannot write " << out_path << "\n";
+    return 1;
+  }
+  std::cerr << "wrote " << out_path << "\n";
   return 0;
 }
 

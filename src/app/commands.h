@@ -47,4 +47,8 @@ int CmdMonitorScore(const GlobalOptions& g, const MonitorScoreOptions& o);
 // with once, runs each one now and returns 1 if any failed.
 int CmdWatch(const GlobalOptions& g, bool once);
 
+// `dw monitor plot NAME --out FILE.svg`: the stored series of NAME with its expected band and
+// anomalies. Returns 1 when there is no point, the store fails, or the file cannot be written.
+int CmdMonitorPlot(const GlobalOptions& g, const std::string& metric, const std::string& out_path);
+
 }  // namespace dw::app

@@ -36,3 +36,35 @@ TEST(WatchCliTest, OnceEvaluatesEveryMonitorAndReportsFailures) {
 
 }  // namespace
 }  // namespace dw
+
+#include "store/state_store.h"
+
+namespace dw {
+namespace {
+
+TEST(MonitorPlotCliTest, WritesAnSvgOfAStoredMetric) {
+  TempDir tmp;
+  tmp.Write("dataworkers.yaml", "version: 1\nname: w\n");
+  {
+    auto store = store::OpenStateStore((tmp.path() / ".dw" / "state.db").string());
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    std::vector<store::MetricPoint> pts;
+    int64_t now = ToUnixMillis(RealClock().Now()) / 3600000 * 3600000;
+    for (int i = 0; i < 60; ++i) pts.push_back({FromUnixMillis(now - (60 - i) * 3600000LL), 50.0 + (i % 4)});
+    pts.push_back({FromUnixMillis(now), 5.0});
+    ASSERT_TRUE((*store)->UpsertMetricPoints("rows_loaded", pts).ok());
+  }
+  auto svg = tmp.path() / "p.svg";
+  std::string ws = " --workspace '" + tmp.path().string() + "'";
+  auto r = RunCommand(std::string(DW_BINARY) + ws + " monitor plot rows_loaded --out '" + svg.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string text = testing::ReadWholeFile(svg);
+  EXPECT_NE(text.find("<polyline"), std::string::npos);
+  EXPECT_NE(text.find("<circle"), std::string::npos) << "the drop to 5 is marked";
+  auto missing = RunCommand(std::string(DW_BINARY) + ws + " monitor plot nothing --out '" + svg.string() + "'");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("no point"), std::string::npos) << missing.err;
+}
+
+}  // namespace
+}  // namespace dw

@@ -75,6 +75,9 @@ for (const agent of agents) {
       const m = mm.structuredContent.metrics[0];
       check(m && m.verdict === 'anomaly' && /9% of its expected/.test(m.sentence), `drop not judged: ${JSON.stringify(mm.structuredContent)}`);
       check(mm.structuredContent.recorded[0].rejected.length === 1, 'null point not reported');
+      const plot = await client.readResource({ uri: 'dw://metrics/sdk_test_metric/plot.svg' });
+      const c = plot.contents[0];
+      check(c.mimeType === 'image/svg+xml' && /<svg/.test(c.text) && /<circle/.test(c.text), 'plot resource has no SVG with the anomaly');
     }
     console.log(`ok   ${agent}: ${tools.length} tool(s), describe_workspace matches its output schema`);
     passed++;

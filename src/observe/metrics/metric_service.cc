@@ -8,6 +8,7 @@
 #include "config/suggest.h"
 #include "observe/metrics/monitor_query.h"
 #include "observe/metrics/series_csv.h"
+#include "observe/metrics/series_plot.h"
 
 namespace dw::metrics {
 namespace {
@@ -174,6 +175,27 @@ Result<MetricJudgement> EvaluateMonitor(const config::Workspace& ws, store::Stat
     return FailedPrecondition("monitor " + name + ": the query returned no value (NULL) for " + start +
                               " to " + end + ", so nothing was recorded; no rows in the window?");
   return JudgeLatestPoint(store, name, *settings, clock);
+}
+
+Result<std::string> PlotMetric(store::StateStore& store, const std::string& metric,
+                               const MonitorSettings& settings, const Clock& clock) {
+  int64_t now = ToUnixMillis(clock.Now());
+  auto points = store.MetricPoints(metric, FromUnixMillis(now - settings.training_window_ms),
+                                   FromUnixMillis(now + 1));
+  if (!points.ok()) return points.status();
+  if (points->empty())
+    return NotFound("metric " + metric.substr(0, 80) + " has no point in the last " +
+                    config::FormatDuration(std::chrono::milliseconds(settings.training_window_ms)));
+  StreamingDetector det(metric, settings.detector);
+  std::vector<Verdict> verdicts;
+  for (const auto& p : *points) verdicts.push_back(det.Observe(ToUnixMillis(p.ts), p.value));
+  return RenderSeriesSvg(metric + " (seasonality " + SeasonalityName(det.active_seasonality()) + ")", verdicts);
+}
+
+Result<MonitorSettings> SettingsForMetric(const config::Workspace& ws, const std::string& metric) {
+  for (const auto& m : ws.monitors)
+    if (m.name == metric) return SettingsFromMonitor(m);
+  return MonitorSettings{};
 }
 
 Json JudgementToJson(const MetricJudgement& j) {

@@ -62,6 +62,14 @@ Result<MetricJudgement> EvaluateMonitor(const config::Workspace& ws, store::Stat
                                         const std::string& name, const Clock& clock,
                                         RecordReport* recorded);
 
+// An SVG of `metric`'s stored points within the training window, judged by replaying the
+// detector (see series_plot.h). NotFound when no point is stored.
+Result<std::string> PlotMetric(store::StateStore& store, const std::string& metric,
+                               const MonitorSettings& settings, const Clock& clock);
+
+// The settings for `metric`: those of the workspace monitor with that name, else the defaults.
+Result<MonitorSettings> SettingsForMetric(const config::Workspace& ws, const std::string& metric);
+
 // The judgement as the MCP tool answers it (metric, latest_ts, latest_value, expected, band_low,
 // band_high, score, verdict, sentence, seasonality, history_points); unbounded band sides are null.
 Json JudgementToJson(const MetricJudgement& j);
