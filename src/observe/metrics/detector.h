@@ -81,7 +81,9 @@ struct Verdict {
   double band_low = std::numeric_limits<double>::quiet_NaN();
   double band_high = std::numeric_limits<double>::quiet_NaN();
   double deviation = 0;  // signed robust deviations from the baseline
-  double score = 0;      // 0..1, monotone in how anomalous the point is; 0.5 at the threshold
+  // 0..1, monotone in how anomalous the point is; 0.5 at the threshold for a series with no
+  // recent alarm episode (see `repeat` and the episode discount in detector.cc).
+  double score = 0;
   std::string slot;      // the calendar slot compared with ("Tuesday 15:00"), "" if none
   int missing_before = 0;  // points missing between the previous point and this one
   bool learnt = false;     // whether the point entered the training history
@@ -138,6 +140,7 @@ class StreamingDetector {
   size_t points_seen_ = 0;
   size_t last_alarm_at_ = 0;      // points_seen_ at the latest alarm, 0 if none
   double episode_peak_ = 0;
+  std::deque<size_t> episode_starts_;
   size_t stuck_points_ = 0;       // consecutive points reported stuck
   size_t same_run_ = 0;           // identical consecutive values ending at the last point
   double repeat_pairs_ = 0;       // consecutive equal pairs among learnt points (decayed)
