@@ -9,7 +9,8 @@
 //
 // usage: nab_bench NAB_DIR OUT_DIR [key=value ...]
 //   keys (for exploring only; the reported figure uses none): sensitivity, level_window,
-//   season_depth, training_points, relearn_after, seasonality
+//   season_depth, training_points, relearn_after, repeat_quiet_points, stuck_min_points,
+//   seasonality
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
