@@ -226,9 +226,10 @@ void StreamingDetector::MaybeDetectSeasonality() {
     double ratio = spread_of(errors) / before;
     if (!std::isfinite(ratio)) continue;
     // A finer seasonality (candidates come simplest first) must earn its keep: hour_of_week has
-    // 7x the slots of hour_of_day, so it replaces it only when clearly better.
+    // 7x the slots of hour_of_day, so it replaces it only when clearly better (15% less spread,
+    // and 0.05 in absolute terms so that two near-perfect fits do not count).
     bool better = best == Seasonality::kNone ? ratio < best_ratio
-                                             : ratio < 0.8 * best_ratio && best_ratio - ratio > 0.1;
+                                             : ratio < 0.85 * best_ratio && best_ratio - ratio > 0.05;
     if (better) {
       best_ratio = ratio;
       best = s;
