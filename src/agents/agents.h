@@ -47,6 +47,11 @@ mcp::ToolSpec DescribeWorkspaceTool(const std::shared_ptr<app::Services>& servic
 // run_quality_check (dw-quality).
 mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<app::Services>& services);
 
+// dw-incidents: record metric points and/or evaluate workspace monitors, with verdicts.
+mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<app::Services>& services);
+// dw-incidents: dw://metrics/{metric}/plot.svg, the picture of a stored metric.
+mcp::ResourceTemplateSpec MetricPlotResource(const std::shared_ptr<app::Services>& services);
+
 // Per-agent tool registration (one file each).
 void AddIncidentsTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services);
 void AddQualityTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services);

@@ -6,6 +6,8 @@ namespace dw::agents {
 
 void AddIncidentsTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services) {
   (void)catalog.AddTool(DescribeWorkspaceTool(services));
+  (void)catalog.AddTool(MonitorMetricsTool(services));
+  (void)catalog.AddResourceTemplate(MetricPlotResource(services));
 }
 
 }  // namespace dw::agents

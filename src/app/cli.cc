@@ -104,6 +104,27 @@ int RunCli(int argc, char** argv) {
   collect->add_option("--max-log-bytes", max_log_bytes,
                       "bytes read per JobManager log file per pass (default 268435456)");
 
+  MonitorScoreOptions score_opts;
+  auto* monitor = app.add_subcommand("monitor", "metric monitors: score a series file, plot a metric");
+  monitor->require_subcommand(1);
+  auto* score = monitor->add_subcommand(
+      "score", "judge every point of a timestamp,value CSV with the product's detector");
+  score->add_option("FILE", score_opts.file, "CSV with columns timestamp and value")->required();
+  score->add_option("--seasonality", score_opts.seasonality,
+                    "none, auto, hour_of_day, day_of_week, hour_of_week, day_of_month (default auto)");
+  score->add_option("--direction", score_opts.direction, "both, drop or spike (default both)");
+  score->add_option("--sensitivity", score_opts.sensitivity,
+                    "robust deviations from the baseline that make an anomaly (default 4)");
+  score->add_option("--out", score_opts.out, "write the scored CSV here instead of stdout");
+  std::string plot_metric, plot_out;
+  auto* plot = monitor->add_subcommand("plot", "draw a stored metric, its expected band and anomalies as SVG");
+  plot->add_option("NAME", plot_metric, "monitor or metric name")->required();
+  plot->add_option("--out", plot_out, "SVG file to write")->required();
+
+  bool watch_once = false;
+  auto* watch = app.add_subcommand("watch", "run the workspace's monitors on their every: until stopped");
+  watch->add_flag("--once", watch_once, "run every monitor once now, then exit");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -127,6 +148,10 @@ int RunCli(int argc, char** argv) {
   if (*ingest) return CmdIngest(g, ingest_source, ingest_path);
 
   if (*collect) return CmdCollect(g, format, max_log_bytes);
+
+  if (*score) return CmdMonitorScore(g, score_opts);
+  if (*plot) return CmdMonitorPlot(g, plot_metric, plot_out);
+  if (*watch) return CmdWatch(g, watch_once);
   std::cout << app.help();
   return 0;
 }

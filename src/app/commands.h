@@ -84,4 +84,24 @@ int CmdIngest(const GlobalOptions& g, const std::string& source, const std::stri
 // collected), 2 when the workspace or the state store is unusable.
 int CmdCollect(const GlobalOptions& g, const std::string& format, const std::string& max_log_bytes);
 
+struct MonitorScoreOptions {
+  std::string file;
+  std::string seasonality = "auto";
+  std::string direction = "both";
+  std::optional<double> sensitivity;
+  std::string out;  // empty: stdout
+};
+// `dw monitor score FILE.csv`: reads timestamp,value and writes timestamp,value,anomaly_score,
+// is_anomaly,expected_low,expected_high, judging each point with only the points before it.
+// Returns 2 on bad options, 1 when the file cannot be read or the output written.
+int CmdMonitorScore(const GlobalOptions& g, const MonitorScoreOptions& o);
+
+// `dw watch [--once]`: runs the workspace's monitors on their `every:` until SIGTERM/SIGINT;
+// with once, runs each one now and returns 1 if any failed.
+int CmdWatch(const GlobalOptions& g, bool once);
+
+// `dw monitor plot NAME --out FILE.svg`: the stored series of NAME with its expected band and
+// anomalies. Returns 1 when there is no point, the store fails, or the file cannot be written.
+int CmdMonitorPlot(const GlobalOptions& g, const std::string& metric, const std::string& out_path);
+
 }  // namespace dw::app

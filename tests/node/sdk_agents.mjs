@@ -116,6 +116,23 @@ for (const agent of agents) {
       const st = await client.callTool({ name: 'get_connector_status', arguments: {} });
       check(st.isError === true && /Kafka Connect/.test(st.content[0].text), `unreachable connect not reported: ${JSON.stringify(st)}`);
     }
+    if (agent === 'dw-incidents') {
+      // monitor_metrics: record a steady series then a drop; the drop is judged an anomaly.
+      // The history is judged within the monitor's training window back from now: use recent hours.
+      const hour = 3600 * 1000, t0 = Math.floor(Date.now() / hour) * hour - 60 * hour;
+      const points = [];
+      for (let i = 0; i < 48; i++) points.push({ ts: t0 + i * hour, value: 1000 + (i % 5) });
+      points.push({ ts: new Date(t0 + 48 * hour).toISOString(), value: 90 });
+      points.push({ ts: t0 + 49 * hour, value: null });
+      const mm = await client.callTool({ name: 'monitor_metrics', arguments: { record: [{ metric: 'sdk_test_metric', points }] } });
+      check(!mm.isError, `monitor_metrics failed: ${JSON.stringify(mm.content)}`);
+      const m = mm.structuredContent.metrics[0];
+      check(m && m.verdict === 'anomaly' && /9% of its expected/.test(m.sentence), `drop not judged: ${JSON.stringify(mm.structuredContent)}`);
+      check(mm.structuredContent.recorded[0].rejected.length === 1, 'null point not reported');
+      const plot = await client.readResource({ uri: 'dw://metrics/sdk_test_metric/plot.svg' });
+      const c = plot.contents[0];
+      check(c.mimeType === 'image/svg+xml' && /<svg/.test(c.text) && /<circle/.test(c.text), 'plot resource has no SVG with the anomaly');
+    }
     const extra = agentTools[agent] ? `; ${await agentTools[agent](client, tools)}` : '';
     console.log(`ok   ${agent}: ${tools.length} tool(s), describe_workspace matches its output schema${extra}`);
     passed++;

@@ -1,5 +1,6 @@
 #include "observe/quality/quality_run.h"
 
+#include <cctype>
 #include <map>
 #include <memory>
 #include <random>
@@ -138,6 +139,41 @@ warehouse::TableId IdOf(const TableRef& ref, const config::WarehouseConfig& wh) 
 std::vector<std::string> TableNames(const std::vector<warehouse::TableId>& tables) {
   std::vector<std::string> out;
   for (const warehouse::TableId& t : tables) out.push_back(t.Display());
+  return out;
+}
+
+// A metric name from parts, with characters metric names do not allow replaced by '_'.
+std::string MetricName(const std::string& text) {
+  std::string out = text;
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != ':' && c != '/' &&
+        c != '-')
+      c = '_';
+  return out.substr(0, 200);
+}
+
+// The series a full run feeds, so every checked table gets volume, null-rate, duplicate and
+// freshness baselines without configuring a monitor: quality:<table>:rows,
+// quality:<table>:null_rate:<column>, quality:<table>:duplicated_keys:<key>,
+// quality:<table>:freshness_age_seconds.
+std::vector<std::pair<std::string, double>> SeriesOf(const TableReport& t) {
+  std::vector<std::pair<std::string, double>> out;
+  const std::string prefix = "quality:" + t.asset_id + ":";
+  if (t.rows) out.emplace_back(MetricName(prefix + "rows"), static_cast<double>(*t.rows));
+  for (const CheckOutcome& o : t.outcomes) {
+    if (o.verdict == Verdict::kError || o.verdict == Verdict::kSkipped || !o.observed.is_object()) continue;
+    const std::string column = o.name.substr(o.name.find(':') + 1);
+    auto number = [&](const char* key) -> std::optional<double> {
+      if (o.observed.contains(key) && o.observed[key].is_number()) return o.observed[key].get<double>();
+      return std::nullopt;
+    };
+    if (o.type == "not_null" && number("null_rate"))
+      out.emplace_back(MetricName(prefix + "null_rate:" + column), *number("null_rate"));
+    if (o.type == "unique" && number("duplicated_keys"))
+      out.emplace_back(MetricName(prefix + "duplicated_keys:" + column), *number("duplicated_keys"));
+    if (o.type == "freshness" && number("age_seconds"))
+      out.emplace_back(MetricName(prefix + "freshness_age_seconds"), *number("age_seconds"));
+  }
   return out;
 }
 
@@ -340,6 +376,15 @@ Result<QualityReport> RunQuality(const config::Workspace& ws, store::StateStore*
       }
     }
     Status recorded = store->RecordCheckResults(rows);
+    // An incremental run measures only new rows: its counts are not the table's, so they feed no
+    // series.
+    for (const TableReport& t : report.tables) {
+      if (!recorded.ok() || report.incremental) break;
+      for (const auto& [metric, value] : SeriesOf(t)) {
+        recorded = store->UpsertMetricPoints(metric, {store::MetricPoint{at, value}});
+        if (!recorded.ok()) break;
+      }
+    }
     if (!recorded.ok()) {
       report.record_error = recorded.message();
       spdlog::warn("check results of run {} were not recorded: {}", report.run_id,

@@ -395,6 +395,18 @@ TEST_P(QualityRunTest, ResultsAreRecordedForBaselines) {
   EXPECT_EQ(first.observed["null_count"], 0);
   EXPECT_EQ(first.observed_at, FixtureNow());
   EXPECT_EQ(stored->back().rows_scanned, -1);  // custom: the warehouse cannot say
+  // Full runs feed series, so every checked table gets baselines.
+  const std::string prefix = "quality:" + wh_->AssetId("balances") + ":";
+  auto rows = store_->MetricPoints(prefix + "rows", FixtureNow() - std::chrono::hours(1),
+                                   FixtureNow() + std::chrono::hours(1));
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].value, 20);
+  auto age = store_->MetricPoints(prefix + "freshness_age_seconds", FixtureNow() - std::chrono::hours(1),
+                                  FixtureNow() + std::chrono::hours(1));
+  ASSERT_TRUE(age.ok());
+  ASSERT_EQ(age->size(), 1u);
+  EXPECT_EQ((*age)[0].value, 60);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, QualityRunTest, ::testing::Values("sqlite", "postgres"),

@@ -1,0 +1,154 @@
+// monitor_metrics (dw-incidents): record metric points and/or evaluate named workspace monitors
+// now; answers, per metric, the latest value, its expected band, the score, the verdict and a
+// sentence a person can read. A thin call into observe/metrics/metric_service.
+#include <algorithm>
+
+#include "agents/agents.h"
+#include "observe/metrics/metric_service.h"
+#include "observe/metrics/series_csv.h"
+
+namespace dw::agents {
+namespace {
+
+Json ReportToJson(const std::string& metric, const metrics::RecordReport& r) {
+  return Json{{"metric", metric},           {"stored", r.stored},
+              {"duplicates", r.duplicates}, {"out_of_order", r.out_of_order},
+              {"replaced", r.replaced},     {"rejected", r.rejected}};
+}
+
+}  // namespace
+
+mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<app::Services>& services) {
+  mcp::ToolSpec t;
+  t.name = "monitor_metrics";
+  t.title = "Record and judge metrics";
+  t.description =
+      "Records points for metrics and/or evaluates named workspace monitors now (runs the "
+      "monitor's SQL on its warehouse and stores the value). For each metric touched, answers the "
+      "latest value, the expected value and band, an anomaly score (0-1, 0.5 at the alarm line), "
+      "the verdict (normal, anomaly, level_shift, stuck, out_of_bounds, insufficient_history) and "
+      "a sentence. Each point is judged only against the points before it. Points with null, NaN "
+      "or infinite values are rejected and reported; a repeated timestamp replaces the stored "
+      "value; points older than the latest stored one are stored and counted as out of order.";
+  t.input_schema = Json::parse(R"({
+    "type": "object",
+    "properties": {
+      "record": {
+        "type": "array", "maxItems": 100,
+        "description": "Points to store, per metric.",
+        "items": {
+          "type": "object",
+          "properties": {
+            "metric": {"type": "string", "minLength": 1, "maxLength": 200},
+            "points": {
+              "type": "array", "minItems": 1, "maxItems": 10000,
+              "items": {
+                "type": "object",
+                "properties": {
+                  "ts": {"type": ["string", "integer"],
+                         "description": "RFC 3339 time, or Unix milliseconds"},
+                  "value": {"type": ["number", "null"]}
+                },
+                "required": ["ts", "value"],
+                "additionalProperties": false
+              }
+            }
+          },
+          "required": ["metric", "points"],
+          "additionalProperties": false
+        }
+      },
+      "evaluate": {
+        "type": "array", "maxItems": 100, "items": {"type": "string", "minLength": 1, "maxLength": 200},
+        "description": "Names of workspace monitors to run now."
+      }
+    },
+    "additionalProperties": false
+  })");
+  t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = true};
+  t.handler = [services](const Json& args, mcp::ToolCall&) {
+    if (!services->workspace_status().ok())
+      return mcp::ToolResult::Error(services->workspace_status().message());
+    if (!args.contains("record") && !args.contains("evaluate"))
+      return mcp::ToolResult::Error("give record (points to store) and/or evaluate (monitor names)");
+    auto store = services->state();
+    if (!store.ok()) return mcp::ToolResult::Error("state store: " + store.status().message());
+    // Parse every point before writing anything, so a bad timestamp stores nothing.
+    std::vector<std::pair<std::string, std::vector<metrics::IncomingPoint>>> batches;
+    for (const Json& rec : args.value("record", Json::array())) {
+      std::string metric = rec["metric"].get<std::string>();
+      std::vector<metrics::IncomingPoint> points;
+      for (size_t i = 0; i < rec["points"].size(); ++i) {
+        const Json& p = rec["points"][i];
+        metrics::IncomingPoint ip;
+        if (p["ts"].is_string()) {
+          auto ts = metrics::ParseSeriesTimestamp(p["ts"].get<std::string>());
+          if (!ts.ok())
+            return mcp::ToolResult::Error("record " + metric + ", point " + std::to_string(i) +
+                                          ": " + ts.status().message() + "; nothing stored");
+          ip.ts_ms = *ts;
+        } else {
+          ip.ts_ms = p["ts"].get<int64_t>();
+        }
+        if (!p["value"].is_null()) ip.value = p["value"].get<double>();
+        points.push_back(ip);
+      }
+      batches.emplace_back(metric, std::move(points));
+    }
+    Json recorded = Json::array(), judged = Json::array(), errors = Json::array();
+    std::vector<std::string> to_judge;
+    for (const auto& [metric, points] : batches) {
+      auto r = metrics::RecordMetricPoints(**store, metric, points);
+      if (!r.ok()) {
+        errors.push_back({{"metric", metric}, {"error", r.status().message()}});
+        continue;
+      }
+      recorded.push_back(ReportToJson(metric, *r));
+      if (std::find(to_judge.begin(), to_judge.end(), metric) == to_judge.end()) to_judge.push_back(metric);
+    }
+    for (const std::string& metric : to_judge) {
+      auto settings = metrics::SettingsForMetric(services->workspace(), metric);
+      auto j = settings.ok() ? metrics::JudgeLatestPoint(**store, metric, *settings, services->clock())
+                             : Result<metrics::MetricJudgement>(settings.status());
+      if (j.ok()) judged.push_back(metrics::JudgementToJson(*j));
+      else errors.push_back({{"metric", metric}, {"error", j.status().message()}});
+    }
+    for (const Json& name : args.value("evaluate", Json::array())) {
+      std::string monitor = name.get<std::string>();
+      metrics::RecordReport report;
+      auto j = metrics::EvaluateMonitor(services->workspace(), **store, monitor, services->clock(), &report);
+      if (!j.ok()) {
+        errors.push_back({{"metric", monitor}, {"error", j.status().message()}});
+        continue;
+      }
+      recorded.push_back(ReportToJson(monitor, report));
+      judged.push_back(metrics::JudgementToJson(*j));
+    }
+    return mcp::ToolResult::Structured(Json{{"metrics", judged}, {"recorded", recorded}, {"errors", errors}});
+  };
+  return t;
+}
+
+mcp::ResourceTemplateSpec MetricPlotResource(const std::shared_ptr<app::Services>& services) {
+  mcp::ResourceTemplateSpec r;
+  r.uri_template = "dw://metrics/{metric}/plot.svg";
+  r.name = "metric_plot";
+  r.title = "Metric plot";
+  r.description = "SVG of a stored metric (a monitor's name or a recorded metric): the values, the "
+                  "expected band and the anomalies, over its training window.";
+  r.mime_type = "image/svg+xml";
+  r.read = [services](const std::string& uri, const std::map<std::string, std::string>& vars) -> Result<Json> {
+    if (!services->workspace_status().ok()) return services->workspace_status();
+    const std::string& metric = vars.at("metric");
+    auto settings = metrics::SettingsForMetric(services->workspace(), metric);
+    if (!settings.ok()) return settings.status();
+    auto store = services->state();
+    if (!store.ok()) return store.status();
+    auto svg = metrics::PlotMetric(**store, metric, *settings, services->clock());
+    if (!svg.ok()) return svg.status();
+    return Json::array({{{"uri", uri}, {"mimeType", "image/svg+xml"}, {"text", *svg}}});
+  };
+  return r;
+}
+
+}  // namespace dw::agents

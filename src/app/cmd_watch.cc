@@ -1,0 +1,130 @@
+// `dw watch [--once]`: the long-running loop that runs the workspace's monitors on their `every:`
+// (see observe/watch/watch_loop.h for jitter, per-warehouse serial runs, catch-up and retries).
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <iostream>
+#include <thread>
+
+#include "app/commands.h"
+#include "app/services.h"
+#include "config/workspace.h"
+#include "observe/changes/collector.h"
+#include "observe/metrics/metric_service.h"
+#include "observe/quality/quality_run.h"
+#include "observe/watch/watch_loop.h"
+
+namespace dw::app {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+// How often `dw watch` runs each table's checks and a collection pass over the platforms.
+constexpr int64_t kCheckEveryMs = 60 * 60 * 1000;
+constexpr int64_t kCollectEveryMs = 5 * 60 * 1000;
+extern "C" void OnStopSignal(int) { g_stop = true; }
+
+// One job per monitor, grouped by warehouse so one warehouse runs one query at a time.
+Status AddMonitorJobs(watch::WatchLoop& loop, const std::shared_ptr<Services>& services) {
+  for (const auto& m : services->workspace().monitors) {
+    auto settings = metrics::SettingsFromMonitor(m);
+    if (!settings.ok()) return settings.status();
+    std::string name = m.name;
+    DW_RETURN_IF_ERROR(loop.AddJob(
+        {"monitor:" + name, "warehouse:" + m.warehouse, settings->every_ms,
+         [services, name](int64_t, int missed) -> Status {
+           auto store = services->state();
+           if (!store.ok()) return store.status();
+           auto j = metrics::EvaluateMonitor(services->workspace(), **store, name, services->clock(), nullptr);
+           if (!j.ok()) return j.status();
+           std::cout << FormatRfc3339(services->clock().Now()) << " monitor " << name << ": "
+                     << metrics::VerdictKindName(j->latest.kind) << ": " << j->latest.explanation
+                     << (missed > 0 ? " (" + std::to_string(missed) + " runs missed while down)" : "")
+                     << std::endl;
+           return Status::Ok();
+         }}));
+  }
+  return Status::Ok();
+}
+
+// One job per checked table, in its warehouse's group (so checks and monitors on one warehouse
+// never run at the same time). Each run is a full `dw check` of that table, recorded.
+Status AddCheckJobs(watch::WatchLoop& loop, const std::shared_ptr<Services>& services) {
+  for (const auto& c : services->workspace().checks) {
+    std::string table = c.asset_id;
+    DW_RETURN_IF_ERROR(loop.AddJob(
+        {"check:" + table, "warehouse:" + c.warehouse, kCheckEveryMs,
+         [services, table](int64_t, int) -> Status {
+           auto store = services->state();
+           if (!store.ok()) return store.status();
+           quality::QualityRequest req;
+           req.tables = {table};
+           auto report = quality::RunQuality(services->workspace(), *store, services->clock(), req);
+           if (!report.ok()) return report.status();
+           std::cout << FormatRfc3339(services->clock().Now()) << " check " << table << ": "
+                     << report->Count(quality::Verdict::kPass) << " passed, "
+                     << report->Count(quality::Verdict::kFail) << " failed, "
+                     << report->Count(quality::Verdict::kError) << " errors" << std::endl;
+           return Status::Ok();
+         }}));
+  }
+  return Status::Ok();
+}
+
+// One collection pass over every platform, in its own group.
+Status AddCollectJob(watch::WatchLoop& loop, const std::shared_ptr<Services>& services) {
+  if (services->workspace().platforms.empty()) return Status::Ok();
+  return loop.AddJob({"collect", "platforms", kCollectEveryMs, [services](int64_t, int) -> Status {
+                        auto store = services->state();
+                        if (!store.ok()) return store.status();
+                        auto report = observe::changes::CollectChanges(
+                            services->workspace(), services->http(), **store, services->clock());
+                        if (!report.ok()) return report.status();
+                        std::cout << FormatRfc3339(services->clock().Now()) << " collect: "
+                                  << report->new_events() << " new change event(s)" << std::endl;
+                        return Status::Ok();
+                      }});
+}
+
+}  // namespace
+
+int CmdWatch(const GlobalOptions& g, bool once) {
+  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), RealClock());
+  if (!services->workspace_status().ok()) {
+    std::cerr << "dw watch: " << services->workspace_status().message() << "\n";
+    return 1;
+  }
+  watch::WatchLoop loop(services->clock(), {});
+  Status st = AddMonitorJobs(loop, services);
+  if (st.ok()) st = AddCheckJobs(loop, services);
+  if (st.ok()) st = AddCollectJob(loop, services);
+  if (!st.ok()) {
+    std::cerr << "dw watch: " << st.message() << "\n";
+    return 1;
+  }
+  auto report = [](const watch::RunRecord& r) {
+    if (!r.status.ok())
+      std::cerr << "dw watch: " << r.job << " failed (will retry): " << r.status.message() << std::endl;
+  };
+  if (once) {
+    int failed = 0;
+    for (const auto& r : loop.RunAllNow()) {
+      report(r);
+      failed += !r.status.ok();
+    }
+    return failed ? 1 : 0;
+  }
+  std::signal(SIGTERM, OnStopSignal);
+  std::signal(SIGINT, OnStopSignal);
+  // Waiting sleeps in short slices so that SIGTERM ends the loop within a fraction of a second;
+  // a run in progress is finished first.
+  auto wait = [](int64_t ms) {
+    for (int64_t left = ms; left > 0 && !g_stop; left -= 200)
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::min<int64_t>(left, 200)));
+  };
+  loop.Run(g_stop, wait, report);
+  std::cerr << "dw watch: stopped" << std::endl;
+  return 0;
+}
+
+}  // namespace dw::app

@@ -1,0 +1,500 @@
+#include "observe/metrics/detector.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "observe/metrics/robust_stats.h"
+
+namespace dw::metrics {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr int64_t kHourMs = 3600LL * 1000;
+constexpr int64_t kDayMs = 24 * kHourMs;
+constexpr size_t kScaleEvery = 32;         // recompute the spread every this many points
+constexpr size_t kSeasonCheckEvery = 256;  // re-test seasonality every this many learnt points
+constexpr size_t kIntervalsKept = 32;
+constexpr size_t kBusyWindow = 8000;      // points over which alarm episodes are counted
+constexpr double kBusyDiscount = 0.3;     // each recent episode divides a new one's deviation by +0.3
+constexpr int64_t kMaxSlots = 2016;       // a week at 5-minute resolution
+constexpr double kRepeatDecay = 0.999;     // memory of how often the series repeats a value
+
+}  // namespace
+
+Result<Direction> ParseDirection(std::string_view text) {
+  if (text == "both") return Direction::kBoth;
+  if (text == "drop") return Direction::kDrop;
+  if (text == "spike") return Direction::kSpike;
+  return InvalidArgument("direction \"" + std::string(text) + "\" is not one of both, drop, spike");
+}
+
+const char* DirectionName(Direction d) {
+  switch (d) {
+    case Direction::kBoth: return "both";
+    case Direction::kDrop: return "drop";
+    case Direction::kSpike: return "spike";
+  }
+  return "both";
+}
+
+const char* VerdictKindName(VerdictKind k) {
+  switch (k) {
+    case VerdictKind::kInsufficientHistory: return "insufficient_history";
+    case VerdictKind::kNormal: return "normal";
+    case VerdictKind::kAnomaly: return "anomaly";
+    case VerdictKind::kLevelShift: return "level_shift";
+    case VerdictKind::kStuck: return "stuck";
+    case VerdictKind::kOutOfBounds: return "out_of_bounds";
+    case VerdictKind::kExpected: return "expected";
+    case VerdictKind::kInvalid: return "invalid";
+  }
+  return "invalid";
+}
+
+Status ValidateDetectorOptions(const DetectorOptions& o) {
+  if (!(o.sensitivity > 0) || !std::isfinite(o.sensitivity))
+    return InvalidArgument("sensitivity must be a finite number above 0");
+  if (!(o.min_abs_change >= 0) || !std::isfinite(o.min_abs_change))
+    return InvalidArgument("min_abs_change must be a finite number >= 0");
+  if (!(o.min_rel_change >= 0) || !std::isfinite(o.min_rel_change))
+    return InvalidArgument("min_rel_change must be a finite number >= 0");
+  if (o.expected_low && !std::isfinite(*o.expected_low))
+    return InvalidArgument("expected low bound must be finite");
+  if (o.expected_high && !std::isfinite(*o.expected_high))
+    return InvalidArgument("expected high bound must be finite");
+  if (o.expected_low && o.expected_high && *o.expected_low > *o.expected_high)
+    return InvalidArgument("expected range is empty: low bound above high bound");
+  if (o.training_points < 8) return InvalidArgument("training window must hold at least 8 points");
+  if (o.min_history < 3) return InvalidArgument("min_history must be at least 3 points");
+  if (o.level_window < 1 || o.season_depth < 1 || o.level_shift_points < 1)
+    return InvalidArgument("level_window, season_depth and level_shift_points must be at least 1");
+  if (!(o.stuck_probability > 0 && o.stuck_probability < 1))
+    return InvalidArgument("stuck_probability must lie strictly between 0 and 1");
+  return Status::Ok();
+}
+
+StreamingDetector::StreamingDetector(std::string metric_name, DetectorOptions options)
+    : name_(std::move(metric_name)), o_(std::move(options)) {
+  if (o_.seasonality != Seasonality::kAuto) active_ = o_.seasonality;
+  RebuildSlots();
+}
+
+double StreamingDetector::TypicalIntervalMs() const {
+  if (intervals_.empty()) return 0;
+  std::vector<double> v(intervals_.begin(), intervals_.end());
+  return MedianInPlace(v);
+}
+
+int StreamingDetector::MissingPointsAt(int64_t now_ms) const {
+  if (!last_ || intervals_.size() < 3) return 0;
+  double interval = TypicalIntervalMs();
+  if (interval <= 0) return 0;
+  double gap = static_cast<double>(now_ms - last_->ts_ms);
+  if (gap <= 2 * interval) return 0;
+  return static_cast<int>(std::floor(gap / interval + 0.5)) - 1;
+}
+
+size_t StreamingDetector::SlotOf(int64_t ts_ms) const {
+  if (slot_resolution_ms_ > 0) {
+    // Sub-hourly data under an hourly seasonality: the slot is the phase within the day (or the
+    // week, from Monday 00:00) at the data's own resolution, so that 09:05 is compared with
+    // earlier 09:05s rather than with the whole 09:00 hour.
+    int64_t period = active_ == Seasonality::kHourOfWeek ? 7 * kDayMs : kDayMs;
+    int64_t shifted = ts_ms + (active_ == Seasonality::kHourOfWeek ? 3 * kDayMs : 0);
+    int64_t phase = ((shifted % period) + period) % period;
+    return static_cast<size_t>(phase / slot_resolution_ms_);
+  }
+  return static_cast<size_t>(SeasonalSlot(active_, ts_ms));
+}
+
+void StreamingDetector::RebuildSlots() {
+  slot_resolution_ms_ = 0;
+  size_t count = static_cast<size_t>(SeasonalSlotCount(active_));
+  double interval = TypicalIntervalMs();
+  if ((active_ == Seasonality::kHourOfDay || active_ == Seasonality::kHourOfWeek) && interval > 0 &&
+      interval < kHourMs) {
+    int64_t period = active_ == Seasonality::kHourOfWeek ? 7 * kDayMs : kDayMs;
+    slot_resolution_ms_ = std::max<int64_t>(static_cast<int64_t>(interval), period / kMaxSlots);
+    count = static_cast<size_t>((period + slot_resolution_ms_ - 1) / slot_resolution_ms_);
+  }
+  slots_.assign(count, {});
+  if (slots_.size() <= 1) return;
+  for (const Point& p : training_) {
+    auto& slot = slots_[SlotOf(p.ts_ms)];
+    slot.push_back(p.value);
+    if (slot.size() > o_.season_depth) slot.pop_front();
+  }
+}
+
+double StreamingDetector::Baseline(int64_t ts_ms, std::string* slot_label) {
+  if (slots_.size() > 1) {
+    const auto& slot = slots_[SlotOf(ts_ms)];
+    if (slot.size() >= std::min<size_t>(3, o_.season_depth)) {
+      std::vector<double> v(slot.begin(), slot.end());
+      *slot_label = SeasonalSlotLabel(active_, ts_ms);
+      return MedianInPlace(v);
+    }
+  }
+  size_t n = std::min(o_.level_window, training_.size());
+  std::vector<double> v;
+  v.reserve(n);
+  for (size_t i = training_.size() - n; i < training_.size(); ++i) v.push_back(training_[i].value);
+  return MedianInPlace(v);
+}
+
+double StreamingDetector::Scale(double baseline) {
+  if (since_scale_ >= kScaleEvery || residuals_.size() < 64) {
+    std::vector<double> v(residuals_.begin(), residuals_.end());
+    double center = MedianInPlace(v);
+    v.assign(residuals_.begin(), residuals_.end());
+    double mad = ScaledMadInPlace(v, center);
+    if (!(mad > 0)) {
+      // More than half the residuals are equal (a flat or integer series): fall back to the mean
+      // absolute deviation, which still sees the rare moves.
+      double sum = 0;
+      for (double r : residuals_) sum += std::fabs(r - center);
+      mad = residuals_.empty() ? 0 : 1.2533 * sum / static_cast<double>(residuals_.size());
+    }
+    // Heavy-tailed noise (bursty counts) would make the MAD alone cry wolf every day: the spread
+    // is at least what puts the 98th percentile of past residuals at 2.33 deviations, as it sits
+    // for normal noise.
+    // The tail is read from every judged point, anomalies included: bursts that recur in more
+    // than 1% of points are how this series behaves, not an incident each time.
+    v.assign(judged_residuals_.begin(), judged_residuals_.end());
+    for (double& r : v) r = std::fabs(r - center);
+    double tail = v.empty() ? 0 : QuantileInPlace(v, 0.98) / 2.326;
+    cached_scale_ = std::max(mad, tail);
+    since_scale_ = 0;
+  }
+  ++since_scale_;
+  // A perfectly flat history has no spread at all; any move is then measured against a tiny floor
+  // relative to the level, so that it scores as very anomalous rather than dividing by zero.
+  double floor = std::max(1e-9, 1e-6 * std::fabs(baseline));
+  return std::max(cached_scale_, floor);
+}
+
+void StreamingDetector::MaybeDetectSeasonality() {
+  if (o_.seasonality != Seasonality::kAuto) return;
+  if (++since_season_check_ < kSeasonCheckEvery) return;
+  since_season_check_ = 0;
+  if (training_.size() < 64) return;
+  double span = static_cast<double>(training_.back().ts_ms - training_.front().ts_ms);
+  double interval = TypicalIntervalMs();
+  if (interval <= 0) return;
+  std::vector<Seasonality> candidates;
+  if (interval <= kHourMs && span >= 3.0 * kDayMs) candidates.push_back(Seasonality::kHourOfDay);
+  if (interval <= kHourMs && span >= 14.0 * kDayMs) candidates.push_back(Seasonality::kHourOfWeek);
+  if (interval > kHourMs && interval <= kDayMs && span >= 21.0 * kDayMs)
+    candidates.push_back(Seasonality::kDayOfWeek);
+  if (candidates.empty()) return;
+  // Each candidate is judged the way the detector would use it: predict every past point from
+  // the points before it (the median of earlier same-slot values, or of the previous
+  // level_window values without seasonality) and compare the spreads of the prediction errors.
+  // Predicting, rather than fitting slot medians that include the point itself, keeps a slot of
+  // three noisy points from passing for a pattern.
+  auto spread_of = [](std::vector<double>& errors) {
+    if (errors.size() < 32) return kNaN;
+    std::vector<double> tmp = errors;
+    double c = MedianInPlace(tmp);
+    return ScaledMadInPlace(errors, c);
+  };
+  size_t first = training_.size() / 4;  // leave the oldest quarter as the predictors' history
+  std::vector<double> plain_errors;
+  for (size_t i = first; i < training_.size(); ++i) {
+    size_t from = i > o_.level_window ? i - o_.level_window : 0;
+    std::vector<double> v;
+    for (size_t j = from; j < i; ++j) v.push_back(training_[j].value);
+    plain_errors.push_back(training_[i].value - MedianInPlace(v));
+  }
+  double before = spread_of(plain_errors);
+  if (!(before > 0)) return;
+  Seasonality best = Seasonality::kNone;
+  double best_ratio = 0.7;  // seasonal predictions must cut the error spread by at least 30%
+  for (Seasonality s : candidates) {
+    std::vector<std::deque<double>> by_slot(static_cast<size_t>(SeasonalSlotCount(s)));
+    std::vector<double> errors;
+    for (size_t i = 0; i < training_.size(); ++i) {
+      auto& slot = by_slot[static_cast<size_t>(SeasonalSlot(s, training_[i].ts_ms))];
+      if (i >= first && slot.size() >= 3) {
+        std::vector<double> v(slot.begin(), slot.end());
+        errors.push_back(training_[i].value - MedianInPlace(v));
+      }
+      slot.push_back(training_[i].value);
+      if (slot.size() > o_.season_depth) slot.pop_front();
+    }
+    double ratio = spread_of(errors) / before;
+    if (!std::isfinite(ratio)) continue;
+    // A finer seasonality (candidates come simplest first) must earn its keep: hour_of_week has
+    // 7x the slots of hour_of_day, so it replaces it only when clearly better (15% less spread,
+    // and 0.05 in absolute terms so that two near-perfect fits do not count).
+    bool better = best == Seasonality::kNone ? ratio < best_ratio
+                                             : ratio < 0.85 * best_ratio && best_ratio - ratio > 0.05;
+    if (better) {
+      best_ratio = ratio;
+      best = s;
+    }
+  }
+  if (best != active_) {
+    active_ = best;
+    RebuildSlots();
+    // Residuals measured against the old baseline (e.g. a daily wave judged without
+    // seasonality) would keep the band wide for weeks: re-measure the history against the new
+    // slot medians (all of them from past points, so still no look-ahead).
+    residuals_.clear();
+    std::vector<double> slot_median(slots_.size(), kNaN);
+    for (size_t k = 0; k < slots_.size(); ++k) {
+      std::vector<double> v(slots_[k].begin(), slots_[k].end());
+      slot_median[k] = MedianInPlace(v);
+    }
+    for (size_t i = 0; i < training_.size(); ++i) {
+      const Point& p = training_[i];
+      double m = slot_median[SlotOf(p.ts_ms)];
+      if (slots_.size() <= 1) {  // back to no seasonality: the level of the points before
+        size_t from = i > o_.level_window ? i - o_.level_window : 0;
+        std::vector<double> v;
+        for (size_t j = from; j < i; ++j) v.push_back(training_[j].value);
+        m = MedianInPlace(v);
+      }
+      if (std::isfinite(m)) residuals_.push_back(p.value - m);
+    }
+    judged_residuals_.assign(residuals_.begin(), residuals_.end());
+    since_scale_ = kScaleEvery;
+  }
+}
+
+void StreamingDetector::Learn(const Point& p, double residual) {
+  if (last_learnt_) {
+    all_pairs_ = all_pairs_ * kRepeatDecay + 1;
+    repeat_pairs_ = repeat_pairs_ * kRepeatDecay + (*last_learnt_ == p.value ? 1 : 0);
+  }
+  last_learnt_ = p.value;
+  training_.push_back(p);
+  if (training_.size() > o_.training_points) training_.pop_front();
+  if (std::isfinite(residual)) {
+    residuals_.push_back(residual);
+    if (residuals_.size() > o_.training_points) residuals_.pop_front();
+  }
+  if (slots_.size() > 1) {
+    auto& slot = slots_[SlotOf(p.ts_ms)];
+    slot.push_back(p.value);
+    if (slot.size() > o_.season_depth) slot.pop_front();
+  }
+  MaybeDetectSeasonality();
+}
+
+Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
+  Verdict v;
+  v.ts_ms = ts_ms;
+  v.value = value;
+  if (!std::isfinite(value)) {
+    v.kind = VerdictKind::kInvalid;
+    v.explanation = name_ + ": value is " + (std::isnan(value) ? "NaN" : "infinite") + "; ignored";
+    return v;
+  }
+  if (last_ && ts_ms <= last_->ts_ms) {
+    v.kind = VerdictKind::kInvalid;
+    v.explanation = name_ + ": point is not after the latest point judged; ignored";
+    return v;
+  }
+  if (last_) {
+    v.missing_before = MissingPointsAt(ts_ms);
+    intervals_.push_back(ts_ms - last_->ts_ms);
+    if (intervals_.size() > kIntervalsKept) intervals_.pop_front();
+    same_run_ = (value == last_->value) ? same_run_ + 1 : 1;
+  } else {
+    same_run_ = 1;
+  }
+  last_ = Point{ts_ms, value};
+
+  double residual = kNaN;
+  bool enough = training_.size() >= o_.min_history;
+  if (!training_.empty()) {
+    v.expected = Baseline(ts_ms, &v.slot);
+    residual = value - v.expected;
+  }
+  if (std::isfinite(residual)) {
+    judged_residuals_.push_back(residual);
+    if (judged_residuals_.size() > o_.training_points) judged_residuals_.pop_front();
+  }
+  if (enough) {
+    double scale = Scale(v.expected);
+    v.deviation = residual / scale;
+    double half = std::max({o_.sensitivity * scale, o_.min_abs_change,
+                            o_.min_rel_change * std::fabs(v.expected)});
+    v.band_low = o_.direction == Direction::kSpike ? -std::numeric_limits<double>::infinity()
+                                                   : v.expected - half;
+    v.band_high = o_.direction == Direction::kDrop ? std::numeric_limits<double>::infinity()
+                                                   : v.expected + half;
+    if (o_.expected_low) v.band_low = std::max(v.band_low, *o_.expected_low);
+    if (o_.expected_high) v.band_high = std::min(v.band_high, *o_.expected_high);
+  }
+
+  // Judge.
+  bool out_of_bounds = (o_.expected_low && value < *o_.expected_low) ||
+                       (o_.expected_high && value > *o_.expected_high);
+  double watched = 0;  // robust deviations in the watched direction
+  if (enough) {
+    if (o_.direction == Direction::kBoth) watched = std::fabs(v.deviation);
+    if (o_.direction == Direction::kDrop) watched = std::max(0.0, -v.deviation);
+    if (o_.direction == Direction::kSpike) watched = std::max(0.0, v.deviation);
+  }
+  bool big_enough = enough && std::fabs(residual) >= o_.min_abs_change &&
+                    std::fabs(residual) >= o_.min_rel_change * std::fabs(v.expected);
+  bool deviates = big_enough && watched >= o_.sensitivity;
+  double p_repeat = all_pairs_ > 0 ? repeat_pairs_ / all_pairs_ : 1.0;
+  double log_p_run = static_cast<double>(same_run_ - 1) * std::log(std::max(p_repeat, 1e-6));
+  bool improbable = enough && same_run_ >= o_.stuck_min_points &&
+                    log_p_run < std::log(o_.stuck_probability);
+  stuck_points_ = improbable ? stuck_points_ + 1 : 0;
+  // A value stuck for relearn_after points has been reported; from then on it is learnt, like a
+  // level shift that lasted.
+  bool stuck = improbable && (o_.relearn_after == 0 || stuck_points_ <= o_.relearn_after);
+  double stuck_deviations = o_.sensitivity * log_p_run / std::log(o_.stuck_probability);
+  v.score = watched / (watched + o_.sensitivity);
+
+  if (expected) {
+    v.kind = VerdictKind::kExpected;
+  } else if (out_of_bounds) {
+    v.kind = VerdictKind::kOutOfBounds;
+    v.score = 1.0;
+  } else if (!enough) {
+    v.kind = VerdictKind::kInsufficientHistory;
+  } else if (stuck) {
+    v.kind = VerdictKind::kStuck;
+    v.score = std::max(v.score, stuck_deviations / (stuck_deviations + o_.sensitivity));
+  } else if (deviates) {
+    v.kind = VerdictKind::kAnomaly;
+  } else {
+    v.kind = VerdictKind::kNormal;
+  }
+
+  // Anomaly runs: a persistent move in one direction is a level shift; if it lasts relearn_after
+  // points it is accepted as the new normal and its points enter training.
+  int sign = residual > 0 ? 1 : -1;
+  if (v.kind == VerdictKind::kAnomaly) {
+    if (run_sign_ != sign) run_.clear();
+    run_sign_ = sign;
+    run_.push_back({*last_, residual});
+    if (run_.size() >= o_.level_shift_points) v.kind = VerdictKind::kLevelShift;
+    if (o_.relearn_after > 0 && run_.size() >= o_.relearn_after) {
+      for (const auto& [p, r] : run_) Learn(p, r);
+      run_.clear();
+      run_sign_ = 0;
+      v.learnt = true;
+    }
+  } else if (v.kind != VerdictKind::kStuck) {
+    run_.clear();
+    run_sign_ = 0;
+  }
+
+  if (v.kind == VerdictKind::kNormal || v.kind == VerdictKind::kInsufficientHistory ||
+      v.kind == VerdictKind::kExpected) {
+    Learn(*last_, residual);
+    v.learnt = true;
+  }
+  // An alarm shortly after another is the same episode still going on, not news: its score is
+  // cut to 30% (below the alarm line) unless it is worse than the episode's peak so far. The score
+  // of a new episode is discounted by how many episodes began in the last kBusyWindow points, so
+  // that a series that alarms often must move further to rank as high as a quiet one (the
+  // verdict itself is not changed: it follows `sensitivity` alone).
+  ++points_seen_;
+  if (IsAlarm(v.kind)) {
+    bool same_episode = last_alarm_at_ > 0 && points_seen_ - last_alarm_at_ <= o_.repeat_quiet_points;
+    if (same_episode && v.score <= episode_peak_) {
+      v.score *= 0.3;
+      v.repeat = true;
+    } else {
+      episode_peak_ = v.score;
+    }
+    if (!same_episode) {
+      episode_peak_ = v.score;
+      while (!episode_starts_.empty() && points_seen_ - episode_starts_.front() > kBusyWindow) episode_starts_.pop_front();
+      if (v.kind != VerdictKind::kOutOfBounds) {  // a hard bound always scores 1
+        double busy = 1 + kBusyDiscount * static_cast<double>(episode_starts_.size());
+        double d = v.score / (1 - std::min(v.score, 0.999)) * o_.sensitivity / busy;
+        v.score = d / (d + o_.sensitivity);
+      }
+      episode_starts_.push_back(points_seen_);
+    }
+    last_alarm_at_ = points_seen_;
+  }
+  v.explanation = Explain(v, residual);
+  return v;
+}
+
+std::string FormatMetricValue(double v) {
+  if (std::isnan(v)) return "n/a";
+  if (std::isinf(v)) return v > 0 ? "+inf" : "-inf";
+  char buf[64];
+  double a = std::fabs(v);
+  if (a >= 1000 && a < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", a);
+    std::string digits(buf), out;
+    int n = static_cast<int>(digits.size());
+    for (int i = 0; i < n; ++i) {
+      out += digits[static_cast<size_t>(i)];
+      if ((n - i - 1) % 3 == 0 && i != n - 1) out += ',';
+    }
+    return (v < 0 ? "-" : "") + out;
+  }
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string StreamingDetector::Explain(const Verdict& v, double residual) const {
+  std::string what = name_ + " is " + FormatMetricValue(v.value);
+  if (v.kind == VerdictKind::kInvalid) return v.explanation;
+  std::string missing =
+      v.missing_before > 0 ? " (" + std::to_string(v.missing_before) + " points missing before it)" : "";
+  if (v.kind == VerdictKind::kInsufficientHistory)
+    return what + ": insufficient history (" + std::to_string(training_.size()) + " of " +
+           std::to_string(o_.min_history) + " points needed) to judge it" + missing;
+  std::string against;
+  if (!std::isnan(v.expected)) {
+    against = "expected " + FormatMetricValue(v.expected);
+    if (std::isfinite(v.band_low) || std::isfinite(v.band_high))
+      against += " (band " + FormatMetricValue(v.band_low) + " to " + FormatMetricValue(v.band_high) +
+                 (v.slot.empty() ? "" : " for " + v.slot) + ")";
+  }
+  if (v.kind == VerdictKind::kExpected)
+    return what + ": marked expected, learnt as normal" + (against.empty() ? "" : "; " + against);
+  if (v.kind == VerdictKind::kOutOfBounds)
+    return what + ": outside the declared expected range " +
+           (o_.expected_low ? FormatMetricValue(*o_.expected_low) : "-inf") + " to " +
+           (o_.expected_high ? FormatMetricValue(*o_.expected_high) : "+inf") + missing;
+  if (v.kind == VerdictKind::kStuck)
+    return what + ": stuck, the same value " + std::to_string(same_run_) +
+           " points in a row, which this series' history makes improbable (stale input?)" + missing;
+  std::string ratio;
+  if (!std::isnan(v.expected) && std::fabs(v.expected) > 0 && std::isfinite(residual)) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f%%", 100.0 * v.value / v.expected);
+    ratio = std::string(buf) + " of its ";
+  }
+  char dev[48];
+  std::snprintf(dev, sizeof dev, "%.1f robust deviations %s", std::fabs(v.deviation),
+                v.deviation < 0 ? "below" : "above");
+  std::string sentence = name_ + " is " + FormatMetricValue(v.value) + ", " + ratio + against + "; " + dev;
+  if (v.kind == VerdictKind::kNormal) return sentence + ": normal" + missing;
+  if (v.kind == VerdictKind::kLevelShift)
+    return sentence + ": level shift, anomalous in the same direction for " +
+           std::to_string(run_.empty() ? o_.relearn_after : run_.size()) + " points" +
+           (v.learnt ? ", now accepted as the new normal" : "") + missing;
+  return sentence + (v.deviation < 0 ? ": anomalous drop" : ": anomalous spike") +
+         (v.repeat ? " (continues an alarm raised within the last " + std::to_string(o_.repeat_quiet_points) +
+                         " points)"
+                   : "") +
+         missing;
+}
+
+size_t StreamingDetector::MemoryBytes() const {
+  size_t bytes = sizeof(*this) + name_.capacity();
+  bytes += training_.size() * sizeof(Point) +
+           (residuals_.size() + judged_residuals_.size()) * sizeof(double);
+  for (const auto& s : slots_) bytes += sizeof(s) + s.size() * sizeof(double);
+  bytes += intervals_.size() * sizeof(int64_t) + run_.capacity() * sizeof(run_[0]);
+  return bytes;
+}
+
+}  // namespace dw::metrics

@@ -1,0 +1,157 @@
+// The streaming metric detector: judges each point of a series using only the points before it.
+//
+// Baseline: the median of recent normal points (of the same calendar slot when the series is
+// seasonal), so one outlier cannot drag it; spread: the scaled MAD of past residuals. A point is
+// anomalous when it lies `sensitivity` robust deviations away in the watched direction AND moves at
+// least the minimum absolute and relative change, or when it leaves the hard `expected` range.
+// Anomalous points stay out of training (so an incident is not learnt as the new normal) unless
+// the caller marks them expected, or they persist for `relearn_after` points (a level shift that
+// has become the new normal). A run of identical values that the series' history makes
+// improbable is reported as stuck. Fewer than `min_history` points: "insufficient history".
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "observe/metrics/seasonality.h"
+
+namespace dw::metrics {
+
+enum class Direction { kBoth, kDrop, kSpike };
+// Parses "both", "drop", "spike"; InvalidArgument otherwise.
+Result<Direction> ParseDirection(std::string_view text);
+const char* DirectionName(Direction d);
+
+struct DetectorOptions {
+  Seasonality seasonality = Seasonality::kAuto;
+  Direction direction = Direction::kBoth;
+  // Robust deviations (scaled MADs) from the baseline beyond which a point is anomalous.
+  double sensitivity = 4.0;
+  double min_abs_change = 0;  // |value - expected| below this is never reported
+  double min_rel_change = 0;  // |value - expected| / |expected| below this is never reported
+  // Hard bounds: a value outside is anomalous whatever the history says.
+  std::optional<double> expected_low;
+  std::optional<double> expected_high;
+  size_t training_points = 1000;  // the most recent normal points the baseline learns from
+  size_t min_history = 30;        // fewer normal points than this: insufficient history
+  size_t level_window = 48;       // normal points in the non-seasonal median
+  size_t season_depth = 6;        // past values of the same slot in the seasonal median
+  size_t level_shift_points = 3;  // a run this long in one direction is called a level shift
+  // A run of anomalies this long in one direction is accepted as the new normal (0: never).
+  size_t relearn_after = 6;
+  // Stuck: a run of identical values whose probability under the history is below this.
+  double stuck_probability = 1e-6;
+  // An alarm within this many points of the previous one, and no worse than the episode's peak,
+  // continues that episode: its score is halved so that one incident is reported once.
+  size_t repeat_quiet_points = 96;
+  size_t stuck_min_points = 3;
+};
+
+// Checks that `o` is usable (finite positive sensitivity, ordered bounds, ...); InvalidArgument
+// naming the field otherwise.
+Status ValidateDetectorOptions(const DetectorOptions& o);
+
+enum class VerdictKind {
+  kInsufficientHistory,  // not enough normal history to judge
+  kNormal,
+  kAnomaly,       // a spike or a drop
+  kLevelShift,    // an anomaly that has lasted level_shift_points points in one direction
+  kStuck,         // the value stopped moving
+  kOutOfBounds,   // outside the declared expected range
+  kExpected,      // the caller marked the point expected: learnt, not judged
+  kInvalid,       // NaN, infinite, or not after the latest point: ignored
+};
+const char* VerdictKindName(VerdictKind k);
+inline bool IsAlarm(VerdictKind k) {
+  return k == VerdictKind::kAnomaly || k == VerdictKind::kLevelShift ||
+         k == VerdictKind::kStuck || k == VerdictKind::kOutOfBounds;
+}
+
+struct Verdict {
+  int64_t ts_ms = 0;
+  double value = 0;
+  VerdictKind kind = VerdictKind::kInsufficientHistory;
+  // The baseline and the band of normal values; NaN when there is no baseline yet.
+  double expected = std::numeric_limits<double>::quiet_NaN();
+  double band_low = std::numeric_limits<double>::quiet_NaN();
+  double band_high = std::numeric_limits<double>::quiet_NaN();
+  double deviation = 0;  // signed robust deviations from the baseline
+  // 0..1, monotone in how anomalous the point is; 0.5 at the threshold for a series with no
+  // recent alarm episode (see `repeat` and the episode discount in detector.cc).
+  double score = 0;
+  std::string slot;      // the calendar slot compared with ("Tuesday 15:00"), "" if none
+  int missing_before = 0;  // points missing between the previous point and this one
+  bool learnt = false;     // whether the point entered the training history
+  bool repeat = false;     // an alarm that continues an episode already reported
+  std::string explanation;  // one sentence a person can read
+};
+
+class StreamingDetector {
+ public:
+  // REQUIRES: ValidateDetectorOptions(options).ok().
+  StreamingDetector(std::string metric_name, DetectorOptions options);
+
+  // Judges the point (ts_ms, value) against the history so far, then learns from it when it is
+  // normal or `expected` is true. Never fails: bad points come back as kInvalid.
+  Verdict Observe(int64_t ts_ms, double value, bool expected = false);
+
+  // When no point has arrived for more than twice the usual interval before `now_ms`, how many
+  // points are missing; 0 otherwise (or with too little history to know the interval).
+  int MissingPointsAt(int64_t now_ms) const;
+
+  // The seasonality in use (the detected one when the option is auto; kNone until detected).
+  Seasonality active_seasonality() const { return active_; }
+  size_t history_size() const { return training_.size(); }
+  // Approximate heap bytes held by this detector.
+  size_t MemoryBytes() const;
+
+ private:
+  struct Point {
+    int64_t ts_ms;
+    double value;
+  };
+  void Learn(const Point& p, double residual);
+  double Baseline(int64_t ts_ms, std::string* slot);
+  double Scale(double baseline);
+  void MaybeDetectSeasonality();
+  void RebuildSlots();
+  size_t SlotOf(int64_t ts_ms) const;
+  double TypicalIntervalMs() const;
+  std::string Explain(const Verdict& v, double residual) const;
+
+  std::string name_;
+  DetectorOptions o_;
+  Seasonality active_ = Seasonality::kNone;
+  std::deque<Point> training_;
+  std::deque<double> residuals_;         // residuals of learnt points
+  std::deque<double> judged_residuals_;  // residuals of every judged point
+  std::vector<std::deque<double>> slots_;  // recent normal values per calendar slot
+  std::deque<int64_t> intervals_;          // recent gaps between points, ms
+  int64_t slot_resolution_ms_ = 0;  // > 0: phase slots finer than an hour
+  double cached_scale_ = 0;
+  size_t since_scale_ = 1 << 30;
+  size_t since_season_check_ = 0;
+  std::optional<Point> last_;
+  size_t points_seen_ = 0;
+  size_t last_alarm_at_ = 0;      // points_seen_ at the latest alarm, 0 if none
+  double episode_peak_ = 0;
+  std::deque<size_t> episode_starts_;
+  size_t stuck_points_ = 0;       // consecutive points reported stuck
+  size_t same_run_ = 0;           // identical consecutive values ending at the last point
+  double repeat_pairs_ = 0;       // consecutive equal pairs among learnt points (decayed)
+  double all_pairs_ = 0;
+  std::optional<double> last_learnt_;
+  int run_sign_ = 0;              // direction of the current anomaly run
+  std::vector<std::pair<Point, double>> run_;  // the current anomaly run (point, residual)
+};
+
+// Formats `v` for a sentence: thousands separators, at most 4 significant digits after them
+// ("1,140", "0.0912", "-3.5").
+std::string FormatMetricValue(double v);
+
+}  // namespace dw::metrics

@@ -1,0 +1,216 @@
+#include "observe/metrics/metric_service.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "config/duration.h"
+#include "config/suggest.h"
+#include "observe/metrics/monitor_query.h"
+#include "observe/metrics/series_csv.h"
+#include "observe/metrics/series_plot.h"
+
+namespace dw::metrics {
+namespace {
+
+bool ValidMetricName(const std::string& s) {
+  if (s.empty() || s.size() > 200) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':' ||
+          c == '/' || c == '-'))
+      return false;
+  return true;
+}
+
+// 2200-01-01: later than any real point, and inside the clock's nanosecond range.
+constexpr int64_t kFarFutureMs = 7258118400000LL;
+
+Json NumberOrNull(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+
+}  // namespace
+
+Result<MonitorSettings> SettingsFromMonitor(const config::MonitorConfig& m) {
+  MonitorSettings s;
+  const Json& j = m.spec;
+  auto where = [&](const std::string& key) { return "monitor " + m.name + ": " + key + ": "; };
+  try {
+    if (j.contains("seasonality")) {
+      auto v = ParseSeasonality(j["seasonality"].get<std::string>());
+      if (!v.ok()) return InvalidArgument(where("seasonality") + v.status().message());
+      s.detector.seasonality = *v;
+    }
+    if (j.contains("direction")) {
+      auto v = ParseDirection(j["direction"].get<std::string>());
+      if (!v.ok()) return InvalidArgument(where("direction") + v.status().message());
+      s.detector.direction = *v;
+    }
+    if (j.contains("sensitivity")) s.detector.sensitivity = j["sensitivity"].get<double>();
+    if (j.contains("min_abs_change")) s.detector.min_abs_change = j["min_abs_change"].get<double>();
+    if (j.contains("min_rel_change")) s.detector.min_rel_change = j["min_rel_change"].get<double>();
+    if (j.contains("expected")) {
+      const Json& e = j["expected"];
+      if (e.contains("min")) s.detector.expected_low = e["min"].get<double>();
+      if (e.contains("max")) s.detector.expected_high = e["max"].get<double>();
+    }
+    for (const char* key : {"every", "training_window"}) {
+      if (!j.contains(key)) continue;
+      auto d = config::ParseDuration(j[key].get<std::string>());
+      if (!d.ok()) return InvalidArgument(where(key) + d.status().message());
+      if (d->count() <= 0) return InvalidArgument(where(key) + "must be longer than zero");
+      (std::string(key) == "every" ? s.every_ms : s.training_window_ms) = d->count();
+    }
+  } catch (const std::exception& e) {
+    return InvalidArgument("monitor " + m.name + ": " + e.what());
+  }
+  if (Status st = ValidateDetectorOptions(s.detector); !st.ok())
+    return InvalidArgument("monitor " + m.name + ": " + st.message());
+  return s;
+}
+
+Result<RecordReport> RecordMetricPoints(store::StateStore& store, const std::string& metric,
+                                        const std::vector<IncomingPoint>& points) {
+  if (!ValidMetricName(metric))
+    return InvalidArgument("metric name \"" + metric.substr(0, 60) +
+                           "\" must be 1-200 characters of letters, digits and _ . : / -");
+  RecordReport report;
+  std::map<int64_t, double> batch;  // last one at a timestamp wins
+  for (size_t i = 0; i < points.size(); ++i) {
+    const IncomingPoint& p = points[i];
+    std::string at = "point " + std::to_string(i) + " (" + FormatSeriesTimestamp(p.ts_ms) + "): ";
+    if (!p.value) {
+      report.rejected.push_back(at + "value is null");
+      continue;
+    }
+    if (!std::isfinite(*p.value)) {
+      report.rejected.push_back(at + "value is " + (std::isnan(*p.value) ? "NaN" : "infinite"));
+      continue;
+    }
+    if (batch.count(p.ts_ms)) ++report.duplicates;
+    batch[p.ts_ms] = *p.value;
+  }
+  if (batch.empty()) return report;
+  // What is stored from the batch's first timestamp on: exact collisions, and the latest point
+  // (a stored point before the batch's first cannot make any of it out of order).
+  auto existing = store.MetricPoints(metric, FromUnixMillis(batch.begin()->first),
+                                     FromUnixMillis(kFarFutureMs));
+  if (!existing.ok()) return existing.status();
+  int64_t latest_ms = INT64_MIN;
+  for (const auto& e : *existing) {
+    int64_t ts = ToUnixMillis(e.ts);
+    if (batch.count(ts)) ++report.replaced;
+    latest_ms = std::max(latest_ms, ts);
+  }
+  std::vector<store::MetricPoint> rows;
+  for (const auto& [ts, v] : batch) {
+    if (ts < latest_ms) ++report.out_of_order;
+    rows.push_back({FromUnixMillis(ts), v});
+  }
+  DW_RETURN_IF_ERROR(store.UpsertMetricPoints(metric, rows));
+  report.stored = rows.size();
+  return report;
+}
+
+Result<MetricJudgement> JudgeLatestPoint(store::StateStore& store, const std::string& metric,
+                                         const MonitorSettings& settings, const Clock& clock) {
+  int64_t now = ToUnixMillis(clock.Now());
+  auto points = store.MetricPoints(metric, FromUnixMillis(now - settings.training_window_ms),
+                                   FromUnixMillis(now + 1));
+  if (!points.ok()) return points.status();
+  if (points->empty())
+    return NotFound("metric " + metric + " has no point in the last " +
+                    config::FormatDuration(std::chrono::milliseconds(settings.training_window_ms)));
+  StreamingDetector det(metric, settings.detector);
+  MetricJudgement j;
+  j.metric = metric;
+  for (const auto& p : *points) j.latest = det.Observe(ToUnixMillis(p.ts), p.value);
+  j.history_points = points->size();
+  j.seasonality = det.active_seasonality();
+  return j;
+}
+
+Result<MetricJudgement> EvaluateMonitor(const config::Workspace& ws, store::StateStore& store,
+                                        const std::string& name, const Clock& clock,
+                                        RecordReport* recorded) {
+  const config::MonitorConfig* monitor = nullptr;
+  std::vector<std::string> names;
+  for (const auto& m : ws.monitors) {
+    names.push_back(m.name);
+    if (m.name == name) monitor = &m;
+  }
+  if (!monitor) {
+    return NotFound("no monitor named \"" + name.substr(0, 80) + "\"" +
+                    config::DidYouMean(name, names));
+  }
+  auto settings = SettingsFromMonitor(*monitor);
+  if (!settings.ok()) return settings.status();
+  auto found = ws.warehouses.find(monitor->warehouse);
+  const config::WarehouseConfig* wh = found == ws.warehouses.end() ? nullptr : &found->second;
+  if (!wh) return NotFound("monitor " + name + ": warehouse " + monitor->warehouse + " is not configured");
+
+  int64_t now = ToUnixMillis(clock.Now());
+  bool single = monitor->spec.contains("sql");
+  std::string sql = monitor->spec.value(single ? "sql" : "series_sql", std::string());
+  std::string start = FormatRfc3339(FromUnixMillis(now - (single ? settings->every_ms : settings->training_window_ms)));
+  std::string end = FormatRfc3339(FromUnixMillis(now));
+  auto rows = RunMonitorQuery(*wh, sql, start, end);
+  if (!rows.ok()) return rows.status();
+  std::vector<IncomingPoint> points;
+  if (single) {
+    if (rows->size() != 1 || rows->front().bucket)
+      return InvalidArgument("monitor " + name + ": sql must return exactly one row with one value; it returned " +
+                             std::to_string(rows->size()) + " rows");
+    points.push_back({now, rows->front().value});
+  } else {
+    for (const auto& r : *rows) {
+      if (!r.bucket) return InvalidArgument("monitor " + name + ": series_sql returned a NULL bucket");
+      auto ts = ParseSeriesTimestamp(*r.bucket);
+      if (!ts.ok()) return InvalidArgument("monitor " + name + ": series_sql bucket: " + ts.status().message());
+      points.push_back({*ts, r.value});
+    }
+  }
+  auto report = RecordMetricPoints(store, name, points);
+  if (!report.ok()) return report.status();
+  if (recorded) *recorded = *report;
+  if (report->stored == 0)
+    return FailedPrecondition("monitor " + name + ": the query returned no value (NULL) for " + start +
+                              " to " + end + ", so nothing was recorded; no rows in the window?");
+  return JudgeLatestPoint(store, name, *settings, clock);
+}
+
+Result<std::string> PlotMetric(store::StateStore& store, const std::string& metric,
+                               const MonitorSettings& settings, const Clock& clock) {
+  int64_t now = ToUnixMillis(clock.Now());
+  auto points = store.MetricPoints(metric, FromUnixMillis(now - settings.training_window_ms),
+                                   FromUnixMillis(now + 1));
+  if (!points.ok()) return points.status();
+  if (points->empty())
+    return NotFound("metric " + metric.substr(0, 80) + " has no point in the last " +
+                    config::FormatDuration(std::chrono::milliseconds(settings.training_window_ms)));
+  StreamingDetector det(metric, settings.detector);
+  std::vector<Verdict> verdicts;
+  for (const auto& p : *points) verdicts.push_back(det.Observe(ToUnixMillis(p.ts), p.value));
+  return RenderSeriesSvg(metric + " (seasonality " + SeasonalityName(det.active_seasonality()) + ")", verdicts);
+}
+
+Result<MonitorSettings> SettingsForMetric(const config::Workspace& ws, const std::string& metric) {
+  for (const auto& m : ws.monitors)
+    if (m.name == metric) return SettingsFromMonitor(m);
+  return MonitorSettings{};
+}
+
+Json JudgementToJson(const MetricJudgement& j) {
+  const Verdict& v = j.latest;
+  return Json{{"metric", j.metric},
+              {"latest_ts", FormatRfc3339(FromUnixMillis(v.ts_ms))},
+              {"latest_value", v.value},
+              {"expected", NumberOrNull(v.expected)},
+              {"band_low", NumberOrNull(v.band_low)},
+              {"band_high", NumberOrNull(v.band_high)},
+              {"score", v.score},
+              {"verdict", VerdictKindName(v.kind)},
+              {"sentence", v.explanation},
+              {"seasonality", SeasonalityName(j.seasonality)},
+              {"history_points", j.history_points}};
+}
+
+}  // namespace dw::metrics

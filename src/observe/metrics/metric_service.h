@@ -1,0 +1,77 @@
+// Metrics as the product keeps them: points stored in the state store, judged by replaying the
+// streaming detector over the stored history, and monitors from the workspace evaluated now.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/json.h"
+#include "base/status.h"
+#include "config/workspace.h"
+#include "observe/metrics/detector.h"
+#include "store/state_store.h"
+
+namespace dw::metrics {
+
+// The detector options a monitor block asks for (defaults where it is silent; training_window
+// defaults to 28 days). InvalidArgument naming the monitor and key when a value is unusable.
+struct MonitorSettings {
+  DetectorOptions detector;
+  int64_t training_window_ms = 28LL * 24 * 3600 * 1000;
+  int64_t every_ms = 3600LL * 1000;
+};
+Result<MonitorSettings> SettingsFromMonitor(const config::MonitorConfig& m);
+
+// A point offered for recording; value nullopt for an explicit null.
+struct IncomingPoint {
+  int64_t ts_ms = 0;
+  std::optional<double> value;
+};
+
+struct RecordReport {
+  size_t stored = 0;             // points written (a point at an existing timestamp replaces it)
+  size_t duplicates = 0;         // same timestamp twice in this batch: the last one kept
+  size_t out_of_order = 0;       // older than the latest point already stored (stored anyway)
+  size_t replaced = 0;           // timestamps that already had a stored value
+  std::vector<std::string> rejected;  // "point 3: value is NaN", ... (not stored)
+};
+
+// Validates and stores `points` of `metric`: NaN, infinite and null values are rejected (and
+// reported); the rest are written in one transaction. InvalidArgument for a bad metric name
+// (1-200 characters of letters, digits and _ . : / -); the store's error if the write fails.
+Result<RecordReport> RecordMetricPoints(store::StateStore& store, const std::string& metric,
+                                        const std::vector<IncomingPoint>& points);
+
+// The verdict on the latest stored point of `metric`, judged with the stored points before it
+// within `settings.training_window_ms` of now. NotFound when no point is stored.
+struct MetricJudgement {
+  std::string metric;
+  Verdict latest;
+  size_t history_points = 0;  // points replayed, the latest included
+  Seasonality seasonality = Seasonality::kNone;
+};
+Result<MetricJudgement> JudgeLatestPoint(store::StateStore& store, const std::string& metric,
+                                         const MonitorSettings& settings, const Clock& clock);
+
+// Runs monitor `name` now: its SQL on its warehouse (one value, stored at now), then judges it.
+// NotFound (with close names) for an unknown monitor; the query's error otherwise. A monitor with
+// only series_sql stores every (bucket, value) row it returns (a backfill) and judges the latest.
+Result<MetricJudgement> EvaluateMonitor(const config::Workspace& ws, store::StateStore& store,
+                                        const std::string& name, const Clock& clock,
+                                        RecordReport* recorded);
+
+// An SVG of `metric`'s stored points within the training window, judged by replaying the
+// detector (see series_plot.h). NotFound when no point is stored.
+Result<std::string> PlotMetric(store::StateStore& store, const std::string& metric,
+                               const MonitorSettings& settings, const Clock& clock);
+
+// The settings for `metric`: those of the workspace monitor with that name, else the defaults.
+Result<MonitorSettings> SettingsForMetric(const config::Workspace& ws, const std::string& metric);
+
+// The judgement as the MCP tool answers it (metric, latest_ts, latest_value, expected, band_low,
+// band_high, score, verdict, sentence, seasonality, history_points); unbounded band sides are null.
+Json JudgementToJson(const MetricJudgement& j);
+
+}  // namespace dw::metrics

@@ -1,0 +1,60 @@
+#include "observe/metrics/monitor_query.h"
+
+#include <cstdlib>
+
+#include "warehouse/named_params.h"
+#include "warehouse/warehouse.h"
+
+namespace dw::metrics {
+namespace {
+
+// A cell as a metric value: numbers as they are, numeric text (PostgreSQL numeric) parsed.
+Result<std::optional<double>> ValueOf(const warehouse::SqlValue& cell, const std::string& wh) {
+  if (std::holds_alternative<std::monostate>(cell)) return std::optional<double>();
+  if (const auto* n = std::get_if<int64_t>(&cell)) return std::optional<double>(static_cast<double>(*n));
+  if (const auto* d = std::get_if<double>(&cell)) return std::optional<double>(*d);
+  const std::string& s = std::get<std::string>(cell);
+  char* end = nullptr;
+  double d = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end != '\0')
+    return InvalidArgument("warehouse " + wh + ": the monitor query returned '" + s.substr(0, 40) +
+                           "', which is not a number");
+  return std::optional<double>(d);
+}
+
+std::optional<std::string> TextOf(const warehouse::SqlValue& cell) {
+  if (std::holds_alternative<std::monostate>(cell)) return std::nullopt;
+  if (const auto* s = std::get_if<std::string>(&cell)) return *s;
+  if (const auto* n = std::get_if<int64_t>(&cell)) return std::to_string(*n);
+  return std::to_string(std::get<double>(cell));
+}
+
+}  // namespace
+
+Result<std::vector<MonitorRow>> RunMonitorQuery(const config::WarehouseConfig& wh,
+                                                const std::string& sql,
+                                                const std::string& window_start,
+                                                const std::string& window_end) {
+  Result<warehouse::PositionalSql> bound = warehouse::BindNamedParameters(
+      sql, {{"window_start", window_start}, {"window_end", window_end}});
+  if (!bound.ok()) return InvalidArgument("warehouse " + wh.name + ": " + bound.status().message());
+  Result<std::unique_ptr<warehouse::Warehouse>> opened = warehouse::OpenWarehouse(wh);
+  if (!opened.ok()) return Unavailable(opened.status().message());
+  Result<warehouse::QueryOutcome> out = (*opened)->Query(bound->sql, bound->params, {wh.query_timeout});
+  if (!out.ok()) return InvalidArgument(out.status().message());
+  std::vector<MonitorRow> rows;
+  for (const warehouse::SqlRow& r : out->rows) {
+    if (r.empty() || r.size() > 2)
+      return InvalidArgument("warehouse " + wh.name + ": a monitor query returns one column (a value) "
+                             "or two (bucket, value); this one returned " + std::to_string(r.size()));
+    MonitorRow row;
+    if (r.size() == 2) row.bucket = TextOf(r[0]);
+    Result<std::optional<double>> v = ValueOf(r.back(), wh.name);
+    if (!v.ok()) return v.status();
+    row.value = *v;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace dw::metrics

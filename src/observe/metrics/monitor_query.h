@@ -1,0 +1,30 @@
+// Running a monitor's trusted SQL on its warehouse through the Warehouse interface (SQLite or
+// PostgreSQL, read-only, with the warehouse's query_timeout). The SQL comes from the workspace
+// file (trusted); nothing from an MCP argument reaches it, and the window bounds are bound as
+// parameters, never spliced into the text.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "config/workspace.h"
+
+namespace dw::metrics {
+
+struct MonitorRow {
+  std::optional<std::string> bucket;  // the first column of a (bucket, value) series query
+  std::optional<double> value;        // nullopt when the query returned NULL
+};
+
+// Runs `sql` read-only on `wh`, binding :window_start and :window_end (RFC 3339 text) when the
+// query names them. One column: one value per row; two columns: (bucket, value). Unavailable when
+// the warehouse cannot be opened, InvalidArgument when the query fails or returns a non-numeric
+// value (with the warehouse name and the warehouse's message).
+Result<std::vector<MonitorRow>> RunMonitorQuery(const config::WarehouseConfig& wh,
+                                                const std::string& sql,
+                                                const std::string& window_start,
+                                                const std::string& window_end);
+
+}  // namespace dw::metrics

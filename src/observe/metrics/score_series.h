@@ -1,0 +1,28 @@
+// Scoring a whole series file with the product's detector: what `dw monitor score` does, so anyone
+// can judge any `timestamp,value` series the way a monitor would.
+#pragma once
+
+#include <ostream>
+#include <vector>
+
+#include "observe/metrics/detector.h"
+#include "observe/metrics/series_csv.h"
+
+namespace dw::metrics {
+
+struct ScoreSummary {
+  size_t points = 0;
+  size_t anomalies = 0;           // alarms (anomaly, level shift, stuck, out of bounds)
+  size_t invalid = 0;             // NaN, infinite, or not after the previous point
+  size_t insufficient = 0;        // judged before enough history
+  Seasonality seasonality = Seasonality::kNone;  // in use at the end (the detected one for auto)
+};
+
+// Feeds `rows` in order to one StreamingDetector with `options` and writes
+// `timestamp,value,anomaly_score,is_anomaly,expected_low,expected_high` for every row (empty
+// expected_* while there is no baseline or on an unbounded side; anomaly_score and is_anomaly 0 on
+// an invalid row). REQUIRES: ValidateDetectorOptions(options).ok().
+ScoreSummary WriteScoredSeries(const std::vector<SeriesRow>& rows, const DetectorOptions& options,
+                               std::ostream& out);
+
+}  // namespace dw::metrics

@@ -1,0 +1,84 @@
+// The `dw watch` scheduler: runs jobs (monitor evaluations today; checks and platform collection
+// register here too, through AddJob) on their `every:` with a fixed per-job jitter, at most one
+// job at a time per group (a warehouse) and at most `max_parallel` groups at once, one catch-up
+// run after downtime instead of every missed one, failures recorded and retried with backoff, and
+// a stop flag checked between runs (SIGTERM sets it). Time comes only from the Clock, and waiting
+// is a function the caller gives, so tests drive days of schedule in milliseconds.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/status.h"
+
+namespace dw::watch {
+
+struct WatchJob {
+  std::string name;       // unique, e.g. "monitor:avg_active_balance"
+  std::string group;      // jobs of one group never run at the same time (e.g. "warehouse:main")
+  int64_t every_ms = 0;   // > 0
+  // Does the work for the slot due at `due_ms`; `missed` is how many earlier slots were skipped
+  // (downtime), so a job can backfill them in one go. An error is recorded and retried.
+  std::function<Status(int64_t due_ms, int missed)> run;
+};
+
+struct WatchOptions {
+  int max_parallel = 2;           // groups running at once
+  double jitter_fraction = 0.1;   // each job starts up to this fraction of `every` after its slot
+  int64_t retry_min_ms = 30'000;  // first retry after a failure; doubles up to `every`
+};
+
+// What happened to one run, kept for the caller to log or report.
+struct RunRecord {
+  std::string job;
+  int64_t due_ms = 0;
+  int64_t started_ms = 0;
+  int missed = 0;
+  Status status;
+};
+
+class WatchLoop {
+ public:
+  WatchLoop(const Clock& clock, WatchOptions options);
+
+  // Adds a job; its first slot is the current one (the latest multiple of `every` at or before
+  // now), started after its jitter. InvalidArgument for an empty name, a duplicate name, no `run`
+  // or `every` <= 0. REQUIRES: not called while RunDue or Run is running.
+  Status AddJob(WatchJob job);
+
+  // Runs every job due at the clock's now (once each, however many slots it missed) and returns
+  // their records. Failed jobs are due again after their backoff.
+  std::vector<RunRecord> RunDue();
+
+  // Runs every job once now, whatever its schedule (`dw watch --once`).
+  std::vector<RunRecord> RunAllNow();
+
+  // Milliseconds from now until the next job is due (0 if one is due already; -1 with no jobs).
+  int64_t MillisUntilNextDue() const;
+
+  // RunDue, then wait(ms until the next job) until `stop` is set; `wait` may return early (a
+  // signal). `on_run` sees every record. Returns the number of runs.
+  size_t Run(const std::atomic<bool>& stop, const std::function<void(int64_t)>& wait,
+             const std::function<void(const RunRecord&)>& on_run);
+
+ private:
+  struct Slot {
+    WatchJob job;
+    int64_t jitter_ms = 0;
+    int64_t next_due_ms = 0;   // the slot time (without jitter)
+    int64_t retry_at_ms = -1;  // >= 0 after a failure: when to try again
+    int64_t backoff_ms = 0;
+  };
+  int64_t StartAt(const Slot& s) const;
+  const Clock& clock_;
+  WatchOptions o_;
+  mutable std::mutex mu_;
+  std::vector<Slot> slots_;
+};
+
+}  // namespace dw::watch

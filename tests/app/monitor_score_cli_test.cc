@@ -1,0 +1,76 @@
+// `dw monitor score`: the detector over a CSV, through the real binary.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "tests/support/subprocess.h"
+
+namespace dw {
+namespace {
+
+using testing::RunCommand;
+using testing::TempDir;
+
+const std::string kDw = DW_BINARY;
+
+std::string Q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+// 200 hourly points near 100 (a fixed wobble), then a drop to 9 and a NaN.
+std::string SeriesWithDrop() {
+  std::ostringstream s;
+  s << "timestamp,value\n";
+  for (int i = 0; i < 200; ++i)
+    s << "2026-01-" << (1 + i / 24 < 10 ? "0" : "") << 1 + i / 24 << " " << (i % 24 < 10 ? "0" : "")
+      << i % 24 << ":00:00," << 100 + (i * 7 % 5) - 2 << "\n";
+  s << "2026-01-09 08:00:00,9\n";
+  s << "2026-01-09 09:00:00,nan\n";
+  return s.str();
+}
+
+TEST(MonitorScoreCliTest, WritesOneScoredRowPerPointAndFlagsTheDrop) {
+  TempDir tmp;
+  auto in = tmp.Write("s.csv", SeriesWithDrop());
+  auto r = RunCommand(kDw + " monitor score " + Q(in) + " --seasonality none");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream out(r.out);
+  std::string line, last_but_one, last;
+  std::getline(out, line);
+  EXPECT_EQ(line, "timestamp,value,anomaly_score,is_anomaly,expected_low,expected_high");
+  int rows = 0, anomalies = 0;
+  while (std::getline(out, line)) {
+    ++rows;
+    last_but_one = last;
+    last = line;
+    if (line.find(",1,") != std::string::npos) ++anomalies;
+  }
+  EXPECT_EQ(rows, 202);
+  EXPECT_EQ(anomalies, 1) << r.out;
+  EXPECT_EQ(last_but_one.rfind("2026-01-09 08:00:00,9,", 0), 0u) << last_but_one;
+  EXPECT_NE(last_but_one.find(",1,"), std::string::npos) << last_but_one;
+  EXPECT_EQ(last, "2026-01-09 09:00:00,nan,0.000000,0,,");
+  EXPECT_NE(r.err.find("1 anomalous"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 ignored"), std::string::npos) << r.err;
+}
+
+TEST(MonitorScoreCliTest, DirectionSpikeDoesNotFlagADrop) {
+  TempDir tmp;
+  auto in = tmp.Write("s.csv", SeriesWithDrop());
+  auto r = RunCommand(kDw + " monitor score " + Q(in) + " --direction spike");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("0 anomalous"), std::string::npos) << r.err;
+}
+
+TEST(MonitorScoreCliTest, BadOptionsAndFilesAreNamed) {
+  TempDir tmp;
+  auto in = tmp.Write("s.csv", SeriesWithDrop());
+  auto bad_season = RunCommand(kDw + " monitor score " + Q(in) + " --seasonality weekly");
+  EXPECT_EQ(bad_season.exit_code, 2);
+  EXPECT_NE(bad_season.err.find("seasonality \"weekly\""), std::string::npos) << bad_season.err;
+  auto bad_file = tmp.Write("b.csv", "timestamp,value\n2026-01-01 00:00:00,abc\n");
+  auto r = RunCommand(kDw + " monitor score " + Q(bad_file));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("b.csv:2"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace dw

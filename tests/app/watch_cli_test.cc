@@ -1,0 +1,70 @@
+// `dw watch --once` through the real binary, on a workspace with a SQLite warehouse.
+#include <gtest/gtest.h>
+
+#include <sqlite3.h>
+
+#include "tests/support/subprocess.h"
+
+namespace dw {
+namespace {
+
+using testing::RunCommand;
+using testing::TempDir;
+
+TEST(WatchCliTest, OnceEvaluatesEveryMonitorAndReportsFailures) {
+  TempDir tmp;
+  std::string wh = (tmp.path() / "wh.db").string();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(wh.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE t(v REAL); INSERT INTO t VALUES (41), (43);", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  tmp.Write("dataworkers.yaml",
+            "version: 1\n"
+            "name: w\n"
+            "warehouses:\n"
+            "  main: {type: sqlite, path: wh.db}\n"
+            "monitors:\n"
+            "  - {name: avg_v, warehouse: main, sql: \"SELECT avg(v) FROM t\", every: 1h}\n"
+            "  - {name: broken, warehouse: main, sql: \"SELECT avg(v) FROM missing_table\", every: 1h}\n");
+  auto r = RunCommand(std::string(DW_BINARY) + " --workspace '" + tmp.path().string() + "' watch --once");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // one monitor failed
+  EXPECT_NE(r.out.find("monitor avg_v: insufficient_history: avg_v is 42"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("monitor:broken failed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("missing_table"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace dw
+
+#include "store/state_store.h"
+
+namespace dw {
+namespace {
+
+TEST(MonitorPlotCliTest, WritesAnSvgOfAStoredMetric) {
+  TempDir tmp;
+  tmp.Write("dataworkers.yaml", "version: 1\nname: w\n");
+  {
+    auto store = store::OpenStateStore((tmp.path() / ".dw" / "state.db").string());
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    std::vector<store::MetricPoint> pts;
+    int64_t now = ToUnixMillis(RealClock().Now()) / 3600000 * 3600000;
+    for (int i = 0; i < 60; ++i) pts.push_back({FromUnixMillis(now - (60 - i) * 3600000LL), 50.0 + (i % 4)});
+    pts.push_back({FromUnixMillis(now), 5.0});
+    ASSERT_TRUE((*store)->UpsertMetricPoints("rows_loaded", pts).ok());
+  }
+  auto svg = tmp.path() / "p.svg";
+  std::string ws = " --workspace '" + tmp.path().string() + "'";
+  auto r = RunCommand(std::string(DW_BINARY) + ws + " monitor plot rows_loaded --out '" + svg.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string text = testing::ReadWholeFile(svg);
+  EXPECT_NE(text.find("<polyline"), std::string::npos);
+  EXPECT_NE(text.find("<circle"), std::string::npos) << "the drop to 5 is marked";
+  auto missing = RunCommand(std::string(DW_BINARY) + ws + " monitor plot nothing --out '" + svg.string() + "'");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("no point"), std::string::npos) << missing.err;
+}
+
+}  // namespace
+}  // namespace dw

@@ -1,0 +1,233 @@
+// The streaming detector's promises: cold start says so, a drop to 9% is caught at once and not
+// learnt, a person can mark a new level expected, stuck values and hard bounds are findings, and
+// seasonality compares a slot with earlier same slots.
+#include "observe/metrics/detector.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace dw::metrics {
+namespace {
+
+constexpr int64_t kHour = 3600LL * 1000;
+constexpr int64_t kStart = 1764547200000LL;  // 2025-12-01 00:00 UTC, a Monday
+
+// Deterministic noise in [-1, 1] (xorshift), the same on every platform.
+double Noise(uint64_t& s) {
+  s ^= s << 13;
+  s ^= s >> 7;
+  s ^= s << 17;
+  return static_cast<double>(s % 20001) / 10000.0 - 1.0;
+}
+
+// Feeds `n` hourly points around `level` (noise +-2%) and returns the detector.
+StreamingDetector Warmed(size_t n, double level, DetectorOptions o = {}) {
+  StreamingDetector d("avg_active_balance", o);
+  uint64_t s = 42;
+  for (size_t i = 0; i < n; ++i) d.Observe(kStart + static_cast<int64_t>(i) * kHour, level * (1 + 0.02 * Noise(s)));
+  return d;
+}
+
+TEST(DetectorTest, ColdStartAnswersInsufficientHistory) {
+  StreamingDetector d("m", {});
+  Verdict v = d.Observe(kStart, 10);
+  EXPECT_EQ(v.kind, VerdictKind::kInsufficientHistory);
+  EXPECT_NE(v.explanation.find("insufficient history"), std::string::npos) << v.explanation;
+  EXPECT_DOUBLE_EQ(v.score, 0.0);
+}
+
+TEST(DetectorTest, DropToNinePercentIsAnAnomalyExplainedAgainstItsBaseline) {
+  StreamingDetector d = Warmed(200, 1140);
+  Verdict v = d.Observe(kStart + 200 * kHour, 0.09 * 1140);
+  EXPECT_EQ(v.kind, VerdictKind::kAnomaly);
+  EXPECT_LT(v.deviation, -3);
+  EXPECT_GT(v.score, 0.5);
+  EXPECT_NEAR(v.expected, 1140, 30);
+  EXPECT_LT(v.band_low, 1140);
+  EXPECT_GT(v.band_low, 0.09 * 1140);
+  EXPECT_NE(v.explanation.find("9% of its expected 1,1"), std::string::npos) << v.explanation;
+  EXPECT_NE(v.explanation.find("anomalous drop"), std::string::npos) << v.explanation;
+  EXPECT_FALSE(v.learnt);
+}
+
+TEST(DetectorTest, AnomaliesStayOutOfTrainingUntilTheyLast) {
+  DetectorOptions o;
+  o.relearn_after = 0;  // never accept a level shift on its own
+  StreamingDetector d = Warmed(200, 1000, o);
+  for (int i = 0; i < 30; ++i) {
+    Verdict v = d.Observe(kStart + (200 + i) * kHour, 90);
+    EXPECT_TRUE(IsAlarm(v.kind)) << i << ": " << v.explanation;
+    EXPECT_NEAR(v.expected, 1000, 30) << "the drop must not drag the baseline";
+  }
+  Verdict third = Warmed(200, 1000, o).Observe(kStart + 200 * kHour, 90);
+  EXPECT_EQ(third.kind, VerdictKind::kAnomaly);
+}
+
+TEST(DetectorTest, PersistentShiftIsCalledALevelShiftThenAccepted) {
+  DetectorOptions o;
+  o.relearn_after = 6;
+  StreamingDetector d = Warmed(200, 1000, o);
+  VerdictKind kinds[8];
+  bool learnt_at_6 = false;
+  for (int i = 0; i < 8; ++i) {
+    Verdict v = d.Observe(kStart + (200 + i) * kHour, 2000 + i);
+    kinds[i] = v.kind;
+    if (i == 5) learnt_at_6 = v.learnt;
+  }
+  EXPECT_EQ(kinds[0], VerdictKind::kAnomaly);
+  EXPECT_EQ(kinds[2], VerdictKind::kLevelShift);
+  EXPECT_TRUE(learnt_at_6);
+}
+
+TEST(DetectorTest, PointsMarkedExpectedBecomeTheNewNormal) {
+  DetectorOptions o;
+  o.relearn_after = 0;
+  StreamingDetector d = Warmed(100, 1000, o);
+  uint64_t s = 7;
+  for (int i = 0; i < 60; ++i) {
+    Verdict v = d.Observe(kStart + (100 + i) * kHour, 2000 * (1 + 0.02 * Noise(s)), /*expected=*/true);
+    EXPECT_EQ(v.kind, VerdictKind::kExpected);
+    EXPECT_TRUE(v.learnt);
+  }
+  Verdict v = d.Observe(kStart + 160 * kHour, 2010);
+  EXPECT_EQ(v.kind, VerdictKind::kNormal) << v.explanation;
+  EXPECT_NEAR(v.expected, 2000, 60);
+}
+
+TEST(DetectorTest, DirectionSpikeIgnoresDropsAndDropIgnoresSpikes) {
+  DetectorOptions spike;
+  spike.direction = Direction::kSpike;
+  EXPECT_EQ(Warmed(200, 1000, spike).Observe(kStart + 200 * kHour, 90).kind, VerdictKind::kNormal);
+  EXPECT_EQ(Warmed(200, 1000, spike).Observe(kStart + 200 * kHour, 3000).kind, VerdictKind::kAnomaly);
+  DetectorOptions drop;
+  drop.direction = Direction::kDrop;
+  EXPECT_EQ(Warmed(200, 1000, drop).Observe(kStart + 200 * kHour, 3000).kind, VerdictKind::kNormal);
+  EXPECT_EQ(Warmed(200, 1000, drop).Observe(kStart + 200 * kHour, 90).kind, VerdictKind::kAnomaly);
+}
+
+TEST(DetectorTest, MinimumChangesSilenceSmallButUnusualMoves) {
+  // +10% is far outside +-2% noise, but below a 20% minimum relative change.
+  DetectorOptions rel;
+  rel.min_rel_change = 0.2;
+  EXPECT_EQ(Warmed(200, 1000).Observe(kStart + 200 * kHour, 1100).kind, VerdictKind::kAnomaly);
+  EXPECT_EQ(Warmed(200, 1000, rel).Observe(kStart + 200 * kHour, 1100).kind, VerdictKind::kNormal);
+  DetectorOptions abs;
+  abs.min_abs_change = 500;
+  EXPECT_EQ(Warmed(200, 1000, abs).Observe(kStart + 200 * kHour, 1100).kind, VerdictKind::kNormal);
+}
+
+TEST(DetectorTest, ExpectedRangeIsAHardBoundEvenDuringColdStart) {
+  DetectorOptions o;
+  o.expected_low = 0;
+  o.expected_high = 100;
+  StreamingDetector d("null_rate_pct", o);
+  Verdict v = d.Observe(kStart, 140);
+  EXPECT_EQ(v.kind, VerdictKind::kOutOfBounds);
+  EXPECT_DOUBLE_EQ(v.score, 1.0);
+  EXPECT_NE(v.explanation.find("outside the declared expected range 0 to 100"), std::string::npos)
+      << v.explanation;
+}
+
+TEST(DetectorTest, AValueThatStopsMovingIsStuck) {
+  StreamingDetector d = Warmed(300, 1000);
+  VerdictKind last = VerdictKind::kNormal;
+  int first_stuck = -1;
+  for (int i = 0; i < 10; ++i) {
+    Verdict v = d.Observe(kStart + (300 + i) * kHour, 1003.5);
+    last = v.kind;
+    if (last == VerdictKind::kStuck && first_stuck < 0) {
+      first_stuck = i;
+      EXPECT_NE(v.explanation.find("stuck"), std::string::npos);
+    }
+  }
+  EXPECT_GE(first_stuck, 0) << "never reported stuck";
+  EXPECT_LE(first_stuck, 6);
+}
+
+TEST(DetectorTest, ASeriesThatAlwaysRepeatsIsNotStuck) {
+  StreamingDetector d("flag", {});
+  for (int i = 0; i < 300; ++i) {
+    Verdict v = d.Observe(kStart + i * kHour, 1.0);
+    EXPECT_NE(v.kind, VerdictKind::kStuck) << i;
+  }
+}
+
+TEST(DetectorTest, DeclaredSeasonalityComparesTheSameHour) {
+  // Every day: 100 at night, 1000 at 15:00. Without seasonality 1000 would be a spike.
+  DetectorOptions o;
+  o.seasonality = Seasonality::kHourOfDay;
+  StreamingDetector d("orders", o);
+  uint64_t s = 3;
+  auto level = [](int64_t h) { return (h % 24) == 15 ? 1000.0 : 100.0; };
+  for (int64_t h = 0; h < 24 * 10; ++h) d.Observe(kStart + h * kHour, level(h) * (1 + 0.02 * Noise(s)));
+  Verdict peak = d.Observe(kStart + (24 * 10 + 15) * kHour, 1005);
+  EXPECT_EQ(peak.kind, VerdictKind::kNormal) << peak.explanation;
+  EXPECT_EQ(peak.slot, "15:00");
+  EXPECT_NE(peak.explanation.find("for 15:00"), std::string::npos) << peak.explanation;
+  Verdict night_peak = d.Observe(kStart + (24 * 10 + 16) * kHour, 1000);
+  EXPECT_EQ(night_peak.kind, VerdictKind::kAnomaly) << night_peak.explanation;
+}
+
+TEST(DetectorTest, AutoSeasonalityFindsADailyPattern) {
+  StreamingDetector d("orders", {});
+  uint64_t s = 5;
+  for (int64_t h = 0; h < 24 * 30; ++h) {
+    double daily = 500 + 400 * std::sin(2 * M_PI * static_cast<double>(h % 24) / 24.0);
+    d.Observe(kStart + h * kHour, daily * (1 + 0.02 * Noise(s)));
+  }
+  EXPECT_EQ(d.active_seasonality(), Seasonality::kHourOfDay);
+}
+
+TEST(DetectorTest, BadPointsAreInvalidAndIgnored) {
+  StreamingDetector d = Warmed(50, 10);
+  size_t before = d.history_size();
+  EXPECT_EQ(d.Observe(kStart + 60 * kHour, std::numeric_limits<double>::quiet_NaN()).kind, VerdictKind::kInvalid);
+  EXPECT_EQ(d.Observe(kStart + 61 * kHour, std::numeric_limits<double>::infinity()).kind, VerdictKind::kInvalid);
+  EXPECT_EQ(d.Observe(kStart + 10 * kHour, 10).kind, VerdictKind::kInvalid);  // older than the latest
+  EXPECT_EQ(d.history_size(), before);
+}
+
+TEST(DetectorTest, GapsAreCountedAsMissingPoints) {
+  StreamingDetector d = Warmed(50, 10);  // last point at hour 49
+  EXPECT_EQ(d.MissingPointsAt(kStart + 50 * kHour), 0);
+  EXPECT_EQ(d.MissingPointsAt(kStart + 54 * kHour), 4);
+  Verdict v = d.Observe(kStart + 53 * kHour, 10);
+  EXPECT_EQ(v.missing_before, 3);
+  EXPECT_NE(v.explanation.find("3 points missing"), std::string::npos) << v.explanation;
+}
+
+TEST(DetectorTest, OptionsAreValidated) {
+  DetectorOptions o;
+  o.sensitivity = 0;
+  EXPECT_FALSE(ValidateDetectorOptions(o).ok());
+  o = {};
+  o.expected_low = 5;
+  o.expected_high = 1;
+  EXPECT_FALSE(ValidateDetectorOptions(o).ok());
+  EXPECT_TRUE(ValidateDetectorOptions({}).ok());
+  EXPECT_FALSE(ParseSeasonality("weekly").ok());
+  EXPECT_EQ(*ParseSeasonality("hour_of_week"), Seasonality::kHourOfWeek);
+  EXPECT_FALSE(ParseDirection("up").ok());
+}
+
+TEST(SeasonalityTest, SlotsAreCalendarSlotsInUtc) {
+  // 2025-12-02 15:30 UTC is a Tuesday.
+  int64_t t = kStart + (24 + 15) * kHour + 30 * 60 * 1000;
+  EXPECT_EQ(SeasonalSlot(Seasonality::kHourOfDay, t), 15);
+  EXPECT_EQ(SeasonalSlot(Seasonality::kDayOfWeek, t), 1);
+  EXPECT_EQ(SeasonalSlot(Seasonality::kHourOfWeek, t), 24 + 15);
+  EXPECT_EQ(SeasonalSlot(Seasonality::kDayOfMonth, t), 1);
+  EXPECT_EQ(SeasonalSlotLabel(Seasonality::kHourOfWeek, t), "Tuesday 15:00");
+}
+
+TEST(FormatMetricValueTest, ThousandsAndSignificantDigits) {
+  EXPECT_EQ(FormatMetricValue(1140), "1,140");
+  EXPECT_EQ(FormatMetricValue(-1234567.4), "-1,234,567");
+  EXPECT_EQ(FormatMetricValue(0.091234), "0.09123");
+  EXPECT_EQ(FormatMetricValue(std::numeric_limits<double>::quiet_NaN()), "n/a");
+}
+
+}  // namespace
+}  // namespace dw::metrics
