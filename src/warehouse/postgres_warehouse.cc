@@ -81,6 +81,10 @@ class PostgresWarehouse final : public Warehouse {
     return out;
   }
 
+  Result<std::unique_ptr<Warehouse>> Reopen() override {
+    return FailedPrecondition("warehouse '" + name_ + "': PostgreSQL parallelises scans itself");
+  }
+
   Result<std::optional<int64_t>> EstimateRowsRead(const TableId& table, const std::string& where,
                                                   const std::vector<SqlValue>& params) override {
     Result<QueryOutcome> r = Query(

@@ -130,6 +130,8 @@ class SqliteWarehouse final : public Warehouse {
     return out;
   }
 
+  Result<std::unique_ptr<Warehouse>> Reopen() override { return OpenSqliteWarehouse(name_, path_); }
+
   Result<std::optional<int64_t>> EstimateRowsRead(const TableId& table, const std::string& where,
                                                   const std::vector<SqlValue>& params) override {
     if (!where.empty()) {

@@ -74,6 +74,10 @@ class Warehouse {
   // to `params`) is expected to read, from the planner (PostgreSQL EXPLAIN) or from table
   // statistics and the index on the filtered column (SQLite), without reading the table's rows;
   // nullopt when the engine cannot say.
+  // A second, independent read-only connection to the same warehouse, for running parts of one
+  // scan in parallel. kFailedPrecondition where the engine parallelises scans itself (PostgreSQL).
+  virtual Result<std::unique_ptr<Warehouse>> Reopen() = 0;
+
   virtual Result<std::optional<int64_t>> EstimateRowsRead(const TableId& table,
                                                           const std::string& where,
                                                           const std::vector<SqlValue>& params) = 0;

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <thread>
 
 #include "base/identifiers.h"
 #include "base/log.h"
@@ -333,6 +334,8 @@ Result<QualityReport> RunQuality(const config::Workspace& ws, store::StateStore*
       TableRunContext ctx;
       ctx.now_ms = ToUnixMillis(clock.Now());
       ctx.timeout = t.warehouse->query_timeout;
+      // SQLite scans one statement on one core: large tables are split across the machine's cores.
+      ctx.scan_partitions = static_cast<int>(std::min(4u, std::max(1u, std::thread::hardware_concurrency())));
       if (store != nullptr) {
         Result<std::optional<store::CheckResultRow>> schema = store->LatestCheckResult(t.asset_id, "schema");
         if (schema.ok() && schema->has_value()) ctx.previous_schema = (*schema)->observed;

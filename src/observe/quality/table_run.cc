@@ -6,6 +6,7 @@
 
 #include "base/clock.h"
 #include "config/duration.h"
+#include "observe/quality/partitioned_scan.h"
 #include "observe/quality/schema_drift.h"
 
 namespace dw::quality {
@@ -113,7 +114,10 @@ class TableRunner {
     std::optional<int64_t> window_start;
     if (r.volume && r.volume->window) window_start = ctx_.now_ms - r.volume->window->count();
     scan_ = CompileAggregateScan(d_, plan_.table, r, plan_.time, plan_.filter, window_start);
-    Result<warehouse::QueryOutcome> out = Query(scan_->query);
+    std::optional<Result<warehouse::QueryOutcome>> split = RunPartitionedScan(
+        wh_, plan_.table.id, *scan_, {ctx_.scan_partitions, ctx_.partition_min_rows, ctx_.timeout});
+    if (split) ++result_.queries;  // one logical statement, run in parts
+    Result<warehouse::QueryOutcome> out = split ? std::move(*split) : Query(scan_->query);
     if (!out.ok()) {
       scan_error_ = out.status().message();
       return;

@@ -21,6 +21,8 @@ struct TableRunContext {
   std::optional<Json> previous_schema;       // observed value of the last schema check
   std::optional<int64_t> previous_rows;      // row count at the last row_count_change check
   int sample_limit = 10;
+  int scan_partitions = 1;            // > 1: split a large SQLite scan across that many connections
+  int64_t partition_min_rows = 1'000'000;
 };
 
 struct TableRunResult {

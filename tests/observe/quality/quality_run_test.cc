@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "observe/quality/table_plan.h"
+#include "observe/quality/table_run.h"
 #include "tests/observe/quality/quality_fixture.h"
 
 namespace dw::quality {
@@ -410,6 +412,53 @@ TEST_P(QualityRunTest, ResultsAreRecordedForBaselines) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, QualityRunTest, ::testing::Values("sqlite", "postgres"),
+                         warehouse::test_support::BackendName);
+
+}  // namespace
+}  // namespace dw::quality
+
+namespace dw::quality {
+namespace {
+
+using test_support::FixtureNow;
+using test_support::QualityFixture;
+
+class PartitionedScanTest : public QualityFixture {};
+
+// Splitting the scan across connections gives exactly the row one statement gives.
+TEST_P(PartitionedScanTest, MatchesTheSingleStatement) {
+  Insert(21, "NULL", "platinum", 3);
+  Insert(22, "-7.5", "gold", 90);
+  Flush();
+  auto wh = warehouse::OpenWarehouse(wh_->config());
+  ASSERT_TRUE(wh.ok());
+  auto schema = (*wh)->DescribeTable({wh_->schema(), "balances"});
+  ASSERT_TRUE(schema.ok() && schema->has_value());
+  auto spec = ParseCheckSpec(Json::parse(R"({"time_column": "updated_at", "not_null": ["balance", "tier"],
+      "freshness": {"max_age": "1h"}, "volume": {"min_rows": 1, "window": "30m"},
+      "accepted_values": {"tier": ["gold", "silver", "bronze"]},
+      "range": {"balance": {"min": 0}, "tier": {"max": 1}}})"), "check", SpecSource::kInline);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  for (std::optional<int64_t> since : {std::optional<int64_t>(), std::optional<int64_t>(ToUnixMillis(FixtureNow()) - 600000)}) {
+    auto plan = PlanTable(**wh, **schema, *spec, since);
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    TableRunContext single;
+    single.now_ms = ToUnixMillis(FixtureNow());
+    TableRunContext split = single;
+    split.scan_partitions = 3;
+    split.partition_min_rows = 1;
+    TableRunResult a = RunTablePlan(**wh, *plan, single);
+    TableRunResult b = RunTablePlan(**wh, *plan, split);
+    ASSERT_EQ(a.outcomes.size(), b.outcomes.size());
+    EXPECT_EQ(a.rows, b.rows);
+    for (size_t i = 0; i < a.outcomes.size(); ++i) {
+      EXPECT_EQ(a.outcomes[i].verdict, b.outcomes[i].verdict) << a.outcomes[i].name;
+      EXPECT_EQ(a.outcomes[i].observed, b.outcomes[i].observed) << a.outcomes[i].name;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, PartitionedScanTest, ::testing::Values("sqlite", "postgres"),
                          warehouse::test_support::BackendName);
 
 }  // namespace
