@@ -114,8 +114,14 @@ class TableRunner {
     std::optional<int64_t> window_start;
     if (r.volume && r.volume->window) window_start = ctx_.now_ms - r.volume->window->count();
     scan_ = CompileAggregateScan(d_, plan_.table, r, plan_.time, plan_.filter, window_start);
+    // Split only a full scan that reads columns: an incremental run reads a few rows through the
+    // time column's index (a rowid range would make SQLite ignore it), and a bare count(*) is
+    // answered from the smallest index, which a rowid range cannot use either.
+    const bool reads_columns = !scan_->nulls.empty() || scan_->max_time || scan_->rows_in_window ||
+                               !scan_->invalid.empty() || !scan_->min_max.empty();
+    const int partitions = plan_.filter.where.empty() && reads_columns ? ctx_.scan_partitions : 1;
     std::optional<Result<warehouse::QueryOutcome>> split = RunPartitionedScan(
-        wh_, plan_.table.id, *scan_, {ctx_.scan_partitions, ctx_.partition_min_rows, ctx_.timeout});
+        wh_, plan_.table.id, *scan_, {partitions, ctx_.partition_min_rows, ctx_.timeout});
     if (split) ++result_.queries;  // one logical statement, run in parts
     Result<warehouse::QueryOutcome> out = split ? std::move(*split) : Query(scan_->query);
     if (!out.ok()) {
