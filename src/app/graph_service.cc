@@ -78,6 +78,16 @@ Result<Json> IngestDbtManifestFile(const config::Workspace& ws, graph::ContextGr
   return SummaryJson(*applied);
 }
 
+// Applies the batches of several OpenLineage events as one write and summarises it.
+static Result<Json> ApplyEventBatches(graph::ContextGraph& graph, std::vector<graph::SourceBatch> batches) {
+  size_t events = batches.size();
+  auto applied = graph.Apply(graph::MergeBatches(std::move(batches)));
+  if (!applied.ok()) return applied.status();
+  Json out = SummaryJson(*applied);
+  out["events"] = events;
+  return out;
+}
+
 Result<Json> IngestOpenLineageFile(graph::ContextGraph& graph, const std::filesystem::path& path) {
   auto text = ReadFile(path);
   if (!text.ok()) return text.status();
@@ -106,12 +116,7 @@ Result<Json> IngestOpenLineageFile(graph::ContextGraph& graph, const std::filesy
     return 0;
   });
   if (!failed.ok()) return failed;
-  size_t events = batches.size();
-  auto applied = graph.Apply(graph::MergeBatches(std::move(batches)));
-  if (!applied.ok()) return applied.status();
-  Json out = SummaryJson(*applied);
-  out["events"] = events;
-  return out;
+  return ApplyEventBatches(graph, std::move(batches));
 }
 
 Result<Json> IngestOpenLineageEvents(graph::ContextGraph& graph, const Json& body) {
@@ -132,12 +137,7 @@ Result<Json> IngestOpenLineageEvents(graph::ContextGraph& graph, const Json& bod
       return 0;
     });
     if (!failed.ok()) return failed;
-    size_t events = batches.size();
-    auto applied = graph.Apply(graph::MergeBatches(std::move(batches)));
-    if (!applied.ok()) return applied.status();
-    Json out = SummaryJson(*applied);
-    out["events"] = events;
-    return out;
+    return ApplyEventBatches(graph, std::move(batches));
   }
   auto batch = graph.Read([&](const graph::GraphIndex& index) {
     return graph::RunEventBatch(body, index, graph.clock().Now());

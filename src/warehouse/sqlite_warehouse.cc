@@ -2,12 +2,17 @@
 
 #include <sqlite3.h>
 
+#include "store/sqlite_values.h"
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 
 namespace dw::warehouse {
 namespace {
+
+using store::BindSqliteValue;
+using store::ReadSqliteCell;
 
 using SteadyClock = std::chrono::steady_clock;
 
@@ -122,7 +127,7 @@ class SqliteWarehouse final : public Warehouse {
       int n = sqlite3_column_count(raw);
       SqlRow row;
       row.reserve(static_cast<size_t>(n));
-      for (int i = 0; i < n; ++i) row.push_back(Cell(raw, i));
+      for (int i = 0; i < n; ++i) row.push_back(ReadSqliteCell(raw, i));
       out.rows.push_back(std::move(row));
     }
     out.duration =
@@ -207,36 +212,11 @@ class SqliteWarehouse final : public Warehouse {
     const std::string name = "$" + std::to_string(i + 1);
     int index = sqlite3_bind_parameter_index(stmt, name.c_str());
     if (index == 0) return InvalidArgument("the query has no parameter " + name);
-    int rc = SQLITE_OK;
-    if (std::holds_alternative<std::monostate>(v)) {
-      rc = sqlite3_bind_null(stmt, index);
-    } else if (const auto* n = std::get_if<int64_t>(&v)) {
-      rc = sqlite3_bind_int64(stmt, index, *n);
-    } else if (const auto* d = std::get_if<double>(&v)) {
-      rc = sqlite3_bind_double(stmt, index, *d);
-    } else {
-      const std::string& s = std::get<std::string>(v);
-      rc = sqlite3_bind_text64(stmt, index, s.data(), s.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
-    }
+    int rc = BindSqliteValue(stmt, index, v);
     if (rc != SQLITE_OK) return Error(rc, "SQLite could not bind parameter " + name);
     return Status::Ok();
   }
 
-  static SqlValue Cell(sqlite3_stmt* stmt, int i) {
-    switch (sqlite3_column_type(stmt, i)) {
-      case SQLITE_NULL:
-        return std::monostate{};
-      case SQLITE_INTEGER:
-        return static_cast<int64_t>(sqlite3_column_int64(stmt, i));
-      case SQLITE_FLOAT:
-        return sqlite3_column_double(stmt, i);
-      default: {
-        const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, i));
-        int len = sqlite3_column_bytes(stmt, i);
-        return std::string(text != nullptr ? text : "", static_cast<size_t>(len));
-      }
-    }
-  }
 
   std::string name_;
   std::string path_;
