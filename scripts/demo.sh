@@ -5,7 +5,8 @@
 # configures, runs its quality checks as of the incident's time, starts each of the five agents
 # over MCP stdio to list its tools and call describe_workspace, and makes one `dw collect` pass of
 # the change timeline. Then it replays the EV example's night: the checks find the 1,946 sessions
-# priced at the stale tariff.
+# priced at the stale tariff, reads its flows through the (simulated) Kestra API and sizes the blast
+# radius of the stale KV entry: the customer-facing 07:30 fleet statements act next.
 #   scripts/demo.sh [EXAMPLE]   default EXAMPLE: loyalty-flink
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -81,6 +82,14 @@ echo "== dw collect (one pass of the change timeline over the simulated platform
 "$dw" --workspace "$work" collect || true
 if [ "$example" = loyalty-flink ]; then
   echo
+  ev=$(prepare ev-kestra)
   echo "== the EV example's night: dw check --now $(replay_at ev-kestra)"
-  check "$(prepare ev-kestra)" ev-kestra
+  check "$ev" ev-kestra
+  echo
+  echo "== its flows read through the (simulated) Kestra API: dw ingest kestra, then the blast radius of the KV entry"
+  "$root/build/dw-sim" kestra --listen 127.0.0.1:18080 --script "$ev/sim/kestra.json" >/dev/null &
+  sim_pids+=($!)
+  sleep 0.5
+  "$dw" --workspace "$ev" ingest kestra
+  "$dw" --workspace "$ev" --now "$(replay_at ev-kestra)" blast-radius kv://kestra/pricing/tariffs_current
 fi

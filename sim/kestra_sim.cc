@@ -281,16 +281,22 @@ void InstallKestra(const Json& script, httplib::Server& server, std::shared_ptr<
   };
   server.Get(api + "/flows/search", [st, authorized](const httplib::Request& req, httplib::Response& res) {
     if (!authorized(req, res)) return;
-    int size = 10;
+    int size = 10, page = 1;
     try {
       if (req.has_param("size")) size = std::stoi(req.get_param_value("size"));
+      if (req.has_param("page")) page = std::stoi(req.get_param_value("page"));
     } catch (const std::exception&) {
-      Message(res, 400, "Invalid size");
+      Message(res, 400, "Invalid page or size");
+      return;
+    }
+    if (size < 1 || page < 1) {
+      Message(res, 400, "page and size must be at least 1");
       return;
     }
     Json results = Json::array();
-    for (const auto& f : st->flows) {
-      if (static_cast<int>(results.size()) >= size) break;
+    size_t first = static_cast<size_t>(page - 1) * static_cast<size_t>(size);
+    for (size_t i = first; i < st->flows.size() && results.size() < static_cast<size_t>(size); ++i) {
+      const auto& f = st->flows[i];
       results.push_back({{"id", f.id}, {"namespace", f.ns}, {"revision", f.revision}, {"disabled", f.disabled},
                          {"deleted", false}});
     }

@@ -93,10 +93,13 @@ int RunCli(int argc, char** argv) {
   blast->add_option("--format", blast_cmd.format, "text or json")->check(CLI::IsMember({"text", "json"}));
 
   std::string ingest_source, ingest_path;
-  auto* ingest = app.add_subcommand("ingest", "store lineage from a file in the context graph");
-  ingest->add_option("SOURCE", ingest_source, "dbt (a manifest.json) or openlineage (JSON lines of run events)")
-      ->required()->check(CLI::IsMember({"dbt", "openlineage"}));
-  ingest->add_option("PATH", ingest_path, "the file")->required();
+  auto* ingest = app.add_subcommand("ingest", "store lineage from a file or a Kestra API in the context graph");
+  ingest->add_option("SOURCE", ingest_source,
+                     "dbt (a manifest.json), openlineage (JSON lines of run events) or kestra (the flows "
+                     "of a Kestra platform, read through its API)")
+      ->required()->check(CLI::IsMember({"dbt", "openlineage", "kestra"}));
+  ingest->add_option("PATH", ingest_path,
+                     "the file; for kestra, the platform's name (default: the workspace's only Kestra)");
 
   std::string max_log_bytes;
   auto* collect = app.add_subcommand("collect", "one pass of the change timeline over every platform");

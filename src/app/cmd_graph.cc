@@ -1,9 +1,10 @@
-// `dw lineage`, `dw blast-radius`, `dw ingest dbt|openlineage`: the context graph commands.
+// `dw lineage`, `dw blast-radius`, `dw ingest dbt|openlineage|kestra`: the context graph commands.
 #include <iostream>
 #include <memory>
 
 #include "app/commands.h"
 #include "app/graph_service.h"
+#include "app/kestra_flow_ingest.h"
 #include "app/services.h"
 #include "base/rfc3339.h"
 
@@ -136,8 +137,14 @@ int CmdIngest(const GlobalOptions& g, const std::string& source, const std::stri
   if (!services) return 2;
   auto graph = services->graph();
   if (!graph.ok()) return Fail("ingest", graph.status());
-  Result<Json> r = source == "dbt" ? IngestDbtManifestFile(services->workspace(), **graph, path)
-                                   : IngestOpenLineageFile(**graph, path);
+  if (source != "kestra" && path.empty()) {
+    std::cerr << "dw ingest: " << source << " needs the PATH of the file to read\n";
+    return 2;
+  }
+  Result<Json> r = source == "dbt"      ? IngestDbtManifestFile(services->workspace(), **graph, path)
+                   : source == "kestra" ? IngestKestraFlowsFromApi(services->workspace(), services->http(),
+                                                                   **graph, KestraFlowIngestOptions{path})
+                                        : IngestOpenLineageFile(**graph, path);
   if (!r.ok()) return Fail("ingest", r.status());
   std::cout << r->dump() << "\n";
   return 0;

@@ -76,7 +76,9 @@ struct BlastRadiusCommand {
 // `dw blast-radius ASSET... [--since T]`: everything downstream, who acts next and when.
 int CmdBlastRadius(const GlobalOptions& g, const BlastRadiusCommand& c);
 
-// `dw ingest dbt PATH` / `dw ingest openlineage FILE`: stores what the file asserts in the graph.
+// `dw ingest dbt PATH` / `dw ingest openlineage FILE` / `dw ingest kestra [PLATFORM]`: stores what
+// the file, or the Kestra platform's flows, assert in the graph. Exit 0, 1 (unreachable, refused),
+// 2 (bad input or a missing file/platform).
 int CmdIngest(const GlobalOptions& g, const std::string& source, const std::string& path);
 
 // `dw collect`: one incremental pass of the change collector over every platform. Exit 0 when

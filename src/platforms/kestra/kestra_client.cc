@@ -114,6 +114,29 @@ Result<std::vector<LogEntry>> KestraClient::ExecutionLogs(const std::string& exe
   });
 }
 
+Result<FlowPage> KestraClient::SearchFlows(int page, int size) const {
+  std::string query = "page=" + std::to_string(std::max(1, page)) + "&size=" + std::to_string(std::max(1, size)) +
+                      "&sort=namespace:asc&sort=id:asc";
+  auto j = call_.GetJson(Api({"flows", "search"}), query);
+  if (!j.ok()) return j.status();
+  return call_.Parse<FlowPage>("GET /api/v1/" + tenant() + "/flows/search", [&] {
+    RequireObject(*j, "a page of flows");
+    FlowPage out;
+    out.total = IntField(*j, "total");
+    for (const auto& f : ArrayField(*j, "results")) {
+      RequireObject(f, "a flow");
+      if (f.contains("deleted") && f["deleted"].is_boolean() && f["deleted"].get<bool>()) continue;
+      Flow flow;
+      flow.namespace_ = StringField(f, "namespace");
+      flow.id = StringField(f, "id");
+      flow.revision = OptIntField(f, "revision");
+      if (f.contains("disabled") && !f["disabled"].is_null()) flow.disabled = BoolField(f, "disabled");
+      out.results.push_back(std::move(flow));
+    }
+    return out;
+  });
+}
+
 Result<Flow> KestraClient::GetFlow(const std::string& ns, const std::string& id) const {
   auto j = call_.GetJson(Api({"flows", ns, id}), "source=true");
   if (!j.ok()) return j.status();

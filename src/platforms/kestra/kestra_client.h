@@ -62,6 +62,11 @@ struct Flow {
   std::string source;  // YAML, when asked for
 };
 
+struct FlowPage {
+  std::vector<Flow> results;  // without source
+  int64_t total = 0;
+};
+
 struct Trigger {
   std::string namespace_;
   std::string flow_id;
@@ -87,6 +92,9 @@ class KestraClient {
   // GET /api/v1/{tenant}/logs/{executionId}; at most `max_entries` entries are kept.
   Result<std::vector<LogEntry>> ExecutionLogs(const std::string& execution_id,
                                               size_t max_entries = 1000) const;
+  // GET /api/v1/{tenant}/flows/search, one page (`page` from 1) sorted by namespace then id.
+  // Deleted flows are left out of `results` (still counted in `total`, as Kestra counts them).
+  Result<FlowPage> SearchFlows(int page, int size) const;
   // GET /api/v1/{tenant}/flows/{namespace}/{id}?source=true.
   Result<Flow> GetFlow(const std::string& namespace_, const std::string& id) const;
   // GET /api/v1/{tenant}/flows/{namespace}/{id}/revisions: the revision numbers, oldest first.
