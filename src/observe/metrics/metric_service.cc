@@ -6,6 +6,7 @@
 
 #include "config/duration.h"
 #include "config/suggest.h"
+#include "config/time_zone.h"
 #include "observe/metrics/monitor_query.h"
 #include "observe/metrics/series_csv.h"
 #include "observe/metrics/series_plot.h"
@@ -159,31 +160,62 @@ Result<MetricReplay> ReplayMetric(store::StateStore& store, const std::string& m
   for (const auto& i : *incidents)
     if (IncidentCoversMetric(i, metric, settings.asset_id)) covering.push_back(&i);
 
+  std::optional<config::TimeZone> zone;
+  if (settings.timezone != "UTC") {
+    auto z = config::TimeZone::Load(settings.timezone);
+    if (!z.ok()) return z.status();
+    zone = *z;
+  }
   StreamingDetector det(metric, settings.detector);
   out.verdicts.reserve(points->size());
+  int64_t prev_real = 0, prev_local = INT64_MIN;
   for (const auto& p : *points) {
+    int64_t ts = ToUnixMillis(p.ts);
+    // What the detector sees: local wall-clock ms (strictly increasing: the repeated hour when
+    // clocks go back is nudged 1 ms past the point before). The real gap decides what is missing.
+    int64_t local = ts;
+    int real_missing = -1;
+    if (zone) {
+      int64_t secs = ts >= 0 ? ts / 1000 : -((-ts + 999) / 1000);
+      local = ts + zone->OffsetAt(secs) * 1000;
+      if (prev_local != INT64_MIN) {
+        real_missing = det.MissingPointsAt(prev_local + (ts - prev_real));
+        if (local <= prev_local) local = prev_local + 1;
+      }
+      prev_real = ts;
+      prev_local = local;
+    }
     const store::MetricMark* mark = nullptr;
     for (const auto& m : *marks)
       if (m.from <= p.ts && p.ts <= m.to) mark = &m;
     const store::IncidentRecord* incident = nullptr;
     for (const auto* i : covering)
       if (i->opened_at <= p.ts && (!i->closed_at || p.ts < *i->closed_at)) incident = i;
-    int64_t ts = ToUnixMillis(p.ts);
     Verdict v;
     if (mark) {
-      v = det.Observe(ts, p.value, /*expected=*/true);
+      v = det.Observe(local, p.value, /*expected=*/true);
       if (v.kind == VerdictKind::kExpected) {
         ++out.marked_points;
         if (!mark->note.empty()) v.explanation += " (marked: " + mark->note + ")";
       }
     } else if (incident) {
-      v = det.ObserveWithoutLearning(ts, p.value);
+      v = det.ObserveWithoutLearning(local, p.value);
       if (v.kind != VerdictKind::kInvalid) {
         ++out.incident_points;
         v.explanation += "; inside incident " + incident->id + ", so not learnt";
       }
     } else {
-      v = det.Observe(ts, p.value);
+      v = det.Observe(local, p.value);
+    }
+    v.ts_ms = ts;
+    if (real_missing >= 0 && real_missing != v.missing_before) {
+      // A clock change made the local gap differ from the real one: say what is really missing.
+      std::string said = " (" + std::to_string(v.missing_before) + " points missing before it)";
+      size_t at = v.explanation.find(said);
+      if (at != std::string::npos)
+        v.explanation.replace(at, said.size(),
+                              real_missing > 0 ? " (" + std::to_string(real_missing) + " points missing before it)" : "");
+      v.missing_before = real_missing;
     }
     out.verdicts.push_back(std::move(v));
   }
@@ -223,6 +255,7 @@ Result<MetricJudgement> EvaluateMonitor(const config::Workspace& ws, store::Stat
   }
   auto settings = SettingsFromMonitor(*monitor);
   if (!settings.ok()) return settings.status();
+  settings->timezone = ws.timezone;
   auto found = ws.warehouses.find(monitor->warehouse);
   const config::WarehouseConfig* wh = found == ws.warehouses.end() ? nullptr : &found->second;
   if (!wh) return NotFound("monitor " + name + ": warehouse " + monitor->warehouse + " is not configured");
@@ -269,10 +302,15 @@ Result<std::string> PlotMetric(store::StateStore& store, const std::string& metr
 }
 
 Result<MonitorSettings> SettingsForMetric(const config::Workspace& ws, const std::string& metric) {
-  for (const auto& m : ws.monitors)
-    if (m.name == metric) return SettingsFromMonitor(m);
+  for (const auto& m : ws.monitors) {
+    if (m.name != metric) continue;
+    auto s = SettingsFromMonitor(m);
+    if (s.ok()) s->timezone = ws.timezone;
+    return s;
+  }
   MonitorSettings s;
   s.asset_id = AssetOfQualitySeries(metric);
+  s.timezone = ws.timezone;
   return s;
 }
 

@@ -26,6 +26,9 @@ struct MonitorSettings {
   std::string asset_id;
   // The monitor's own `retention:`, when it sets one (else the workspace's metrics.retention).
   std::optional<int64_t> retention_ms;
+  // The IANA zone whose wall clock the seasonal slots follow (the workspace `timezone`), so a
+  // daily 09:00 keeps its slot across a daylight-saving change.
+  std::string timezone = "UTC";
 };
 Result<MonitorSettings> SettingsFromMonitor(const config::MonitorConfig& m);
 
@@ -61,7 +64,8 @@ struct MetricJudgement {
 };
 
 // Every stored point of `metric` within the training window before now, replayed through a fresh
-// detector: points inside a range marked expected (store MetricMarks) are learnt as expected;
+// detector that sees local wall-clock time in `settings.timezone` (verdicts keep the real
+// timestamps; a wall-clock hour repeated when clocks go back is judged in the same slot): points inside a range marked expected (store MetricMarks) are learnt as expected;
 // other points inside the window of an incident covering the metric (IncidentCoversMetric) are
 // judged but not learnt; the rest are judged and learnt as usual. The store's error on failure.
 struct MetricReplay {
@@ -95,7 +99,8 @@ Result<MetricJudgement> EvaluateMonitor(const config::Workspace& ws, store::Stat
 Result<std::string> PlotMetric(store::StateStore& store, const std::string& metric,
                                const MonitorSettings& settings, const Clock& clock);
 
-// The settings for `metric`: those of the workspace monitor with that name, else the defaults.
+// The settings for `metric`: those of the workspace monitor with that name, else the defaults;
+// with the workspace's time zone either way.
 Result<MonitorSettings> SettingsForMetric(const config::Workspace& ws, const std::string& metric);
 
 // The judgement as the MCP tool answers it (metric, latest_ts, latest_value, expected, band_low,

@@ -93,7 +93,7 @@ Result<MonitorRun> RunMonitorOnce(const config::Workspace& ws, store::StateStore
   bool has_sql = (*monitor)->spec.contains("sql");
   if (!has_sql && run.catch_up) {
     // The backfill already read every bucket up to now: judge from the store.
-    auto settings = SettingsFromMonitor(**monitor);
+    auto settings = SettingsForMetric(ws, name);
     if (!settings.ok()) return settings.status();
     auto j = JudgeLatestPoint(store, name, *settings, clock);
     if (!j.ok()) return j.status();
