@@ -129,6 +129,9 @@ for (const agent of agents) {
       const m = mm.structuredContent.metrics[0];
       check(m && m.verdict === 'anomaly' && /9% of its expected/.test(m.sentence), `drop not judged: ${JSON.stringify(mm.structuredContent)}`);
       check(mm.structuredContent.recorded[0].rejected.length === 1, 'null point not reported');
+      const plot = await client.readResource({ uri: 'dw://metrics/sdk_test_metric/plot.svg' });
+      const c = plot.contents[0];
+      check(c.mimeType === 'image/svg+xml' && /<svg/.test(c.text) && /<circle/.test(c.text), 'plot resource has no SVG with the anomaly');
       // A person marks the drop expected: stored, and the same point is then learnt, not judged.
       const at = new Date(t0 + 48 * hour).toISOString();
       const mk = await client.callTool({ name: 'monitor_metrics', arguments: { mark_expected: [{ metric: 'sdk_test_metric', from: at, to: at, note: 'planned' }] } });
@@ -138,9 +141,6 @@ for (const agent of agents) {
             `marked point not learnt as expected: ${JSON.stringify(mk.structuredContent)}`);
       const bad = await client.callTool({ name: 'monitor_metrics', arguments: { mark_expected: [{ metric: 'sdk_test_metric', from: at, to: new Date(t0).toISOString() }] } });
       check(bad.isError && /is after/.test(JSON.stringify(bad.content)), `a backwards range was not refused: ${JSON.stringify(bad.content)}`);
-      const plot = await client.readResource({ uri: 'dw://metrics/sdk_test_metric/plot.svg' });
-      const c = plot.contents[0];
-      check(c.mimeType === 'image/svg+xml' && /<svg/.test(c.text) && /<circle/.test(c.text), 'plot resource has no SVG with the anomaly');
     }
     const extra = agentTools[agent] ? `; ${await agentTools[agent](client, tools)}` : '';
     console.log(`ok   ${agent}: ${tools.length} tool(s), describe_workspace matches its output schema${extra}`);
