@@ -41,6 +41,7 @@ Status ValidateMark(const config::Workspace& ws, store::StateStore& store, const
     if (!known) {
       std::vector<std::string> candidates = *names;
       for (const auto& m : ws.monitors) candidates.push_back(m.name);
+      candidates.insert(candidates.end(), also_known.begin(), also_known.end());
       return NotFound("metric \"" + req.metric.substr(0, 80) +
                       "\" is neither a workspace monitor nor a stored metric" +
                       config::DidYouMean(req.metric, candidates));
