@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "agents/agents.h"
+#include "observe/metrics/metric_marks.h"
 #include "observe/metrics/metric_service.h"
 #include "observe/metrics/series_csv.h"
 
@@ -26,10 +27,14 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<app::Services>& services)
       "Records points for metrics and/or evaluates named workspace monitors now (runs the "
       "monitor's SQL on its warehouse and stores the value). For each metric touched, answers the "
       "latest value, the expected value and band, an anomaly score (0-1, 0.5 at the alarm line), "
-      "the verdict (normal, anomaly, level_shift, stuck, out_of_bounds, insufficient_history) and "
+      "the verdict (normal, anomaly, level_shift, stuck, out_of_bounds, insufficient_history, "
+      "expected) and "
       "a sentence. Each point is judged only against the points before it. Points with null, NaN "
       "or infinite values are rejected and reported; a repeated timestamp replaces the stored "
-      "value; points older than the latest stored one are stored and counted as out of order.";
+      "value; points older than the latest stored one are stored and counted as out of order. "
+      "mark_expected stores ranges a person says are right (a holiday, a planned change): every "
+      "later evaluation learns their points as normal instead of judging them. Points inside an "
+      "incident on the metric are judged but not learnt.";
   t.input_schema = Json::parse(R"({
     "type": "object",
     "properties": {
@@ -58,6 +63,22 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<app::Services>& services)
           "additionalProperties": false
         }
       },
+      "mark_expected": {
+        "type": "array", "maxItems": 20,
+        "description": "Ranges a person says are expected (a holiday, a planned change, a new level that is right). Stored; from then on every evaluation learns the metric's points in [from, to] as normal instead of judging them.",
+        "items": {
+          "type": "object",
+          "properties": {
+            "metric": {"type": "string", "minLength": 1, "maxLength": 200,
+                       "description": "a workspace monitor or a stored metric"},
+            "from": {"type": "string", "description": "RFC 3339 time with a zone, inclusive"},
+            "to": {"type": "string", "description": "RFC 3339 time with a zone, inclusive; not before from"},
+            "note": {"type": "string", "maxLength": 500, "description": "why these points are expected"}
+          },
+          "required": ["metric", "from", "to"],
+          "additionalProperties": false
+        }
+      },
       "evaluate": {
         "type": "array", "maxItems": 100, "items": {"type": "string", "minLength": 1, "maxLength": 200},
         "description": "Names of workspace monitors to run now."
@@ -69,8 +90,9 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<app::Services>& services)
   t.handler = [services](const Json& args, mcp::ToolCall&) {
     if (!services->workspace_status().ok())
       return mcp::ToolResult::Error(services->workspace_status().message());
-    if (!args.contains("record") && !args.contains("evaluate"))
-      return mcp::ToolResult::Error("give record (points to store) and/or evaluate (monitor names)");
+    if (!args.contains("record") && !args.contains("evaluate") && !args.contains("mark_expected"))
+      return mcp::ToolResult::Error(
+          "give record (points to store), mark_expected (ranges) and/or evaluate (monitor names)");
     auto store = services->state();
     if (!store.ok()) return mcp::ToolResult::Error("state store: " + store.status().message());
     // Parse every point before writing anything, so a bad timestamp stores nothing.
@@ -95,7 +117,30 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<app::Services>& services)
       }
       batches.emplace_back(metric, std::move(points));
     }
-    Json recorded = Json::array(), judged = Json::array(), errors = Json::array();
+    // Validate every mark before writing anything, too (a metric recorded in this call counts as
+    // known).
+    std::vector<std::string> recording;
+    for (const auto& b : batches) recording.push_back(b.first);
+    std::vector<metrics::MarkRequest> marks;
+    const Json mark_args = args.value("mark_expected", Json::array());
+    for (size_t i = 0; i < mark_args.size(); ++i) {
+      const Json& m = mark_args[i];
+      std::string where = "mark_expected[" + std::to_string(i) + "]";
+      auto from = metrics::ParseRfc3339Millis(m["from"].get<std::string>(), where + ".from");
+      auto to = metrics::ParseRfc3339Millis(m["to"].get<std::string>(), where + ".to");
+      Status bad = !from.ok() ? from.status() : to.status();
+      metrics::MarkRequest req{m["metric"].get<std::string>(), from.ok() ? *from : 0,
+                               to.ok() ? *to : 0, m.value("note", std::string())};
+      if (bad.ok()) bad = metrics::ValidateMark(services->workspace(), **store, req, recording);
+      if (!bad.ok()) {
+        std::string msg = bad.message();
+        if (!msg.starts_with(where)) msg = where + ": " + msg;
+        return mcp::ToolResult::Error(msg + "; nothing stored");
+      }
+      marks.push_back(std::move(req));
+    }
+    Json recorded = Json::array(), judged = Json::array(), errors = Json::array(),
+         marked = Json::array();
     std::vector<std::string> to_judge;
     for (const auto& [metric, points] : batches) {
       auto r = metrics::RecordMetricPoints(**store, metric, points);
@@ -105,6 +150,20 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<app::Services>& services)
       }
       recorded.push_back(ReportToJson(metric, *r));
       if (std::find(to_judge.begin(), to_judge.end(), metric) == to_judge.end()) to_judge.push_back(metric);
+    }
+    for (const metrics::MarkRequest& req : marks) {
+      auto r = metrics::MarkExpected(services->workspace(), **store, req);
+      if (!r.ok()) {
+        errors.push_back({{"metric", req.metric}, {"error", r.status().message()}});
+        continue;
+      }
+      marked.push_back({{"metric", req.metric},
+                        {"id", r->id},
+                        {"from", FormatRfc3339(FromUnixMillis(req.from_ms))},
+                        {"to", FormatRfc3339(FromUnixMillis(req.to_ms))},
+                        {"points_covered", r->points_covered}});
+      if (std::find(to_judge.begin(), to_judge.end(), req.metric) == to_judge.end())
+        to_judge.push_back(req.metric);
     }
     for (const std::string& metric : to_judge) {
       auto settings = metrics::SettingsForMetric(services->workspace(), metric);
@@ -124,7 +183,8 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<app::Services>& services)
       recorded.push_back(ReportToJson(monitor, report));
       judged.push_back(metrics::JudgementToJson(*j));
     }
-    return mcp::ToolResult::Structured(Json{{"metrics", judged}, {"recorded", recorded}, {"errors", errors}});
+    return mcp::ToolResult::Structured(
+        Json{{"metrics", judged}, {"recorded", recorded}, {"marked", marked}, {"errors", errors}});
   };
   return t;
 }

@@ -108,7 +108,7 @@ int RunCli(int argc, char** argv) {
                       "bytes read per JobManager log file per pass (default 268435456)");
 
   MonitorScoreOptions score_opts;
-  auto* monitor = app.add_subcommand("monitor", "metric monitors: score a series file, plot a metric");
+  auto* monitor = app.add_subcommand("monitor", "metric monitors: score a series file, plot, mark expected, prune");
   monitor->require_subcommand(1);
   auto* score = monitor->add_subcommand(
       "score", "judge every point of a timestamp,value CSV with the product's detector");
@@ -123,6 +123,13 @@ int RunCli(int argc, char** argv) {
   auto* plot = monitor->add_subcommand("plot", "draw a stored metric, its expected band and anomalies as SVG");
   plot->add_option("NAME", plot_metric, "monitor or metric name")->required();
   plot->add_option("--out", plot_out, "SVG file to write")->required();
+  MonitorMarkOptions mark_opts;
+  auto* mark = monitor->add_subcommand("mark", "mark a range of a metric expected: learnt as normal, not judged");
+  mark->add_option("NAME", mark_opts.metric, "monitor or metric name")->required();
+  mark->add_option("--from", mark_opts.from, "RFC 3339 start, inclusive")->required();
+  mark->add_option("--to", mark_opts.to, "RFC 3339 end, inclusive")->required();
+  mark->add_option("--note", mark_opts.note, "why these points are expected");
+  auto* prune = monitor->add_subcommand("prune", "delete metric points older than their retention");
 
   bool watch_once = false;
   auto* watch = app.add_subcommand("watch", "run the workspace's monitors on their every: until stopped");
@@ -154,6 +161,8 @@ int RunCli(int argc, char** argv) {
 
   if (*score) return CmdMonitorScore(g, score_opts);
   if (*plot) return CmdMonitorPlot(g, plot_metric, plot_out);
+  if (*mark) return CmdMonitorMark(g, mark_opts);
+  if (*prune) return CmdMonitorPrune(g);
   if (*watch) return CmdWatch(g, watch_once);
   std::cout << app.help();
   return 0;

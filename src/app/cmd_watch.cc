@@ -1,9 +1,11 @@
 // `dw watch [--once]`: the long-running loop that runs the workspace's monitors on their `every:`
-// (see observe/watch/watch_loop.h for jitter, per-warehouse serial runs, catch-up and retries).
+// (see observe/watch/watch_loop.h for jitter, per-warehouse serial runs, catch-up and retries),
+// checks, platform collection, and a daily prune of metric points past their retention.
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <iostream>
+#include <memory>
 #include <thread>
 
 #include "app/commands.h"
@@ -11,6 +13,8 @@
 #include "config/workspace.h"
 #include "observe/changes/collector.h"
 #include "observe/metrics/metric_service.h"
+#include "observe/metrics/monitor_catch_up.h"
+#include "observe/metrics/retention.h"
 #include "observe/quality/quality_run.h"
 #include "observe/watch/watch_loop.h"
 
@@ -22,6 +26,7 @@ std::atomic<bool> g_stop{false};
 // How often `dw watch` runs each table's checks and a collection pass over the platforms.
 constexpr int64_t kCheckEveryMs = 60 * 60 * 1000;
 constexpr int64_t kCollectEveryMs = 5 * 60 * 1000;
+constexpr int64_t kPruneEveryMs = 24 * 60 * 60 * 1000;
 extern "C" void OnStopSignal(int) { g_stop = true; }
 
 // One job per monitor, grouped by warehouse so one warehouse runs one query at a time.
@@ -30,16 +35,28 @@ Status AddMonitorJobs(watch::WatchLoop& loop, const std::shared_ptr<Services>& s
     auto settings = metrics::SettingsFromMonitor(m);
     if (!settings.ok()) return settings.status();
     std::string name = m.name;
+    // The first run after start checks for runs missed while dw watch was down (the store says
+    // when the metric was last measured); later runs do when the loop reports missed slots.
+    auto first = std::make_shared<bool>(true);
     DW_RETURN_IF_ERROR(loop.AddJob(
         {"monitor:" + name, "warehouse:" + m.warehouse, settings->every_ms,
-         [services, name](int64_t, int missed) -> Status {
+         [services, name, first](int64_t, int missed) -> Status {
            auto store = services->state();
            if (!store.ok()) return store.status();
-           auto j = metrics::EvaluateMonitor(services->workspace(), **store, name, services->clock(), nullptr);
-           if (!j.ok()) return j.status();
+           auto run = metrics::RunMonitorOnce(services->workspace(), **store, name,
+                                              services->clock(), *first || missed > 0);
+           if (!run.ok()) return run.status();
+           *first = false;
+           const metrics::Verdict& v = run->judgement.latest;
+           std::string caught_up;
+           if (run->catch_up)
+             caught_up = " (caught up: " + std::to_string(run->catch_up->recorded.stored) +
+                         " bucket(s) from one series_sql query over the " +
+                         std::to_string(run->catch_up->missed_runs) + " missed run(s))";
+           else if (missed > 0)
+             caught_up = " (" + std::to_string(missed) + " runs missed while down; no series_sql to backfill them)";
            std::cout << FormatRfc3339(services->clock().Now()) << " monitor " << name << ": "
-                     << metrics::VerdictKindName(j->latest.kind) << ": " << j->latest.explanation
-                     << (missed > 0 ? " (" + std::to_string(missed) + " runs missed while down)" : "")
+                     << metrics::VerdictKindName(v.kind) << ": " << v.explanation << caught_up
                      << std::endl;
            return Status::Ok();
          }}));
@@ -86,6 +103,21 @@ Status AddCollectJob(watch::WatchLoop& loop, const std::shared_ptr<Services>& se
                       }});
 }
 
+// Once a day, metric points older than their retention are deleted (observe/metrics/retention.h).
+Status AddPruneJob(watch::WatchLoop& loop, const std::shared_ptr<Services>& services) {
+  return loop.AddJob({"prune-metrics", "state", kPruneEveryMs, [services](int64_t, int) -> Status {
+                        auto store = services->state();
+                        if (!store.ok()) return store.status();
+                        auto report = metrics::PruneMetricPoints(services->workspace(), **store,
+                                                                 services->clock());
+                        if (!report.ok()) return report.status();
+                        std::cout << FormatRfc3339(services->clock().Now()) << " prune: deleted "
+                                  << report->deleted << " metric point(s) older than their retention"
+                                  << std::endl;
+                        return Status::Ok();
+                      }});
+}
+
 }  // namespace
 
 int CmdWatch(const GlobalOptions& g, bool once) {
@@ -98,6 +130,7 @@ int CmdWatch(const GlobalOptions& g, bool once) {
   Status st = AddMonitorJobs(loop, services);
   if (st.ok()) st = AddCheckJobs(loop, services);
   if (st.ok()) st = AddCollectJob(loop, services);
+  if (st.ok()) st = AddPruneJob(loop, services);
   if (!st.ok()) {
     std::cerr << "dw watch: " << st.message() << "\n";
     return 1;

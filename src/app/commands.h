@@ -106,4 +106,18 @@ int CmdWatch(const GlobalOptions& g, bool once);
 // anomalies. Returns 1 when there is no point, the store fails, or the file cannot be written.
 int CmdMonitorPlot(const GlobalOptions& g, const std::string& metric, const std::string& out_path);
 
+struct MonitorMarkOptions {
+  std::string metric;
+  std::string from;  // RFC 3339
+  std::string to;    // RFC 3339
+  std::string note;
+};
+// `dw monitor mark NAME --from T --to T [--note TEXT]`: stores the range as expected (see
+// observe/metrics/metric_marks.h). Returns 2 on a bad time, 1 on an unknown metric or store error.
+int CmdMonitorMark(const GlobalOptions& g, const MonitorMarkOptions& o);
+
+// `dw monitor prune`: deletes metric points older than their retention and says how many.
+// Returns 1 on a bad workspace or store error.
+int CmdMonitorPrune(const GlobalOptions& g);
+
 }  // namespace dw::app

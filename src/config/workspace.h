@@ -98,6 +98,9 @@ struct Workspace {
   LineageConfig lineage;
   std::vector<CheckConfig> checks;
   std::vector<MonitorConfig> monitors;
+  // `metrics.retention`: stored metric points older than this are deleted (a monitor's own
+  // `retention:` overrides it for that monitor).
+  std::chrono::milliseconds metric_retention{std::chrono::hours(24 * 400)};
   Json notify = Json::object();  // channel name -> settings (secrets substituted)
 };
 

@@ -132,6 +132,11 @@ Workspace Builder::Build(const Json& doc) {
   BuildLineage(doc, &ws);
   BuildChecks(doc, &ws);
   BuildMonitors(doc, &ws);
+  if (doc.contains("metrics") && doc["metrics"].is_object() && doc["metrics"].contains("retention")) {
+    auto r = ParseDuration(Str(doc["metrics"], "retention"));
+    if (r.ok() && r->count() > 0) ws.metric_retention = *r;
+    else if (r.ok()) Error("metrics.retention", "must be longer than zero");
+  }
   auto notify = doc.find("notify");
   if (notify != doc.end()) ws.notify = *notify;
   return ws;

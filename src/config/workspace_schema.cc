@@ -107,6 +107,8 @@ ValueSchema MonitorSchema() {
       Opt("min_rel_change", Num(0)),
       Opt("training_window", Of(ValueType::kDuration)),
       Opt("expected", MinMax()),
+      Opt("asset", Of(ValueType::kAssetId)),
+      Opt("retention", Of(ValueType::kDuration)),
   });
   m.at_least_one_of = {{"sql", "series_sql"}};
   return m;
@@ -172,6 +174,7 @@ ValueSchema BuildWorkspaceSchema() {
       Opt("lineage", lineage),
       Opt("checks", List(CheckSchema())),
       Opt("monitors", List(MonitorSchema())),
+      Opt("metrics", Obj({Opt("retention", Of(ValueType::kDuration))})),
       Opt("notify", notify),
   });
 }

@@ -70,6 +70,10 @@ domains:
 #     every: 1h
 #     seasonality: hour_of_week      # none, auto, hour_of_day, day_of_week, hour_of_week, day_of_month
 #     direction: drop                # both, drop, spike
+#     asset: table://main/public.orders  # incidents on it keep their points out of training
+
+# metrics:
+#   retention: 400d                  # metric points older than this are deleted daily
 
 # notify:
 #   slack:     {webhook: "${SLACK_WEBHOOK}"}

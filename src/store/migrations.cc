@@ -97,10 +97,25 @@ CREATE TABLE receipts (
 );
 )sql";
 
+// Version 2: ranges of metric points a person marked expected (learnt, not judged).
+constexpr std::string_view kV2 = R"sql(
+CREATE TABLE metric_marks (
+  id         {ID},
+  metric     TEXT NOT NULL CHECK (metric <> ''),
+  from_ts    BIGINT NOT NULL,
+  to_ts      BIGINT NOT NULL,
+  note       TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  CHECK (from_ts <= to_ts)
+);
+CREATE INDEX metric_marks_by_metric ON metric_marks (metric, from_ts);
+)sql";
+
 constexpr std::array kMigrations = {
     Migration{1, "check results, metric points, change events, cursors, graph, incidents, receipts",
               kV1},
-    // Add version 2 here.
+    Migration{2, "metric marks (ranges marked expected)", kV2},
+    // Add version 3 here.
 };
 
 }  // namespace

@@ -40,6 +40,17 @@ struct MetricPoint {
   double value = 0;  // finite
 };
 
+// A range of a metric's points a person marked expected: the detector learns them as normal
+// instead of judging them (a holiday, a planned migration, a new level that is right).
+struct MetricMark {
+  int64_t id = 0;  // assigned by the store; ignored when adding
+  std::string metric;  // must not be empty
+  TimePoint from;      // first marked time, inclusive
+  TimePoint to;        // last marked time, inclusive; from <= to
+  std::string note;    // why, in the person's words ("" when none given)
+  TimePoint created_at;  // set by the store
+};
+
 // Something that changed on a platform (a restore, a deploy, an execution, a schema version).
 struct ChangeEvent {
   int64_t id = 0;         // assigned by the store; ignored when adding

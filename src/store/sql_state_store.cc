@@ -292,6 +292,96 @@ Result<std::vector<MetricPoint>> SqlStateStore::MetricPoints(const std::string& 
   return out;
 }
 
+Result<int64_t> SqlStateStore::DeleteMetricPointsBefore(const std::string& metric,
+                                                        TimePoint before) {
+  int64_t deleted = 0;
+  Status s = Do(true, [&]() -> Status {
+    // Counted first, in the same transaction, so the figure is what the DELETE removes.
+    Result<Rows> count =
+        Run("SELECT COUNT(*) FROM metric_points WHERE metric = $1 AND ts < $2", {metric, TimeCell(before)});
+    if (!count.ok()) return count.status();
+    RowReader r((*count)[0], "metric_points");
+    deleted = r.Int();
+    if (!r.status().ok()) return r.status();
+    if (deleted == 0) return Status::Ok();
+    return Run("DELETE FROM metric_points WHERE metric = $1 AND ts < $2", {metric, TimeCell(before)})
+        .status();
+  });
+  if (!s.ok()) return s;
+  return deleted;
+}
+
+Result<std::vector<std::string>> SqlStateStore::MetricNames() {
+  std::vector<std::string> out;
+  Status s = Do(false, [&]() -> Status {
+    Result<Rows> rows = Run("SELECT DISTINCT metric FROM metric_points ORDER BY metric", {});
+    if (!rows.ok()) return rows.status();
+    return DecodeAll(
+        *rows,
+        [](const SqlRow& row) -> Result<std::string> {
+          RowReader r(row, "metric_points");
+          std::string name = r.Text();
+          if (!r.status().ok()) return r.status();
+          return name;
+        },
+        out);
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+// ---- metric marks ----
+
+Result<int64_t> SqlStateStore::AddMetricMark(const MetricMark& m) {
+  if (m.metric.empty()) return InvalidArgument("metric mark: metric name must not be empty");
+  if (m.from > m.to)
+    return InvalidArgument("metric mark on " + m.metric + ": from " + FormatRfc3339(m.from) +
+                           " is after to " + FormatRfc3339(m.to));
+  int64_t id = 0;
+  Status s = Do(true, [&]() -> Status {
+    Result<Rows> rows =
+        Run("INSERT INTO metric_marks (metric, from_ts, to_ts, note, created_at) "
+            "VALUES ($1, $2, $3, $4, $5) RETURNING id",
+            {m.metric, TimeCell(m.from), TimeCell(m.to), m.note, TimeCell(clock_.Now())});
+    if (!rows.ok()) return rows.status();
+    if (rows->size() != 1) return Internal("metric mark insert returned no id");
+    RowReader r((*rows)[0], "metric_marks");
+    id = r.Int();
+    return r.status();
+  });
+  if (!s.ok()) return s;
+  return id;
+}
+
+Result<std::vector<MetricMark>> SqlStateStore::MetricMarks(const std::string& metric,
+                                                           TimePoint from, TimePoint to) {
+  std::vector<MetricMark> out;
+  Status s = Do(false, [&]() -> Status {
+    Result<Rows> rows =
+        Run("SELECT id, metric, from_ts, to_ts, note, created_at FROM metric_marks "
+            "WHERE metric = $1 AND from_ts <= $3 AND to_ts >= $2 ORDER BY from_ts, id",
+            {metric, TimeCell(from), TimeCell(to)});
+    if (!rows.ok()) return rows.status();
+    return DecodeAll(
+        *rows,
+        [](const SqlRow& row) -> Result<MetricMark> {
+          RowReader r(row, "metric_marks");
+          MetricMark m;
+          m.id = r.Int();
+          m.metric = r.Text();
+          m.from = r.Time();
+          m.to = r.Time();
+          m.note = r.Text();
+          m.created_at = r.Time();
+          if (!r.status().ok()) return r.status();
+          return m;
+        },
+        out);
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
 // ---- change events ----
 
 Result<bool> SqlStateStore::AddChangeEvent(const ChangeEvent& e) {
@@ -496,6 +586,22 @@ Result<std::vector<IncidentRecord>> SqlStateStore::Incidents(const std::string& 
             : Run(Sql("SELECT ", kIncidentColumns,
                       " FROM incidents WHERE status = $1 ORDER BY opened_at DESC, id LIMIT $2"),
                   {status, int64_t{limit}});
+    if (!rows.ok()) return rows.status();
+    return DecodeAll(*rows, DecodeIncident, out);
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+Result<std::vector<IncidentRecord>> SqlStateStore::IncidentsOverlapping(TimePoint from,
+                                                                       TimePoint to) {
+  std::vector<IncidentRecord> out;
+  Status s = Do(false, [&]() -> Status {
+    Result<Rows> rows =
+        Run(Sql("SELECT ", kIncidentColumns,
+                " FROM incidents WHERE opened_at < $2 AND (closed_at IS NULL OR closed_at > $1) "
+                "ORDER BY opened_at, id"),
+            {TimeCell(from), TimeCell(to)});
     if (!rows.ok()) return rows.status();
     return DecodeAll(*rows, DecodeIncident, out);
   });

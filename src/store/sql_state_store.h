@@ -39,6 +39,11 @@ class SqlStateStore final : public StateStore {
                             const std::vector<MetricPoint>& points) override;
   Result<std::vector<MetricPoint>> MetricPoints(const std::string& metric, TimePoint from,
                                                 TimePoint to) override;
+  Result<int64_t> DeleteMetricPointsBefore(const std::string& metric, TimePoint before) override;
+  Result<std::vector<std::string>> MetricNames() override;
+  Result<int64_t> AddMetricMark(const MetricMark& mark) override;
+  Result<std::vector<MetricMark>> MetricMarks(const std::string& metric, TimePoint from,
+                                              TimePoint to) override;
 
   Result<bool> AddChangeEvent(const ChangeEvent& event) override;
   Result<std::vector<ChangeEvent>> ChangeEventsFor(const std::string& asset_id, TimePoint from,
@@ -57,6 +62,7 @@ class SqlStateStore final : public StateStore {
   Status PutIncident(const IncidentRecord& incident) override;
   Result<std::optional<IncidentRecord>> GetIncident(const std::string& id) override;
   Result<std::vector<IncidentRecord>> Incidents(const std::string& status, int limit) override;
+  Result<std::vector<IncidentRecord>> IncidentsOverlapping(TimePoint from, TimePoint to) override;
 
   Result<int64_t> AppendReceipt(const std::string& prev_hash, const std::string& hash,
                                 const std::string& body) override;

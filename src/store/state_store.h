@@ -61,6 +61,20 @@ class StateStore {
   virtual Result<std::vector<MetricPoint>> MetricPoints(const std::string& metric, TimePoint from,
                                                         TimePoint to) = 0;
 
+  // Deletes the points of `metric` with ts < `before` in one transaction and returns how many
+  // were deleted.
+  virtual Result<int64_t> DeleteMetricPointsBefore(const std::string& metric, TimePoint before) = 0;
+  // Every metric name that has at least one stored point, ordered.
+  virtual Result<std::vector<std::string>> MetricNames() = 0;
+
+  // Metric marks (ranges a person marked expected).
+  // Stores `mark` and returns its id. InvalidArgument (nothing written) for an empty metric or
+  // from > to.
+  virtual Result<int64_t> AddMetricMark(const MetricMark& mark) = 0;
+  // The marks of `metric` that overlap [from, to] (both inclusive), by `from` ascending.
+  virtual Result<std::vector<MetricMark>> MetricMarks(const std::string& metric, TimePoint from,
+                                                      TimePoint to) = 0;
+
   // Change events.
   // Adds `event`; returns false (and writes nothing) when its dedup_key is already stored.
   virtual Result<bool> AddChangeEvent(const ChangeEvent& event) = 0;
@@ -96,6 +110,11 @@ class StateStore {
   // The newest `limit` (> 0) incidents by opened_at, newest first; only those with `status`
   // unless it is empty.
   virtual Result<std::vector<IncidentRecord>> Incidents(const std::string& status, int limit) = 0;
+
+  // Every incident whose window overlaps [from, to): opened_at < to and (still open, i.e. no
+  // closed_at, or closed_at > from); by opened_at ascending.
+  virtual Result<std::vector<IncidentRecord>> IncidentsOverlapping(TimePoint from,
+                                                                   TimePoint to) = 0;
 
   // Receipts (append-only; the store never updates or deletes one).
   // Appends a receipt and returns its seq. FailedPrecondition if `prev_hash` is not the hash of

@@ -32,6 +32,10 @@ TEST(WatchCliTest, OnceEvaluatesEveryMonitorAndReportsFailures) {
   EXPECT_NE(r.out.find("monitor avg_v: insufficient_history: avg_v is 42"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("monitor:broken failed"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("missing_table"), std::string::npos) << r.err;
+  // The daily prune of metric points past their retention runs too, and says how many it deleted.
+  EXPECT_NE(r.out.find("prune: deleted 0 metric point(s) older than their retention"), std::string::npos) << r.out;
+  // The first run backfilled nothing (no series_sql) and said nothing about a catch-up.
+  EXPECT_EQ(r.out.find("caught up"), std::string::npos) << r.out;
 }
 
 }  // namespace

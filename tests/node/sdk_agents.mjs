@@ -132,6 +132,15 @@ for (const agent of agents) {
       const plot = await client.readResource({ uri: 'dw://metrics/sdk_test_metric/plot.svg' });
       const c = plot.contents[0];
       check(c.mimeType === 'image/svg+xml' && /<svg/.test(c.text) && /<circle/.test(c.text), 'plot resource has no SVG with the anomaly');
+      // A person marks the drop expected: stored, and the same point is then learnt, not judged.
+      const at = new Date(t0 + 48 * hour).toISOString();
+      const mk = await client.callTool({ name: 'monitor_metrics', arguments: { mark_expected: [{ metric: 'sdk_test_metric', from: at, to: at, note: 'planned' }] } });
+      check(!mk.isError, `mark_expected failed: ${JSON.stringify(mk.content)}`);
+      const mj = mk.structuredContent.metrics[0];
+      check(mk.structuredContent.marked[0].points_covered === 1 && mj.verdict === 'expected' && mj.marked_expected_points === 1,
+            `marked point not learnt as expected: ${JSON.stringify(mk.structuredContent)}`);
+      const bad = await client.callTool({ name: 'monitor_metrics', arguments: { mark_expected: [{ metric: 'sdk_test_metric', from: at, to: new Date(t0).toISOString() }] } });
+      check(bad.isError && /is after/.test(JSON.stringify(bad.content)), `a backwards range was not refused: ${JSON.stringify(bad.content)}`);
     }
     const extra = agentTools[agent] ? `; ${await agentTools[agent](client, tools)}` : '';
     console.log(`ok   ${agent}: ${tools.length} tool(s), describe_workspace matches its output schema${extra}`);

@@ -372,7 +372,9 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
   // Anomaly runs: a persistent move in one direction is a level shift; if it lasts relearn_after
   // points it is accepted as the new normal and its points enter training.
   int sign = residual > 0 ? 1 : -1;
-  if (v.kind == VerdictKind::kAnomaly) {
+  if (judge_only_) {
+    // Not learnt and not part of a run that could be accepted as normal (ObserveWithoutLearning).
+  } else if (v.kind == VerdictKind::kAnomaly) {
     if (run_sign_ != sign) run_.clear();
     run_sign_ = sign;
     run_.push_back({*last_, residual});
@@ -388,8 +390,8 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     run_sign_ = 0;
   }
 
-  if (v.kind == VerdictKind::kNormal || v.kind == VerdictKind::kInsufficientHistory ||
-      v.kind == VerdictKind::kExpected) {
+  if (!judge_only_ && (v.kind == VerdictKind::kNormal || v.kind == VerdictKind::kInsufficientHistory ||
+                      v.kind == VerdictKind::kExpected)) {
     Learn(*last_, residual);
     v.learnt = true;
   }
@@ -420,6 +422,13 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     last_alarm_at_ = points_seen_;
   }
   v.explanation = Explain(v, residual);
+  return v;
+}
+
+Verdict StreamingDetector::ObserveWithoutLearning(int64_t ts_ms, double value) {
+  judge_only_ = true;
+  Verdict v = Observe(ts_ms, value, false);
+  judge_only_ = false;
   return v;
 }
 

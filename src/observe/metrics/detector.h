@@ -100,6 +100,11 @@ class StreamingDetector {
   // normal or `expected` is true. Never fails: bad points come back as kInvalid.
   Verdict Observe(int64_t ts_ms, double value, bool expected = false);
 
+  // Judges the point exactly like Observe but never learns from it, nor counts it towards a
+  // level shift accepted as the new normal (a point inside an open incident: the damage must not
+  // become the baseline). The point still advances time (gaps, stuck runs, alarm episodes).
+  Verdict ObserveWithoutLearning(int64_t ts_ms, double value);
+
   // When no point has arrived for more than twice the usual interval before `now_ms`, how many
   // points are missing; 0 otherwise (or with too little history to know the interval).
   int MissingPointsAt(int64_t now_ms) const;
@@ -148,6 +153,7 @@ class StreamingDetector {
   std::optional<double> last_learnt_;
   int run_sign_ = 0;              // direction of the current anomaly run
   std::vector<std::pair<Point, double>> run_;  // the current anomaly run (point, residual)
+  bool judge_only_ = false;       // set by ObserveWithoutLearning for one call
 };
 
 // Formats `v` for a sentence: thousands separators, at most 4 significant digits after them

@@ -6,6 +6,7 @@
 
 #include "config/duration.h"
 #include "config/suggest.h"
+#include "config/time_zone.h"
 #include "observe/metrics/monitor_query.h"
 #include "observe/metrics/series_csv.h"
 #include "observe/metrics/series_plot.h"
@@ -52,13 +53,21 @@ Result<MonitorSettings> SettingsFromMonitor(const config::MonitorConfig& m) {
       if (e.contains("min")) s.detector.expected_low = e["min"].get<double>();
       if (e.contains("max")) s.detector.expected_high = e["max"].get<double>();
     }
-    for (const char* key : {"every", "training_window"}) {
+    for (const char* key : {"every", "training_window", "retention"}) {
       if (!j.contains(key)) continue;
       auto d = config::ParseDuration(j[key].get<std::string>());
       if (!d.ok()) return InvalidArgument(where(key) + d.status().message());
       if (d->count() <= 0) return InvalidArgument(where(key) + "must be longer than zero");
-      (std::string(key) == "every" ? s.every_ms : s.training_window_ms) = d->count();
+      std::string k = key;
+      if (k == "every") s.every_ms = d->count();
+      else if (k == "training_window") s.training_window_ms = d->count();
+      else s.retention_ms = d->count();
     }
+    if (s.retention_ms && *s.retention_ms < s.training_window_ms)
+      return InvalidArgument(where("retention") + "is shorter than the training window (" +
+                             config::FormatDuration(std::chrono::milliseconds(s.training_window_ms)) +
+                             "), so the baseline would lose history it learns from");
+    if (j.contains("asset")) s.asset_id = j["asset"].get<std::string>();
   } catch (const std::exception& e) {
     return InvalidArgument("monitor " + m.name + ": " + e.what());
   }
@@ -110,21 +119,124 @@ Result<RecordReport> RecordMetricPoints(store::StateStore& store, const std::str
   return report;
 }
 
+std::string AssetOfQualitySeries(const std::string& metric) {
+  const std::string prefix = "quality:";
+  if (!metric.starts_with(prefix)) return "";
+  size_t scheme = metric.find("://", prefix.size());
+  if (scheme == std::string::npos) return "";
+  size_t end = metric.find(':', scheme + 3);
+  if (end == std::string::npos) return "";
+  return metric.substr(prefix.size(), end - prefix.size());
+}
+
+bool IncidentCoversMetric(const store::IncidentRecord& incident, const std::string& metric,
+                          const std::string& asset_id) {
+  if (!asset_id.empty() && incident.asset_id == asset_id) return true;
+  const Json& body = incident.body;
+  if (!body.is_object()) return false;
+  auto one = body.find("metric");
+  if (one != body.end() && one->is_string() && one->get<std::string>() == metric) return true;
+  auto many = body.find("metrics");
+  if (many != body.end() && many->is_array())
+    for (const Json& m : *many)
+      if (m.is_string() && m.get<std::string>() == metric) return true;
+  return false;
+}
+
+Result<MetricReplay> ReplayMetric(store::StateStore& store, const std::string& metric,
+                                  const MonitorSettings& settings, const Clock& clock) {
+  int64_t now = ToUnixMillis(clock.Now());
+  TimePoint from = FromUnixMillis(now - settings.training_window_ms);
+  TimePoint to = FromUnixMillis(now + 1);
+  auto points = store.MetricPoints(metric, from, to);
+  if (!points.ok()) return points.status();
+  MetricReplay out;
+  if (points->empty()) return out;
+  auto marks = store.MetricMarks(metric, points->front().ts, points->back().ts);
+  if (!marks.ok()) return marks.status();
+  auto incidents = store.IncidentsOverlapping(points->front().ts, to);
+  if (!incidents.ok()) return incidents.status();
+  std::vector<const store::IncidentRecord*> covering;
+  for (const auto& i : *incidents)
+    if (IncidentCoversMetric(i, metric, settings.asset_id)) covering.push_back(&i);
+
+  std::optional<config::TimeZone> zone;
+  if (settings.timezone != "UTC") {
+    auto z = config::TimeZone::Load(settings.timezone);
+    if (!z.ok()) return z.status();
+    zone = *z;
+  }
+  StreamingDetector det(metric, settings.detector);
+  out.verdicts.reserve(points->size());
+  int64_t prev_real = 0, prev_local = INT64_MIN;
+  for (const auto& p : *points) {
+    int64_t ts = ToUnixMillis(p.ts);
+    // What the detector sees: local wall-clock ms (strictly increasing: the repeated hour when
+    // clocks go back is nudged 1 ms past the point before). The real gap decides what is missing.
+    int64_t local = ts;
+    int real_missing = -1;
+    if (zone) {
+      int64_t secs = ts >= 0 ? ts / 1000 : -((-ts + 999) / 1000);
+      local = ts + zone->OffsetAt(secs) * 1000;
+      if (prev_local != INT64_MIN) {
+        real_missing = det.MissingPointsAt(prev_local + (ts - prev_real));
+        if (local <= prev_local) local = prev_local + 1;
+      }
+      prev_real = ts;
+      prev_local = local;
+    }
+    const store::MetricMark* mark = nullptr;
+    for (const auto& m : *marks)
+      if (m.from <= p.ts && p.ts <= m.to) mark = &m;
+    const store::IncidentRecord* incident = nullptr;
+    for (const auto* i : covering)
+      if (i->opened_at <= p.ts && (!i->closed_at || p.ts < *i->closed_at)) incident = i;
+    Verdict v;
+    if (mark) {
+      v = det.Observe(local, p.value, /*expected=*/true);
+      if (v.kind == VerdictKind::kExpected) {
+        ++out.marked_points;
+        if (!mark->note.empty()) v.explanation += " (marked: " + mark->note + ")";
+      }
+    } else if (incident) {
+      v = det.ObserveWithoutLearning(local, p.value);
+      if (v.kind != VerdictKind::kInvalid) {
+        ++out.incident_points;
+        v.explanation += "; inside incident " + incident->id + ", so not learnt";
+      }
+    } else {
+      v = det.Observe(local, p.value);
+    }
+    v.ts_ms = ts;
+    if (real_missing >= 0 && real_missing != v.missing_before) {
+      // A clock change made the local gap differ from the real one: say what is really missing.
+      std::string said = " (" + std::to_string(v.missing_before) + " points missing before it)";
+      size_t at = v.explanation.find(said);
+      if (at != std::string::npos)
+        v.explanation.replace(at, said.size(),
+                              real_missing > 0 ? " (" + std::to_string(real_missing) + " points missing before it)" : "");
+      v.missing_before = real_missing;
+    }
+    out.verdicts.push_back(std::move(v));
+  }
+  out.seasonality = det.active_seasonality();
+  return out;
+}
+
 Result<MetricJudgement> JudgeLatestPoint(store::StateStore& store, const std::string& metric,
                                          const MonitorSettings& settings, const Clock& clock) {
-  int64_t now = ToUnixMillis(clock.Now());
-  auto points = store.MetricPoints(metric, FromUnixMillis(now - settings.training_window_ms),
-                                   FromUnixMillis(now + 1));
-  if (!points.ok()) return points.status();
-  if (points->empty())
+  auto replay = ReplayMetric(store, metric, settings, clock);
+  if (!replay.ok()) return replay.status();
+  if (replay->verdicts.empty())
     return NotFound("metric " + metric + " has no point in the last " +
                     config::FormatDuration(std::chrono::milliseconds(settings.training_window_ms)));
-  StreamingDetector det(metric, settings.detector);
   MetricJudgement j;
   j.metric = metric;
-  for (const auto& p : *points) j.latest = det.Observe(ToUnixMillis(p.ts), p.value);
-  j.history_points = points->size();
-  j.seasonality = det.active_seasonality();
+  j.latest = replay->verdicts.back();
+  j.history_points = replay->verdicts.size();
+  j.seasonality = replay->seasonality;
+  j.marked_points = replay->marked_points;
+  j.incident_points = replay->incident_points;
   return j;
 }
 
@@ -143,6 +255,7 @@ Result<MetricJudgement> EvaluateMonitor(const config::Workspace& ws, store::Stat
   }
   auto settings = SettingsFromMonitor(*monitor);
   if (!settings.ok()) return settings.status();
+  settings->timezone = ws.timezone;
   auto found = ws.warehouses.find(monitor->warehouse);
   const config::WarehouseConfig* wh = found == ws.warehouses.end() ? nullptr : &found->second;
   if (!wh) return NotFound("monitor " + name + ": warehouse " + monitor->warehouse + " is not configured");
@@ -179,23 +292,26 @@ Result<MetricJudgement> EvaluateMonitor(const config::Workspace& ws, store::Stat
 
 Result<std::string> PlotMetric(store::StateStore& store, const std::string& metric,
                                const MonitorSettings& settings, const Clock& clock) {
-  int64_t now = ToUnixMillis(clock.Now());
-  auto points = store.MetricPoints(metric, FromUnixMillis(now - settings.training_window_ms),
-                                   FromUnixMillis(now + 1));
-  if (!points.ok()) return points.status();
-  if (points->empty())
+  auto replay = ReplayMetric(store, metric, settings, clock);
+  if (!replay.ok()) return replay.status();
+  if (replay->verdicts.empty())
     return NotFound("metric " + metric.substr(0, 80) + " has no point in the last " +
                     config::FormatDuration(std::chrono::milliseconds(settings.training_window_ms)));
-  StreamingDetector det(metric, settings.detector);
-  std::vector<Verdict> verdicts;
-  for (const auto& p : *points) verdicts.push_back(det.Observe(ToUnixMillis(p.ts), p.value));
-  return RenderSeriesSvg(metric + " (seasonality " + SeasonalityName(det.active_seasonality()) + ")", verdicts);
+  return RenderSeriesSvg(metric + " (seasonality " + SeasonalityName(replay->seasonality) + ")",
+                         replay->verdicts);
 }
 
 Result<MonitorSettings> SettingsForMetric(const config::Workspace& ws, const std::string& metric) {
-  for (const auto& m : ws.monitors)
-    if (m.name == metric) return SettingsFromMonitor(m);
-  return MonitorSettings{};
+  for (const auto& m : ws.monitors) {
+    if (m.name != metric) continue;
+    auto s = SettingsFromMonitor(m);
+    if (s.ok()) s->timezone = ws.timezone;
+    return s;
+  }
+  MonitorSettings s;
+  s.asset_id = AssetOfQualitySeries(metric);
+  s.timezone = ws.timezone;
+  return s;
 }
 
 Json JudgementToJson(const MetricJudgement& j) {
@@ -210,7 +326,9 @@ Json JudgementToJson(const MetricJudgement& j) {
               {"verdict", VerdictKindName(v.kind)},
               {"sentence", v.explanation},
               {"seasonality", SeasonalityName(j.seasonality)},
-              {"history_points", j.history_points}};
+              {"history_points", j.history_points},
+              {"marked_expected_points", j.marked_points},
+              {"incident_points", j.incident_points}};
 }
 
 }  // namespace dw::metrics

@@ -21,6 +21,14 @@ struct MonitorSettings {
   DetectorOptions detector;
   int64_t training_window_ms = 28LL * 24 * 3600 * 1000;
   int64_t every_ms = 3600LL * 1000;
+  // Incidents on this asset cover the metric (the monitor's `asset:`, or the table of a
+  // quality:<table>:... series); "" when none is known.
+  std::string asset_id;
+  // The monitor's own `retention:`, when it sets one (else the workspace's metrics.retention).
+  std::optional<int64_t> retention_ms;
+  // The IANA zone whose wall clock the seasonal slots follow (the workspace `timezone`), so a
+  // daily 09:00 keeps its slot across a daylight-saving change.
+  std::string timezone = "UTC";
 };
 Result<MonitorSettings> SettingsFromMonitor(const config::MonitorConfig& m);
 
@@ -51,7 +59,31 @@ struct MetricJudgement {
   Verdict latest;
   size_t history_points = 0;  // points replayed, the latest included
   Seasonality seasonality = Seasonality::kNone;
+  size_t marked_points = 0;    // replayed points inside a range marked expected (learnt)
+  size_t incident_points = 0;  // replayed points inside an incident's window (judged, not learnt)
 };
+
+// Every stored point of `metric` within the training window before now, replayed through a fresh
+// detector that sees local wall-clock time in `settings.timezone` (verdicts keep the real
+// timestamps; a wall-clock hour repeated when clocks go back is judged in the same slot): points inside a range marked expected (store MetricMarks) are learnt as expected;
+// other points inside the window of an incident covering the metric (IncidentCoversMetric) are
+// judged but not learnt; the rest are judged and learnt as usual. The store's error on failure.
+struct MetricReplay {
+  std::vector<Verdict> verdicts;  // one per stored point, oldest first
+  Seasonality seasonality = Seasonality::kNone;
+  size_t marked_points = 0;
+  size_t incident_points = 0;
+};
+Result<MetricReplay> ReplayMetric(store::StateStore& store, const std::string& metric,
+                                  const MonitorSettings& settings, const Clock& clock);
+
+// Whether `incident` is about `metric`: its body names it ("metric": M or "metrics": [..M..]) or
+// its asset_id is `asset_id` (when not empty).
+bool IncidentCoversMetric(const store::IncidentRecord& incident, const std::string& metric,
+                          const std::string& asset_id);
+
+// The asset of a quality series "quality:<asset id>:<measure>..." ("" for any other name).
+std::string AssetOfQualitySeries(const std::string& metric);
 Result<MetricJudgement> JudgeLatestPoint(store::StateStore& store, const std::string& metric,
                                          const MonitorSettings& settings, const Clock& clock);
 
@@ -67,7 +99,8 @@ Result<MetricJudgement> EvaluateMonitor(const config::Workspace& ws, store::Stat
 Result<std::string> PlotMetric(store::StateStore& store, const std::string& metric,
                                const MonitorSettings& settings, const Clock& clock);
 
-// The settings for `metric`: those of the workspace monitor with that name, else the defaults.
+// The settings for `metric`: those of the workspace monitor with that name, else the defaults;
+// with the workspace's time zone either way.
 Result<MonitorSettings> SettingsForMetric(const config::Workspace& ws, const std::string& metric);
 
 // The judgement as the MCP tool answers it (metric, latest_ts, latest_value, expected, band_low,

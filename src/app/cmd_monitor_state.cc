@@ -1,0 +1,78 @@
+// `dw monitor mark` and `dw monitor prune`: the commands that change what is stored about metrics
+// (ranges marked expected, retention).
+#include <iostream>
+
+#include "app/commands.h"
+#include "app/services.h"
+#include "config/duration.h"
+#include "observe/metrics/metric_marks.h"
+#include "observe/metrics/retention.h"
+
+namespace dw::app {
+
+int CmdMonitorMark(const GlobalOptions& g, const MonitorMarkOptions& o) {
+  auto from = metrics::ParseRfc3339Millis(o.from, "--from");
+  auto to = metrics::ParseRfc3339Millis(o.to, "--to");
+  for (const Status& st : {from.status(), to.status()}) {
+    if (!st.ok()) {
+      std::cerr << "dw monitor mark: " << st.message() << "\n";
+      return 2;
+    }
+  }
+  Result<const Clock*> clock = CommandClock(g);
+  if (!clock.ok()) {
+    std::cerr << "dw monitor mark: " << clock.status().message() << "\n";
+    return 2;
+  }
+  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
+  if (!services->workspace_status().ok()) {
+    std::cerr << "dw monitor mark: " << services->workspace_status().message() << "\n";
+    return 1;
+  }
+  auto store = services->state();
+  if (!store.ok()) {
+    std::cerr << "dw monitor mark: state store: " << store.status().message() << "\n";
+    return 1;
+  }
+  metrics::MarkRequest req{o.metric, *from, *to, o.note};
+  auto report = metrics::MarkExpected(services->workspace(), **store, req);
+  if (!report.ok()) {
+    std::cerr << "dw monitor mark: " << report.status().message() << "\n";
+    return report.status().code() == StatusCode::kInvalidArgument ? 2 : 1;
+  }
+  std::cout << "marked " << o.metric << " expected from " << FormatRfc3339(FromUnixMillis(*from))
+            << " to " << FormatRfc3339(FromUnixMillis(*to)) << " (mark " << report->id << ", "
+            << report->points_covered << " stored point(s) in the range now; later points in it "
+            << "are learnt as they arrive)\n";
+  return 0;
+}
+
+int CmdMonitorPrune(const GlobalOptions& g) {
+  Result<const Clock*> clock = CommandClock(g);
+  if (!clock.ok()) {
+    std::cerr << "dw monitor prune: " << clock.status().message() << "\n";
+    return 2;
+  }
+  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
+  if (!services->workspace_status().ok()) {
+    std::cerr << "dw monitor prune: " << services->workspace_status().message() << "\n";
+    return 1;
+  }
+  auto store = services->state();
+  if (!store.ok()) {
+    std::cerr << "dw monitor prune: state store: " << store.status().message() << "\n";
+    return 1;
+  }
+  auto report = metrics::PruneMetricPoints(services->workspace(), **store, services->clock());
+  if (!report.ok()) {
+    std::cerr << "dw monitor prune: " << report.status().message() << "\n";
+    return 1;
+  }
+  for (const auto& m : report->metrics)
+    std::cout << m.metric << ": deleted " << m.deleted << " point(s) older than "
+              << config::FormatDuration(std::chrono::milliseconds(m.retention_ms)) << "\n";
+  std::cout << "deleted " << report->deleted << " metric point(s) in all\n";
+  return 0;
+}
+
+}  // namespace dw::app

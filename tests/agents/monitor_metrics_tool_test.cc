@@ -1,0 +1,106 @@
+// monitor_metrics' mark_expected argument through the dw-incidents catalog: marks are validated
+// before anything in the call is written, stored, and learnt by the judgement in the same answer.
+#include <gtest/gtest.h>
+
+#include "agents/agents.h"
+#include "tests/support/subprocess.h"
+
+namespace dw::agents {
+namespace {
+
+constexpr int64_t kHour = 3600LL * 1000;
+const int64_t kStart = 1767225600000LL;  // 2026-01-01 00:00 UTC
+
+class NullCall : public mcp::ToolCall {
+ public:
+  void Log(mcp::LogLevel, const Json&, const std::string&) override {}
+  void Progress(double, std::optional<double>, const std::string&) override {}
+  bool Cancelled() const override { return false; }
+  Result<Json> Request(const std::string&, const Json&, std::chrono::milliseconds) override {
+    return Unavailable("no client");
+  }
+};
+
+class MonitorMetricsToolTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_.Write("dataworkers.yaml", "version: 1\nname: t\n");
+    services_ = app::Services::Load(dir_.path(), clock_);
+    ASSERT_TRUE(services_->workspace_status().ok()) << services_->workspace_status().message();
+    catalog_ = BuildAgentCatalog(*FindAgent("dw-incidents"), services_);
+  }
+  mcp::ToolResult Call(const Json& args) {
+    const mcp::ToolSpec* spec = catalog_->FindTool("monitor_metrics");
+    EXPECT_NE(spec, nullptr);
+    NullCall call;
+    return spec->handler(args, call);
+  }
+  // 40 hourly points near 50, then 2 at 500.
+  Json Record() {
+    Json points = Json::array();
+    for (int i = 0; i < 42; ++i) points.push_back({{"ts", kStart + i * kHour}, {"value", i < 40 ? 50.0 + i % 3 : 500.0}});
+    return Json::array({{{"metric", "signups"}, {"points", points}}});
+  }
+  size_t Stored() {
+    auto store = services_->state();
+    EXPECT_TRUE(store.ok());
+    auto p = (*store)->MetricPoints("signups", FromUnixMillis(0), FromUnixMillis(kStart + 1000 * kHour));
+    return p.ok() ? p->size() : 0;
+  }
+
+  dw::testing::TempDir dir_;
+  SimulatedClock clock_{FromUnixMillis(kStart + 42 * kHour)};
+  std::shared_ptr<app::Services> services_;
+  std::shared_ptr<const mcp::Catalog> catalog_;
+};
+
+TEST_F(MonitorMetricsToolTest, AMarkInTheSameCallIsStoredAndLearnt) {
+  Json args = {{"record", Record()},
+               {"mark_expected", Json::array({{{"metric", "signups"},
+                                               {"from", "2026-01-02T16:00:00Z"},
+                                               {"to", "2026-01-02T17:00:00Z"},
+                                               {"note", "launch"}}})}};
+  auto r = Call(args);
+  ASSERT_FALSE(r.is_error) << r.content.dump();
+  const Json& out = *r.structured;
+  ASSERT_EQ(out["marked"].size(), 1u);
+  EXPECT_EQ(out["marked"][0]["points_covered"], 2);
+  ASSERT_EQ(out["metrics"].size(), 1u);
+  EXPECT_EQ(out["metrics"][0]["verdict"], "expected") << out.dump();
+  EXPECT_EQ(out["metrics"][0]["marked_expected_points"], 2);
+  EXPECT_NE(out["metrics"][0]["sentence"].get<std::string>().find("launch"), std::string::npos);
+}
+
+TEST_F(MonitorMetricsToolTest, ABadMarkStoresNothingFromTheCall) {
+  Json unknown = {{"record", Record()},
+                  {"mark_expected", Json::array({{{"metric", "signup"},
+                                                  {"from", "2026-01-02T16:00:00Z"},
+                                                  {"to", "2026-01-02T17:00:00Z"}}})}};
+  auto r = Call(unknown);
+  ASSERT_TRUE(r.is_error);
+  EXPECT_NE(r.content.dump().find("did you mean"), std::string::npos) << r.content.dump();
+  EXPECT_EQ(Stored(), 0u);
+  Json no_zone = {{"record", Record()},
+                  {"mark_expected", Json::array({{{"metric", "signups"},
+                                                  {"from", "2026-01-02 16:00"},
+                                                  {"to", "2026-01-02T17:00:00Z"}}})}};
+  r = Call(no_zone);
+  ASSERT_TRUE(r.is_error);
+  EXPECT_NE(r.content.dump().find("mark_expected[0].from"), std::string::npos) << r.content.dump();
+  EXPECT_EQ(Stored(), 0u);
+  Json backwards = {{"mark_expected", Json::array({{{"metric", "signups"},
+                                                    {"from", "2026-01-02T17:00:00Z"},
+                                                    {"to", "2026-01-02T16:00:00Z"}}})}};
+  r = Call(Json{{"record", Record()}});
+  ASSERT_FALSE(r.is_error);
+  r = Call(backwards);
+  ASSERT_TRUE(r.is_error);
+  auto store = services_->state();
+  ASSERT_TRUE(store.ok());
+  auto marks = (*store)->MetricMarks("signups", FromUnixMillis(0), FromUnixMillis(kStart + 1000 * kHour));
+  ASSERT_TRUE(marks.ok());
+  EXPECT_TRUE(marks->empty());
+}
+
+}  // namespace
+}  // namespace dw::agents

@@ -1,0 +1,141 @@
+// Catch-up after downtime, driven by the SimulatedClock through the watch loop: a monitor with
+// series_sql that missed runs while `dw watch` was down gets the missed buckets from one query.
+#include "observe/metrics/monitor_catch_up.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include "observe/watch/watch_loop.h"
+#include "tests/support/subprocess.h"
+
+namespace dw::metrics {
+namespace {
+
+constexpr int64_t kHour = 3600LL * 1000;
+const int64_t kStart = 1767225600000LL;  // 2026-01-01 00:00 UTC
+
+class MonitorCatchUpTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto s = store::OpenStateStore((tmp_.path() / "state.db").string(), clock_);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    store_ = std::move(*s);
+    // The warehouse: one row per hourly bucket for three days.
+    std::string wh = (tmp_.path() / "wh.db").string();
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(wh.c_str(), &db), SQLITE_OK);
+    std::string sql = "CREATE TABLE hourly(bucket TEXT, value REAL); INSERT INTO hourly VALUES ";
+    for (int i = 0; i < 72; ++i)
+      sql += std::string(i ? "," : "") + "('" + FormatRfc3339(FromUnixMillis(kStart + i * kHour)) + "', " +
+             std::to_string(100 + i % 5) + ")";
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+    ws_.warehouses["main"] = config::WarehouseConfig{"main", "sqlite", wh, ""};
+    config::MonitorConfig m;
+    m.name = "orders";
+    m.warehouse = "main";
+    m.spec = Json{{"name", "orders"}, {"warehouse", "main"}, {"every", "1h"}, {"seasonality", "none"},
+                  {"series_sql",
+                   "SELECT bucket, value FROM hourly WHERE bucket >= :window_start AND bucket <= :window_end "
+                   "ORDER BY bucket"}};
+    ws_.monitors.push_back(m);
+  }
+
+  // A fresh watch loop, as `dw watch` builds it on start: the monitor job checks for a catch-up on
+  // its first run and when the loop reports missed slots.
+  std::unique_ptr<watch::WatchLoop> StartWatch() {
+    auto loop = std::make_unique<watch::WatchLoop>(clock_, watch::WatchOptions{});
+    auto first = std::make_shared<bool>(true);
+    Status added = loop->AddJob({"monitor:orders", "warehouse:main", kHour, [this, first](int64_t, int missed) {
+                                   auto run = RunMonitorOnce(ws_, *store_, "orders", clock_, *first || missed > 0);
+                                   if (!run.ok()) return run.status();
+                                   *first = false;
+                                   runs_.push_back(*run);
+                                   return Status::Ok();
+                                 }});
+    EXPECT_TRUE(added.ok()) << added.ToString();
+    return loop;
+  }
+
+  size_t Stored() {
+    auto p = store_->MetricPoints("orders", FromUnixMillis(0), FromUnixMillis(kStart + 1000 * kHour));
+    EXPECT_TRUE(p.ok());
+    return p.ok() ? p->size() : 0;
+  }
+
+  dw::testing::TempDir tmp_;
+  SimulatedClock clock_{FromUnixMillis(kStart + 10 * kHour + 20 * 60 * 1000)};  // 10:20
+  std::unique_ptr<store::StateStore> store_;
+  config::Workspace ws_;
+  std::vector<MonitorRun> runs_;
+};
+
+TEST_F(MonitorCatchUpTest, ARestartAfterDowntimeFetchesTheMissedBucketsInOneQuery) {
+  {
+    auto loop = StartWatch();
+    loop->RunDue();  // nothing stored yet: one query backfills the training window
+    ASSERT_EQ(runs_.size(), 1u);
+    ASSERT_TRUE(runs_[0].catch_up.has_value());
+    EXPECT_EQ(runs_[0].queries, 1);
+    EXPECT_EQ(runs_[0].catch_up->recorded.stored, 11u);  // 00:00 .. 10:00
+    EXPECT_EQ(Stored(), 11u);
+  }
+  // dw watch is down for 10 hours, then starts again.
+  clock_.Advance(std::chrono::hours(10));
+  auto loop = StartWatch();
+  loop->RunDue();
+  ASSERT_EQ(runs_.size(), 2u);
+  const MonitorRun& run = runs_[1];
+  ASSERT_TRUE(run.catch_up.has_value());
+  EXPECT_EQ(run.queries, 1);  // one backfill query, not one run per missed slot
+  EXPECT_EQ(run.catch_up->missed_runs, 9);
+  EXPECT_EQ(run.catch_up->window_start_ms, kStart + 10 * kHour);  // from the latest stored bucket
+  EXPECT_EQ(run.catch_up->recorded.stored, 11u);                  // 10:00 again, then 11:00 .. 20:00
+  EXPECT_EQ(run.catch_up->recorded.replaced, 1u);
+  EXPECT_EQ(Stored(), 21u);
+  EXPECT_EQ(run.judgement.latest.ts_ms, kStart + 20 * kHour);
+  EXPECT_EQ(run.judgement.history_points, 21u);
+
+  // The next hour, with nothing missed, is an ordinary evaluation.
+  clock_.Advance(std::chrono::hours(1));
+  loop->RunDue();
+  ASSERT_EQ(runs_.size(), 3u);
+  EXPECT_FALSE(runs_[2].catch_up.has_value());
+  EXPECT_EQ(runs_[2].queries, 1);
+  EXPECT_EQ(Stored(), 22u);
+}
+
+TEST_F(MonitorCatchUpTest, AMonitorWithSqlToGetsItsMissedBucketsFromSeriesSql) {
+  ws_.monitors[0].spec["sql"] =
+      "SELECT value FROM hourly WHERE bucket >= :window_start AND bucket < :window_end";
+  ASSERT_TRUE(RecordMetricPoints(*store_, "orders", {{kStart + 2 * kHour, 102.0}}).ok());
+  auto catch_up = CatchUpMonitor(ws_, *store_, "orders", clock_);
+  ASSERT_TRUE(catch_up.ok()) << catch_up.status().ToString();
+  EXPECT_TRUE(catch_up->ran);
+  EXPECT_EQ(catch_up->missed_runs, 7);
+  EXPECT_EQ(catch_up->recorded.stored, 9u);  // 02:00 .. 10:00
+  // Caught up now: a second check finds nothing missed and runs no query.
+  auto again = CatchUpMonitor(ws_, *store_, "orders", clock_);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->ran);
+  // Through RunMonitorOnce after more downtime: the backfill, then the monitor's own sql.
+  clock_.Advance(std::chrono::hours(5));
+  auto run = RunMonitorOnce(ws_, *store_, "orders", clock_, true);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  ASSERT_TRUE(run->catch_up.has_value());
+  EXPECT_EQ(run->queries, 2);
+  EXPECT_EQ(run->catch_up->recorded.stored, 6u);  // 10:00 .. 15:00
+  EXPECT_EQ(run->judgement.latest.ts_ms, ToUnixMillis(clock_.Now()));  // sql's value, at now
+}
+
+TEST_F(MonitorCatchUpTest, MonitorsWithoutSeriesSqlOrUnknownAreHandled) {
+  ws_.monitors[0].spec.erase("series_sql");
+  ws_.monitors[0].spec["sql"] = "SELECT 1";
+  auto c = CatchUpMonitor(ws_, *store_, "orders", clock_);
+  ASSERT_TRUE(c.ok());
+  EXPECT_FALSE(c->ran);
+  EXPECT_EQ(CatchUpMonitor(ws_, *store_, "ordres", clock_).status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace dw::metrics
