@@ -193,11 +193,16 @@ void StreamingDetector::MaybeDetectSeasonality() {
   // level_window values without seasonality) and compare the spreads of the prediction errors.
   // Predicting, rather than fitting slot medians that include the point itself, keeps a slot of
   // three noisy points from passing for a pattern.
+  // The spread is the mean absolute error around the median, not the MAD: a seasonal pattern's
+  // gain is often concentrated in a few points a day (the morning ramp, a square wave's edges),
+  // exactly the errors a MAD ignores, so a MAD lets "none" pass for as good and the choice flaps.
   auto spread_of = [](std::vector<double>& errors) {
     if (errors.size() < 32) return kNaN;
     std::vector<double> tmp = errors;
     double c = MedianInPlace(tmp);
-    return ScaledMadInPlace(errors, c);
+    double sum = 0;
+    for (double e : errors) sum += std::fabs(e - c);
+    return sum / static_cast<double>(errors.size());
   };
   size_t first = training_.size() / 4;  // leave the oldest quarter as the predictors' history
   std::vector<double> plain_errors;
@@ -211,6 +216,7 @@ void StreamingDetector::MaybeDetectSeasonality() {
   if (!(before > 0)) return;
   Seasonality best = Seasonality::kNone;
   double best_ratio = 0.7;  // seasonal predictions must cut the error spread by at least 30%
+  double active_ratio = kNaN;  // how the seasonality in use fares now
   for (Seasonality s : candidates) {
     std::vector<std::deque<double>> by_slot(static_cast<size_t>(SeasonalSlotCount(s)));
     std::vector<double> errors;
@@ -225,6 +231,7 @@ void StreamingDetector::MaybeDetectSeasonality() {
     }
     double ratio = spread_of(errors) / before;
     if (!std::isfinite(ratio)) continue;
+    if (s == active_) active_ratio = ratio;
     // A finer seasonality (candidates come simplest first) must earn its keep: hour_of_week has
     // 7x the slots of hour_of_day, so it replaces it only when clearly better (15% less spread,
     // and 0.05 in absolute terms so that two near-perfect fits do not count).
@@ -234,6 +241,16 @@ void StreamingDetector::MaybeDetectSeasonality() {
       best_ratio = ratio;
       best = s;
     }
+  }
+  // Hysteresis: a seasonality in use is kept while it still helps at all (10% less spread) and
+  // nothing clearly better has appeared; a few flat days must not switch it off and on again,
+  // since each switch rebuilds the baseline and blinds the detector for a while.
+  if (active_ != Seasonality::kNone) {
+    bool still_helps = !std::isfinite(active_ratio) || active_ratio < 0.9;
+    bool clearly_better = best != Seasonality::kNone && best != active_ &&
+                          (!std::isfinite(active_ratio) ||
+                           (best_ratio < 0.85 * active_ratio && active_ratio - best_ratio > 0.05));
+    if (still_helps && !clearly_better) best = active_;
   }
   if (best != active_) {
     active_ = best;
