@@ -16,7 +16,8 @@ constexpr size_t kScaleEvery = 32;         // recompute the spread every this ma
 constexpr size_t kSeasonCheckEvery = 256;  // re-test seasonality every this many learnt points
 constexpr size_t kIntervalsKept = 32;
 constexpr size_t kBusyWindow = 8000;      // points over which alarm episodes are counted
-constexpr double kBusyDiscount = 0.3;     // each recent episode divides a new one's deviation by +0.3
+constexpr double kBusyDiscount = 0.15;    // each recent episode divides a new one's deviation by +0.15
+constexpr double kEscalation = 1.5;       // an alarm this many times the episode's peak is news again
 constexpr int64_t kMaxSlots = 2016;       // a week at 5-minute resolution
 constexpr double kRepeatDecay = 0.999;     // memory of how often the series repeats a value
 
@@ -411,28 +412,34 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     v.learnt = true;
   }
   // An alarm shortly after another is the same episode still going on, not news: its score is
-  // cut to 30% (below the alarm line) unless it is worse than the episode's peak so far. The score
-  // of a new episode is discounted by how many episodes began in the last kBusyWindow points, so
-  // that a series that alarms often must move further to rank as high as a quiet one (the
-  // verdict itself is not changed: it follows `sensitivity` alone).
+  // cut to 30% (below the alarm line) unless it is kEscalation times the episode's peak so far
+  // (a slow climb of one spike is one finding, not one per point; a stuck run that grows longer
+  // is too). The score of a new episode is discounted by how many episodes began in the last
+  // kBusyWindow points, so that a series that alarms often must move further to rank as high as a
+  // quiet one (the verdict itself is not changed: it follows `sensitivity` alone).
   ++points_seen_;
   if (IsAlarm(v.kind)) {
     bool same_episode = last_alarm_at_ > 0 && points_seen_ - last_alarm_at_ <= o_.repeat_quiet_points;
-    if (same_episode && v.score <= episode_peak_) {
+    // The score in robust deviations, so that "worse" below means a real escalation.
+    double d = v.score / (1 - std::min(v.score, 0.999)) * o_.sensitivity;
+    if (!same_episode) {
+      while (!episode_starts_.empty() && points_seen_ - episode_starts_.front() > kBusyWindow)
+        episode_starts_.pop_front();
+      episode_busy_ = 1 + kBusyDiscount * static_cast<double>(episode_starts_.size());
+      episode_starts_.push_back(points_seen_);
+      episode_peak_ = d;
+    } else if (d > kEscalation * episode_peak_) {
+      // Clearly worse than anything yet in this episode: reported again, at its full score (the
+      // incident is growing, which is news however busy the series has been).
+      episode_peak_ = d;
+      episode_busy_ = 1;
+    } else {
       v.score *= 0.3;
       v.repeat = true;
-    } else {
-      episode_peak_ = v.score;
     }
-    if (!same_episode) {
-      episode_peak_ = v.score;
-      while (!episode_starts_.empty() && points_seen_ - episode_starts_.front() > kBusyWindow) episode_starts_.pop_front();
-      if (v.kind != VerdictKind::kOutOfBounds) {  // a hard bound always scores 1
-        double busy = 1 + kBusyDiscount * static_cast<double>(episode_starts_.size());
-        double d = v.score / (1 - std::min(v.score, 0.999)) * o_.sensitivity / busy;
-        v.score = d / (d + o_.sensitivity);
-      }
-      episode_starts_.push_back(points_seen_);
+    if (!v.repeat && v.kind != VerdictKind::kOutOfBounds) {  // a hard bound always scores 1
+      double discounted = d / episode_busy_;
+      v.score = discounted / (discounted + o_.sensitivity);
     }
     last_alarm_at_ = points_seen_;
   }

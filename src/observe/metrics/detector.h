@@ -139,7 +139,8 @@ class StreamingDetector {
   std::optional<Point> last_;
   size_t points_seen_ = 0;
   size_t last_alarm_at_ = 0;      // points_seen_ at the latest alarm, 0 if none
-  double episode_peak_ = 0;
+  double episode_peak_ = 0;       // the episode's worst alarm so far, in robust deviations
+  double episode_busy_ = 1;       // the discount of the current episode (see detector.cc)
   std::deque<size_t> episode_starts_;
   size_t stuck_points_ = 0;       // consecutive points reported stuck
   size_t same_run_ = 0;           // identical consecutive values ending at the last point
