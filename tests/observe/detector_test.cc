@@ -96,6 +96,34 @@ TEST(DetectorTest, PointsMarkedExpectedBecomeTheNewNormal) {
   EXPECT_NEAR(v.expected, 2000, 60);
 }
 
+TEST(DetectorTest, AShiftNoSinglePointShowsIsCaughtWhenItLasts) {
+  // Noise +-2% around 1000; then +4.5% for good: each point alone stays inside the band, but
+  // eight of them together are far off.
+  StreamingDetector d = Warmed(300, 1000);
+  uint64_t s = 11;
+  int first_sustained = -1;
+  for (int i = 0; i < 16; ++i) {
+    Verdict v = d.Observe(kStart + (300 + i) * kHour, 1045 * (1 + 0.02 * Noise(s)));
+    if (v.sustained && first_sustained < 0) {
+      first_sustained = i;
+      EXPECT_TRUE(IsAlarm(v.kind)) << v.explanation;
+      EXPECT_LT(std::fabs(v.deviation), 4) << "a single point this far is an ordinary anomaly";
+      EXPECT_NE(v.explanation.find("sustained rise"), std::string::npos) << v.explanation;
+    }
+  }
+  EXPECT_GE(first_sustained, 0) << "the shift was never reported";
+  EXPECT_LE(first_sustained, 9);
+}
+
+TEST(DetectorTest, SteadyNoiseRaisesNoSustainedShift) {
+  StreamingDetector d = Warmed(300, 1000);
+  uint64_t s = 13;
+  for (int i = 0; i < 2000; ++i) {
+    Verdict v = d.Observe(kStart + (300 + i) * kHour, 1000 * (1 + 0.02 * Noise(s)));
+    EXPECT_FALSE(v.sustained) << i << ": " << v.explanation;
+  }
+}
+
 TEST(DetectorTest, DirectionSpikeIgnoresDropsAndDropIgnoresSpikes) {
   DetectorOptions spike;
   spike.direction = Direction::kSpike;

@@ -17,6 +17,14 @@ constexpr size_t kSeasonCheckEvery = 256;  // re-test seasonality every this man
 constexpr size_t kIntervalsKept = 32;
 constexpr size_t kBusyWindow = 8000;      // points over which alarm episodes are counted
 constexpr double kBusyDiscount = 0.15;    // each recent episode divides a new one's deviation by +0.15
+constexpr size_t kShiftPoints = 8;        // points averaged by the sustained-shift test
+constexpr size_t kShiftWarmup = 64;       // normal means seen before the test speaks
+constexpr size_t kShiftMemory = 1000;     // the spread of the mean is learnt over about this many
+// A sustained shift: the recent mean lies kShiftZ of its usual standard deviations away, and at
+// least kShiftMinMean robust deviations from the baseline (so a very steady series does not
+// alarm on a mean that is unusual yet tiny).
+constexpr double kShiftZ = 3.0;
+constexpr double kShiftMinMean = 2.5;
 constexpr double kEscalation = 1.5;       // an alarm this many times the episode's peak is news again
 constexpr int64_t kMaxSlots = 2016;       // a week at 5-minute resolution
 constexpr double kRepeatDecay = 0.999;     // memory of how often the series repeats a value
@@ -360,6 +368,47 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
   bool big_enough = enough && std::fabs(residual) >= o_.min_abs_change &&
                     std::fabs(residual) >= o_.min_rel_change * std::fabs(v.expected);
   bool deviates = big_enough && watched >= o_.sensitivity;
+  // Sustained shift: the mean of the last kShiftPoints deviations (each capped at the
+  // sensitivity, so one spike cannot make it) compared with how that mean usually varies on this
+  // series. It catches a level change that no single point makes obvious (a noisy series moving
+  // to a new level, a slow drift) well before it would be relearnt.
+  bool sustained = false;
+  double shift_z = 0;
+  if (expected) {
+    // A person declared this point normal: what came before it is no evidence of a shift.
+    recent_devs_.clear();
+    recent_sum_ = 0;
+  } else if (enough) {
+    double capped = std::clamp(v.deviation, -o_.sensitivity, o_.sensitivity);
+    recent_devs_.push_back(capped);
+    recent_sum_ += capped;
+    if (recent_devs_.size() > kShiftPoints) {
+      recent_sum_ -= recent_devs_.front();
+      recent_devs_.pop_front();
+    }
+    if (recent_devs_.size() == kShiftPoints) {
+      double m = recent_sum_ / static_cast<double>(kShiftPoints);
+      if (shift_n_ >= kShiftWarmup) {
+        double sd = std::sqrt(std::max(shift_var_, 1e-12));
+        double z = (m - shift_mean_) / sd;
+        if (o_.direction == Direction::kBoth) shift_z = std::fabs(z);
+        if (o_.direction == Direction::kDrop) shift_z = std::max(0.0, -z);
+        if (o_.direction == Direction::kSpike) shift_z = std::max(0.0, z);
+        bool same_side = (m - shift_mean_) * v.deviation > 0;
+        sustained = big_enough && same_side && shift_z >= kShiftZ && std::fabs(m) >= kShiftMinMean;
+        if (sustained) shift_z = shift_z * o_.sensitivity / kShiftZ;  // in robust deviations
+      }
+      // Learn the usual spread of the mean from points judged normal only, so that an incident
+      // does not widen it.
+      if (!deviates && !sustained) {
+        double a = 1.0 / static_cast<double>(std::min<size_t>(shift_n_ + 1, kShiftMemory));
+        double delta = m - shift_mean_;
+        shift_mean_ += a * delta;
+        shift_var_ = (1 - a) * (shift_var_ + a * delta * delta);
+        ++shift_n_;
+      }
+    }
+  }
   double p_repeat = all_pairs_ > 0 ? repeat_pairs_ / all_pairs_ : 1.0;
   double log_p_run = static_cast<double>(same_run_ - 1) * std::log(std::max(p_repeat, 1e-6));
   bool improbable = enough && same_run_ >= o_.stuck_min_points &&
@@ -383,6 +432,10 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     v.score = std::max(v.score, stuck_deviations / (stuck_deviations + o_.sensitivity));
   } else if (deviates) {
     v.kind = VerdictKind::kAnomaly;
+  } else if (sustained) {
+    v.kind = VerdictKind::kAnomaly;
+    v.sustained = true;
+    v.score = std::max(v.score, shift_z / (shift_z + o_.sensitivity));
   } else {
     v.kind = VerdictKind::kNormal;
   }
@@ -505,6 +558,9 @@ std::string StreamingDetector::Explain(const Verdict& v, double residual) const 
     return sentence + ": level shift, anomalous in the same direction for " +
            std::to_string(run_.empty() ? o_.relearn_after : run_.size()) + " points" +
            (v.learnt ? ", now accepted as the new normal" : "") + missing;
+  if (v.sustained)
+    return sentence + ": sustained " + (v.deviation < 0 ? "drop" : "rise") + ", the last " +
+           std::to_string(kShiftPoints) + " points together sit further from the baseline than this series' history makes likely" + missing;
   return sentence + (v.deviation < 0 ? ": anomalous drop" : ": anomalous spike") +
          (v.repeat ? " (continues an alarm raised within the last " + std::to_string(o_.repeat_quiet_points) +
                          " points)"

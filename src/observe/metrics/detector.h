@@ -88,6 +88,9 @@ struct Verdict {
   int missing_before = 0;  // points missing between the previous point and this one
   bool learnt = false;     // whether the point entered the training history
   bool repeat = false;     // an alarm that continues an episode already reported
+  // An anomaly raised because the last few points together sit improbably far from the baseline
+  // (a sustained shift), though this point alone is within the band.
+  bool sustained = false;
   std::string explanation;  // one sentence a person can read
 };
 
@@ -142,6 +145,11 @@ class StreamingDetector {
   double episode_peak_ = 0;       // the episode's worst alarm so far, in robust deviations
   double episode_busy_ = 1;       // the discount of the current episode (see detector.cc)
   std::deque<size_t> episode_starts_;
+  std::deque<double> recent_devs_;  // the last few capped deviations (sustained-shift test)
+  double recent_sum_ = 0;
+  double shift_mean_ = 0;  // running mean and variance of the mean of recent_devs_
+  double shift_var_ = 0;
+  size_t shift_n_ = 0;
   size_t stuck_points_ = 0;       // consecutive points reported stuck
   size_t same_run_ = 0;           // identical consecutive values ending at the last point
   double repeat_pairs_ = 0;       // consecutive equal pairs among learnt points (decayed)
