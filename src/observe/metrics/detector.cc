@@ -469,23 +469,35 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
   // (a slow climb of one spike is one finding, not one per point; a stuck run that grows longer
   // is too). The score of a new episode is discounted by how many episodes began in the last
   // kBusyWindow points, so that a series that alarms often must move further to rank as high as a
-  // quiet one (the verdict itself is not changed: it follows `sensitivity` alone).
+  // quiet one, unless it is the worst of them (the verdict itself is not changed: it follows
+  // `sensitivity` alone).
   ++points_seen_;
   if (IsAlarm(v.kind)) {
     bool same_episode = last_alarm_at_ > 0 && points_seen_ - last_alarm_at_ <= o_.repeat_quiet_points;
     // The score in robust deviations, so that "worse" below means a real escalation.
     double d = v.score / (1 - std::min(v.score, 0.999)) * o_.sensitivity;
+    // The worst peak among the recent episodes (all of them, or all but the current one).
+    auto recent_record = [&](bool skip_current) {
+      double m = 0;
+      size_t n = episode_starts_.size() - (skip_current && !episode_starts_.empty() ? 1 : 0);
+      for (size_t k = 0; k < n; ++k) m = std::max(m, episode_starts_[k].second);
+      return m;
+    };
     if (!same_episode) {
-      while (!episode_starts_.empty() && points_seen_ - episode_starts_.front() > kBusyWindow)
+      while (!episode_starts_.empty() && points_seen_ - episode_starts_.front().first > kBusyWindow)
         episode_starts_.pop_front();
       episode_busy_ = 1 + kBusyDiscount * static_cast<double>(episode_starts_.size());
-      episode_starts_.push_back(points_seen_);
+      // Worse than every recent episode: news however busy the series has been.
+      if (d > recent_record(false)) episode_busy_ = 1;
+      episode_starts_.push_back({points_seen_, d});
       episode_peak_ = d;
     } else if (d > kEscalation * episode_peak_) {
-      // Clearly worse than anything yet in this episode: reported again, at its full score (the
-      // incident is growing, which is news however busy the series has been).
+      // Clearly worse than anything yet in this episode: reported again, with half (in log
+      // terms) the busy discount, or none if it beats every recent episode.
       episode_peak_ = d;
-      episode_busy_ = 1;
+      if (!episode_starts_.empty()) episode_starts_.back().second = d;
+      episode_busy_ = std::sqrt(episode_busy_);
+      if (d > recent_record(true)) episode_busy_ = 1;
     } else {
       v.score *= 0.3;
       v.repeat = true;

@@ -144,7 +144,7 @@ class StreamingDetector {
   size_t last_alarm_at_ = 0;      // points_seen_ at the latest alarm, 0 if none
   double episode_peak_ = 0;       // the episode's worst alarm so far, in robust deviations
   double episode_busy_ = 1;       // the discount of the current episode (see detector.cc)
-  std::deque<size_t> episode_starts_;
+  std::deque<std::pair<size_t, double>> episode_starts_;  // recent episodes: start, peak
   std::deque<double> recent_devs_;  // the last few capped deviations (sustained-shift test)
   double recent_sum_ = 0;
   double shift_mean_ = 0;  // running mean and variance of the mean of recent_devs_
