@@ -289,6 +289,22 @@ void StreamingDetector::MaybeDetectSeasonality() {
   }
 }
 
+void StreamingDetector::AdoptMarkedLevel() {
+  double r = *pending_shift_;
+  for (Point& p : training_)
+    if (p.ts_ms < pending_from_ms_) p.value = pending_mult_ ? p.value * r : p.value + r;
+  RebuildSlots();
+  if (pending_mult_) {
+    for (double& x : residuals_) x *= r;
+    for (double& x : judged_residuals_) x *= r;
+  }
+  since_scale_ = kScaleEvery;  // re-measure the spread at the new level
+  recent_devs_.clear();
+  recent_sum_ = 0;
+  run_.clear();
+  run_sign_ = 0;
+}
+
 void StreamingDetector::Learn(const Point& p, double residual) {
   if (last_learnt_) {
     all_pairs_ = all_pairs_ * kRepeatDecay + 1;
@@ -338,6 +354,44 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
   if (!training_.empty()) {
     v.expected = Baseline(ts_ms, &v.slot);
     residual = value - v.expected;
+  }
+  // A level a person marked expected becomes the normal one if the series stays there: the first
+  // point after the marked run that the old baseline would flag, but that fits the old baseline
+  // moved by the run's typical ratio (or difference), moves the whole history by it. A marked
+  // run that the series leaves again (a holiday) changes nothing.
+  if (expected) {
+    if (std::isfinite(v.expected)) {
+      bool positive = v.expected > 0 && value > 0;
+      if (marked_.empty()) {
+        marked_from_ms_ = ts_ms;
+        marked_mult_ = positive;
+      }
+      marked_mult_ = marked_mult_ && positive;
+      marked_.push_back({value, v.expected});
+    }
+  } else {
+    if (!marked_.empty()) {
+      std::vector<double> shifts;
+      for (const auto& [val, base] : marked_) shifts.push_back(marked_mult_ ? val / base : val - base);
+      pending_shift_ = MedianInPlace(shifts);
+      pending_mult_ = marked_mult_;
+      pending_from_ms_ = marked_from_ms_;
+      marked_.clear();
+    }
+    if (pending_shift_ && enough && std::isfinite(residual)) {
+      double scale = Scale(v.expected);
+      double r = *pending_shift_;
+      double moved = pending_mult_ ? v.expected * r : v.expected + r;
+      double moved_scale = pending_mult_ ? scale * r : scale;
+      bool old_flags = std::fabs(residual) >= o_.sensitivity * scale;
+      bool moved_fits = std::fabs(value - moved) < o_.sensitivity * moved_scale;
+      if (old_flags && moved_fits) {
+        AdoptMarkedLevel();
+        v.expected = Baseline(ts_ms, &v.slot);
+        residual = value - v.expected;
+      }
+      if (!old_flags || moved_fits) pending_shift_.reset();
+    }
   }
   if (std::isfinite(residual)) {
     judged_residuals_.push_back(residual);
