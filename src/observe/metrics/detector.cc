@@ -17,6 +17,7 @@ constexpr size_t kSeasonCheckEvery = 256;  // re-test seasonality every this man
 constexpr size_t kIntervalsKept = 32;
 constexpr size_t kBusyWindow = 8000;      // points over which alarm episodes are counted
 constexpr double kBusyDiscount = 0.15;    // each recent episode divides a new one's deviation by +0.15
+constexpr size_t kMarkedLevelPoints = 24;  // points after a marked run that may confirm its level
 constexpr size_t kShiftPoints = 8;        // points averaged by the sustained-shift test
 constexpr size_t kShiftWarmup = 64;       // normal means seen before the test speaks
 constexpr size_t kShiftMemory = 1000;     // the spread of the mean is learnt over about this many
@@ -368,6 +369,7 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
       }
       marked_mult_ = marked_mult_ && positive;
       marked_.push_back({value, v.expected});
+      if (marked_.size() > o_.training_points) marked_.pop_front();  // the recent part suffices
     }
   } else {
     if (!marked_.empty()) {
@@ -376,8 +378,11 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
       pending_shift_ = MedianInPlace(shifts);
       pending_mult_ = marked_mult_;
       pending_from_ms_ = marked_from_ms_;
+      pending_age_ = 0;
       marked_.clear();
     }
+    // A marked level not confirmed within a day's worth of points is no longer evidence.
+    if (pending_shift_ && ++pending_age_ > kMarkedLevelPoints) pending_shift_.reset();
     if (pending_shift_ && enough && std::isfinite(residual)) {
       double scale = Scale(v.expected);
       double r = *pending_shift_;
@@ -640,6 +645,8 @@ size_t StreamingDetector::MemoryBytes() const {
            (residuals_.size() + judged_residuals_.size()) * sizeof(double);
   for (const auto& s : slots_) bytes += sizeof(s) + s.size() * sizeof(double);
   bytes += intervals_.size() * sizeof(int64_t) + run_.capacity() * sizeof(run_[0]);
+  bytes += recent_devs_.size() * sizeof(double) + marked_.size() * sizeof(marked_[0]) +
+           episode_starts_.size() * sizeof(episode_starts_[0]);
   return bytes;
 }
 

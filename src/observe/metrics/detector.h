@@ -147,12 +147,13 @@ class StreamingDetector {
   double episode_peak_ = 0;       // the episode's worst alarm so far, in robust deviations
   double episode_busy_ = 1;       // the discount of the current episode (see detector.cc)
   std::deque<std::pair<size_t, double>> episode_starts_;  // recent episodes: start, peak
-  std::vector<std::pair<double, double>> marked_;  // the current marked run: value, baseline
+  std::deque<std::pair<double, double>> marked_;  // the current marked run: value, baseline
   int64_t marked_from_ms_ = 0;
   bool marked_mult_ = true;          // the run's shift is a ratio (all positive), else a difference
   std::optional<double> pending_shift_;  // the last marked run's shift, until confirmed or left
   bool pending_mult_ = true;
   int64_t pending_from_ms_ = 0;
+  size_t pending_age_ = 0;  // points judged since the marked run ended
   std::deque<double> recent_devs_;  // the last few capped deviations (sustained-shift test)
   double recent_sum_ = 0;
   double shift_mean_ = 0;  // running mean and variance of the mean of recent_devs_
