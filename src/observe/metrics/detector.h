@@ -7,7 +7,10 @@
 // Anomalous points stay out of training (so an incident is not learnt as the new normal) unless
 // the caller marks them expected, or they persist for `relearn_after` points (a level shift that
 // has become the new normal). A run of identical values that the series' history makes
-// improbable is reported as stuck. Fewer than `min_history` points: "insufficient history".
+// improbable is reported as stuck. A run of points each inside the band but together improbably
+// far to one side is reported as a (sustained) anomaly. A level the caller marked expected becomes
+// the baseline when the series stays there. Fewer than `min_history` points: "insufficient
+// history".
 #pragma once
 
 #include <cstdint>
@@ -46,8 +49,8 @@ struct DetectorOptions {
   size_t relearn_after = 6;
   // Stuck: a run of identical values whose probability under the history is below this.
   double stuck_probability = 1e-6;
-  // An alarm within this many points of the previous one, and no worse than the episode's peak,
-  // continues that episode: its score is halved so that one incident is reported once.
+  // An alarm within this many points of the previous one, and less than 1.5 times the episode's
+  // peak, continues that episode: its score is cut to 30% so that one incident is reported once.
   size_t repeat_quiet_points = 96;
   size_t stuck_min_points = 3;
 };
