@@ -96,6 +96,64 @@ TEST(DetectorTest, PointsMarkedExpectedBecomeTheNewNormal) {
   EXPECT_NEAR(v.expected, 2000, 60);
 }
 
+TEST(DetectorTest, AShiftNoSinglePointShowsIsCaughtWhenItLasts) {
+  // Noise +-2% around 1000; then +4.5% for good: each point alone stays inside the band, but
+  // eight of them together are far off.
+  StreamingDetector d = Warmed(300, 1000);
+  uint64_t s = 11;
+  int first_sustained = -1;
+  for (int i = 0; i < 16; ++i) {
+    Verdict v = d.Observe(kStart + (300 + i) * kHour, 1045 * (1 + 0.02 * Noise(s)));
+    if (v.sustained && first_sustained < 0) {
+      first_sustained = i;
+      EXPECT_TRUE(IsAlarm(v.kind)) << v.explanation;
+      EXPECT_LT(std::fabs(v.deviation), 4) << "a single point this far is an ordinary anomaly";
+      EXPECT_NE(v.explanation.find("sustained rise"), std::string::npos) << v.explanation;
+    }
+  }
+  EXPECT_GE(first_sustained, 0) << "the shift was never reported";
+  EXPECT_LE(first_sustained, 9);
+}
+
+TEST(DetectorTest, SteadyNoiseRaisesNoSustainedShift) {
+  StreamingDetector d = Warmed(300, 1000);
+  uint64_t s = 13;
+  for (int i = 0; i < 2000; ++i) {
+    Verdict v = d.Observe(kStart + (300 + i) * kHour, 1000 * (1 + 0.02 * Noise(s)));
+    EXPECT_FALSE(v.sustained) << i << ": " << v.explanation;
+  }
+}
+
+TEST(DetectorTest, AShortMarkedRunAtANewLevelMovesTheBaselineWhenTheSeriesStaysThere) {
+  DetectorOptions o;
+  o.relearn_after = 0;  // only the marking can move the baseline here
+  StreamingDetector d = Warmed(200, 1000, o);
+  uint64_t s = 17;
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(d.Observe(kStart + (200 + i) * kHour, 1400 * (1 + 0.02 * Noise(s)), true).kind,
+              VerdictKind::kExpected);
+  for (int i = 3; i < 30; ++i) {
+    Verdict v = d.Observe(kStart + (200 + i) * kHour, 1400 * (1 + 0.02 * Noise(s)));
+    EXPECT_FALSE(IsAlarm(v.kind)) << i << ": " << v.explanation;
+    EXPECT_NEAR(v.expected, 1400, 50) << i;
+  }
+}
+
+TEST(DetectorTest, AMarkedHolidayTheSeriesLeavesChangesNothing) {
+  DetectorOptions o;
+  o.relearn_after = 0;
+  StreamingDetector d = Warmed(200, 1000, o);
+  uint64_t s = 19;
+  for (int i = 0; i < 3; ++i) d.Observe(kStart + (200 + i) * kHour, 300 * (1 + 0.02 * Noise(s)), true);
+  Verdict back = d.Observe(kStart + 203 * kHour, 1000 * (1 + 0.02 * Noise(s)));
+  EXPECT_EQ(back.kind, VerdictKind::kNormal) << back.explanation;
+  EXPECT_NEAR(back.expected, 1000, 30);
+  // The holiday's level is not normal afterwards.
+  Verdict low = d.Observe(kStart + 204 * kHour, 300);
+  EXPECT_EQ(low.kind, VerdictKind::kAnomaly) << low.explanation;
+  EXPECT_NEAR(low.expected, 1000, 30);
+}
+
 TEST(DetectorTest, DirectionSpikeIgnoresDropsAndDropIgnoresSpikes) {
   DetectorOptions spike;
   spike.direction = Direction::kSpike;

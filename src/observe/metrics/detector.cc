@@ -16,7 +16,17 @@ constexpr size_t kScaleEvery = 32;         // recompute the spread every this ma
 constexpr size_t kSeasonCheckEvery = 256;  // re-test seasonality every this many learnt points
 constexpr size_t kIntervalsKept = 32;
 constexpr size_t kBusyWindow = 8000;      // points over which alarm episodes are counted
-constexpr double kBusyDiscount = 0.3;     // each recent episode divides a new one's deviation by +0.3
+constexpr double kBusyDiscount = 0.15;    // each recent episode divides a new one's deviation by +0.15
+constexpr size_t kMarkedLevelPoints = 24;  // points after a marked run that may confirm its level
+constexpr size_t kShiftPoints = 8;        // points averaged by the sustained-shift test
+constexpr size_t kShiftWarmup = 64;       // normal means seen before the test speaks
+constexpr size_t kShiftMemory = 1000;     // the spread of the mean is learnt over about this many
+// A sustained shift: the recent mean lies kShiftZ of its usual standard deviations away, and at
+// least kShiftMinMean robust deviations from the baseline (so a very steady series does not
+// alarm on a mean that is unusual yet tiny).
+constexpr double kShiftZ = 3.0;
+constexpr double kShiftMinMean = 2.5;
+constexpr double kEscalation = 1.5;       // an alarm this many times the episode's peak is news again
 constexpr int64_t kMaxSlots = 2016;       // a week at 5-minute resolution
 constexpr double kRepeatDecay = 0.999;     // memory of how often the series repeats a value
 
@@ -193,11 +203,16 @@ void StreamingDetector::MaybeDetectSeasonality() {
   // level_window values without seasonality) and compare the spreads of the prediction errors.
   // Predicting, rather than fitting slot medians that include the point itself, keeps a slot of
   // three noisy points from passing for a pattern.
+  // The spread is the mean absolute error around the median, not the MAD: a seasonal pattern's
+  // gain is often concentrated in a few points a day (the morning ramp, a square wave's edges),
+  // exactly the errors a MAD ignores, so a MAD lets "none" pass for as good and the choice flaps.
   auto spread_of = [](std::vector<double>& errors) {
     if (errors.size() < 32) return kNaN;
     std::vector<double> tmp = errors;
     double c = MedianInPlace(tmp);
-    return ScaledMadInPlace(errors, c);
+    double sum = 0;
+    for (double e : errors) sum += std::fabs(e - c);
+    return sum / static_cast<double>(errors.size());
   };
   size_t first = training_.size() / 4;  // leave the oldest quarter as the predictors' history
   std::vector<double> plain_errors;
@@ -211,6 +226,7 @@ void StreamingDetector::MaybeDetectSeasonality() {
   if (!(before > 0)) return;
   Seasonality best = Seasonality::kNone;
   double best_ratio = 0.7;  // seasonal predictions must cut the error spread by at least 30%
+  double active_ratio = kNaN;  // how the seasonality in use fares now
   for (Seasonality s : candidates) {
     std::vector<std::deque<double>> by_slot(static_cast<size_t>(SeasonalSlotCount(s)));
     std::vector<double> errors;
@@ -225,6 +241,7 @@ void StreamingDetector::MaybeDetectSeasonality() {
     }
     double ratio = spread_of(errors) / before;
     if (!std::isfinite(ratio)) continue;
+    if (s == active_) active_ratio = ratio;
     // A finer seasonality (candidates come simplest first) must earn its keep: hour_of_week has
     // 7x the slots of hour_of_day, so it replaces it only when clearly better (15% less spread,
     // and 0.05 in absolute terms so that two near-perfect fits do not count).
@@ -234,6 +251,16 @@ void StreamingDetector::MaybeDetectSeasonality() {
       best_ratio = ratio;
       best = s;
     }
+  }
+  // Hysteresis: a seasonality in use is kept while it still helps at all (10% less spread) and
+  // nothing clearly better has appeared; a few flat days must not switch it off and on again,
+  // since each switch rebuilds the baseline and blinds the detector for a while.
+  if (active_ != Seasonality::kNone) {
+    bool still_helps = !std::isfinite(active_ratio) || active_ratio < 0.9;
+    bool clearly_better = best != Seasonality::kNone && best != active_ &&
+                          (!std::isfinite(active_ratio) ||
+                           (best_ratio < 0.85 * active_ratio && active_ratio - best_ratio > 0.05));
+    if (still_helps && !clearly_better) best = active_;
   }
   if (best != active_) {
     active_ = best;
@@ -261,6 +288,22 @@ void StreamingDetector::MaybeDetectSeasonality() {
     judged_residuals_.assign(residuals_.begin(), residuals_.end());
     since_scale_ = kScaleEvery;
   }
+}
+
+void StreamingDetector::AdoptMarkedLevel() {
+  double r = *pending_shift_;
+  for (Point& p : training_)
+    if (p.ts_ms < pending_from_ms_) p.value = pending_mult_ ? p.value * r : p.value + r;
+  RebuildSlots();
+  if (pending_mult_) {
+    for (double& x : residuals_) x *= r;
+    for (double& x : judged_residuals_) x *= r;
+  }
+  since_scale_ = kScaleEvery;  // re-measure the spread at the new level
+  recent_devs_.clear();
+  recent_sum_ = 0;
+  run_.clear();
+  run_sign_ = 0;
 }
 
 void StreamingDetector::Learn(const Point& p, double residual) {
@@ -313,6 +356,48 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     v.expected = Baseline(ts_ms, &v.slot);
     residual = value - v.expected;
   }
+  // A level a person marked expected becomes the normal one if the series stays there: the first
+  // point after the marked run that the old baseline would flag, but that fits the old baseline
+  // moved by the run's typical ratio (or difference), moves the whole history by it. A marked
+  // run that the series leaves again (a holiday) changes nothing.
+  if (expected) {
+    if (std::isfinite(v.expected)) {
+      bool positive = v.expected > 0 && value > 0;
+      if (marked_.empty()) {
+        marked_from_ms_ = ts_ms;
+        marked_mult_ = positive;
+      }
+      marked_mult_ = marked_mult_ && positive;
+      marked_.push_back({value, v.expected});
+      if (marked_.size() > o_.training_points) marked_.pop_front();  // the recent part suffices
+    }
+  } else {
+    if (!marked_.empty()) {
+      std::vector<double> shifts;
+      for (const auto& [val, base] : marked_) shifts.push_back(marked_mult_ ? val / base : val - base);
+      pending_shift_ = MedianInPlace(shifts);
+      pending_mult_ = marked_mult_;
+      pending_from_ms_ = marked_from_ms_;
+      pending_age_ = 0;
+      marked_.clear();
+    }
+    // A marked level not confirmed within a day's worth of points is no longer evidence.
+    if (pending_shift_ && ++pending_age_ > kMarkedLevelPoints) pending_shift_.reset();
+    if (pending_shift_ && enough && std::isfinite(residual)) {
+      double scale = Scale(v.expected);
+      double r = *pending_shift_;
+      double moved = pending_mult_ ? v.expected * r : v.expected + r;
+      double moved_scale = pending_mult_ ? scale * r : scale;
+      bool old_flags = std::fabs(residual) >= o_.sensitivity * scale;
+      bool moved_fits = std::fabs(value - moved) < o_.sensitivity * moved_scale;
+      if (old_flags && moved_fits) {
+        AdoptMarkedLevel();
+        v.expected = Baseline(ts_ms, &v.slot);
+        residual = value - v.expected;
+      }
+      if (!old_flags || moved_fits) pending_shift_.reset();
+    }
+  }
   if (std::isfinite(residual)) {
     judged_residuals_.push_back(residual);
     if (judged_residuals_.size() > o_.training_points) judged_residuals_.pop_front();
@@ -342,6 +427,47 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
   bool big_enough = enough && std::fabs(residual) >= o_.min_abs_change &&
                     std::fabs(residual) >= o_.min_rel_change * std::fabs(v.expected);
   bool deviates = big_enough && watched >= o_.sensitivity;
+  // Sustained shift: the mean of the last kShiftPoints deviations (each capped at the
+  // sensitivity, so one spike cannot make it) compared with how that mean usually varies on this
+  // series. It catches a level change that no single point makes obvious (a noisy series moving
+  // to a new level, a slow drift) well before it would be relearnt.
+  bool sustained = false;
+  double shift_z = 0;
+  if (expected) {
+    // A person declared this point normal: what came before it is no evidence of a shift.
+    recent_devs_.clear();
+    recent_sum_ = 0;
+  } else if (enough) {
+    double capped = std::clamp(v.deviation, -o_.sensitivity, o_.sensitivity);
+    recent_devs_.push_back(capped);
+    recent_sum_ += capped;
+    if (recent_devs_.size() > kShiftPoints) {
+      recent_sum_ -= recent_devs_.front();
+      recent_devs_.pop_front();
+    }
+    if (recent_devs_.size() == kShiftPoints) {
+      double m = recent_sum_ / static_cast<double>(kShiftPoints);
+      if (shift_n_ >= kShiftWarmup) {
+        double sd = std::sqrt(std::max(shift_var_, 1e-12));
+        double z = (m - shift_mean_) / sd;
+        if (o_.direction == Direction::kBoth) shift_z = std::fabs(z);
+        if (o_.direction == Direction::kDrop) shift_z = std::max(0.0, -z);
+        if (o_.direction == Direction::kSpike) shift_z = std::max(0.0, z);
+        bool same_side = (m - shift_mean_) * v.deviation > 0;
+        sustained = big_enough && same_side && shift_z >= kShiftZ && std::fabs(m) >= kShiftMinMean;
+        if (sustained) shift_z = shift_z * o_.sensitivity / kShiftZ;  // in robust deviations
+      }
+      // Learn the usual spread of the mean from points judged normal only, so that an incident
+      // does not widen it.
+      if (!deviates && !sustained) {
+        double a = 1.0 / static_cast<double>(std::min<size_t>(shift_n_ + 1, kShiftMemory));
+        double delta = m - shift_mean_;
+        shift_mean_ += a * delta;
+        shift_var_ = (1 - a) * (shift_var_ + a * delta * delta);
+        ++shift_n_;
+      }
+    }
+  }
   double p_repeat = all_pairs_ > 0 ? repeat_pairs_ / all_pairs_ : 1.0;
   double log_p_run = static_cast<double>(same_run_ - 1) * std::log(std::max(p_repeat, 1e-6));
   bool improbable = enough && same_run_ >= o_.stuck_min_points &&
@@ -365,6 +491,10 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     v.score = std::max(v.score, stuck_deviations / (stuck_deviations + o_.sensitivity));
   } else if (deviates) {
     v.kind = VerdictKind::kAnomaly;
+  } else if (sustained) {
+    v.kind = VerdictKind::kAnomaly;
+    v.sustained = true;
+    v.score = std::max(v.score, shift_z / (shift_z + o_.sensitivity));
   } else {
     v.kind = VerdictKind::kNormal;
   }
@@ -396,28 +526,46 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     v.learnt = true;
   }
   // An alarm shortly after another is the same episode still going on, not news: its score is
-  // cut to 30% (below the alarm line) unless it is worse than the episode's peak so far. The score
-  // of a new episode is discounted by how many episodes began in the last kBusyWindow points, so
-  // that a series that alarms often must move further to rank as high as a quiet one (the
-  // verdict itself is not changed: it follows `sensitivity` alone).
+  // cut to 30% (below the alarm line) unless it is kEscalation times the episode's peak so far
+  // (a slow climb of one spike is one finding, not one per point; a stuck run that grows longer
+  // is too). The score of a new episode is discounted by how many episodes began in the last
+  // kBusyWindow points, so that a series that alarms often must move further to rank as high as a
+  // quiet one, unless it is the worst of them (the verdict itself is not changed: it follows
+  // `sensitivity` alone).
   ++points_seen_;
   if (IsAlarm(v.kind)) {
     bool same_episode = last_alarm_at_ > 0 && points_seen_ - last_alarm_at_ <= o_.repeat_quiet_points;
-    if (same_episode && v.score <= episode_peak_) {
+    // The score in robust deviations, so that "worse" below means a real escalation.
+    double d = v.score / (1 - std::min(v.score, 0.999)) * o_.sensitivity;
+    // The worst peak among the recent episodes (all of them, or all but the current one).
+    auto recent_record = [&](bool skip_current) {
+      double m = 0;
+      size_t n = episode_starts_.size() - (skip_current && !episode_starts_.empty() ? 1 : 0);
+      for (size_t k = 0; k < n; ++k) m = std::max(m, episode_starts_[k].second);
+      return m;
+    };
+    if (!same_episode) {
+      while (!episode_starts_.empty() && points_seen_ - episode_starts_.front().first > kBusyWindow)
+        episode_starts_.pop_front();
+      episode_busy_ = 1 + kBusyDiscount * static_cast<double>(episode_starts_.size());
+      // Worse than every recent episode: news however busy the series has been.
+      if (d > recent_record(false)) episode_busy_ = 1;
+      episode_starts_.push_back({points_seen_, d});
+      episode_peak_ = d;
+    } else if (d > kEscalation * episode_peak_) {
+      // Clearly worse than anything yet in this episode: reported again, with half (in log
+      // terms) the busy discount, or none if it beats every recent episode.
+      episode_peak_ = d;
+      if (!episode_starts_.empty()) episode_starts_.back().second = d;
+      episode_busy_ = std::sqrt(episode_busy_);
+      if (d > recent_record(true)) episode_busy_ = 1;
+    } else {
       v.score *= 0.3;
       v.repeat = true;
-    } else {
-      episode_peak_ = v.score;
     }
-    if (!same_episode) {
-      episode_peak_ = v.score;
-      while (!episode_starts_.empty() && points_seen_ - episode_starts_.front() > kBusyWindow) episode_starts_.pop_front();
-      if (v.kind != VerdictKind::kOutOfBounds) {  // a hard bound always scores 1
-        double busy = 1 + kBusyDiscount * static_cast<double>(episode_starts_.size());
-        double d = v.score / (1 - std::min(v.score, 0.999)) * o_.sensitivity / busy;
-        v.score = d / (d + o_.sensitivity);
-      }
-      episode_starts_.push_back(points_seen_);
+    if (!v.repeat && v.kind != VerdictKind::kOutOfBounds) {  // a hard bound always scores 1
+      double discounted = d / episode_busy_;
+      v.score = discounted / (discounted + o_.sensitivity);
     }
     last_alarm_at_ = points_seen_;
   }
@@ -490,6 +638,9 @@ std::string StreamingDetector::Explain(const Verdict& v, double residual) const 
     return sentence + ": level shift, anomalous in the same direction for " +
            std::to_string(run_.empty() ? o_.relearn_after : run_.size()) + " points" +
            (v.learnt ? ", now accepted as the new normal" : "") + missing;
+  if (v.sustained)
+    return sentence + ": sustained " + (v.deviation < 0 ? "drop" : "rise") + ", the last " +
+           std::to_string(kShiftPoints) + " points together sit further from the baseline than this series' history makes likely" + missing;
   return sentence + (v.deviation < 0 ? ": anomalous drop" : ": anomalous spike") +
          (v.repeat ? " (continues an alarm raised within the last " + std::to_string(o_.repeat_quiet_points) +
                          " points)"
@@ -503,6 +654,8 @@ size_t StreamingDetector::MemoryBytes() const {
            (residuals_.size() + judged_residuals_.size()) * sizeof(double);
   for (const auto& s : slots_) bytes += sizeof(s) + s.size() * sizeof(double);
   bytes += intervals_.size() * sizeof(int64_t) + run_.capacity() * sizeof(run_[0]);
+  bytes += recent_devs_.size() * sizeof(double) + marked_.size() * sizeof(marked_[0]) +
+           episode_starts_.size() * sizeof(episode_starts_[0]);
   return bytes;
 }
 

@@ -7,7 +7,10 @@
 // Anomalous points stay out of training (so an incident is not learnt as the new normal) unless
 // the caller marks them expected, or they persist for `relearn_after` points (a level shift that
 // has become the new normal). A run of identical values that the series' history makes
-// improbable is reported as stuck. Fewer than `min_history` points: "insufficient history".
+// improbable is reported as stuck. A run of points each inside the band but together improbably
+// far to one side is reported as a (sustained) anomaly. A level the caller marked expected becomes
+// the baseline when the series stays there. Fewer than `min_history` points: "insufficient
+// history".
 #pragma once
 
 #include <cstdint>
@@ -46,8 +49,8 @@ struct DetectorOptions {
   size_t relearn_after = 6;
   // Stuck: a run of identical values whose probability under the history is below this.
   double stuck_probability = 1e-6;
-  // An alarm within this many points of the previous one, and no worse than the episode's peak,
-  // continues that episode: its score is halved so that one incident is reported once.
+  // An alarm within this many points of the previous one, and less than 1.5 times the episode's
+  // peak, continues that episode: its score is cut to 30% so that one incident is reported once.
   size_t repeat_quiet_points = 96;
   size_t stuck_min_points = 3;
 };
@@ -88,6 +91,9 @@ struct Verdict {
   int missing_before = 0;  // points missing between the previous point and this one
   bool learnt = false;     // whether the point entered the training history
   bool repeat = false;     // an alarm that continues an episode already reported
+  // An anomaly raised because the last few points together sit improbably far from the baseline
+  // (a sustained shift), though this point alone is within the band.
+  bool sustained = false;
   std::string explanation;  // one sentence a person can read
 };
 
@@ -121,6 +127,8 @@ class StreamingDetector {
     double value;
   };
   void Learn(const Point& p, double residual);
+  // Moves the history learnt before the marked run by pending_shift_ (see Observe).
+  void AdoptMarkedLevel();
   double Baseline(int64_t ts_ms, std::string* slot);
   double Scale(double baseline);
   void MaybeDetectSeasonality();
@@ -144,8 +152,21 @@ class StreamingDetector {
   std::optional<Point> last_;
   size_t points_seen_ = 0;
   size_t last_alarm_at_ = 0;      // points_seen_ at the latest alarm, 0 if none
-  double episode_peak_ = 0;
-  std::deque<size_t> episode_starts_;
+  double episode_peak_ = 0;       // the episode's worst alarm so far, in robust deviations
+  double episode_busy_ = 1;       // the discount of the current episode (see detector.cc)
+  std::deque<std::pair<size_t, double>> episode_starts_;  // recent episodes: start, peak
+  std::deque<std::pair<double, double>> marked_;  // the current marked run: value, baseline
+  int64_t marked_from_ms_ = 0;
+  bool marked_mult_ = true;          // the run's shift is a ratio (all positive), else a difference
+  std::optional<double> pending_shift_;  // the last marked run's shift, until confirmed or left
+  bool pending_mult_ = true;
+  int64_t pending_from_ms_ = 0;
+  size_t pending_age_ = 0;  // points judged since the marked run ended
+  std::deque<double> recent_devs_;  // the last few capped deviations (sustained-shift test)
+  double recent_sum_ = 0;
+  double shift_mean_ = 0;  // running mean and variance of the mean of recent_devs_
+  double shift_var_ = 0;
+  size_t shift_n_ = 0;
   size_t stuck_points_ = 0;       // consecutive points reported stuck
   size_t same_run_ = 0;           // identical consecutive values ending at the last point
   double repeat_pairs_ = 0;       // consecutive equal pairs among learnt points (decayed)
