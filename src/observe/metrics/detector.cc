@@ -26,6 +26,7 @@ constexpr size_t kShiftMemory = 1000;     // the spread of the mean is learnt ov
 // alarm on a mean that is unusual yet tiny).
 constexpr double kShiftZ = 3.0;
 constexpr double kShiftMinMean = 2.5;
+constexpr double kShiftMinPoint = 1.0;
 constexpr double kEscalation = 1.5;       // an alarm this many times the episode's peak is news again
 constexpr int64_t kMaxSlots = 2016;       // a week at 5-minute resolution
 constexpr double kRepeatDecay = 0.999;     // memory of how often the series repeats a value
@@ -453,7 +454,9 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
         if (o_.direction == Direction::kBoth) shift_z = std::fabs(z);
         if (o_.direction == Direction::kDrop) shift_z = std::max(0.0, -z);
         if (o_.direction == Direction::kSpike) shift_z = std::max(0.0, z);
-        bool same_side = (m - shift_mean_) * v.deviation > 0;
+        // The point itself must sit on the shifted side by at least kShiftMinPoint: the first
+        // point back at the old level after an incident is a recovery, not a shift.
+        bool same_side = (m - shift_mean_) * v.deviation > 0 && std::fabs(v.deviation) >= kShiftMinPoint;
         sustained = big_enough && same_side && shift_z >= kShiftZ && std::fabs(m) >= kShiftMinMean;
         if (sustained) shift_z = shift_z * o_.sensitivity / kShiftZ;  // in robust deviations
       }
