@@ -8,6 +8,7 @@
 #include "graph/kestra_flows.h"
 #include "graph/notes_source.h"
 #include "graph/openlineage_event.h"
+#include "graph/openlineage_reader.h"
 #include "warehouse/read_only_count.h"
 
 namespace dw::app {
@@ -92,23 +93,19 @@ Result<Json> IngestOpenLineageFile(graph::ContextGraph& graph, const std::filesy
   auto text = ReadFile(path);
   if (!text.ok()) return text.status();
   std::vector<graph::SourceBatch> batches;
-  std::istringstream lines(*text);
-  std::string line;
+  std::string_view rest = *text;
   int n = 0;
   Status failed;
   graph.Read([&](const graph::GraphIndex& index) {
-    while (std::getline(lines, line)) {
+    while (!rest.empty()) {
+      size_t eol = rest.find('\n');
+      std::string_view line = rest.substr(0, eol);
+      rest = eol == std::string_view::npos ? std::string_view() : rest.substr(eol + 1);
       ++n;
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      Json event = Json::parse(line, nullptr, false);
-      std::string where = path.string() + ":" + std::to_string(n) + ": ";
-      if (event.is_discarded()) {
-        failed = InvalidArgument(where + "not valid JSON");
-        return 0;
-      }
-      auto b = graph::RunEventBatch(event, index, graph.clock().Now());
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+      auto b = graph::RunEventTextBatch(line, index, graph.clock().Now());
       if (!b.ok()) {
-        failed = InvalidArgument(where + b.status().message());
+        failed = InvalidArgument(path.string() + ":" + std::to_string(n) + ": " + b.status().message());
         return 0;
       }
       batches.push_back(std::move(b).value());
@@ -119,42 +116,52 @@ Result<Json> IngestOpenLineageFile(graph::ContextGraph& graph, const std::filesy
   return ApplyEventBatches(graph, std::move(batches));
 }
 
-Result<Json> IngestOpenLineageEvents(graph::ContextGraph& graph, const Json& body) {
-  if (body.is_array()) {
-    std::vector<graph::SourceBatch> batches;
-    Status failed;
-    graph.Read([&](const graph::GraphIndex& index) {
-      for (size_t i = 0; i < body.size() && failed.ok(); ++i) {
-        auto b = graph::RunEventBatch(body[i], index, graph.clock().Now());
-        if (!b.ok()) {
-          std::string msg = b.status().message();
-          // "$.x" inside element i is "$[i].x" of the body.
-          failed = InvalidArgument("$[" + std::to_string(i) + "]" + msg.substr(msg.rfind('$', 0) == 0 ? 1 : 0));
-        } else {
-          batches.push_back(std::move(b).value());
-        }
+Result<Json> IngestOpenLineageText(graph::ContextGraph& graph, std::string_view text, int max_depth) {
+  graph::RunEventTextError why = graph::RunEventTextError::kNone;
+  auto read = graph::ParseRunEventText(text, /*allow_array=*/true, max_depth, &why);
+  if (!read.ok())
+    return InvalidArgument(why == graph::RunEventTextError::kTooDeep ? read.status().message()
+                                                                     : "the body is not valid JSON");
+  const std::vector<graph::RunEventFields>& events = read->events;
+  if (!read->array && events.front().shape == graph::JsonShape::kNull)
+    return InvalidArgument("$: the body is empty; send an OpenLineage run event");
+  // Parsed without the lock; names resolve under the shared lock; the write is a group commit.
+  std::vector<graph::SourceBatch> batches;
+  batches.reserve(events.size());
+  Status failed;
+  graph.Read([&](const graph::GraphIndex& index) {
+    for (size_t i = 0; i < events.size() && failed.ok(); ++i) {
+      auto b = graph::RunEventFieldsBatch(events[i], index, graph.clock().Now());
+      if (!b.ok()) {
+        std::string msg = b.status().message();
+        // "$.x" inside element i is "$[i].x" of the body.
+        failed = read->array ? InvalidArgument("$[" + std::to_string(i) + "]" + msg.substr(msg.rfind('$', 0) == 0 ? 1 : 0))
+                             : b.status();
+      } else {
+        batches.push_back(std::move(b).value());
       }
-      return 0;
-    });
-    if (!failed.ok()) return failed;
-    return ApplyEventBatches(graph, std::move(batches));
-  }
-  auto batch = graph.Read([&](const graph::GraphIndex& index) {
-    return graph::RunEventBatch(body, index, graph.clock().Now());
+    }
+    return 0;
   });
-  if (!batch.ok()) return batch.status();
-  auto applied = graph.Apply(*batch);
+  if (!failed.ok()) return failed;
+  auto applied = graph.ApplyGrouped(std::move(batches));
   if (!applied.ok()) return applied.status();
-  Json out = SummaryJson(*applied);
-  out["events"] = 1;
+  Json out = SummaryJson(applied->applied);
+  out["events"] = events.size();
+  out["group_events"] = applied->group_batches;
   return out;
 }
 
 mcp::JsonRouteReply LineageRoute(Services& services, const mcp::JsonRouteRequest& request) {
-  if (request.body.is_null()) return {400, Json{{"error", "$: the body is empty; send an OpenLineage run event"}}};
+  // Routes registered without raw_body hand over a parsed body: read its text the same way.
+  std::string dumped;
+  std::string_view text = request.raw_body;
+  if (!request.body.is_null()) text = dumped = request.body.dump();
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    return {400, Json{{"error", "$: the body is empty; send an OpenLineage run event"}}};
   auto graph = services.graph();
   if (!graph.ok()) return {503, Json{{"error", "the context graph is unavailable: " + graph.status().message()}}};
-  auto r = IngestOpenLineageEvents(**graph, request.body);
+  auto r = IngestOpenLineageText(**graph, text, request.max_json_depth);
   if (!r.ok()) {
     int status = r.status().code() == StatusCode::kInvalidArgument ? 400 : 500;
     return {status, Json{{"error", r.status().message()}}};

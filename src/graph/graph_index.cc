@@ -58,11 +58,14 @@ void GraphIndex::AddAlias(const std::string& alias, AssetIndex asset) { aliases_
 
 std::vector<AssetIndex> GraphIndex::FindByShortName(uint8_t kind_index,
                                                     std::string_view short_name) const {
-  if (!short_names_built_) {
-    by_short_name_.reserve(ids_.size());
-    for (AssetIndex a = 0; a < ids_.size(); ++a)
-      by_short_name_.emplace(std::string(MatchName(*ids_[a])), a);
-    short_names_built_ = true;
+  {
+    std::lock_guard<std::mutex> lock(*short_names_mu_);
+    if (!short_names_built_) {
+      by_short_name_.reserve(ids_.size());
+      for (AssetIndex a = 0; a < ids_.size(); ++a)
+        by_short_name_.emplace(std::string(MatchName(*ids_[a])), a);
+      short_names_built_ = true;
+    }
   }
   std::vector<AssetIndex> out;
   auto [b, e] = by_short_name_.equal_range(std::string(short_name));

@@ -6,6 +6,8 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -117,8 +119,10 @@ class GraphIndex {
   std::vector<std::vector<EdgeIndex>> in_;
   std::unordered_map<EdgeIndex, Json> edge_columns_;
   // Built on the first FindByShortName, then kept up to date by Intern.
+  // Readers share the index (ContextGraph's shared lock), so the first build is guarded.
   mutable std::unordered_multimap<std::string, AssetIndex> by_short_name_;
   mutable bool short_names_built_ = false;
+  mutable std::unique_ptr<std::mutex> short_names_mu_ = std::make_unique<std::mutex>();
 };
 
 // The short name of a canonical id: the part after the last '/' or '.', e.g. "member_balances".
