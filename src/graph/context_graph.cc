@@ -50,13 +50,10 @@ Status ContextGraph::LoadFromStore(GraphIndex* index, std::string* generation) {
   auto gen = store_->GetCursor(kGraphGenerationCursor);
   if (!gen.ok()) return gen.status();
   *generation = gen->value_or("");
-  auto assets = store_->Assets();
-  if (!assets.ok()) return assets.status();
-  auto edges = store_->Edges();
-  if (!edges.ok()) return edges.status();
-  index->Reserve(assets->size(), edges->size());
-  for (const store::GraphAsset& a : *assets) DW_RETURN_IF_ERROR(IndexAssetRecord(a, index));
-  for (const store::GraphEdge& e : *edges) DW_RETURN_IF_ERROR(IndexEdgeRecord(e, index));
+  // One pass over each table, row by row: no row vectors, no JSON document per edge.
+  DW_RETURN_IF_ERROR(store_->ScanAssets([&](const store::GraphAssetView& a) { return IndexAssetRow(a, index); }));
+  DW_RETURN_IF_ERROR(store_->ScanEdges([&](const store::GraphEdgeView& e) { return IndexEdgeRow(e, index); }));
+  index->ShrinkToFit();
   return Status::Ok();
 }
 

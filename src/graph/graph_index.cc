@@ -45,12 +45,12 @@ AssetIndex GraphIndex::Intern(const std::string& id, uint8_t kind_index) {
 }
 
 AssetIndex GraphIndex::Find(std::string_view id) const {
-  auto it = by_id_.find(std::string(id));
+  auto it = by_id_.find(id);
   return it == by_id_.end() ? kNone : it->second;
 }
 
 AssetIndex GraphIndex::FindAlias(std::string_view alias) const {
-  auto it = aliases_.find(std::string(alias));
+  auto it = aliases_.find(alias);
   return it == aliases_.end() ? kNone : it->second;
 }
 
@@ -138,6 +138,14 @@ void GraphIndex::Reserve(size_t assets, size_t edges) {
   out_.reserve(assets);
   in_.reserve(assets);
   edges_.reserve(edges);
+}
+
+void GraphIndex::ShrinkToFit() {
+  ids_.shrink_to_fit();
+  assets_.shrink_to_fit();
+  out_.shrink_to_fit();
+  in_.shrink_to_fit();
+  edges_.shrink_to_fit();
 }
 
 size_t GraphIndex::EdgeBytes() const {

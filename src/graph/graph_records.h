@@ -36,4 +36,14 @@ store::GraphEdge EdgeRecord(const std::string& src, const std::string& dst, cons
 // kDataLoss when the row is malformed.
 Status IndexEdgeRecord(const store::GraphEdge& record, GraphIndex* index);
 
+// IndexAssetRecord for a row as scanned from the store (attrs as JSON text). kDataLoss when the
+// row is malformed.
+Status IndexAssetRow(const store::GraphAssetView& row, GraphIndex* index);
+
+// IndexEdgeRecord for a row as scanned from the store. The common attrs (per-origin last_seen and
+// stale, no column lineage) are read without building a JSON document; anything else goes
+// through IndexEdgeRecord. Endpoints already in the index are not parsed again. kDataLoss when
+// the row is malformed.
+Status IndexEdgeRow(const store::GraphEdgeView& row, GraphIndex* index);
+
 }  // namespace dw::graph
