@@ -76,6 +76,11 @@ Result<ApplySummary> ContextGraph::Apply(const SourceBatch& batch) {
   return ApplyInOrder({&batch});
 }
 
+void ContextGraph::RememberAsset(const store::GraphAsset& row) {
+  if (asset_cache_.size() >= kAssetCacheSize) asset_cache_.clear();
+  asset_cache_[row.id] = row;
+}
+
 Status ContextGraph::ValidateSourceBatch(const SourceBatch& batch) { return ValidateBatch(batch); }
 
 Result<ApplySummary> ContextGraph::ApplyInOrder(const std::vector<const SourceBatch*>& batches) {
@@ -85,6 +90,7 @@ Result<ApplySummary> ContextGraph::ApplyInOrder(const std::vector<const SourceBa
     auto gen = store_->GetCursor(kGraphGenerationCursor);
     if (!gen.ok()) return gen.status();
     if (gen->value_or("") != generation_) {
+      asset_cache_.clear();  // another process wrote: the store is the truth again
       GraphIndex fresh;
       std::string fresh_gen;
       DW_RETURN_IF_ERROR(LoadFromStore(&fresh, &fresh_gen));
@@ -99,20 +105,30 @@ Result<ApplySummary> ContextGraph::ApplyInOrder(const std::vector<const SourceBa
 
   // Assets the batches describe, in order: merge into the stored rows (the store is the truth for
   // facts).
-  std::map<std::string, store::GraphAsset> asset_rows;
+  std::map<std::string, store::GraphAsset> asset_rows;  // rows to write
+  std::set<std::string> described;
   for (const SourceBatch* batch : batches)
     for (const AssetFacts& f : batch->assets) {
+      described.insert(f.id);
       std::optional<store::GraphAsset> existing;
       if (auto it = asset_rows.find(f.id); it != asset_rows.end()) {
         existing = std::move(it->second);
+      } else if (auto c = asset_cache_.find(f.id); c != asset_cache_.end()) {
+        existing = c->second;
       } else {
         auto got = store_->GetAsset(f.id);
         if (!got.ok()) return got.status();
         existing = std::move(*got);
+        if (existing) RememberAsset(*existing);
+      }
+      // A source repeating itself within the same second changes nothing: no row to write.
+      if (existing && AssetFactsUnchanged(*existing, f, batch->origin, now)) {
+        if (auto it = asset_rows.find(f.id); it != asset_rows.end()) it->second = std::move(*existing);
+        continue;
       }
       asset_rows[f.id] = MergeAssetFacts(existing, f, batch->origin, now);
     }
-  summary.assets_described = static_cast<int>(asset_rows.size());
+  summary.assets_described = static_cast<int>(described.size());
 
   // Edges: the new state of every edge the batches touch, keyed by (src, dst, relation). Each
   // batch's assertions and then its stale marks are applied in turn, so a group ends as the same
@@ -124,7 +140,7 @@ Result<ApplySummary> ContextGraph::ApplyInOrder(const std::vector<const SourceBa
   {
     std::shared_lock<std::shared_mutex> lock(mu_);
     auto known = [&](const std::string& id) {
-      return asset_rows.count(id) || index_.Find(id) != kNone || placeholders.count(id);
+      return described.count(id) || index_.Find(id) != kNone || placeholders.count(id);
     };
     // The row of `key`, created from the index (or as a new edge) on first use.
     auto row = [&](const EdgeKey& key, EdgeIndex existing, bool count) -> std::pair<EdgeEntry, Json>& {
@@ -209,10 +225,29 @@ Result<ApplySummary> ContextGraph::ApplyInOrder(const std::vector<const SourceBa
     rows.push_back(PlaceholderRecord(id));
     ++summary.placeholders_added;
   }
+  // Rows identical to what the index (and so the store) holds are not written again: a source
+  // repeating an edge within the same second.
   std::vector<store::GraphEdge> edge_records;
   edge_records.reserve(edge_rows.size());
-  for (const auto& [key, value] : edge_rows)
-    edge_records.push_back(EdgeRecord(std::get<0>(key), std::get<1>(key), value.first, value.second));
+  {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    for (auto it = edge_rows.begin(); it != edge_rows.end();) {
+      const auto& [src, dst, rel] = it->first;
+      const auto& [entry, columns] = it->second;
+      AssetIndex s = index_.Find(src), d = index_.Find(dst);
+      EdgeIndex was = s != kNone && d != kNone ? index_.FindEdge(s, d, entry.relation) : kNone;
+      if (was != kNone) {
+        const EdgeEntry& old = index_.edge(was);
+        if (old.origins == entry.origins && old.stale == entry.stale && old.seen_s == entry.seen_s &&
+            index_.edge_columns(was) == (columns.is_null() || columns.empty() ? Json() : columns)) {
+          it = edge_rows.erase(it);
+          continue;
+        }
+      }
+      edge_records.push_back(EdgeRecord(src, dst, entry, columns));
+      ++it;
+    }
+  }
 
   std::string new_generation;
   bool others_wrote = false;
@@ -243,7 +278,11 @@ Result<ApplySummary> ContextGraph::ApplyInOrder(const std::vector<const SourceBa
     new_generation = std::to_string(n + 1);
     return tx.SetCursor(kGraphGenerationCursor, new_generation);
   });
-  if (!written.ok()) return written;
+  if (!written.ok()) {
+    asset_cache_.clear();  // what was read or merged may not be what the store holds
+    return written;
+  }
+  for (const store::GraphAsset& row : rows) RememberAsset(row);
 
   std::unique_lock<std::shared_mutex> lock(mu_);
   for (const store::GraphAsset& row : rows) DW_RETURN_IF_ERROR(IndexAssetRecord(row, &index_));

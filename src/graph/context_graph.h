@@ -9,6 +9,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "base/clock.h"
@@ -84,6 +85,12 @@ class ContextGraph {
   mutable std::shared_mutex mu_;
   GraphIndex index_;
   std::string generation_;  // the store's graph generation the index reflects
+
+  // The stored rows of assets this process read or wrote lately (under writer_mu_), so a source
+  // that repeats itself costs no store read; cleared when another process writes.
+  static constexpr size_t kAssetCacheSize = 50000;
+  void RememberAsset(const store::GraphAsset& row);
+  std::unordered_map<std::string, store::GraphAsset> asset_cache_;
 
   // Group commit (context_graph_group.cc).
   struct Queued;

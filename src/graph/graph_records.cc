@@ -20,7 +20,7 @@ Json FactsJson(const AssetFacts& f, TimePoint now) {
   if (!f.notes.empty()) j["notes"] = f.notes;
   if (!f.aliases.empty()) j["aliases"] = f.aliases;
   if (!f.columns.is_null()) j["columns"] = f.columns;
-  j["last_seen"] = ToUnixMillis(now);
+  j["last_seen"] = ToUnixMillis(now) / 1000 * 1000;  // to the second, like an edge's
   return j;
 }
 
@@ -86,6 +86,18 @@ store::GraphAsset MergeAssetFacts(const std::optional<store::GraphAsset>& existi
   if (aliases.empty()) a.erase("aliases"); else a["aliases"] = aliases;
   a["placeholder"] = false;
   return rec;
+}
+
+bool AssetFactsUnchanged(const store::GraphAsset& existing, const AssetFacts& facts, Origin origin,
+                         TimePoint now) {
+  const Json& attrs = existing.attrs;
+  if (!attrs.is_object()) return false;
+  auto placeholder = attrs.find("placeholder");
+  if (placeholder == attrs.end() || !placeholder->is_boolean() || placeholder->get<bool>()) return false;
+  auto sources = attrs.find("sources");
+  if (sources == attrs.end() || !sources->is_object()) return false;
+  auto mine = sources->find(OriginName(origin));
+  return mine != sources->end() && *mine == FactsJson(facts, now);
 }
 
 store::GraphAsset PlaceholderRecord(const std::string& id) {

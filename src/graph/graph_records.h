@@ -21,6 +21,11 @@ namespace dw::graph {
 store::GraphAsset MergeAssetFacts(const std::optional<store::GraphAsset>& existing,
                                   const AssetFacts& facts, Origin origin, TimePoint now);
 
+// True when MergeAssetFacts(existing, facts, origin, now) would give back `existing` unchanged:
+// `origin` already said exactly this, within the same second (last_seen is kept to the second).
+bool AssetFactsUnchanged(const store::GraphAsset& existing, const AssetFacts& facts, Origin origin,
+                         TimePoint now);
+
 // The row of an asset nothing has described yet (an edge named it).
 store::GraphAsset PlaceholderRecord(const std::string& id);
 
