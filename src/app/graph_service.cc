@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "base/identifiers.h"
 #include "graph/dbt_manifest.h"
@@ -92,28 +93,13 @@ static Result<Json> ApplyEventBatches(graph::ContextGraph& graph, std::vector<gr
 Result<Json> IngestOpenLineageFile(graph::ContextGraph& graph, const std::filesystem::path& path) {
   auto text = ReadFile(path);
   if (!text.ok()) return text.status();
-  std::vector<graph::SourceBatch> batches;
-  std::string_view rest = *text;
-  int n = 0;
-  Status failed;
-  graph.Read([&](const graph::GraphIndex& index) {
-    while (!rest.empty()) {
-      size_t eol = rest.find('\n');
-      std::string_view line = rest.substr(0, eol);
-      rest = eol == std::string_view::npos ? std::string_view() : rest.substr(eol + 1);
-      ++n;
-      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-      auto b = graph::RunEventTextBatch(line, index, graph.clock().Now());
-      if (!b.ok()) {
-        failed = InvalidArgument(path.string() + ":" + std::to_string(n) + ": " + b.status().message());
-        return 0;
-      }
-      batches.push_back(std::move(b).value());
-    }
-    return 0;
+  // The lines are parsed across the cores (the index is only read meanwhile).
+  const int threads = static_cast<int>(std::max(1u, std::min(4u, std::thread::hardware_concurrency())));
+  auto batches = graph.Read([&](const graph::GraphIndex& index) {
+    return graph::RunEventLinesBatches(*text, index, graph.clock().Now(), threads);
   });
-  if (!failed.ok()) return failed;
-  return ApplyEventBatches(graph, std::move(batches));
+  if (!batches.ok()) return InvalidArgument(path.string() + ":" + batches.status().message());
+  return ApplyEventBatches(graph, std::move(batches).value());
 }
 
 Result<Json> IngestOpenLineageText(graph::ContextGraph& graph, std::string_view text, int max_depth) {

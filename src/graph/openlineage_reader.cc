@@ -2,6 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <optional>
+#include <thread>
+
 #include "base/identifiers.h"
 #include "base/json.h"
 #include "base/rfc3339.h"
@@ -570,6 +574,52 @@ Result<SourceBatch> RunEventTextBatch(std::string_view text, const GraphIndex& i
   auto read = ParseRunEventText(text, /*allow_array=*/false);
   if (!read.ok()) return read.status();
   return RunEventFieldsBatch(read->events.front(), index, now);
+}
+
+Result<std::vector<SourceBatch>> RunEventLinesBatches(std::string_view text, const GraphIndex& index,
+                                                      TimePoint now, int threads) {
+  struct Line {
+    std::string_view text;
+    size_t number;
+  };
+  std::vector<Line> lines;
+  size_t number = 0;
+  for (std::string_view rest = text; !rest.empty();) {
+    size_t eol = rest.find('\n');
+    std::string_view line = rest.substr(0, eol);
+    rest = eol == std::string_view::npos ? std::string_view() : rest.substr(eol + 1);
+    ++number;
+    if (line.find_first_not_of(" \t\r") != std::string_view::npos) lines.push_back({line, number});
+  }
+  std::vector<std::optional<SourceBatch>> out(lines.size());
+  const size_t workers = std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(std::max(threads, 1)),
+                                                              lines.size() / 256 + 1));
+  // Each worker takes one contiguous slice and stops at its first bad line.
+  std::vector<Status> first_error(workers);
+  std::vector<size_t> error_line(workers, SIZE_MAX);
+  auto work = [&](size_t w) {
+    size_t begin = lines.size() * w / workers, end = lines.size() * (w + 1) / workers;
+    for (size_t i = begin; i < end; ++i) {
+      auto b = RunEventTextBatch(lines[i].text, index, now);
+      if (!b.ok()) {
+        first_error[w] = b.status();
+        error_line[w] = lines[i].number;
+        return;
+      }
+      out[i] = std::move(b).value();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  work(0);
+  for (auto& t : pool) t.join();
+  for (size_t w = 0; w < workers; ++w)
+    if (error_line[w] != SIZE_MAX)
+      return InvalidArgument(std::to_string(error_line[w]) + ": " + first_error[w].message());
+  std::vector<SourceBatch> batches;
+  batches.reserve(out.size());
+  for (auto& b : out) batches.push_back(std::move(*b));
+  return batches;
 }
 
 }  // namespace dw::graph

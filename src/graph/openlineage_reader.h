@@ -99,4 +99,11 @@ Result<SourceBatch> RunEventFieldsBatch(const RunEventFields& event, const Graph
 // "not valid JSON" or the validator's "$.path: why".
 Result<SourceBatch> RunEventTextBatch(std::string_view text, const GraphIndex& index, TimePoint now);
 
+// Every non-blank line of `text` (JSON lines) -> its batch, in line order, the lines split across
+// `threads` threads (1 = this thread only). REQUIRES: `index` is not written meanwhile (hold the
+// graph's shared lock). Fails with kInvalidArgument "LINE: why" for the first bad line in file
+// order (1-based), and no batches.
+Result<std::vector<SourceBatch>> RunEventLinesBatches(std::string_view text, const GraphIndex& index,
+                                                      TimePoint now, int threads);
+
 }  // namespace dw::graph

@@ -230,6 +230,38 @@ TEST_F(OpenLineageReaderTest, AgreesOnRepeatedKeysAndBrokenText) {
     ExpectSame(broken, "broken: " + broken.substr(0, 20));
 }
 
+TEST_F(OpenLineageReaderTest, JsonLinesAcrossThreadsKeepLineOrderAndReportTheFirstBadLine) {
+  Json e = FlinkEvent("OL-flink1-expected_kafka.json");
+  std::string text;
+  for (int i = 0; i < 1200; ++i) {
+    e["run"]["runId"] = "run-" + std::to_string(i);
+    e["eventType"] = "FAIL";
+    text += e.dump() + (i % 100 == 0 ? "\n\n" : "\n");  // blank lines count as lines
+  }
+  for (int threads : {1, 4}) {
+    auto b = graph_->Read([&](const GraphIndex& ix) { return RunEventLinesBatches(text, ix, clock_.Now(), threads); });
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    ASSERT_EQ(b->size(), 1200u);
+    EXPECT_EQ((*b)[0].runs.at(0).run_id, "run-0");
+    EXPECT_EQ((*b)[1199].runs.at(0).run_id, "run-1199");
+  }
+  // Break the events on lines 302 and 1000 (line numbers count the blank lines).
+  std::vector<std::string> lines;
+  for (size_t p = 0, q; p < text.size(); p = q + 1) {
+    q = text.find('\n', p);
+    lines.push_back(text.substr(p, q - p));
+  }
+  lines[301] = "{oops";
+  lines[999] = R"({"run": {}})";
+  std::string broken;
+  for (const std::string& l : lines) broken += l + "\n";
+  for (int threads : {1, 4}) {
+    auto b = graph_->Read([&](const GraphIndex& ix) { return RunEventLinesBatches(broken, ix, clock_.Now(), threads); });
+    ASSERT_FALSE(b.ok());
+    EXPECT_EQ(b.status().message(), "302: not valid JSON") << threads;
+  }
+}
+
 TEST(OpenLineageReaderTextTest, ArraysAndDepth) {
   auto two = ParseRunEventText(R"([{"a": 1}, 2])", /*allow_array=*/true);
   ASSERT_TRUE(two.ok());
