@@ -102,16 +102,23 @@ Result<Json> IngestOpenLineageFile(graph::ContextGraph& graph, const std::filesy
   return ApplyEventBatches(graph, std::move(batches).value());
 }
 
-Result<Json> IngestOpenLineageText(graph::ContextGraph& graph, std::string_view text, int max_depth) {
+namespace {
+
+// The events of an HTTP body, or kInvalidArgument naming what is wrong with it.
+Result<graph::RunEventText> ReadLineageBody(std::string_view text, int max_depth) {
   graph::RunEventTextError why = graph::RunEventTextError::kNone;
   auto read = graph::ParseRunEventText(text, /*allow_array=*/true, max_depth, &why);
   if (!read.ok())
     return InvalidArgument(why == graph::RunEventTextError::kTooDeep ? read.status().message()
                                                                      : "the body is not valid JSON");
-  const std::vector<graph::RunEventFields>& events = read->events;
-  if (!read->array && events.front().shape == graph::JsonShape::kNull)
+  if (!read->array && read->events.front().shape == graph::JsonShape::kNull)
     return InvalidArgument("$: the body is empty; send an OpenLineage run event");
-  // Parsed without the lock; names resolve under the shared lock; the write is a group commit.
+  return read;
+}
+
+// Resolves the events under the shared lock and stores them by group commit.
+Result<Json> IngestRunEvents(graph::ContextGraph& graph, const graph::RunEventText& read) {
+  const std::vector<graph::RunEventFields>& events = read.events;
   std::vector<graph::SourceBatch> batches;
   batches.reserve(events.size());
   Status failed;
@@ -121,8 +128,8 @@ Result<Json> IngestOpenLineageText(graph::ContextGraph& graph, std::string_view 
       if (!b.ok()) {
         std::string msg = b.status().message();
         // "$.x" inside element i is "$[i].x" of the body.
-        failed = read->array ? InvalidArgument("$[" + std::to_string(i) + "]" + msg.substr(msg.rfind('$', 0) == 0 ? 1 : 0))
-                             : b.status();
+        failed = read.array ? InvalidArgument("$[" + std::to_string(i) + "]" + msg.substr(msg.rfind('$', 0) == 0 ? 1 : 0))
+                            : b.status();
       } else {
         batches.push_back(std::move(b).value());
       }
@@ -138,6 +145,14 @@ Result<Json> IngestOpenLineageText(graph::ContextGraph& graph, std::string_view 
   return out;
 }
 
+}  // namespace
+
+Result<Json> IngestOpenLineageText(graph::ContextGraph& graph, std::string_view text, int max_depth) {
+  auto read = ReadLineageBody(text, max_depth);
+  if (!read.ok()) return read.status();
+  return IngestRunEvents(graph, *read);
+}
+
 mcp::JsonRouteReply LineageRoute(Services& services, const mcp::JsonRouteRequest& request) {
   // Routes registered without raw_body hand over a parsed body: read its text the same way.
   std::string dumped;
@@ -145,9 +160,12 @@ mcp::JsonRouteReply LineageRoute(Services& services, const mcp::JsonRouteRequest
   if (!request.body.is_null()) text = dumped = request.body.dump();
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
     return {400, Json{{"error", "$: the body is empty; send an OpenLineage run event"}}};
+  // Parsed before touching the graph: no lock is held while the text is read.
+  auto read = ReadLineageBody(text, request.max_json_depth);
+  if (!read.ok()) return {400, Json{{"error", read.status().message()}}};
   auto graph = services.graph();
   if (!graph.ok()) return {503, Json{{"error", "the context graph is unavailable: " + graph.status().message()}}};
-  auto r = IngestOpenLineageText(**graph, text, request.max_json_depth);
+  auto r = IngestRunEvents(**graph, *read);
   if (!r.ok()) {
     int status = r.status().code() == StatusCode::kInvalidArgument ? 400 : 500;
     return {status, Json{{"error", r.status().message()}}};

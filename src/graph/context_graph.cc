@@ -58,7 +58,10 @@ Status ContextGraph::LoadFromStore(GraphIndex* index, std::string* generation) {
 }
 
 Status ContextGraph::Refresh() {
-  std::lock_guard<std::mutex> writer(writer_mu_);
+  // A write running in this process syncs with the store itself (it checks the generation first):
+  // readers do not queue behind it, nor behind the store it holds.
+  std::unique_lock<std::mutex> writer(writer_mu_, std::try_to_lock);
+  if (!writer.owns_lock()) return Status::Ok();
   auto gen = store_->GetCursor(kGraphGenerationCursor);
   if (!gen.ok()) return gen.status();
   if (gen->value_or("") == generation_) return Status::Ok();

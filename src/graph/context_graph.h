@@ -63,7 +63,8 @@ class ContextGraph {
   static Status ValidateSourceBatch(const SourceBatch& batch);
 
   // Reloads the index when another process changed the graph since this one loaded or last
-  // applied (the store's graph generation moved). Cheap when nothing changed.
+  // applied (the store's graph generation moved). Cheap when nothing changed; returns at once when
+  // a write of this process is running (that write picks up other processes' writes first).
   Status Refresh();
 
   // Runs `fn(const GraphIndex&)` under the shared lock and returns what it returns.
