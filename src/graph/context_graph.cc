@@ -113,23 +113,26 @@ Result<ApplySummary> ContextGraph::ApplyInOrder(const std::vector<const SourceBa
   for (const SourceBatch* batch : batches)
     for (const AssetFacts& f : batch->assets) {
       described.insert(f.id);
-      std::optional<store::GraphAsset> existing;
+      const store::GraphAsset* current = nullptr;  // what the store holds (or will, for this group)
+      std::optional<store::GraphAsset> read;
       if (auto it = asset_rows.find(f.id); it != asset_rows.end()) {
-        existing = std::move(it->second);
+        current = &it->second;
       } else if (auto c = asset_cache_.find(f.id); c != asset_cache_.end()) {
-        existing = c->second;
+        current = &c->second;
       } else {
         auto got = store_->GetAsset(f.id);
         if (!got.ok()) return got.status();
-        existing = std::move(*got);
-        if (existing) RememberAsset(*existing);
+        read = std::move(*got);
+        if (read) {
+          RememberAsset(*read);
+          current = &*read;
+        }
       }
-      // A source repeating itself within the same second changes nothing: no row to write.
-      if (existing && AssetFactsUnchanged(*existing, f, batch->origin, now)) {
-        if (auto it = asset_rows.find(f.id); it != asset_rows.end()) it->second = std::move(*existing);
-        continue;
-      }
-      asset_rows[f.id] = MergeAssetFacts(existing, f, batch->origin, now);
+      // A source repeating itself changes nothing worth a write (see AssetFactsUnchanged).
+      if (current && AssetFactsUnchanged(*current, f, batch->origin, now)) continue;
+      store::GraphAsset merged =
+          MergeAssetFacts(current ? std::optional<store::GraphAsset>(*current) : std::nullopt, f, batch->origin, now);
+      asset_rows[f.id] = std::move(merged);
     }
   summary.assets_described = static_cast<int>(described.size());
 

@@ -97,7 +97,17 @@ bool AssetFactsUnchanged(const store::GraphAsset& existing, const AssetFacts& fa
   auto sources = attrs.find("sources");
   if (sources == attrs.end() || !sources->is_object()) return false;
   auto mine = sources->find(OriginName(origin));
-  return mine != sources->end() && *mine == FactsJson(facts, now);
+  if (mine == sources->end() || !mine->is_object()) return false;
+  // The same facts, last confirmed less than kAssetSeenRefresh ago: nothing worth a write.
+  auto seen = mine->find("last_seen");
+  if (seen == mine->end() || !seen->is_number_integer()) return false;
+  const int64_t now_ms = ToUnixMillis(now), seen_ms = seen->get<int64_t>();
+  if (seen_ms > now_ms || now_ms - seen_ms >= kAssetSeenRefreshMs) return false;
+  const Json fresh = FactsJson(facts, now);
+  if (fresh.size() != mine->size()) return false;
+  for (const auto& [key, value] : fresh.items())
+    if (key != "last_seen" && (!mine->contains(key) || (*mine)[key] != value)) return false;
+  return true;
 }
 
 store::GraphAsset PlaceholderRecord(const std::string& id) {

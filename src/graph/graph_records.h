@@ -1,8 +1,10 @@
 // How the graph is kept in the state store's graph_assets and graph_edges rows.
 //
-// An asset row keeps, in attrs.sources.<origin>, what each source said about it (so one source
-// re-ingesting never erases another's facts), plus the merged view at the top of attrs (schedule,
-// customer_facing, tags, impact_sql, notes, columns, aliases, placeholder) that loading reads.
+// An asset row keeps, in attrs.sources.<origin>, what each source said about it and when
+// (last_seen, to the second, refreshed at most once a minute while nothing else changes; so one
+// source re-ingesting never erases another's facts), plus the merged view at the top of attrs
+// (schedule, customer_facing, tags, impact_sql, notes, columns, aliases, placeholder) that loading
+// reads.
 // Where sources disagree the team's notes win, then dbt, Kestra, OpenLineage.
 // An edge row keeps attrs.sources.<origin> = {last_seen (Unix ms), stale} and attrs.columns; its
 // origin column lists the origins that assert it now (comma-separated).
@@ -21,8 +23,13 @@ namespace dw::graph {
 store::GraphAsset MergeAssetFacts(const std::optional<store::GraphAsset>& existing,
                                   const AssetFacts& facts, Origin origin, TimePoint now);
 
-// True when MergeAssetFacts(existing, facts, origin, now) would give back `existing` unchanged:
-// `origin` already said exactly this, within the same second (last_seen is kept to the second).
+// How stale an asset's per-source last_seen may get while the source keeps repeating the same
+// facts (an OpenLineage job reports every few seconds): the row is rewritten at most this often.
+// Edges keep their last-seen to the second.
+inline constexpr int64_t kAssetSeenRefreshMs = 60000;
+
+// True when `origin` already said exactly `facts` about the asset, last confirmed less than
+// kAssetSeenRefreshMs before `now`: the caller need not write the row again.
 bool AssetFactsUnchanged(const store::GraphAsset& existing, const AssetFacts& facts, Origin origin,
                          TimePoint now);
 
