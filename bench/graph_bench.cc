@@ -3,7 +3,7 @@
 //  - downstream blast radius: the walk alone and the whole answer (grouping, owners, schedules,
 //    JSON), p50/p99 over QUERIES random roots, results capped at 10,000 (target p99 < 10 ms);
 //  - with --store: writing the graph to a SQLite state store and loading it back (load time).
-// usage: graph_bench [ASSETS] [EDGES] [QUERIES] [--store DIR]
+// usage: graph_bench [ASSETS] [EDGES] [QUERIES] [--store DIR [--compare-old-load]]
 //   defaults: 1000000 3000000 2000
 //
 // The generated graph mimics lineage: assets in id order form a stream of layers, each asset
@@ -101,9 +101,12 @@ void BuildIndex(GraphIndex* ix, size_t assets, const Generated& g) {
 int main(int argc, char** argv) {
   size_t assets = 1000000, edges = 3000000, queries = 2000;
   std::string store_dir;
+  bool compare_old_load = false;
   std::vector<std::string> pos;
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--store" && i + 1 < argc) {
+    if (std::string(argv[i]) == "--compare-old-load") {
+      compare_old_load = true;
+    } else if (std::string(argv[i]) == "--store" && i + 1 < argc) {
       store_dir = argv[++i];
     } else {
       pos.push_back(argv[i]);
@@ -202,6 +205,19 @@ int main(int argc, char** argv) {
     if (!loaded.ok()) return std::fprintf(stderr, "%s\n", loaded.status().ToString().c_str()), 1;
     double load_ms = Ms(Steady::now() - l0);
     long rss_loaded = RssKb();
+    if (compare_old_load) {
+      // The row-vector, JSON-document-per-row path the loader used before (for an A/B figure).
+      auto o0 = Steady::now();
+      GraphIndex old;
+      auto assets_rows = (*st)->Assets();
+      auto edge_rows = (*st)->Edges();
+      if (!assets_rows.ok() || !edge_rows.ok()) return std::fprintf(stderr, "old load failed\n"), 1;
+      old.Reserve(assets_rows->size(), edge_rows->size());
+      for (const auto& a : *assets_rows) (void)IndexAssetRecord(a, &old);
+      for (const auto& e : *edge_rows) (void)IndexEdgeRecord(e, &old);
+      std::printf("old load path (row vectors, a JSON document per row), same store: %.1f s\n",
+                  Ms(Steady::now() - o0) / 1000);
+    }
     (*loaded)->Read([&](const GraphIndex& x) {
       std::printf("load from the state store into the index: %.1f s (%zu assets, %zu edges; RSS now %ld MB)\n",
                   load_ms / 1000, x.asset_count(), x.edge_count(), rss_loaded / 1024);
