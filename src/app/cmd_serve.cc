@@ -112,7 +112,7 @@ int CmdServe(const GlobalOptions& g, const std::string& listen, const std::strin
   if (services && services->workspace_status().ok() && services->workspace().lineage.openlineage) {
     Status st = server.AddJsonRoute("POST", "/api/v1/lineage", [services](const mcp::JsonRouteRequest& req) {
       return LineageRoute(*services, req);
-    });
+    }, /*raw_body=*/true);
     if (!st.ok()) {
       std::cerr << "dw serve: " << st.message() << "\n";
       return 2;

@@ -2,12 +2,14 @@
 
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "base/identifiers.h"
 #include "graph/dbt_manifest.h"
 #include "graph/kestra_flows.h"
 #include "graph/notes_source.h"
 #include "graph/openlineage_event.h"
+#include "graph/openlineage_reader.h"
 #include "warehouse/read_only_count.h"
 
 namespace dw::app {
@@ -91,70 +93,79 @@ static Result<Json> ApplyEventBatches(graph::ContextGraph& graph, std::vector<gr
 Result<Json> IngestOpenLineageFile(graph::ContextGraph& graph, const std::filesystem::path& path) {
   auto text = ReadFile(path);
   if (!text.ok()) return text.status();
+  // The lines are parsed across the cores (the index is only read meanwhile).
+  const int threads = static_cast<int>(std::max(1u, std::min(4u, std::thread::hardware_concurrency())));
+  auto batches = graph.Read([&](const graph::GraphIndex& index) {
+    return graph::RunEventLinesBatches(*text, index, graph.clock().Now(), threads);
+  });
+  if (!batches.ok()) return InvalidArgument(path.string() + ":" + batches.status().message());
+  return ApplyEventBatches(graph, std::move(batches).value());
+}
+
+namespace {
+
+// The events of an HTTP body, or kInvalidArgument naming what is wrong with it.
+Result<graph::RunEventText> ReadLineageBody(std::string_view text, int max_depth) {
+  graph::RunEventTextError why = graph::RunEventTextError::kNone;
+  auto read = graph::ParseRunEventText(text, /*allow_array=*/true, max_depth, &why);
+  if (!read.ok())
+    return InvalidArgument(why == graph::RunEventTextError::kTooDeep ? read.status().message()
+                                                                     : "the body is not valid JSON");
+  if (!read->array && read->events.front().shape == graph::JsonShape::kNull)
+    return InvalidArgument("$: the body is empty; send an OpenLineage run event");
+  return read;
+}
+
+// Resolves the events under the shared lock and stores them by group commit.
+Result<Json> IngestRunEvents(graph::ContextGraph& graph, const graph::RunEventText& read) {
+  const std::vector<graph::RunEventFields>& events = read.events;
   std::vector<graph::SourceBatch> batches;
-  std::istringstream lines(*text);
-  std::string line;
-  int n = 0;
+  batches.reserve(events.size());
   Status failed;
   graph.Read([&](const graph::GraphIndex& index) {
-    while (std::getline(lines, line)) {
-      ++n;
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      Json event = Json::parse(line, nullptr, false);
-      std::string where = path.string() + ":" + std::to_string(n) + ": ";
-      if (event.is_discarded()) {
-        failed = InvalidArgument(where + "not valid JSON");
-        return 0;
-      }
-      auto b = graph::RunEventBatch(event, index, graph.clock().Now());
+    for (size_t i = 0; i < events.size() && failed.ok(); ++i) {
+      auto b = graph::RunEventFieldsBatch(events[i], index, graph.clock().Now());
       if (!b.ok()) {
-        failed = InvalidArgument(where + b.status().message());
-        return 0;
+        std::string msg = b.status().message();
+        // "$.x" inside element i is "$[i].x" of the body.
+        failed = read.array ? InvalidArgument("$[" + std::to_string(i) + "]" + msg.substr(msg.rfind('$', 0) == 0 ? 1 : 0))
+                            : b.status();
+      } else {
+        batches.push_back(std::move(b).value());
       }
-      batches.push_back(std::move(b).value());
     }
     return 0;
   });
   if (!failed.ok()) return failed;
-  return ApplyEventBatches(graph, std::move(batches));
-}
-
-Result<Json> IngestOpenLineageEvents(graph::ContextGraph& graph, const Json& body) {
-  if (body.is_array()) {
-    std::vector<graph::SourceBatch> batches;
-    Status failed;
-    graph.Read([&](const graph::GraphIndex& index) {
-      for (size_t i = 0; i < body.size() && failed.ok(); ++i) {
-        auto b = graph::RunEventBatch(body[i], index, graph.clock().Now());
-        if (!b.ok()) {
-          std::string msg = b.status().message();
-          // "$.x" inside element i is "$[i].x" of the body.
-          failed = InvalidArgument("$[" + std::to_string(i) + "]" + msg.substr(msg.rfind('$', 0) == 0 ? 1 : 0));
-        } else {
-          batches.push_back(std::move(b).value());
-        }
-      }
-      return 0;
-    });
-    if (!failed.ok()) return failed;
-    return ApplyEventBatches(graph, std::move(batches));
-  }
-  auto batch = graph.Read([&](const graph::GraphIndex& index) {
-    return graph::RunEventBatch(body, index, graph.clock().Now());
-  });
-  if (!batch.ok()) return batch.status();
-  auto applied = graph.Apply(*batch);
+  auto applied = graph.ApplyGrouped(std::move(batches));
   if (!applied.ok()) return applied.status();
-  Json out = SummaryJson(*applied);
-  out["events"] = 1;
+  Json out = SummaryJson(applied->applied);
+  out["events"] = events.size();
+  out["group_events"] = applied->group_batches;
   return out;
 }
 
+}  // namespace
+
+Result<Json> IngestOpenLineageText(graph::ContextGraph& graph, std::string_view text, int max_depth) {
+  auto read = ReadLineageBody(text, max_depth);
+  if (!read.ok()) return read.status();
+  return IngestRunEvents(graph, *read);
+}
+
 mcp::JsonRouteReply LineageRoute(Services& services, const mcp::JsonRouteRequest& request) {
-  if (request.body.is_null()) return {400, Json{{"error", "$: the body is empty; send an OpenLineage run event"}}};
+  // Routes registered without raw_body hand over a parsed body: read its text the same way.
+  std::string dumped;
+  std::string_view text = request.raw_body;
+  if (!request.body.is_null()) text = dumped = request.body.dump();
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    return {400, Json{{"error", "$: the body is empty; send an OpenLineage run event"}}};
+  // Parsed before touching the graph: no lock is held while the text is read.
+  auto read = ReadLineageBody(text, request.max_json_depth);
+  if (!read.ok()) return {400, Json{{"error", read.status().message()}}};
   auto graph = services.graph();
   if (!graph.ok()) return {503, Json{{"error", "the context graph is unavailable: " + graph.status().message()}}};
-  auto r = IngestOpenLineageEvents(**graph, request.body);
+  auto r = IngestRunEvents(**graph, *read);
   if (!r.ok()) {
     int status = r.status().code() == StatusCode::kInvalidArgument ? 400 : 500;
     return {status, Json{{"error", r.status().message()}}};

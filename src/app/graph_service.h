@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/services.h"
@@ -33,12 +34,16 @@ Result<Json> IngestDbtManifestFile(const config::Workspace& ws, graph::ContextGr
 // first bad line fails the whole file ("FILE:LINE: $.path: why") and nothing is stored.
 Result<Json> IngestOpenLineageFile(graph::ContextGraph& graph, const std::filesystem::path& path);
 
-// One run event (or an array of them) as received over HTTP. kInvalidArgument names the JSON path
-// of the problem; nothing is stored then.
-Result<Json> IngestOpenLineageEvents(graph::ContextGraph& graph, const Json& body);
+// One run event (or a JSON array of them) as received over HTTP, read by the streaming reader
+// (max_depth > 0 limits nesting) and stored by group commit with whatever other requests queued
+// meanwhile. The reply's counts are of that whole group ("group_events" events). kInvalidArgument
+// names the JSON path of the problem ("$[2].inputs[0].name: required" inside an array); nothing of
+// the body is stored then. Other codes are the commit's failure (nothing of the group stored).
+Result<Json> IngestOpenLineageText(graph::ContextGraph& graph, std::string_view text, int max_depth);
 
-// POST /api/v1/lineage: 201 with the summary; 400 {"error": "$.path: why"}; 503 when the graph
-// cannot be opened.
+// POST /api/v1/lineage: 201 with the summary once committed; 400 {"error": "$.path: why"}; 500
+// when the commit fails; 503 when the graph cannot be opened. Reads request.raw_body (register
+// the route with raw_body), else the text of request.body.
 mcp::JsonRouteReply LineageRoute(Services& services, const mcp::JsonRouteRequest& request);
 
 // The lineage answer for `asset` (see graph::TraceLineage), with the graph's warnings.

@@ -4,10 +4,13 @@
 // share the index and are blocked only for that update.
 #pragma once
 
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "base/clock.h"
 #include "base/status.h"
@@ -40,8 +43,28 @@ class ContextGraph {
   // canonical or a relation is unknown; with the store's error (nothing written) when it fails.
   Result<ApplySummary> Apply(const SourceBatch& batch);
 
+  // Apply for several batches in one store transaction, ending as if they were applied one after
+  // another (each batch's stale marks see the batches before it). REQUIRES: each batch passed
+  // ValidateSourceBatch. Fails with the store's error, nothing written.
+  Result<ApplySummary> ApplyInOrder(const std::vector<const SourceBatch*>& batches);
+
+  // Group commit for many concurrent small writers (the OpenLineage HTTP route): validates
+  // `batches` (kInvalidArgument, nothing queued), queues them and returns once they are stored.
+  // One caller at a time commits everything queued so far in one ApplyInOrder; the others wait.
+  // On success: the summary of the whole group and how many batches it held. A failed commit is
+  // returned to every caller of that group.
+  struct GroupSummary {
+    ApplySummary applied;  // of the whole group
+    size_t group_batches = 0;
+  };
+  Result<GroupSummary> ApplyGrouped(std::vector<SourceBatch> batches);
+
+  // The checks Apply makes before writing: canonical ids, known relations. kInvalidArgument.
+  static Status ValidateSourceBatch(const SourceBatch& batch);
+
   // Reloads the index when another process changed the graph since this one loaded or last
-  // applied (the store's graph generation moved). Cheap when nothing changed.
+  // applied (the store's graph generation moved). Cheap when nothing changed; returns at once when
+  // a write of this process is running (that write picks up other processes' writes first).
   Status Refresh();
 
   // Runs `fn(const GraphIndex&)` under the shared lock and returns what it returns.
@@ -63,6 +86,19 @@ class ContextGraph {
   mutable std::shared_mutex mu_;
   GraphIndex index_;
   std::string generation_;  // the store's graph generation the index reflects
+
+  // The stored rows of assets this process read or wrote lately (under writer_mu_), so a source
+  // that repeats itself costs no store read; cleared when another process writes.
+  static constexpr size_t kAssetCacheSize = 50000;
+  void RememberAsset(const store::GraphAsset& row);
+  std::unordered_map<std::string, store::GraphAsset> asset_cache_;
+
+  // Group commit (context_graph_group.cc).
+  struct Queued;
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::vector<Queued*> queue_;
+  bool committing_ = false;
 };
 
 // The cursor under which the store records the graph generation (bumped by every Apply).

@@ -45,12 +45,12 @@ AssetIndex GraphIndex::Intern(const std::string& id, uint8_t kind_index) {
 }
 
 AssetIndex GraphIndex::Find(std::string_view id) const {
-  auto it = by_id_.find(std::string(id));
+  auto it = by_id_.find(id);
   return it == by_id_.end() ? kNone : it->second;
 }
 
 AssetIndex GraphIndex::FindAlias(std::string_view alias) const {
-  auto it = aliases_.find(std::string(alias));
+  auto it = aliases_.find(alias);
   return it == aliases_.end() ? kNone : it->second;
 }
 
@@ -58,11 +58,14 @@ void GraphIndex::AddAlias(const std::string& alias, AssetIndex asset) { aliases_
 
 std::vector<AssetIndex> GraphIndex::FindByShortName(uint8_t kind_index,
                                                     std::string_view short_name) const {
-  if (!short_names_built_) {
-    by_short_name_.reserve(ids_.size());
-    for (AssetIndex a = 0; a < ids_.size(); ++a)
-      by_short_name_.emplace(std::string(MatchName(*ids_[a])), a);
-    short_names_built_ = true;
+  {
+    std::lock_guard<std::mutex> lock(*short_names_mu_);
+    if (!short_names_built_) {
+      by_short_name_.reserve(ids_.size());
+      for (AssetIndex a = 0; a < ids_.size(); ++a)
+        by_short_name_.emplace(std::string(MatchName(*ids_[a])), a);
+      short_names_built_ = true;
+    }
   }
   std::vector<AssetIndex> out;
   auto [b, e] = by_short_name_.equal_range(std::string(short_name));
@@ -135,6 +138,14 @@ void GraphIndex::Reserve(size_t assets, size_t edges) {
   out_.reserve(assets);
   in_.reserve(assets);
   edges_.reserve(edges);
+}
+
+void GraphIndex::ShrinkToFit() {
+  ids_.shrink_to_fit();
+  assets_.shrink_to_fit();
+  out_.shrink_to_fit();
+  in_.shrink_to_fit();
+  edges_.shrink_to_fit();
 }
 
 size_t GraphIndex::EdgeBytes() const {

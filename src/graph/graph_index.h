@@ -6,6 +6,8 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -58,6 +60,14 @@ struct EdgeEntry {
   bool IsStale() const { return origins != 0 && (origins & ~stale) == 0; }
 };
 
+// Hashes std::string and std::string_view alike, so lookups by a view allocate nothing.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+template <typename V>
+using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+
 class GraphIndex {
  public:
   // The asset numbered by `id`, adding a placeholder entry of `kind_index` when it is new.
@@ -99,17 +109,19 @@ class GraphIndex {
 
   // Pre-sizes for a known graph (loading from the store, benchmarks).
   void Reserve(size_t assets, size_t edges);
+  // Gives back the spare capacity of the asset and edge arrays (after a load of unknown size).
+  void ShrinkToFit();
   // Bytes held for edges: entries, both adjacency lists and their per-asset list headers.
   size_t EdgeBytes() const;
   // Bytes held for assets: entries, ids, id and alias maps, details (approximate for strings).
   size_t AssetBytes() const;
 
  private:
-  std::unordered_map<std::string, AssetIndex> by_id_;
+  StringMap<AssetIndex> by_id_;
   std::vector<const std::string*> ids_;  // keys of by_id_ (stable: node-based map)
   std::vector<AssetEntry> assets_;
   std::vector<AssetDetails> details_;
-  std::unordered_map<std::string, AssetIndex> aliases_;
+  StringMap<AssetIndex> aliases_;
   std::vector<std::string> strings_{""};
   std::unordered_map<std::string, uint32_t> string_ids_;
   std::vector<EdgeEntry> edges_;
@@ -117,8 +129,10 @@ class GraphIndex {
   std::vector<std::vector<EdgeIndex>> in_;
   std::unordered_map<EdgeIndex, Json> edge_columns_;
   // Built on the first FindByShortName, then kept up to date by Intern.
+  // Readers share the index (ContextGraph's shared lock), so the first build is guarded.
   mutable std::unordered_multimap<std::string, AssetIndex> by_short_name_;
   mutable bool short_names_built_ = false;
+  mutable std::unique_ptr<std::mutex> short_names_mu_ = std::make_unique<std::mutex>();
 };
 
 // The short name of a canonical id: the part after the last '/' or '.', e.g. "member_balances".

@@ -20,7 +20,7 @@ Json FactsJson(const AssetFacts& f, TimePoint now) {
   if (!f.notes.empty()) j["notes"] = f.notes;
   if (!f.aliases.empty()) j["aliases"] = f.aliases;
   if (!f.columns.is_null()) j["columns"] = f.columns;
-  j["last_seen"] = ToUnixMillis(now);
+  j["last_seen"] = ToUnixMillis(now) / 1000 * 1000;  // to the second, like an edge's
   return j;
 }
 
@@ -86,6 +86,28 @@ store::GraphAsset MergeAssetFacts(const std::optional<store::GraphAsset>& existi
   if (aliases.empty()) a.erase("aliases"); else a["aliases"] = aliases;
   a["placeholder"] = false;
   return rec;
+}
+
+bool AssetFactsUnchanged(const store::GraphAsset& existing, const AssetFacts& facts, Origin origin,
+                         TimePoint now) {
+  const Json& attrs = existing.attrs;
+  if (!attrs.is_object()) return false;
+  auto placeholder = attrs.find("placeholder");
+  if (placeholder == attrs.end() || !placeholder->is_boolean() || placeholder->get<bool>()) return false;
+  auto sources = attrs.find("sources");
+  if (sources == attrs.end() || !sources->is_object()) return false;
+  auto mine = sources->find(OriginName(origin));
+  if (mine == sources->end() || !mine->is_object()) return false;
+  // The same facts, last confirmed less than kAssetSeenRefresh ago: nothing worth a write.
+  auto seen = mine->find("last_seen");
+  if (seen == mine->end() || !seen->is_number_integer()) return false;
+  const int64_t now_ms = ToUnixMillis(now), seen_ms = seen->get<int64_t>();
+  if (seen_ms > now_ms || now_ms - seen_ms >= kAssetSeenRefreshMs) return false;
+  const Json fresh = FactsJson(facts, now);
+  if (fresh.size() != mine->size()) return false;
+  for (const auto& [key, value] : fresh.items())
+    if (key != "last_seen" && (!mine->contains(key) || (*mine)[key] != value)) return false;
+  return true;
 }
 
 store::GraphAsset PlaceholderRecord(const std::string& id) {
@@ -184,6 +206,163 @@ Status IndexEdgeRecord(const store::GraphEdge& record, GraphIndex* index) {
   EdgeIndex at = existing == kNone ? index->AddEdge(e) : existing;
   if (existing != kNone) index->mutable_edge(at) = e;
   if (attrs.is_object() && attrs.contains("columns")) index->set_edge_columns(at, attrs["columns"]);
+  return Status::Ok();
+}
+
+}  // namespace dw::graph
+
+namespace dw::graph {
+namespace {
+
+// Reads {"sources": {"<origin>": {"last_seen": N, "stale": B}, ...}} into an EdgeEntry. Gives up
+// (returns false from a callback) on anything else, so the caller can take the DOM path.
+class EdgeAttrsSax {
+ public:
+  explicit EdgeAttrsSax(EdgeEntry* e) : e_(e) {}
+  bool null() { return Skip(); }
+  bool boolean(bool b) {
+    if (depth_ == 3 && key_ == kStale && origin_ >= 0) {
+      if (b) e_->stale |= static_cast<uint8_t>(1u << origin_);
+      key_ = kOther;
+      return true;
+    }
+    return Skip();
+  }
+  bool number_integer(Json::number_integer_t v) { return Number(v); }
+  bool number_unsigned(Json::number_unsigned_t v) {
+    return v > static_cast<Json::number_unsigned_t>(INT64_MAX) ? false : Number(static_cast<int64_t>(v));
+  }
+  bool number_float(Json::number_float_t, const std::string&) { return false; }
+  bool string(std::string&) { return Skip(); }
+  bool binary(Json::binary_t&) { return false; }
+  bool start_object(std::size_t) {
+    ++depth_;
+    if (depth_ == 1) return true;
+    if (depth_ == 2) return key_ == kSources;
+    if (depth_ == 3) {
+      key_ = kOther;
+      return true;  // origin_ was set by the key (or is -1: an unknown origin, ignored)
+    }
+    return false;
+  }
+  bool end_object() {
+    if (depth_ == 3 && origin_ >= 0) e_->origins |= static_cast<uint8_t>(1u << origin_);
+    --depth_;
+    return true;
+  }
+  bool start_array(std::size_t) { return false; }
+  bool end_array() { return false; }
+  bool key(std::string& k) {
+    if (depth_ == 1) {
+      if (k == "sources") {
+        key_ = kSources;
+        return true;
+      }
+      return false;  // columns or anything else: the DOM path
+    }
+    if (depth_ == 2) {
+      auto o = ParseOrigin(k);
+      origin_ = o ? static_cast<int>(*o) : -1;
+      return true;
+    }
+    if (depth_ == 3) {
+      key_ = k == "last_seen" ? kLastSeen : k == "stale" ? kStale : kOther;
+      return true;
+    }
+    return false;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+
+ private:
+  enum Key { kOther, kSources, kLastSeen, kStale };
+  bool Number(int64_t v) {
+    if (depth_ == 3 && key_ == kLastSeen && origin_ >= 0) {
+      e_->seen_s[origin_] = static_cast<uint32_t>(std::max<int64_t>(0, v / 1000));
+      key_ = kOther;
+      return true;
+    }
+    return Skip();
+  }
+  // A scalar we do not use: fine inside an origin's object, anything else is unusual.
+  bool Skip() {
+    if (depth_ == 3 && key_ == kOther) return true;
+    return false;
+  }
+
+  EdgeEntry* e_;
+  int depth_ = 0;
+  int origin_ = -1;
+  Key key_ = kOther;
+};
+
+// The index of an endpoint: found without parsing when known, else validated and interned.
+Result<AssetIndex> Endpoint(std::string_view id, GraphIndex* index) {
+  AssetIndex a = index->Find(id);
+  if (a != kNone) return a;
+  std::string owned(id);
+  auto parsed = ParseAssetId(owned);
+  if (!parsed.ok()) return parsed.status();
+  return index->Intern(owned, static_cast<uint8_t>(KindIndex(parsed->kind)));
+}
+
+}  // namespace
+
+Status IndexAssetRow(const store::GraphAssetView& row, GraphIndex* index) {
+  store::GraphAsset rec;
+  rec.id = row.id;
+  rec.kind = row.kind;
+  rec.domain = row.domain;
+  rec.owner = row.owner;
+  rec.attrs = Json::parse(row.attrs.begin(), row.attrs.end(), nullptr, /*allow_exceptions=*/false);
+  if (rec.attrs.is_discarded())
+    return DataLoss("graph_assets row '" + rec.id + "': attrs are not valid JSON");
+  return IndexAssetRecord(rec, index);
+}
+
+Status IndexEdgeRow(const store::GraphEdgeView& row, GraphIndex* index) {
+  Relation rel;
+  if (row.relation == "feeds") {
+    rel = Relation::kFeeds;
+  } else if (row.relation == "triggers") {
+    rel = Relation::kTriggers;
+  } else {
+    return DataLoss("graph_edges row " + std::string(row.src) + " -> " + std::string(row.dst) +
+                    ": unknown relation '" + std::string(row.relation) + "'");
+  }
+  EdgeEntry e;
+  e.relation = rel;
+  EdgeAttrsSax sax(&e);
+  bool fast = false;
+  try {
+    fast = Json::sax_parse(row.attrs.begin(), row.attrs.end(), &sax);
+  } catch (const std::exception&) {
+    fast = false;
+  }
+  if (!fast) {
+    store::GraphEdge rec;
+    rec.src = row.src;
+    rec.dst = row.dst;
+    rec.relation = row.relation;
+    rec.attrs = Json::parse(row.attrs.begin(), row.attrs.end(), nullptr, /*allow_exceptions=*/false);
+    if (rec.attrs.is_discarded())
+      return DataLoss("graph_edges row " + rec.src + " -> " + rec.dst + ": attrs are not valid JSON");
+    return IndexEdgeRecord(rec, index);
+  }
+  auto s = Endpoint(row.src, index);
+  auto d = Endpoint(row.dst, index);
+  auto bad = [&](const Status& why) {
+    return DataLoss("graph_edges row " + std::string(row.src) + " -> " + std::string(row.dst) + ": " + why.message());
+  };
+  if (!s.ok()) return bad(s.status());
+  if (!d.ok()) return bad(d.status());
+  e.src = *s;
+  e.dst = *d;
+  EdgeIndex existing = index->FindEdge(e.src, e.dst, rel);
+  if (existing == kNone) {
+    index->AddEdge(e);
+  } else {
+    index->mutable_edge(existing) = e;
+  }
   return Status::Ok();
 }
 

@@ -1,11 +1,10 @@
 #include "graph/openlineage_event.h"
 
 #include <map>
-#include <set>
 
 #include "base/identifiers.h"
 #include "base/rfc3339.h"
-#include "graph/name_resolver.h"
+#include "graph/openlineage_names.h"
 
 namespace dw::graph {
 namespace {
@@ -90,82 +89,28 @@ Status ValidateDataset(const Json& ds, const std::string& path) {
   return Status::Ok();
 }
 
-const std::set<std::string>& EventTypes() {
-  static const std::set<std::string> t = {"START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER"};
-  return t;
+// A string member of obj, or "" when absent or not a string (facets are free-form).
+std::string StringMember(const Json& obj, const char* key) {
+  const Json& v = Member(obj, key);
+  return v.is_string() ? v.get<std::string>() : std::string();
 }
 
-// The scheme of an OpenLineage namespace ("kafka" of "kafka://host:9092") and what follows it.
-std::pair<std::string, std::string> SplitNamespace(const std::string& ns) {
-  size_t p = ns.find("://");
-  if (p == std::string::npos) return {"", ns};
-  return {ns.substr(0, p), ns.substr(p + 3)};
-}
-
-std::string DatasetKind(const std::string& scheme) {
-  if (scheme == "kafka") return "kafka";
-  if (scheme == "pubsub") return "pubsub";
-  return "table";
-}
-
-struct Resolved {
-  std::string id;
-  std::vector<std::string> aliases;
-};
-
-Resolved ResolveDataset(const Json& ds, const GraphIndex& index) {
-  const std::string ns = ds["namespace"], name = ds["name"];
-  const std::string own = ns + "/" + name;
-  std::vector<std::string> names = {own};
+ResolvedDataset ResolveDataset(const Json& ds, const GraphIndex& index) {
+  std::vector<std::string> symlinks;
   const Json& facets = Member(ds, "facets");
   if (facets.is_object())
     if (auto s = facets.find("symlinks"); s != facets.end() && s->is_object())
       for (const Json& ident : Member(*s, "identifiers"))
-        names.push_back(ident["namespace"].get<std::string>() + "/" + ident["name"].get<std::string>());
-  auto [scheme, authority] = SplitNamespace(ns);
-  std::string kind = DatasetKind(scheme);
-  std::string instance = SanitizeInstance(authority.substr(0, authority.find('/')));
-  std::string short_name, fallback;
-  if (kind == "table") {
-    // Keep schema.table: the last two dot-separated parts of db.schema.table.
-    std::string n = name;
-    size_t last = n.rfind('.');
-    size_t prev = last == std::string::npos || last == 0 ? std::string::npos : n.rfind('.', last - 1);
-    if (prev != std::string::npos) n = n.substr(prev + 1);
-    std::string clean;
-    for (char c : n) {
-      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                c == '_' || c == '-' || c == '$' || c == '.';
-      clean += ok ? c : '_';
-    }
-    fallback = "table://" + instance + "/" + clean;
-    short_name = std::string(ShortName(fallback));
-  } else {
-    fallback = kind + "://" + instance + "/" + SanitizeName(name);
-    short_name = SanitizeName(name);
-  }
-  Resolved r;
-  r.id = kind == "table" ? ResolveTable(index, names, short_name, fallback)
-                         : ResolveName(index, names, kind, short_name, fallback);
-  for (const std::string& n : names)
-    if (n != r.id) r.aliases.push_back(n);
-  return r;
+        symlinks.push_back(ident["namespace"].get<std::string>() + "/" + ident["name"].get<std::string>());
+  return ResolveRunEventDataset(ds["namespace"].get_ref<const std::string&>(),
+                                ds["name"].get_ref<const std::string&>(), symlinks, index);
 }
 
 std::string JobKind(const Json& job, const Json& run) {
   const Json& jf = Member(job, "facets");
-  std::string integration;
-  if (jf.is_object() && jf.contains("jobType") && jf["jobType"].is_object())
-    integration = jf["jobType"].value("integration", "");
   const Json& rf = Member(run, "facets");
-  if (integration.empty() && rf.is_object() && rf.contains("processing_engine") &&
-      rf["processing_engine"].is_object())
-    integration = rf["processing_engine"].value("name", "");
-  for (char& c : integration) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (integration == "flink") return "flink";
-  if (integration == "dbt") return "dbt";
-  if (integration == "kestra") return "kestra";
-  return "";
+  return RunEventJobKind(StringMember(Member(jf, "jobType"), "integration"),
+                         StringMember(Member(rf, "processing_engine"), "name"));
 }
 
 }  // namespace
@@ -173,7 +118,7 @@ std::string JobKind(const Json& job, const Json& run) {
 Status ValidateRunEvent(const Json& event) {
   if (!event.is_object()) return Bad("$", "a run event is a JSON object");
   if (auto it = event.find("eventType"); it != event.end() && !it->is_null()) {
-    if (!it->is_string() || !EventTypes().count(it->get<std::string>()))
+    if (!it->is_string() || !IsRunEventType(it->get_ref<const std::string&>()))
       return Bad("$.eventType", "expected one of START, RUNNING, COMPLETE, ABORT, FAIL, OTHER");
   }
   if (auto it = event.find("eventTime"); it != event.end()) {
@@ -207,37 +152,14 @@ Result<SourceBatch> RunEventBatch(const Json& event, const GraphIndex& index, Ti
   const Json& job = event["job"];
   const Json& run = event["run"];
   const std::string jns = job["namespace"], jname = job["name"];
-  const std::string event_type = event.value("eventType", std::string("OTHER"));
+  const std::string event_type = StringMember(event, "eventType").empty() ? "OTHER" : StringMember(event, "eventType");
   TimePoint at = now;
   if (event.contains("eventTime")) at = *ParseRfc3339(event["eventTime"].get<std::string>());
 
-  // The job: a recorded alias or a unique job of the same name (flink, kestra, dbt), else an id
-  // from its integration.
-  std::string job_alias = jns + "/" + jname;
-  std::string job_id;
-  if (index.Find(job_alias) != kNone) job_id = job_alias;
-  if (job_id.empty() && index.FindAlias(job_alias) != kNone) job_id = index.id(index.FindAlias(job_alias));
-  std::string kind = JobKind(job, run);
-  if (job_id.empty()) {
-    std::vector<std::string> kinds = kind.empty() ? std::vector<std::string>{"flink", "kestra", "dbt"}
-                                                  : std::vector<std::string>{kind};
-    std::vector<AssetIndex> found;
-    for (const std::string& k : kinds)
-      for (AssetIndex a : index.FindByShortName(static_cast<uint8_t>(KindIndex(k)), SanitizeName(jname)))
-        found.push_back(a);
-    if (found.size() == 1) job_id = index.id(found[0]);
-  }
-  if (job_id.empty()) {
-    if (kind.empty())
-      return Bad("$.job", "cannot tell what kind of job '" + job_alias +
-                              "' is: no asset has this name and job.facets.jobType.integration is "
-                              "not FLINK, DBT or KESTRA; record the job in the workspace notes");
-    std::string name = SanitizeName(jname);
-    if (kind == "kestra" && name.find('.') == std::string::npos) name = SanitizeInstance(jns) + "." + name;
-    job_id = kind + "://" + SanitizeInstance(jns) + "/" + name;
-  }
-  if (!IsCanonicalAssetId(job_id))
-    return Bad("$.job.name", "'" + job_alias + "' does not make a valid asset id (" + job_id + ")");
+  const std::string job_alias = jns + "/" + jname;
+  auto resolved_job = ResolveRunEventJob(jns, jname, JobKind(job, run), index);
+  if (!resolved_job.ok()) return resolved_job.status();
+  const std::string& job_id = *resolved_job;
 
   SourceBatch batch;
   batch.origin = Origin::kOpenLineage;
@@ -253,7 +175,7 @@ Result<SourceBatch> RunEventBatch(const Json& event, const GraphIndex& index, Ti
     if (!list.is_array()) continue;
     for (size_t i = 0; i < list.size(); ++i) {
       const Json& ds = list[i];
-      Resolved r = ResolveDataset(ds, index);
+      ResolvedDataset r = ResolveDataset(ds, index);
       if (!IsCanonicalAssetId(r.id))
         return Bad(std::string("$.") + side + "[" + std::to_string(i) + "]",
                    "'" + ds["name"].get<std::string>() + "' does not make a valid asset id");
@@ -303,8 +225,7 @@ Result<SourceBatch> RunEventBatch(const Json& event, const GraphIndex& index, Ti
     r.event_type = event_type;
     r.at = at;
     const Json& rf = Member(run, "facets");
-    if (rf.is_object() && rf.contains("errorMessage") && rf["errorMessage"].is_object())
-      r.message = rf["errorMessage"].value("message", "");
+    r.message = StringMember(Member(rf, "errorMessage"), "message");
     batch.runs.push_back(r);
   }
   return batch;

@@ -62,6 +62,8 @@ struct SourceBatch {
   // edges touching that asset when it is an asset id (one job's latest complete run), none when
   // empty (an incremental event).
   std::string stale_scope;
+  // More asset ids scoped like stale_scope (ContextGraph::ApplyInOrder keeps each batch's own).
+  std::vector<std::string> stale_assets;
   std::vector<AssetFacts> assets;
   std::vector<EdgeFacts> edges;
   std::vector<JobRun> runs;

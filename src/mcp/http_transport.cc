@@ -207,6 +207,7 @@ struct JsonRoute {
   std::string method;
   std::string path;
   JsonRouteHandler handler;
+  bool raw_body = false;
 };
 
 }  // namespace
@@ -453,7 +454,10 @@ void StreamableHttpServer::Impl::HandleJsonRoute(const JsonRoute& route, const h
     Reply(res, 415, Json{{"error", "Content-Type must be application/json"}});
     return;
   }
-  if (!ParseRouteBody(req.body, options.limits.max_json_depth, &request.body, &why)) {
+  request.max_json_depth = options.limits.max_json_depth;
+  if (route.raw_body) {
+    request.raw_body = req.body;
+  } else if (!ParseRouteBody(req.body, options.limits.max_json_depth, &request.body, &why)) {
     Reply(res, 400, Json{{"error", why}});
     return;
   }
@@ -539,7 +543,7 @@ StreamableHttpServer::StreamableHttpServer() : impl_(std::make_unique<Impl>()) {
 StreamableHttpServer::~StreamableHttpServer() { Stop(); }
 
 Status StreamableHttpServer::AddJsonRoute(const std::string& method, const std::string& path,
-                                          JsonRouteHandler handler) {
+                                          JsonRouteHandler handler, bool raw_body) {
   static const std::set<std::string> kMethods = {"GET", "POST", "PUT", "PATCH", "DELETE"};
   std::lock_guard<std::mutex> lock(impl_->mu);
   if (impl_->started) return FailedPrecondition("AddJsonRoute must be called before Start");
@@ -550,7 +554,7 @@ Status StreamableHttpServer::AddJsonRoute(const std::string& method, const std::
     if (r.method == method && r.path == path)
       return InvalidArgument("JSON route " + method + " " + path + " is already registered");
   if (!handler) return InvalidArgument("JSON route " + method + " " + path + " has no handler");
-  impl_->json_routes.push_back({method, path, std::move(handler)});
+  impl_->json_routes.push_back({method, path, std::move(handler), raw_body});
   return Status::Ok();
 }
 

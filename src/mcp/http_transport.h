@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/clock.h"
@@ -54,11 +55,15 @@ struct HttpServerOptions {
 };
 
 // A plain JSON route (not MCP): the parsed body (null when empty) and the query parameters.
+// Routes registered with `raw_body` get the body text instead (body stays null), for handlers
+// that stream-parse it; `max_json_depth` is the server's nesting limit they should apply.
 struct JsonRouteRequest {
   std::string method;
   std::string path;
   Json body;
   std::map<std::string, std::string> query;
+  std::string_view raw_body;
+  int max_json_depth = 0;
 };
 
 struct JsonRouteReply {
@@ -81,7 +86,9 @@ class StreamableHttpServer {
   // behind the same Host/Origin and bearer checks as MCP. Bodies that are not JSON get 400.
   // REQUIRES: called before Start(). Fails with kInvalidArgument for an unknown method or a path
   // that is taken, kFailedPrecondition after Start().
-  Status AddJsonRoute(const std::string& method, const std::string& path, JsonRouteHandler handler);
+  // With `raw_body` the body is handed over unparsed (still only application/json).
+  Status AddJsonRoute(const std::string& method, const std::string& path, JsonRouteHandler handler,
+                      bool raw_body = false);
 
   // Binds and starts serving `endpoints` plus GET /healthz (always open: no token, no Host check).
   // Fails with kFailedPrecondition for a non-loopback host without a bearer token or when already

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/clock.h"
 #include "base/json.h"
@@ -82,6 +83,14 @@ struct GraphEdge {
   std::string origin;    // where it was learned: "notes", "openlineage", "dbt", "kestra"
   Json attrs = Json::object();
   TimePoint updated_at;  // set by the store on write
+};
+
+// A graph row as read by StateStore::ScanAssets / ScanEdges: text views, attrs as JSON text.
+struct GraphAssetView {
+  std::string_view id, kind, domain, owner, attrs;
+};
+struct GraphEdgeView {
+  std::string_view src, dst, relation, attrs;
 };
 
 // An incident; the lifecycle lives in incidents/, the store keeps the latest version.

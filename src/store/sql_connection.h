@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -29,6 +30,16 @@ class SqlConnection {
   // it produced (none for statements without a result). Values are never spliced into `sql`.
   virtual Result<std::vector<SqlRow>> Query(const std::string& sql,
                                             const std::vector<SqlValue>& params = {}) = 0;
+  // Query, handing each row to `on_row` as it is read instead of collecting them all (scans of
+  // millions of rows). Returns the first error of the statement or of `on_row` (which stops the
+  // scan). The default collects the rows with Query first.
+  virtual Status QueryEach(const std::string& sql, const std::vector<SqlValue>& params,
+                           const std::function<Status(const SqlRow&)>& on_row) {
+    Result<std::vector<SqlRow>> rows = Query(sql, params);
+    if (!rows.ok()) return rows.status();
+    for (const SqlRow& row : *rows) DW_RETURN_IF_ERROR(on_row(row));
+    return Status::Ok();
+  }
   // Runs `sql`, one or more ';'-separated statements without parameters (migration DDL).
   virtual Status ExecScript(const std::string& sql) = 0;
 

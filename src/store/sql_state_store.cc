@@ -540,6 +540,34 @@ Result<std::vector<GraphEdge>> SqlStateStore::Edges() {
   return out;
 }
 
+// Text of a cell read as text (an empty view for anything else; the columns scanned are NOT NULL
+// TEXT).
+static std::string_view TextView(const SqlValue& v) {
+  const std::string* s = std::get_if<std::string>(&v);
+  return s ? std::string_view(*s) : std::string_view();
+}
+
+Status SqlStateStore::ScanAssets(const std::function<Status(const GraphAssetView&)>& fn) {
+  return Do(false, [&]() -> Status {
+    return conn_->QueryEach("SELECT id, kind, domain, owner, attrs FROM graph_assets ORDER BY id", {},
+                            [&](const SqlRow& r) -> Status {
+                              if (r.size() != 5) return DataLoss("graph_assets: unexpected columns");
+                              return fn({TextView(r[0]), TextView(r[1]), TextView(r[2]), TextView(r[3]),
+                                         TextView(r[4])});
+                            });
+  });
+}
+
+Status SqlStateStore::ScanEdges(const std::function<Status(const GraphEdgeView&)>& fn) {
+  return Do(false, [&]() -> Status {
+    return conn_->QueryEach("SELECT src, dst, relation, attrs FROM graph_edges ORDER BY src, dst, relation", {},
+                            [&](const SqlRow& r) -> Status {
+                              if (r.size() != 4) return DataLoss("graph_edges: unexpected columns");
+                              return fn({TextView(r[0]), TextView(r[1]), TextView(r[2]), TextView(r[3])});
+                            });
+  });
+}
+
 // ---- incidents ----
 
 Status SqlStateStore::PutIncident(const IncidentRecord& i) {

@@ -58,6 +58,8 @@ class SqlStateStore final : public StateStore {
   Result<std::vector<GraphAsset>> Assets() override;
   Status UpsertEdges(const std::vector<GraphEdge>& edges) override;
   Result<std::vector<GraphEdge>> Edges() override;
+  Status ScanAssets(const std::function<Status(const GraphAssetView&)>& fn) override;
+  Status ScanEdges(const std::function<Status(const GraphEdgeView&)>& fn) override;
 
   Status PutIncident(const IncidentRecord& incident) override;
   Result<std::optional<IncidentRecord>> GetIncident(const std::string& id) override;

@@ -83,6 +83,33 @@ class SqliteConnection final : public SqlConnection {
     return rows;
   }
 
+  Status QueryEach(const std::string& sql, const std::vector<SqlValue>& params,
+                   const std::function<Status(const SqlRow&)>& on_row) override {
+    Result<sqlite3_stmt*> prepared = Prepare(sql);
+    if (!prepared.ok()) return prepared.status();
+    sqlite3_stmt* stmt = *prepared;
+    struct ResetGuard {
+      sqlite3_stmt* s;
+      ~ResetGuard() {
+        sqlite3_reset(s);
+        sqlite3_clear_bindings(s);
+      }
+    } guard{stmt};
+    DW_RETURN_IF_ERROR(Bind(stmt, params));
+    SqlRow row;
+    for (;;) {
+      int rc = sqlite3_step(stmt);
+      if (rc == SQLITE_DONE) break;
+      if (rc != SQLITE_ROW)
+        return SqliteError(sqlite3_extended_errcode(db_), "SQLite statement failed", db_);
+      const int n = sqlite3_column_count(stmt);
+      row.resize(static_cast<size_t>(n));
+      for (int i = 0; i < n; ++i) row[static_cast<size_t>(i)] = ReadSqliteCell(stmt, i);
+      DW_RETURN_IF_ERROR(on_row(row));
+    }
+    return Status::Ok();
+  }
+
   Status ExecScript(const std::string& sql) override {
     char* err = nullptr;
     int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);

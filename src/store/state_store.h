@@ -101,6 +101,27 @@ class StateStore {
   virtual Status UpsertEdges(const std::vector<GraphEdge>& edges) = 0;
   // Every edge, ordered by (src, dst, relation).
   virtual Result<std::vector<GraphEdge>> Edges() = 0;
+  // Assets() and Edges() one row at a time, attrs left as JSON text (loading millions of rows
+  // without a row vector or a JSON document each). The views live for the call only. Stops at
+  // and returns the first error of `fn`. The defaults go through Assets() and Edges().
+  virtual Status ScanAssets(const std::function<Status(const GraphAssetView&)>& fn) {
+    auto rows = Assets();
+    if (!rows.ok()) return rows.status();
+    for (const GraphAsset& a : *rows) {
+      std::string attrs = a.attrs.dump();
+      DW_RETURN_IF_ERROR(fn({a.id, a.kind, a.domain, a.owner, attrs}));
+    }
+    return Status::Ok();
+  }
+  virtual Status ScanEdges(const std::function<Status(const GraphEdgeView&)>& fn) {
+    auto rows = Edges();
+    if (!rows.ok()) return rows.status();
+    for (const GraphEdge& e : *rows) {
+      std::string attrs = e.attrs.dump();
+      DW_RETURN_IF_ERROR(fn({e.src, e.dst, e.relation, attrs}));
+    }
+    return Status::Ok();
+  }
 
   // Incidents.
   // Inserts `incident` or replaces the stored one with the same id.

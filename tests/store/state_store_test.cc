@@ -448,6 +448,29 @@ TEST_P(StoreBackendTest, GraphAssetsAndEdgesAreUpserted) {
   EXPECT_EQ((*edges)[0].src, job.id);
   EXPECT_EQ((*edges)[0].origin, "openlineage");
   EXPECT_EQ((*edges)[1].src, "kafka://prod/points-events");
+  // The row-at-a-time scans give the same rows in the same order, attrs as JSON text.
+  std::vector<std::string> scanned;
+  ASSERT_TRUE(store->ScanAssets([&](const GraphAssetView& a) {
+    scanned.push_back(std::string(a.id) + " " + std::string(a.owner) + " " + Json::parse(a.attrs).dump());
+    return Status::Ok();
+  }).ok());
+  ASSERT_EQ(scanned.size(), 2u);
+  EXPECT_EQ(scanned[0], (*assets)[0].id + " " + (*assets)[0].owner + " " + (*assets)[0].attrs.dump());
+  scanned.clear();
+  ASSERT_TRUE(store->ScanEdges([&](const GraphEdgeView& e) {
+    scanned.push_back(std::string(e.src) + ">" + std::string(e.dst) + " " + std::string(e.relation));
+    return Status::Ok();
+  }).ok());
+  EXPECT_EQ(scanned, (std::vector<std::string>{job.id + ">kafka://prod/member-balances feeds",
+                                               "kafka://prod/points-events>" + job.id + " feeds"}));
+  // An error from the callback stops the scan and comes back.
+  int calls = 0;
+  Status stopped = store->ScanEdges([&](const GraphEdgeView&) {
+    ++calls;
+    return DataLoss("stop");
+  });
+  EXPECT_EQ(stopped.code(), StatusCode::kDataLoss);
+  EXPECT_EQ(calls, 1);
 }
 
 TEST_P(StoreBackendTest, IncidentsArePutAndListedNewestFirst) {

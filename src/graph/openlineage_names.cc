@@ -1,0 +1,111 @@
+#include "graph/openlineage_names.h"
+
+#include <cctype>
+
+#include "base/identifiers.h"
+#include "graph/name_resolver.h"
+
+namespace dw::graph {
+namespace {
+
+// The scheme of an OpenLineage namespace ("kafka" of "kafka://host:9092") and what follows it.
+std::pair<std::string, std::string> SplitNamespace(const std::string& ns) {
+  size_t p = ns.find("://");
+  if (p == std::string::npos) return {"", ns};
+  return {ns.substr(0, p), ns.substr(p + 3)};
+}
+
+std::string DatasetKind(const std::string& scheme) {
+  if (scheme == "kafka") return "kafka";
+  if (scheme == "pubsub") return "pubsub";
+  return "table";
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+bool IsRunEventType(std::string_view t) {
+  return t == "START" || t == "RUNNING" || t == "COMPLETE" || t == "ABORT" || t == "FAIL" || t == "OTHER";
+}
+
+ResolvedDataset ResolveRunEventDataset(const std::string& ns, const std::string& name,
+                                       const std::vector<std::string>& symlinks, const GraphIndex& index) {
+  std::vector<std::string> names;
+  names.reserve(1 + symlinks.size());
+  names.push_back(ns + "/" + name);
+  for (const std::string& s : symlinks) names.push_back(s);
+  auto [scheme, authority] = SplitNamespace(ns);
+  std::string kind = DatasetKind(scheme);
+  std::string instance = SanitizeInstance(authority.substr(0, authority.find('/')));
+  std::string short_name, fallback;
+  if (kind == "table") {
+    // Keep schema.table: the last two dot-separated parts of db.schema.table.
+    std::string n = name;
+    size_t last = n.rfind('.');
+    size_t prev = last == std::string::npos || last == 0 ? std::string::npos : n.rfind('.', last - 1);
+    if (prev != std::string::npos) n = n.substr(prev + 1);
+    std::string clean;
+    for (char c : n) {
+      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '-' || c == '$' || c == '.';
+      clean += ok ? c : '_';
+    }
+    fallback = "table://" + instance + "/" + clean;
+    short_name = std::string(ShortName(fallback));
+  } else {
+    fallback = kind + "://" + instance + "/" + SanitizeName(name);
+    short_name = SanitizeName(name);
+  }
+  ResolvedDataset r;
+  r.id = kind == "table" ? ResolveTable(index, names, short_name, fallback)
+                         : ResolveName(index, names, kind, short_name, fallback);
+  for (std::string& n : names)
+    if (n != r.id) r.aliases.push_back(std::move(n));
+  return r;
+}
+
+std::string RunEventJobKind(std::string_view integration, std::string_view engine) {
+  std::string i = Lower(integration.empty() ? engine : integration);
+  if (i == "flink" || i == "dbt" || i == "kestra") return i;
+  return "";
+}
+
+Result<std::string> ResolveRunEventJob(const std::string& jns, const std::string& jname,
+                                       const std::string& kind, const GraphIndex& index) {
+  // A recorded alias or a unique job of the same name (flink, kestra, dbt), else an id from its
+  // integration.
+  std::string job_alias = jns + "/" + jname;
+  std::string job_id;
+  if (index.Find(job_alias) != kNone) job_id = job_alias;
+  if (job_id.empty() && index.FindAlias(job_alias) != kNone) job_id = index.id(index.FindAlias(job_alias));
+  if (job_id.empty()) {
+    static const char* const kAll[] = {"flink", "kestra", "dbt"};
+    std::vector<AssetIndex> found;
+    const std::string short_name = SanitizeName(jname);
+    for (const char* k : kAll) {
+      if (!kind.empty() && kind != k) continue;
+      for (AssetIndex a : index.FindByShortName(static_cast<uint8_t>(KindIndex(k)), short_name))
+        found.push_back(a);
+    }
+    if (found.size() == 1) job_id = index.id(found[0]);
+  }
+  if (job_id.empty()) {
+    if (kind.empty())
+      return InvalidArgument("$.job: cannot tell what kind of job '" + job_alias +
+                             "' is: no asset has this name and job.facets.jobType.integration is "
+                             "not FLINK, DBT or KESTRA; record the job in the workspace notes");
+    std::string name = SanitizeName(jname);
+    if (kind == "kestra" && name.find('.') == std::string::npos) name = SanitizeInstance(jns) + "." + name;
+    job_id = kind + "://" + SanitizeInstance(jns) + "/" + name;
+  }
+  if (!IsCanonicalAssetId(job_id))
+    return InvalidArgument("$.job.name: '" + job_alias + "' does not make a valid asset id (" + job_id + ")");
+  return job_id;
+}
+
+}  // namespace dw::graph
