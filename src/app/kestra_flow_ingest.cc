@@ -4,6 +4,7 @@
 
 #include "app/graph_service.h"
 #include "graph/kestra_flows.h"
+#include "graph/name_resolver.h"
 #include "platforms/kestra/kestra_client.h"
 
 namespace dw::app {
@@ -70,7 +71,7 @@ Result<Json> IngestKestraFlowsFromApi(const config::Workspace& ws, net::HttpClie
   graph::KestraFlowOptions flow_options{name, DefaultWarehouse(ws)};
   graph::SourceBatch batch;
   batch.origin = graph::Origin::kKestra;
-  batch.stale_scope = std::string("*");
+  batch.stale_prefixes.push_back("kestra://" + graph::SanitizeInstance(name) + "/");
   size_t disabled = 0;
   for (const auto& listed : flows) {
     std::string label = name + " flow " + listed.namespace_ + "." + listed.id;

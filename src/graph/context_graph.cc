@@ -34,6 +34,14 @@ Status ValidateBatch(const SourceBatch& batch) {
     DW_RETURN_IF_ERROR(check(batch.stale_scope, "stale_scope"));
   for (size_t i = 0; i < batch.stale_assets.size(); ++i)
     DW_RETURN_IF_ERROR(check(batch.stale_assets[i], "stale_assets[" + std::to_string(i) + "]"));
+  for (size_t i = 0; i < batch.stale_prefixes.size(); ++i) {
+    const std::string& p = batch.stale_prefixes[i];
+    size_t sep = p.find("://");
+    // At least "<kind>://<instance>/": a shorter prefix would claim other sources' edges.
+    if (sep == std::string::npos || sep == 0 || p.size() < sep + 5 || p.back() != '/')
+      return InvalidArgument("stale_prefixes[" + std::to_string(i) + "]: '" + p +
+                             "' is not of the form <kind>://<instance>/");
+  }
   return Status::Ok();
 }
 
@@ -182,7 +190,8 @@ Result<ApplySummary> ContextGraph::ApplyInOrder(const std::vector<const SourceBa
         e.stale &= static_cast<uint8_t>(~bit);
         e.seen_s[oi] = now_s;
         if (!f.columns.is_null()) columns = f.columns;
-        if (!batch->stale_scope.empty() || !batch->stale_assets.empty()) asserted.insert(std::move(key));
+        if (!batch->stale_scope.empty() || !batch->stale_assets.empty() || !batch->stale_prefixes.empty())
+          asserted.insert(std::move(key));
       }
       // Stale marks: edges of this origin in scope that this batch no longer asserts.
       auto mark = [&](const EdgeKey& key, EdgeIndex ei) {
@@ -218,6 +227,21 @@ Result<ApplySummary> ContextGraph::ApplyInOrder(const std::vector<const SourceBa
         mark_touching(batch->stale_scope);
       }
       for (const std::string& asset : batch->stale_assets) mark_touching(asset);
+      if (!batch->stale_prefixes.empty()) {
+        auto owned = [&](const std::string& id) {
+          for (const std::string& p : batch->stale_prefixes)
+            if (id.starts_with(p)) return true;
+          return false;
+        };
+        for (EdgeIndex ei = 0; ei < index_.edge_count(); ++ei) {
+          const EdgeEntry& e = index_.edge(ei);
+          if ((e.origins & bit) && (owned(index_.id(e.src)) || owned(index_.id(e.dst)))) mark_index_edge(ei);
+        }
+        std::vector<const EdgeKey*> keys;
+        for (const auto& [k, v] : edge_rows)
+          if (owned(std::get<0>(k)) || owned(std::get<1>(k))) keys.push_back(&k);
+        for (const EdgeKey* k : keys) mark(*k, kNone);
+      }
     }
   }
   // A placeholder may already be stored (another process); never overwrite a described row.

@@ -1,6 +1,7 @@
 #include "graph/dbt_manifest.h"
 
 #include <map>
+#include <set>
 
 #include "graph/name_resolver.h"
 
@@ -82,7 +83,6 @@ Result<SourceBatch> DbtManifestBatch(const Json& manifest, const std::string& wa
 
   SourceBatch batch;
   batch.origin = Origin::kDbt;
-  batch.stale_scope = std::string("*");  // not = "*": GCC 12 -Wrestrict false positive
   std::map<std::string, std::string> id_of;  // unique_id -> canonical id
 
   auto section = [&](const char* name) -> Result<const Json*> {
@@ -120,6 +120,8 @@ Result<SourceBatch> DbtManifestBatch(const Json& manifest, const std::string& wa
         if (!n.empty() && n != id) f.aliases.push_back(n);
       f.columns = Columns(src);
       id_of[uid] = id;
+      // An exposure is this manifest's own: its edges are restated (or go stale) with it.
+      batch.stale_assets.push_back(id);
       batch.assets.push_back(std::move(f));
     }
 
@@ -203,6 +205,12 @@ Result<SourceBatch> DbtManifestBatch(const Json& manifest, const std::string& wa
   };
   DW_RETURN_IF_ERROR(add_edges(*nodes, "nodes"));
   DW_RETURN_IF_ERROR(add_edges(*exposures, "exposures"));
+  // The manifest owns its projects' dbt:// namespaces (the root project and every package with a
+  // node in it), so another project's manifest never stales these edges, nor these theirs.
+  std::set<std::string> prefixes = {"dbt://" + project + "/"};
+  for (const AssetFacts& a : batch.assets)
+    if (a.id.starts_with("dbt://")) prefixes.insert(a.id.substr(0, a.id.find('/', 6) + 1));
+  batch.stale_prefixes.assign(prefixes.begin(), prefixes.end());
   return batch;
 }
 

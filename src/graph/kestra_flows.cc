@@ -174,7 +174,8 @@ Result<SourceBatch> KestraFlowsBatch(const std::filesystem::path& folder,
   std::sort(files.begin(), files.end());
   SourceBatch batch;
   batch.origin = Origin::kKestra;
-  batch.stale_scope = std::string("*");  // not = "*": GCC 12 -Wrestrict false positive
+  // The folder owns its instance's flows: other sources of origin kestra are left alone.
+  batch.stale_prefixes.push_back("kestra://" + SanitizeInstance(options.instance) + "/");
   for (const auto& f : files) {
     std::ifstream in(f);
     if (!in) return Unavailable(f.string() + ": cannot read the file");

@@ -64,6 +64,11 @@ struct SourceBatch {
   std::string stale_scope;
   // More asset ids scoped like stale_scope (ContextGraph::ApplyInOrder keeps each batch's own).
   std::vector<std::string> stale_assets;
+  // A source read whole that owns a namespace of ids ("dbt://<project>/" for a manifest,
+  // "kestra://<instance>/" for a Kestra instance's flows): edges of the origin touching an asset
+  // whose id starts with one of these, and not in the batch, go stale. Unlike "*", two sources of
+  // the same origin (two dbt projects) then never stale each other's edges.
+  std::vector<std::string> stale_prefixes;
   std::vector<AssetFacts> assets;
   std::vector<EdgeFacts> edges;
   std::vector<JobRun> runs;

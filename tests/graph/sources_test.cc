@@ -56,6 +56,32 @@ TEST_F(SourcesTest, DbtManifestV12ModelsSeedsAndDependencies) {
   });
 }
 
+TEST_F(SourcesTest, TwoDbtProjectsNeverStaleEachOthersEdgesButARemovedModelGoesStale) {
+  std::string text = dw::testing::ReadWholeFile(TestData("dbt-manifest-v12-duckdb-example.json"));
+  Json shop = Json::parse(text);
+  std::string renamed = text;
+  for (std::string::size_type p; (p = renamed.find("jaffle_shop")) != std::string::npos;)
+    renamed.replace(p, 11, "marketing");
+  Json marketing = Json::parse(renamed);
+  auto a = Dbt(shop), b = Dbt(marketing);
+  ASSERT_TRUE(a.ok() && b.ok());
+  Apply(*a);
+  EXPECT_EQ(Apply(*b).edges_marked_stale, 0);  // another project: nothing of jaffle_shop goes stale
+  EXPECT_EQ(Apply(*a).edges_marked_stale, 0);  // and re-reading jaffle_shop leaves marketing alone
+  ASSERT_NE(Edge("dbt://marketing/stg_orders", "dbt://marketing/orders"), nullptr);
+  EXPECT_FALSE(Edge("dbt://marketing/stg_orders", "dbt://marketing/orders")->IsStale());
+
+  // jaffle_shop drops its orders model: exactly the edges touching it go stale, in that project only.
+  shop["nodes"].erase("model.jaffle_shop.orders");
+  auto c = Dbt(shop);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_GT(Apply(*c).edges_marked_stale, 0);
+  ASSERT_NE(Edge("dbt://jaffle_shop/stg_orders", "dbt://jaffle_shop/orders"), nullptr);
+  EXPECT_TRUE(Edge("dbt://jaffle_shop/stg_orders", "dbt://jaffle_shop/orders")->IsStale());
+  EXPECT_FALSE(Edge("dbt://jaffle_shop/stg_orders", "dbt://jaffle_shop/customers")->IsStale());
+  EXPECT_FALSE(Edge("dbt://marketing/stg_orders", "dbt://marketing/orders")->IsStale());
+}
+
 TEST_F(SourcesTest, DbtSourcesStitchOntoNotedTablesAndExposuresBecomeDashboards) {
   SourceBatch notes;
   notes.origin = Origin::kNotes;
