@@ -2,11 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace dw::metrics {
 
 ContextNovelty::ContextNovelty(int levels, size_t depth)
-    : levels_(std::max(2, levels)), depth_(std::clamp<size_t>(depth, 1, 8)) {}
+    : levels_(std::clamp(levels, 2, 16)), depth_(std::clamp<size_t>(depth, 1, 3)) {
+  size_t contexts = 1;
+  for (size_t i = 0; i < depth_; ++i) contexts *= static_cast<size_t>(levels_);
+  seen_.assign(contexts, 0);
+}
 
 double ContextNovelty::Observe(double value, size_t warmup) {
   ++points_;
@@ -25,15 +30,14 @@ double ContextNovelty::Observe(double value, size_t warmup) {
   double width = hi_ - lo_;
   int level = width > 0 ? static_cast<int>((value - lo_) / width * levels_) : 0;
   level = std::clamp(level, 0, levels_ - 1);
-  uint64_t key = static_cast<uint64_t>(level);
-  for (int l : recent_) key = key * 64 + static_cast<uint64_t>(l);
+  size_t key = static_cast<size_t>(level);
+  for (int l : recent_) key = key * static_cast<size_t>(levels_) + static_cast<size_t>(l);
   double novelty = 0;
   bool full = recent_.size() + 1 >= depth_;
   if (full) {
-    auto it = seen_.find(key);
-    uint32_t count = it == seen_.end() ? 0 : it->second;
+    uint32_t& count = seen_[key];
     novelty = 1.0 / (1.0 + count);
-    seen_[key] = count + 1;
+    if (count < UINT32_MAX) ++count;
   }
   recent_.push_front(level);
   if (recent_.size() + 1 > depth_) recent_.pop_back();
@@ -43,7 +47,7 @@ double ContextNovelty::Observe(double value, size_t warmup) {
 }
 
 size_t ContextNovelty::MemoryBytes() const {
-  return sizeof(*this) + recent_.size() * sizeof(int) + seen_.size() * (sizeof(uint64_t) + 24);
+  return sizeof(*this) + recent_.size() * sizeof(int) + seen_.capacity() * sizeof(uint32_t);
 }
 
 }  // namespace dw::metrics

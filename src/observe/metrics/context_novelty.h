@@ -10,13 +10,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <unordered_map>
+#include <vector>
 
 namespace dw::metrics {
 
 class ContextNovelty {
  public:
-  // levels: quantisation levels of the running range; depth: values per context (<= 8).
+  // levels: quantisation levels of the running range (2..16); depth: values per context (1..3).
   ContextNovelty(int levels, size_t depth);
 
   // Judges `value` against the contexts seen so far and then counts its context. Returns a
@@ -32,7 +32,7 @@ class ContextNovelty {
   bool have_range_ = false;
   double lo_ = 0, hi_ = 0;
   std::deque<int> recent_;  // the last depth-1 levels
-  std::unordered_map<uint64_t, uint32_t> seen_;
+  std::vector<uint32_t> seen_;  // times each context was seen, indexed by its levels
   size_t points_ = 0;
 };
 
