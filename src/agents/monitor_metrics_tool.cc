@@ -26,7 +26,7 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<app::Services>& services)
   t.description =
       "Records points for metrics and/or evaluates named workspace monitors now (runs the "
       "monitor's SQL on its warehouse and stores the value). For each metric touched, answers the "
-      "latest value, the expected value and band, an anomaly score (0-1, 0.5 at the alarm line), "
+      "latest value, the expected value and band, an anomaly score (0-1, 0.5 at the alarm line; the verdict decides), "
       "the verdict (normal, anomaly, level_shift, stuck, out_of_bounds, insufficient_history, "
       "expected) and "
       "a sentence. Each point is judged only against the points before it. Points with null, NaN "

@@ -26,10 +26,16 @@ constexpr size_t kShiftMemory = 1000;     // the spread of the mean is learnt ov
 // alarm on a mean that is unusual yet tiny).
 constexpr double kShiftZ = 3.0;
 constexpr double kShiftMinMean = 2.5;
-constexpr double kShiftMinPoint = 1.0;
+constexpr double kShiftPointMin = 1.0;     // robust deviations the point itself must lie to that side
 constexpr double kEscalation = 1.5;       // an alarm this many times the episode's peak is news again
 constexpr int64_t kMaxSlots = 2016;       // a week at 5-minute resolution
 constexpr double kRepeatDecay = 0.999;     // memory of how often the series repeats a value
+// Context novelty (context_novelty.h): levels of the running range, values per context, points
+// seen before it speaks, and the score of a never-seen context.
+constexpr int kNoveltyLevels = 6;
+constexpr size_t kNoveltyDepth = 2;
+constexpr size_t kNoveltyWarmup = 300;
+constexpr double kNoveltyScore = 0.6;
 
 }  // namespace
 
@@ -86,7 +92,7 @@ Status ValidateDetectorOptions(const DetectorOptions& o) {
 }
 
 StreamingDetector::StreamingDetector(std::string metric_name, DetectorOptions options)
-    : name_(std::move(metric_name)), o_(std::move(options)) {
+    : name_(std::move(metric_name)), o_(std::move(options)), novelty_(kNoveltyLevels, kNoveltyDepth) {
   if (o_.seasonality != Seasonality::kAuto) active_ = o_.seasonality;
   RebuildSlots();
 }
@@ -454,9 +460,9 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
         if (o_.direction == Direction::kBoth) shift_z = std::fabs(z);
         if (o_.direction == Direction::kDrop) shift_z = std::max(0.0, -z);
         if (o_.direction == Direction::kSpike) shift_z = std::max(0.0, z);
-        // The point itself must sit on the shifted side by at least kShiftMinPoint: the first
-        // point back at the old level after an incident is a recovery, not a shift.
-        bool same_side = (m - shift_mean_) * v.deviation > 0 && std::fabs(v.deviation) >= kShiftMinPoint;
+        // The point itself must lean that way by kShiftPointMin: a point back at the baseline
+        // after an incident is not a sustained shift, whatever the points before it were.
+        bool same_side = (m - shift_mean_) * v.deviation > 0 && std::fabs(v.deviation) >= kShiftPointMin;
         sustained = big_enough && same_side && shift_z >= kShiftZ && std::fabs(m) >= kShiftMinMean;
         if (sustained) shift_z = shift_z * o_.sensitivity / kShiftZ;  // in robust deviations
       }
@@ -572,6 +578,22 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     }
     last_alarm_at_ = points_seen_;
   }
+  // Context novelty: a point whose recent shape (its level and the previous one, quantised on
+  // the range seen so far) has never been seen, or that leaves that range, ranks as unusual
+  // (kNoveltyScore) even when no single deviation is large; the first such point of a change is
+  // what matters, so one within repeat_quiet_points of an alarm or of an earlier novel point is
+  // cut to 30%, like a repeated alarm. It raises the score only: the verdict follows the
+  // deviation rules above.
+  v.novelty = novelty_.Observe(value, kNoveltyWarmup);
+  double novel = enough ? kNoveltyScore * v.novelty : 0;
+  if (novel > v.score) {
+    bool recent = (novel_at_ > 0 && points_seen_ - novel_at_ <= o_.repeat_quiet_points) ||
+                  (last_alarm_at_ > 0 && last_alarm_at_ != points_seen_ &&
+                   points_seen_ - last_alarm_at_ <= o_.repeat_quiet_points);
+    if (recent) novel *= 0.3;
+    else if (novel >= 0.5) novel_at_ = points_seen_;
+    v.score = std::max(v.score, novel);
+  }
   v.explanation = Explain(v, residual);
   return v;
 }
@@ -659,6 +681,7 @@ size_t StreamingDetector::MemoryBytes() const {
   bytes += intervals_.size() * sizeof(int64_t) + run_.capacity() * sizeof(run_[0]);
   bytes += recent_devs_.size() * sizeof(double) + marked_.size() * sizeof(marked_[0]) +
            episode_starts_.size() * sizeof(episode_starts_[0]);
+  bytes += novelty_.MemoryBytes() - sizeof(novelty_);
   return bytes;
 }
 

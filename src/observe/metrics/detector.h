@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "observe/metrics/context_novelty.h"
 #include "observe/metrics/seasonality.h"
 
 namespace dw::metrics {
@@ -84,9 +85,15 @@ struct Verdict {
   double band_low = std::numeric_limits<double>::quiet_NaN();
   double band_high = std::numeric_limits<double>::quiet_NaN();
   double deviation = 0;  // signed robust deviations from the baseline
-  // 0..1, monotone in how anomalous the point is; 0.5 at the threshold for a series with no
-  // recent alarm episode (see `repeat` and the episode discount in detector.cc).
+  // 0..1, how unusual the point is: monotone in the robust deviation, 0.5 at the alarm threshold
+  // for a series with no recent alarm episode (see `repeat` and the episode discount in
+  // detector.cc); at least 0.6 x `novelty` when that is the first novel point for a while, so a
+  // point judged normal can rank above 0.5 when its shape has never been seen. Alarms follow
+  // `kind`, not this number.
   double score = 0;
+  // 0..1: how unseen the point's recent shape is (ContextNovelty: 1 for a context of levels never
+  // seen before or a value leaving the range seen so far, 1/(1+n) for one seen n times).
+  double novelty = 0;
   std::string slot;      // the calendar slot compared with ("Tuesday 15:00"), "" if none
   int missing_before = 0;  // points missing between the previous point and this one
   bool learnt = false;     // whether the point entered the training history
@@ -175,6 +182,8 @@ class StreamingDetector {
   int run_sign_ = 0;              // direction of the current anomaly run
   std::vector<std::pair<Point, double>> run_;  // the current anomaly run (point, residual)
   bool judge_only_ = false;       // set by ObserveWithoutLearning for one call
+  ContextNovelty novelty_;  // how unseen the recent shape is (scores only, never the verdict)
+  size_t novel_at_ = 0;     // points_seen_ at the latest novel point that scored, 0 if none
 };
 
 // Formats `v` for a sentence: thousands separators, at most 4 significant digits after them
