@@ -4,8 +4,10 @@
 
 #include "store/sqlite_values.h"
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 #include <unordered_map>
 
 namespace dw::store {
@@ -56,30 +58,11 @@ class SqliteConnection final : public SqlConnection {
 
   Result<std::vector<SqlRow>> Query(const std::string& sql,
                                     const std::vector<SqlValue>& params) override {
-    Result<sqlite3_stmt*> prepared = Prepare(sql);
-    if (!prepared.ok()) return prepared.status();
-    sqlite3_stmt* stmt = *prepared;
-    // Reset on every exit so the cached statement releases its read snapshot.
-    struct ResetGuard {
-      sqlite3_stmt* s;
-      ~ResetGuard() {
-        sqlite3_reset(s);
-        sqlite3_clear_bindings(s);
-      }
-    } guard{stmt};
-    DW_RETURN_IF_ERROR(Bind(stmt, params));
     std::vector<SqlRow> rows;
-    for (;;) {
-      int rc = sqlite3_step(stmt);
-      if (rc == SQLITE_DONE) break;
-      if (rc != SQLITE_ROW)
-        return SqliteError(sqlite3_extended_errcode(db_), "SQLite statement failed", db_);
-      int n = sqlite3_column_count(stmt);
-      SqlRow row;
-      row.reserve(static_cast<size_t>(n));
-      for (int i = 0; i < n; ++i) row.push_back(ReadSqliteCell(stmt, i));
-      rows.push_back(std::move(row));
-    }
+    DW_RETURN_IF_ERROR(QueryEach(sql, params, [&](const SqlRow& row) {
+      rows.push_back(row);
+      return Status::Ok();
+    }));
     return rows;
   }
 
@@ -88,6 +71,7 @@ class SqliteConnection final : public SqlConnection {
     Result<sqlite3_stmt*> prepared = Prepare(sql);
     if (!prepared.ok()) return prepared.status();
     sqlite3_stmt* stmt = *prepared;
+    // Reset on every exit so the cached statement releases its read snapshot.
     struct ResetGuard {
       sqlite3_stmt* s;
       ~ResetGuard() {
@@ -133,7 +117,16 @@ class SqliteConnection final : public SqlConnection {
     sqlite3_busy_timeout(db_, kSqliteBusyTimeoutMs);
     // journal_mode is the first statement to read the file, so it is where a file that is not a
     // database is detected.
+    // Switching a fresh file to WAL needs an exclusive lock, and SQLite answers SQLITE_BUSY at once
+    // (without the busy handler) when another connection opens the same new file at that moment:
+    // retry within the busy timeout.
     Result<std::vector<SqlRow>> mode = Query("PRAGMA journal_mode=WAL", {});
+    for (int waited_ms = 0; !mode.ok() && (sqlite3_extended_errcode(db_) & 0xff) == SQLITE_BUSY &&
+                            waited_ms < kSqliteBusyTimeoutMs;
+         waited_ms += 10) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      mode = Query("PRAGMA journal_mode=WAL", {});
+    }
     if (!mode.ok()) return mode.status();
     DW_RETURN_IF_ERROR(Exec("PRAGMA foreign_keys=ON"));
     DW_RETURN_IF_ERROR(Exec("PRAGMA synchronous=NORMAL"));
