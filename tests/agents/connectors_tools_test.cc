@@ -7,19 +7,12 @@
 #include "observe/changes/collector.h"
 #include "tests/platforms/platform_test_support.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/null_tool_call.h"
 
 namespace dw::agents {
 namespace {
 
-class NullCall : public mcp::ToolCall {
- public:
-  void Log(mcp::LogLevel, const Json&, const std::string&) override {}
-  void Progress(double, std::optional<double>, const std::string&) override {}
-  bool Cancelled() const override { return false; }
-  Result<Json> Request(const std::string&, const Json&, std::chrono::milliseconds) override {
-    return Unavailable("no client");
-  }
-};
+using dw::testing::NullCall;
 
 class ConnectorsToolsTest : public ::testing::Test {
  protected:

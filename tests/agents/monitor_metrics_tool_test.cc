@@ -4,6 +4,7 @@
 
 #include "agents/agents.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/null_tool_call.h"
 
 namespace dw::agents {
 namespace {
@@ -11,15 +12,7 @@ namespace {
 constexpr int64_t kHour = 3600LL * 1000;
 const int64_t kStart = 1767225600000LL;  // 2026-01-01 00:00 UTC
 
-class NullCall : public mcp::ToolCall {
- public:
-  void Log(mcp::LogLevel, const Json&, const std::string&) override {}
-  void Progress(double, std::optional<double>, const std::string&) override {}
-  bool Cancelled() const override { return false; }
-  Result<Json> Request(const std::string&, const Json&, std::chrono::milliseconds) override {
-    return Unavailable("no client");
-  }
-};
+using dw::testing::NullCall;
 
 class MonitorMetricsToolTest : public ::testing::Test {
  protected:

@@ -14,6 +14,7 @@
 #include "mcp/http_transport.h"
 #include "mcp/tool_invocation.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/null_tool_call.h"
 
 namespace dw::app {
 namespace {
@@ -22,15 +23,7 @@ namespace fs = std::filesystem;
 
 TimePoint At(const char* t) { return *ParseRfc3339(t); }
 
-class NullCall final : public mcp::ToolCall {
- public:
-  void Log(mcp::LogLevel, const Json&, const std::string&) override {}
-  void Progress(double, std::optional<double>, const std::string&) override {}
-  bool Cancelled() const override { return false; }
-  Result<Json> Request(const std::string&, const Json&, std::chrono::milliseconds) override {
-    return Unavailable("no client");
-  }
-};
+using dw::testing::NullCall;
 
 // Copies an example workspace into a temp folder (state and warehouse stay out of the tree).
 void CopyExample(const std::string& name, const fs::path& to) {

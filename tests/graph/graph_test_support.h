@@ -25,6 +25,19 @@ inline Json ReadJson(const std::filesystem::path& p) {
   return Json::parse(dw::testing::ReadWholeFile(p));
 }
 
+// The Flink integration's template events (testdata/OL-*.json) with a real time and run id in place
+// of the matchers; `type` replaces the eventType when given.
+inline Json FlinkEvent(const std::string& name, const std::string& type = "") {
+  std::string text = dw::testing::ReadWholeFile(TestData(name));
+  const std::string any = "\"${json-unit.any-string}\"";
+  for (std::string::size_type p; (p = text.find(any)) != std::string::npos;)
+    text.replace(p, any.size(), "\"2026-11-24T14:02:00Z\"");
+  Json e = Json::parse(text);
+  e["run"]["runId"] = "0193a1f2-7c1e-7d4a-9f00-" + name.substr(3, 12);
+  if (!type.empty()) e["eventType"] = type;
+  return e;
+}
+
 class GraphFixture : public ::testing::Test {
  protected:
   GraphFixture() : clock_(At("2026-11-24T14:00:00Z")) { Open(); }

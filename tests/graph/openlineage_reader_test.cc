@@ -13,19 +13,9 @@ namespace dw::graph {
 namespace {
 
 using test_support::At;
+using test_support::FlinkEvent;
 using test_support::GraphFixture;
 using test_support::TestData;
-
-// The Flink integration's template events with a real time and run id in place of the matchers.
-Json FlinkEvent(const std::string& name) {
-  std::string text = dw::testing::ReadWholeFile(TestData(name));
-  const std::string any = "\"${json-unit.any-string}\"";
-  for (std::string::size_type p; (p = text.find(any)) != std::string::npos;)
-    text.replace(p, any.size(), "\"2026-11-24T14:02:00Z\"");
-  Json e = Json::parse(text);
-  e["run"]["runId"] = "0193a1f2-7c1e-7d4a-9f00-" + name.substr(3, 12);
-  return e;
-}
 
 // Everything a batch holds, as JSON, so two batches compare in one EXPECT.
 Json BatchJson(const SourceBatch& b) {
