@@ -88,45 +88,62 @@ bool IsKnownAssetKind(std::string_view kind) {
   return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
 }
 
-Result<AssetId> ParseAssetId(std::string_view text) {
-  const std::string quoted = "'" + std::string(text) + "'";
+namespace {
+
+// Checks `text` as an asset id and sets the views of its parts; the message names the problem.
+// Allocates only for a message: ids are checked on every intake, most of them valid.
+Status CheckAssetId(std::string_view text, std::string_view* kind_out, std::string_view* instance_out,
+                    std::string_view* name_out) {
+  auto quoted = [text] { return "'" + std::string(text) + "'"; };
   size_t sep = text.find("://");
   if (sep == std::string_view::npos)
-    return InvalidArgument(quoted + " is not an asset id: expected <kind>://<instance>/<name>, "
+    return InvalidArgument(quoted() + " is not an asset id: expected <kind>://<instance>/<name>, "
                            "e.g. table://main/loyalty.member_balances");
-  AssetId id;
-  id.kind = std::string(text.substr(0, sep));
-  if (!IsKnownAssetKind(id.kind)) {
-    std::string lower = id.kind;
+  std::string_view kind = text.substr(0, sep);
+  if (!IsKnownAssetKind(kind)) {
+    std::string lower(kind);
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (IsKnownAssetKind(lower))
-      return InvalidArgument(quoted + ": the kind is written in lower case ('" + lower + "')");
-    return InvalidArgument(quoted + ": unknown kind '" + id.kind + "' (known: " + JoinKinds() + ")");
+      return InvalidArgument(quoted() + ": the kind is written in lower case ('" + lower + "')");
+    return InvalidArgument(quoted() + ": unknown kind '" + std::string(kind) + "' (known: " + JoinKinds() + ")");
   }
   std::string_view rest = text.substr(sep + 3);
   size_t slash = rest.find('/');
   if (slash == std::string_view::npos || slash == 0)
-    return InvalidArgument(quoted + ": expected <kind>://<instance>/<name>; the instance or the "
+    return InvalidArgument(quoted() + ": expected <kind>://<instance>/<name>; the instance or the "
                            "name is missing");
-  id.instance = std::string(rest.substr(0, slash));
-  if (!std::all_of(id.instance.begin(), id.instance.end(), IsInstanceChar))
-    return InvalidArgument(quoted + ": the instance '" + id.instance +
+  std::string_view instance = rest.substr(0, slash);
+  if (!std::all_of(instance.begin(), instance.end(), IsInstanceChar))
+    return InvalidArgument(quoted() + ": the instance '" + std::string(instance) +
                            "' may hold only letters, digits, '_', '-' and '.'");
   std::string_view name = rest.substr(slash + 1);
-  if (name.empty()) return InvalidArgument(quoted + ": the name after the instance is empty");
+  if (name.empty()) return InvalidArgument(quoted() + ": the name after the instance is empty");
   if (!std::all_of(name.begin(), name.end(), IsNameChar))
-    return InvalidArgument(quoted + ": the name holds whitespace or a character that is not "
+    return InvalidArgument(quoted() + ": the name holds whitespace or a character that is not "
                            "allowed in an id");
   if (name.back() == '/' || name.find("//") != std::string_view::npos)
-    return InvalidArgument(quoted + ": the name has an empty path segment");
-  std::string kind_problem = CheckNameForKind(id.kind, name);
-  if (!kind_problem.empty()) return InvalidArgument(quoted + ": " + kind_problem);
-  id.name = std::string(name);
-  return id;
+    return InvalidArgument(quoted() + ": the name has an empty path segment");
+  std::string kind_problem = CheckNameForKind(kind, name);
+  if (!kind_problem.empty()) return InvalidArgument(quoted() + ": " + kind_problem);
+  *kind_out = kind;
+  *instance_out = instance;
+  *name_out = name;
+  return Status::Ok();
 }
 
-bool IsCanonicalAssetId(std::string_view text) { return ParseAssetId(text).ok(); }
+}  // namespace
+
+Result<AssetId> ParseAssetId(std::string_view text) {
+  std::string_view kind, instance, name;
+  DW_RETURN_IF_ERROR(CheckAssetId(text, &kind, &instance, &name));
+  return AssetId{std::string(kind), std::string(instance), std::string(name)};
+}
+
+bool IsCanonicalAssetId(std::string_view text) {
+  std::string_view kind, instance, name;
+  return CheckAssetId(text, &kind, &instance, &name).ok();
+}
 
 bool IsValidConfigName(std::string_view name) {
   if (name.empty() || !IsAsciiAlpha(name[0])) return false;
@@ -140,7 +157,8 @@ std::string TableRef::AssetIdString() const { return "table://" + warehouse + "/
 std::string TableRef::QualifiedName() const { return schema.empty() ? table : schema + "." + table; }
 
 Result<TableRef> ParseTableRef(std::string_view text) {
-  const std::string quoted = "'" + std::string(text) + "'";
+  // Made only for a message: ids are checked on every intake, most of them valid.
+  auto quoted = [text] { return "'" + std::string(text) + "'"; };
   TableRef ref;
   if (text.starts_with("table://")) {
     auto id = ParseAssetId(text);
@@ -153,13 +171,13 @@ Result<TableRef> ParseTableRef(std::string_view text) {
   }
   auto parts = SplitDots(text);
   if (parts.size() < 2 || parts.size() > 3)
-    return InvalidArgument(quoted + " is not a table reference: expected warehouse.schema.table, "
+    return InvalidArgument(quoted() + " is not a table reference: expected warehouse.schema.table, "
                            "warehouse.table or table://warehouse/schema.table");
   if (!IsValidConfigName(parts[0]))
-    return InvalidArgument(quoted + ": '" + std::string(parts[0]) + "' is not a warehouse name");
+    return InvalidArgument(quoted() + ": '" + std::string(parts[0]) + "' is not a warehouse name");
   for (size_t i = 1; i < parts.size(); ++i)
     if (!IsTablePart(parts[i]))
-      return InvalidArgument(quoted + ": '" + std::string(parts[i]) +
+      return InvalidArgument(quoted() + ": '" + std::string(parts[i]) +
                              "' is not a schema or table name (letters, digits, '_')");
   ref.warehouse = std::string(parts[0]);
   if (parts.size() == 3) ref.schema = std::string(parts[1]);

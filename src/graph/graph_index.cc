@@ -56,8 +56,7 @@ AssetIndex GraphIndex::FindAlias(std::string_view alias) const {
 
 void GraphIndex::AddAlias(const std::string& alias, AssetIndex asset) { aliases_[alias] = asset; }
 
-std::vector<AssetIndex> GraphIndex::FindByShortName(uint8_t kind_index,
-                                                    std::string_view short_name) const {
+size_t GraphIndex::CountByShortName(uint8_t kind_index, std::string_view short_name, AssetIndex* first) const {
   {
     std::lock_guard<std::mutex> lock(*short_names_mu_);
     if (!short_names_built_) {
@@ -67,11 +66,13 @@ std::vector<AssetIndex> GraphIndex::FindByShortName(uint8_t kind_index,
       short_names_built_ = true;
     }
   }
-  std::vector<AssetIndex> out;
-  auto [b, e] = by_short_name_.equal_range(std::string(short_name));
-  for (auto it = b; it != e; ++it)
-    if (assets_[it->second].kind == kind_index) out.push_back(it->second);
-  return out;
+  size_t count = 0;
+  auto [b, e] = by_short_name_.equal_range(short_name);
+  for (auto it = b; it != e; ++it) {
+    if (assets_[it->second].kind != kind_index) continue;
+    if (count++ == 0 && first) *first = it->second;
+  }
+  return count;
 }
 
 const AssetDetails& GraphIndex::details(AssetIndex a) const {

@@ -78,8 +78,9 @@ class GraphIndex {
   AssetIndex FindAlias(std::string_view alias) const;
   // Records `alias` as another name of `asset` (the latest call for an alias wins).
   void AddAlias(const std::string& alias, AssetIndex asset);
-  // The assets of kind `kind_index` whose MatchName is `short_name`.
-  std::vector<AssetIndex> FindByShortName(uint8_t kind_index, std::string_view short_name) const;
+  // How many assets of kind `kind_index` have `short_name` as MatchName; sets *first (when given)
+  // to the first of them. Allocates nothing: intake asks this for every dataset it resolves.
+  size_t CountByShortName(uint8_t kind_index, std::string_view short_name, AssetIndex* first = nullptr) const;
 
   size_t asset_count() const { return assets_.size(); }
   const std::string& id(AssetIndex a) const { return *ids_[a]; }
@@ -130,7 +131,7 @@ class GraphIndex {
   std::unordered_map<EdgeIndex, Json> edge_columns_;
   // Built on the first FindByShortName, then kept up to date by Intern.
   // Readers share the index (ContextGraph's shared lock), so the first build is guarded.
-  mutable std::unordered_multimap<std::string, AssetIndex> by_short_name_;
+  mutable std::unordered_multimap<std::string, AssetIndex, StringHash, std::equal_to<>> by_short_name_;
   mutable bool short_names_built_ = false;
   mutable std::unique_ptr<std::mutex> short_names_mu_ = std::make_unique<std::mutex>();
 };

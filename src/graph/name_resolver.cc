@@ -14,8 +14,8 @@ std::string ResolveName(const GraphIndex& index, const std::vector<std::string>&
   if (index.Find(fallback) != kNone) return fallback;
   uint32_t k = KindIndex(kind);
   if (k != kNone && !short_name.empty()) {
-    auto same = index.FindByShortName(static_cast<uint8_t>(k), short_name);
-    if (same.size() == 1) return index.id(same[0]);
+    AssetIndex only = kNone;
+    if (index.CountByShortName(static_cast<uint8_t>(k), short_name, &only) == 1) return index.id(only);
   }
   return fallback;
 }

@@ -9,13 +9,13 @@ namespace dw::graph {
 namespace {
 
 // The scheme of an OpenLineage namespace ("kafka" of "kafka://host:9092") and what follows it.
-std::pair<std::string, std::string> SplitNamespace(const std::string& ns) {
+std::pair<std::string_view, std::string_view> SplitNamespace(std::string_view ns) {
   size_t p = ns.find("://");
-  if (p == std::string::npos) return {"", ns};
+  if (p == std::string_view::npos) return {"", ns};
   return {ns.substr(0, p), ns.substr(p + 3)};
 }
 
-std::string DatasetKind(const std::string& scheme) {
+std::string_view DatasetKind(std::string_view scheme) {
   if (scheme == "kafka") return "kafka";
   if (scheme == "pubsub") return "pubsub";
   return "table";
@@ -35,31 +35,37 @@ bool IsRunEventType(std::string_view t) {
 
 ResolvedDataset ResolveRunEventDataset(const std::string& ns, const std::string& name,
                                        const std::vector<std::string>& symlinks, const GraphIndex& index) {
+  // Every event names its datasets, so this path avoids temporaries where it can.
   std::vector<std::string> names;
   names.reserve(1 + symlinks.size());
-  names.push_back(ns + "/" + name);
+  names.emplace_back().reserve(ns.size() + 1 + name.size());
+  names[0].append(ns).append("/").append(name);
   for (const std::string& s : symlinks) names.push_back(s);
   auto [scheme, authority] = SplitNamespace(ns);
-  std::string kind = DatasetKind(scheme);
+  std::string_view kind = DatasetKind(scheme);
   std::string instance = SanitizeInstance(authority.substr(0, authority.find('/')));
-  std::string short_name, fallback;
+  std::string fallback;
+  std::string_view short_name;
+  std::string sanitized;
   if (kind == "table") {
     // Keep schema.table: the last two dot-separated parts of db.schema.table.
-    std::string n = name;
+    std::string_view n = name;
     size_t last = n.rfind('.');
-    size_t prev = last == std::string::npos || last == 0 ? std::string::npos : n.rfind('.', last - 1);
-    if (prev != std::string::npos) n = n.substr(prev + 1);
-    std::string clean;
+    size_t prev = last == std::string_view::npos || last == 0 ? std::string_view::npos : n.rfind('.', last - 1);
+    if (prev != std::string_view::npos) n = n.substr(prev + 1);
+    fallback.reserve(8 + instance.size() + 1 + n.size());
+    fallback.append("table://").append(instance).append("/");
     for (char c : n) {
       bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                 c == '_' || c == '-' || c == '$' || c == '.';
-      clean += ok ? c : '_';
+      fallback += ok ? c : '_';
     }
-    fallback = "table://" + instance + "/" + clean;
-    short_name = std::string(ShortName(fallback));
+    short_name = ShortName(fallback);
   } else {
-    fallback = kind + "://" + instance + "/" + SanitizeName(name);
-    short_name = SanitizeName(name);
+    sanitized = SanitizeName(name);
+    fallback.reserve(kind.size() + 3 + instance.size() + 1 + sanitized.size());
+    fallback.append(kind).append("://").append(instance).append("/").append(sanitized);
+    short_name = sanitized;
   }
   ResolvedDataset r;
   r.id = kind == "table" ? ResolveTable(index, names, short_name, fallback)
@@ -85,14 +91,17 @@ Result<std::string> ResolveRunEventJob(const std::string& jns, const std::string
   if (job_id.empty() && index.FindAlias(job_alias) != kNone) job_id = index.id(index.FindAlias(job_alias));
   if (job_id.empty()) {
     static const char* const kAll[] = {"flink", "kestra", "dbt"};
-    std::vector<AssetIndex> found;
+    size_t found = 0;
+    AssetIndex only = kNone;
     const std::string short_name = SanitizeName(jname);
     for (const char* k : kAll) {
       if (!kind.empty() && kind != k) continue;
-      for (AssetIndex a : index.FindByShortName(static_cast<uint8_t>(KindIndex(k)), short_name))
-        found.push_back(a);
+      AssetIndex first = kNone;
+      size_t n = index.CountByShortName(static_cast<uint8_t>(KindIndex(k)), short_name, &first);
+      if (n > 0 && found == 0) only = first;
+      found += n;
     }
-    if (found.size() == 1) job_id = index.id(found[0]);
+    if (found == 1) job_id = index.id(only);
   }
   if (job_id.empty()) {
     if (kind.empty())

@@ -8,11 +8,14 @@
 
 #include "base/identifiers.h"
 #include "base/json.h"
+#include "base/json_scan.h"
 #include "base/rfc3339.h"
 #include "graph/openlineage_names.h"
 
 namespace dw::graph {
 namespace {
+
+using namespace std::string_view_literals;
 
 // What the JSON container being read stands for. Array kinds hold elements of the kind after them.
 enum class Frame : uint8_t {
@@ -176,23 +179,23 @@ class EventSax {
     switch (top.frame) {
       case Frame::kEvent: {
         auto* e = static_cast<RunEventFields*>(top.obj);
-        if (k == "eventType") return Str(&e->event_type);
-        if (k == "eventTime") return Str(&e->event_time);
-        if (k == "run") {
+        if (k == "eventType"sv) return Str(&e->event_type);
+        if (k == "eventTime"sv) return Str(&e->event_time);
+        if (k == "run"sv) {
           e->run = e->run_facets = e->error_message = e->processing_engine = JsonShape::kAbsent;
           e->run_id = e->error_text = e->engine_name = ShapedString{};
           return {Frame::kRun, &e->run, nullptr, e};
         }
-        if (k == "job") {
+        if (k == "job"sv) {
           e->job = e->job_facets = e->job_type = JsonShape::kAbsent;
           e->job_ns = e->job_name = e->integration = ShapedString{};
           return {Frame::kJob, &e->job, nullptr, e};
         }
-        if (k == "inputs") {
+        if (k == "inputs"sv) {
           e->in.clear();
           return {Frame::kDatasets, &e->inputs, nullptr, &e->in};
         }
-        if (k == "outputs") {
+        if (k == "outputs"sv) {
           e->out.clear();
           return {Frame::kDatasets, &e->outputs, nullptr, &e->out};
         }
@@ -200,8 +203,8 @@ class EventSax {
       }
       case Frame::kRun: {
         auto* e = static_cast<RunEventFields*>(top.obj);
-        if (k == "runId") return Str(&e->run_id);
-        if (k == "facets") {
+        if (k == "runId"sv) return Str(&e->run_id);
+        if (k == "facets"sv) {
           e->run_facets = e->error_message = e->processing_engine = JsonShape::kAbsent;
           e->error_text = e->engine_name = ShapedString{};
           return {Frame::kRunFacets, &e->run_facets, nullptr, e};
@@ -210,27 +213,27 @@ class EventSax {
       }
       case Frame::kRunFacets: {
         auto* e = static_cast<RunEventFields*>(top.obj);
-        if (k == "errorMessage") {
+        if (k == "errorMessage"sv) {
           e->error_text = ShapedString{};
           return {Frame::kErrorMessage, &e->error_message, nullptr, e};
         }
-        if (k == "processing_engine") {
+        if (k == "processing_engine"sv) {
           e->engine_name = ShapedString{};
           return {Frame::kEngine, &e->processing_engine, nullptr, e};
         }
         return {};
       }
       case Frame::kErrorMessage:
-        if (k == "message") return Str(&static_cast<RunEventFields*>(top.obj)->error_text);
+        if (k == "message"sv) return Str(&static_cast<RunEventFields*>(top.obj)->error_text);
         return {};
       case Frame::kEngine:
-        if (k == "name") return Str(&static_cast<RunEventFields*>(top.obj)->engine_name);
+        if (k == "name"sv) return Str(&static_cast<RunEventFields*>(top.obj)->engine_name);
         return {};
       case Frame::kJob: {
         auto* e = static_cast<RunEventFields*>(top.obj);
-        if (k == "namespace") return Str(&e->job_ns);
-        if (k == "name") return Str(&e->job_name);
-        if (k == "facets") {
+        if (k == "namespace"sv) return Str(&e->job_ns);
+        if (k == "name"sv) return Str(&e->job_name);
+        if (k == "facets"sv) {
           e->job_facets = e->job_type = JsonShape::kAbsent;
           e->integration = ShapedString{};
           return {Frame::kJobFacets, &e->job_facets, nullptr, e};
@@ -239,20 +242,20 @@ class EventSax {
       }
       case Frame::kJobFacets: {
         auto* e = static_cast<RunEventFields*>(top.obj);
-        if (k == "jobType") {
+        if (k == "jobType"sv) {
           e->integration = ShapedString{};
           return {Frame::kJobType, &e->job_type, nullptr, e};
         }
         return {};
       }
       case Frame::kJobType:
-        if (k == "integration") return Str(&static_cast<RunEventFields*>(top.obj)->integration);
+        if (k == "integration"sv) return Str(&static_cast<RunEventFields*>(top.obj)->integration);
         return {};
       case Frame::kDataset: {
         auto* d = static_cast<OlDataset*>(top.obj);
-        if (k == "namespace") return Str(&d->ns);
-        if (k == "name") return Str(&d->name);
-        if (k == "facets") {
+        if (k == "namespace"sv) return Str(&d->ns);
+        if (k == "name"sv) return Str(&d->name);
+        if (k == "facets"sv) {
           d->facets = d->schema = d->schema_fields = d->symlinks = d->identifiers = d->column_lineage =
               d->cl_fields = JsonShape::kAbsent;
           d->fields.clear();
@@ -264,17 +267,17 @@ class EventSax {
       }
       case Frame::kDatasetFacets: {
         auto* d = static_cast<OlDataset*>(top.obj);
-        if (k == "schema") {
+        if (k == "schema"sv) {
           d->schema_fields = JsonShape::kAbsent;
           d->fields.clear();
           return {Frame::kSchema, &d->schema, nullptr, d};
         }
-        if (k == "symlinks") {
+        if (k == "symlinks"sv) {
           d->identifiers = JsonShape::kAbsent;
           d->idents.clear();
           return {Frame::kSymlinks, &d->symlinks, nullptr, d};
         }
-        if (k == "columnLineage") {
+        if (k == "columnLineage"sv) {
           d->cl_fields = JsonShape::kAbsent;
           d->columns.clear();
           return {Frame::kColumnLineage, &d->column_lineage, nullptr, d};
@@ -283,7 +286,7 @@ class EventSax {
       }
       case Frame::kSchema: {
         auto* d = static_cast<OlDataset*>(top.obj);
-        if (k == "fields") {
+        if (k == "fields"sv) {
           d->fields.clear();
           return {Frame::kSchemaFields, &d->schema_fields, nullptr, &d->fields};
         }
@@ -291,13 +294,13 @@ class EventSax {
       }
       case Frame::kSchemaField: {
         auto* f = static_cast<OlSchemaField*>(top.obj);
-        if (k == "name") return Str(&f->name);
-        if (k == "type") return Str(&f->type);
+        if (k == "name"sv) return Str(&f->name);
+        if (k == "type"sv) return Str(&f->type);
         return {};
       }
       case Frame::kSymlinks: {
         auto* d = static_cast<OlDataset*>(top.obj);
-        if (k == "identifiers") {
+        if (k == "identifiers"sv) {
           d->idents.clear();
           return {Frame::kIdentifiers, &d->identifiers, nullptr, &d->idents};
         }
@@ -305,13 +308,13 @@ class EventSax {
       }
       case Frame::kIdentifier: {
         auto* i = static_cast<OlIdentifier*>(top.obj);
-        if (k == "namespace") return Str(&i->ns);
-        if (k == "name") return Str(&i->name);
+        if (k == "namespace"sv) return Str(&i->ns);
+        if (k == "name"sv) return Str(&i->name);
         return {};
       }
       case Frame::kColumnLineage: {
         auto* d = static_cast<OlDataset*>(top.obj);
-        if (k == "fields") {
+        if (k == "fields"sv) {
           d->columns.clear();
           return {Frame::kColumnFields, &d->cl_fields, nullptr, d};
         }
@@ -324,7 +327,7 @@ class EventSax {
       }
       case Frame::kColumnSpec: {
         auto* spec = static_cast<OlColumnSpec*>(top.obj);
-        if (k == "inputFields") {
+        if (k == "inputFields"sv) {
           spec->inputs.clear();
           return {Frame::kInputFields, &spec->input_fields, nullptr, &spec->inputs};
         }
@@ -332,9 +335,9 @@ class EventSax {
       }
       case Frame::kInputField: {
         auto* i = static_cast<OlInputField*>(top.obj);
-        if (k == "namespace") return Str(&i->ns);
-        if (k == "name") return Str(&i->name);
-        if (k == "field") return Str(&i->field);
+        if (k == "namespace"sv) return Str(&i->ns);
+        if (k == "name"sv) return Str(&i->name);
+        if (k == "field"sv) return Str(&i->field);
         return {};
       }
       default:
@@ -353,10 +356,18 @@ class EventSax {
 
 Status Bad(const std::string& path, const std::string& why) { return InvalidArgument(path + ": " + why); }
 
-Status RequireString(const ShapedString& s, const std::string& path) {
-  if (s.shape == JsonShape::kAbsent) return Bad(path, "required");
-  if (!s.IsNonEmptyString()) return Bad(path, "expected a non-empty string");
+// Paths are made by `path()` only when there is a problem to name: an event's fields are checked
+// on every intake, and building their paths each time cost more than the checks.
+template <typename Path>
+Status RequireString(const ShapedString& s, const Path& path, std::string_view member) {
+  if (s.shape == JsonShape::kAbsent) return Bad(path() + std::string(member), "required");
+  if (!s.IsNonEmptyString()) return Bad(path() + std::string(member), "expected a non-empty string");
   return Status::Ok();
+}
+
+// A member at a fixed path.
+Status RequireString(const ShapedString& s, const char* path) {
+  return RequireString(s, [path] { return std::string(path); }, "");
 }
 
 Status OptionalObject(JsonShape shape, const std::string& path) {
@@ -365,54 +376,57 @@ Status OptionalObject(JsonShape shape, const std::string& path) {
   return Status::Ok();
 }
 
-Status ValidateDataset(const OlDataset& d, const std::string& path) {
-  if (d.shape != JsonShape::kObject) return Bad(path, "expected an object");
-  DW_RETURN_IF_ERROR(RequireString(d.ns, path + ".namespace"));
-  DW_RETURN_IF_ERROR(RequireString(d.name, path + ".name"));
-  DW_RETURN_IF_ERROR(OptionalObject(d.facets, path + ".facets"));
+// `side`[`index`], e.g. $.inputs[1].
+Status ValidateDataset(const OlDataset& d, std::string_view side, size_t index) {
+  auto path = [&] { return std::string(side) + "[" + std::to_string(index) + "]"; };
+  if (d.shape != JsonShape::kObject) return Bad(path(), "expected an object");
+  DW_RETURN_IF_ERROR(RequireString(d.ns, path, ".namespace"));
+  DW_RETURN_IF_ERROR(RequireString(d.name, path, ".name"));
+  if (d.facets != JsonShape::kAbsent && d.facets != JsonShape::kObject && d.facets != JsonShape::kNull)
+    return Bad(path() + ".facets", "expected an object");
   if (d.facets != JsonShape::kObject) return Status::Ok();
   if (d.schema != JsonShape::kAbsent) {
-    const std::string sp = path + ".facets.schema";
-    if (d.schema != JsonShape::kObject) return Bad(sp, "expected an object");
+    auto sp = [&] { return path() + ".facets.schema"; };
+    if (d.schema != JsonShape::kObject) return Bad(sp(), "expected an object");
     if (d.schema_fields != JsonShape::kAbsent) {
-      if (d.schema_fields != JsonShape::kArray) return Bad(sp + ".fields", "expected an array");
+      if (d.schema_fields != JsonShape::kArray) return Bad(sp() + ".fields", "expected an array");
       for (size_t i = 0; i < d.fields.size(); ++i) {
-        const std::string p = sp + ".fields[" + std::to_string(i) + "]";
-        if (d.fields[i].shape != JsonShape::kObject) return Bad(p, "expected an object");
-        DW_RETURN_IF_ERROR(RequireString(d.fields[i].name, p + ".name"));
+        auto p = [&] { return sp() + ".fields[" + std::to_string(i) + "]"; };
+        if (d.fields[i].shape != JsonShape::kObject) return Bad(p(), "expected an object");
+        DW_RETURN_IF_ERROR(RequireString(d.fields[i].name, p, ".name"));
       }
     }
   }
   if (d.symlinks != JsonShape::kAbsent) {
-    const std::string sp = path + ".facets.symlinks";
-    if (d.symlinks != JsonShape::kObject) return Bad(sp, "expected an object");
+    auto sp = [&] { return path() + ".facets.symlinks"; };
+    if (d.symlinks != JsonShape::kObject) return Bad(sp(), "expected an object");
     if (d.identifiers != JsonShape::kAbsent) {
-      if (d.identifiers != JsonShape::kArray) return Bad(sp + ".identifiers", "expected an array");
+      if (d.identifiers != JsonShape::kArray) return Bad(sp() + ".identifiers", "expected an array");
       for (size_t i = 0; i < d.idents.size(); ++i) {
-        const std::string p = sp + ".identifiers[" + std::to_string(i) + "]";
-        if (d.idents[i].shape != JsonShape::kObject) return Bad(p, "expected an object");
-        DW_RETURN_IF_ERROR(RequireString(d.idents[i].ns, p + ".namespace"));
-        DW_RETURN_IF_ERROR(RequireString(d.idents[i].name, p + ".name"));
+        auto p = [&] { return sp() + ".identifiers[" + std::to_string(i) + "]"; };
+        if (d.idents[i].shape != JsonShape::kObject) return Bad(p(), "expected an object");
+        DW_RETURN_IF_ERROR(RequireString(d.idents[i].ns, p, ".namespace"));
+        DW_RETURN_IF_ERROR(RequireString(d.idents[i].name, p, ".name"));
       }
     }
   }
   if (d.column_lineage != JsonShape::kAbsent) {
-    const std::string cp = path + ".facets.columnLineage";
-    if (d.column_lineage != JsonShape::kObject) return Bad(cp, "expected an object");
-    if (d.cl_fields == JsonShape::kAbsent) return Bad(cp + ".fields", "required");
-    if (d.cl_fields != JsonShape::kObject) return Bad(cp + ".fields", "expected an object");
+    auto cp = [&] { return path() + ".facets.columnLineage"; };
+    if (d.column_lineage != JsonShape::kObject) return Bad(cp(), "expected an object");
+    if (d.cl_fields == JsonShape::kAbsent) return Bad(cp() + ".fields", "required");
+    if (d.cl_fields != JsonShape::kObject) return Bad(cp() + ".fields", "expected an object");
     for (const auto& [out, spec] : d.columns) {
-      const std::string p = cp + ".fields['" + out + "']";
-      if (spec.shape != JsonShape::kObject) return Bad(p, "expected an object");
-      if (spec.input_fields == JsonShape::kAbsent) return Bad(p + ".inputFields", "required");
-      if (spec.input_fields != JsonShape::kArray) return Bad(p + ".inputFields", "expected an array");
+      auto p = [&] { return cp() + ".fields['" + out + "']"; };
+      if (spec.shape != JsonShape::kObject) return Bad(p(), "expected an object");
+      if (spec.input_fields == JsonShape::kAbsent) return Bad(p() + ".inputFields", "required");
+      if (spec.input_fields != JsonShape::kArray) return Bad(p() + ".inputFields", "expected an array");
       for (size_t i = 0; i < spec.inputs.size(); ++i) {
-        const std::string ip = p + ".inputFields[" + std::to_string(i) + "]";
+        auto ip = [&] { return p() + ".inputFields[" + std::to_string(i) + "]"; };
         const OlInputField& in = spec.inputs[i];
-        if (in.shape != JsonShape::kObject) return Bad(ip, "expected an object");
-        DW_RETURN_IF_ERROR(RequireString(in.ns, ip + ".namespace"));
-        DW_RETURN_IF_ERROR(RequireString(in.name, ip + ".name"));
-        DW_RETURN_IF_ERROR(RequireString(in.field, ip + ".field"));
+        if (in.shape != JsonShape::kObject) return Bad(ip(), "expected an object");
+        DW_RETURN_IF_ERROR(RequireString(in.ns, ip, ".namespace"));
+        DW_RETURN_IF_ERROR(RequireString(in.name, ip, ".name"));
+        DW_RETURN_IF_ERROR(RequireString(in.field, ip, ".field"));
       }
     }
   }
@@ -423,6 +437,17 @@ Status ValidateDataset(const OlDataset& d, const std::string& path) {
 
 Result<RunEventText> ParseRunEventText(std::string_view text, bool allow_array, int max_depth,
                                        RunEventTextError* error) {
+  {
+    // The fast path: JsonLexer reads well-formed text several times faster than nlohmann's lexer.
+    // Anything it refuses, or that the handler stops (too deep), is read again by nlohmann below,
+    // so the answer and the error are nlohmann's for every input.
+    RunEventText fast;
+    EventSax sax(allow_array, max_depth, &fast);
+    if (ScanJson(text, &sax) == JsonScanResult::kOk) {
+      if (error) *error = RunEventTextError::kNone;
+      return fast;
+    }
+  }
   RunEventText out;
   EventSax sax(allow_array, max_depth, &out);
   bool ok = false;
@@ -467,7 +492,7 @@ Status ValidateRunEventFields(const RunEventFields& e) {
     if (shape != JsonShape::kArray) return Bad(name, "expected an array");
     const auto& list = side == 0 ? e.in : e.out;
     for (size_t i = 0; i < list.size(); ++i)
-      DW_RETURN_IF_ERROR(ValidateDataset(list[i], std::string(name) + "[" + std::to_string(i) + "]"));
+      DW_RETURN_IF_ERROR(ValidateDataset(list[i], name, i));
   }
   return Status::Ok();
 }
@@ -476,7 +501,8 @@ Result<SourceBatch> RunEventFieldsBatch(const RunEventFields& e, const GraphInde
   DW_RETURN_IF_ERROR(ValidateRunEventFields(e));
   const std::string& jns = e.job_ns.text;
   const std::string& jname = e.job_name.text;
-  const std::string event_type = e.event_type.shape == JsonShape::kString ? e.event_type.text : "OTHER";
+  const std::string_view event_type =
+      e.event_type.shape == JsonShape::kString ? std::string_view(e.event_type.text) : "OTHER";
   TimePoint at = now;
   if (e.event_time.shape == JsonShape::kString) at = *ParseRfc3339(e.event_time.text);
 
@@ -520,11 +546,14 @@ Result<SourceBatch> RunEventFieldsBatch(const RunEventFields& e, const GraphInde
       f.id = r.id;
       f.aliases = std::move(r.aliases);
       if (facets && d.schema == JsonShape::kObject && d.schema_fields == JsonShape::kArray && !d.fields.empty()) {
-        Json cols = Json::array();
+        // Built member by member: nlohmann's initializer lists copy every value twice.
+        Json cols(Json::value_t::array);
+        auto& list = cols.get_ref<Json::array_t&>();
+        list.reserve(d.fields.size());
         for (const OlSchemaField& fld : d.fields) {
-          Json c{{"name", fld.name.text}};
-          if (fld.type.shape == JsonShape::kString) c["type"] = fld.type.text;
-          cols.push_back(std::move(c));
+          auto& column = list.emplace_back(Json::value_t::object).get_ref<Json::object_t&>();
+          column.emplace("name", fld.name.text);
+          if (fld.type.shape == JsonShape::kString) column.emplace("type", fld.type.text);
         }
         f.columns = std::move(cols);
       }
