@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/identifiers.h"
+#include "base/json_scan.h"
 
 namespace dw::graph {
 namespace {
@@ -313,7 +314,7 @@ Status IndexAssetRow(const store::GraphAssetView& row, GraphIndex* index) {
   rec.kind = row.kind;
   rec.domain = row.domain;
   rec.owner = row.owner;
-  rec.attrs = Json::parse(row.attrs.begin(), row.attrs.end(), nullptr, /*allow_exceptions=*/false);
+  rec.attrs = ParseJsonText(row.attrs);
   if (rec.attrs.is_discarded())
     return DataLoss("graph_assets row '" + rec.id + "': attrs are not valid JSON");
   return IndexAssetRecord(rec, index);
@@ -332,13 +333,9 @@ Status IndexEdgeRow(const store::GraphEdgeView& row, GraphIndex* index) {
   EdgeEntry e;
   e.relation = rel;
   EdgeAttrsSax sax(&e);
-  bool fast = false;
-  try {
-    fast = Json::sax_parse(row.attrs.begin(), row.attrs.end(), &sax);
-  } catch (const std::exception&) {
-    fast = false;
-  }
-  if (!fast) {
+  // JsonLexer reads the usual attrs several times faster than nlohmann; anything unusual (or that
+  // it refuses) takes the DOM path below, which decides.
+  if (ScanJson(row.attrs, &sax) != JsonScanResult::kOk) {
     store::GraphEdge rec;
     rec.src = row.src;
     rec.dst = row.dst;

@@ -156,6 +156,23 @@ TEST(JsonScan, MutatedEventsNeverPassWhereNlohmannRefuses) {
   EXPECT_GT(refused, 100u);
 }
 
+TEST(JsonScan, ParseJsonTextBuildsNlohmannsDocumentOrItsRefusal) {
+  std::vector<std::string> texts = ReferenceEvents();
+  for (std::string t : std::vector<std::string>{"{\"sources\": {\"dbt\": {\"last_seen\": 1700000000000}}, \"columns\": [1, 2.5, -3, null]}",
+                        "[1,]", "{\"a\":", "", std::string("{}\0x", 4), "\"\\ud83d\\ude00\""})
+    texts.push_back(t);
+  size_t documents = 0;
+  for (const std::string& t : texts) {
+    Json fast = ParseJsonText(t);
+    Json slow = Json::parse(t, nullptr, /*allow_exceptions=*/false);
+    EXPECT_EQ(fast.is_discarded(), slow.is_discarded()) << t;
+    if (slow.is_discarded()) continue;
+    ++documents;
+    EXPECT_EQ(fast, slow) << t;
+  }
+  EXPECT_GT(documents, 5u);
+}
+
 TEST(JsonScan, AHandlerThatStopsStopsTheScan) {
   struct StopAtSecondKey : Recorder {
     int keys = 0;
