@@ -163,7 +163,8 @@ mcp::JsonRouteReply LineageRoute(Services& services, const mcp::JsonRouteRequest
   // Parsed before touching the graph: no lock is held while the text is read.
   auto read = ReadLineageBody(text, request.max_json_depth);
   if (!read.ok()) return {400, Json{{"error", read.status().message()}}};
-  auto graph = services.graph();
+  // No per-request refresh check: the write syncs with the store's generation first.
+  auto graph = services.graph_for_write();
   if (!graph.ok()) return {503, Json{{"error", "the context graph is unavailable: " + graph.status().message()}}};
   auto r = IngestRunEvents(**graph, *read);
   if (!r.ok()) {
