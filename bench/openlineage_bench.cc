@@ -26,6 +26,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <strings.h>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -81,13 +82,17 @@ class KeepAliveClient {
 
   int Post(const std::string& path, const std::string& body) {
     if (fd_ < 0 && !Connect()) return 0;
-    std::string req = "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port_) +
-                      "\r\nUser-Agent: olbench\r\nAccept: application/json\r\n"
-                      "Content-Type: application/json\r\nContent-Length: " +
-                      std::to_string(body.size()) + "\r\n\r\n";
-    req += body;
-    for (size_t sent = 0; sent < req.size();) {
-      ssize_t n = ::send(fd_, req.data() + sent, req.size() - sent, MSG_NOSIGNAL);
+    req_.clear();
+    req_ += "POST ";
+    req_ += path;
+    req_ += " HTTP/1.1\r\nHost: 127.0.0.1:";
+    req_ += std::to_string(port_);
+    req_ += "\r\nUser-Agent: olbench\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: ";
+    req_ += std::to_string(body.size());
+    req_ += "\r\n\r\n";
+    req_ += body;
+    for (size_t sent = 0; sent < req_.size();) {
+      ssize_t n = ::send(fd_, req_.data() + sent, req_.size() - sent, MSG_NOSIGNAL);
       if (n <= 0) return Close(), 0;
       sent += static_cast<size_t>(n);
     }
@@ -97,14 +102,20 @@ class KeepAliveClient {
     int status = 0;
     if (buf_.compare(0, 9, "HTTP/1.1 ") == 0) status = std::atoi(buf_.c_str() + 9);
     size_t length = 0;
-    std::string head = buf_.substr(0, head_end);
-    for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (size_t at = head.find("\r\ncontent-length:"); at != std::string::npos)
-      length = std::strtoul(head.c_str() + at + 17, nullptr, 10);
+    bool close = false;
+    // Header names are case-insensitive: compare lower-cased.
+    for (size_t line = buf_.find("\r\n"); line < head_end; line = buf_.find("\r\n", line + 2)) {
+      auto named = [&](const char* name) {
+        size_t n = std::strlen(name);
+        return line + 2 + n <= head_end && ::strncasecmp(buf_.c_str() + line + 2, name, n) == 0;
+      };
+      if (named("content-length:")) length = std::strtoul(buf_.c_str() + line + 17, nullptr, 10);
+      if (named("connection: close")) close = true;
+    }
     while (buf_.size() < head_end + 4 + length)
       if (!Fill()) return Close(), 0;
     buf_.erase(0, head_end + 4 + length);
-    if (head.find("\r\nconnection: close") != std::string::npos) Close();
+    if (close) Close();
     return status;
   }
 
@@ -137,6 +148,7 @@ class KeepAliveClient {
   int port_;
   int fd_ = -1;
   std::string buf_;
+  std::string req_;
 };
 
 }  // namespace

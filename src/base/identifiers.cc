@@ -89,10 +89,11 @@ bool IsKnownAssetKind(std::string_view kind) {
 }
 
 Result<AssetId> ParseAssetId(std::string_view text) {
-  const std::string quoted = "'" + std::string(text) + "'";
+  // Built only for an error: ids are parsed on every ingested event.
+  auto quoted = [text] { return "'" + std::string(text) + "'"; };
   size_t sep = text.find("://");
   if (sep == std::string_view::npos)
-    return InvalidArgument(quoted + " is not an asset id: expected <kind>://<instance>/<name>, "
+    return InvalidArgument(quoted() + " is not an asset id: expected <kind>://<instance>/<name>, "
                            "e.g. table://main/loyalty.member_balances");
   AssetId id;
   id.kind = std::string(text.substr(0, sep));
@@ -101,27 +102,27 @@ Result<AssetId> ParseAssetId(std::string_view text) {
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (IsKnownAssetKind(lower))
-      return InvalidArgument(quoted + ": the kind is written in lower case ('" + lower + "')");
-    return InvalidArgument(quoted + ": unknown kind '" + id.kind + "' (known: " + JoinKinds() + ")");
+      return InvalidArgument(quoted() + ": the kind is written in lower case ('" + lower + "')");
+    return InvalidArgument(quoted() + ": unknown kind '" + id.kind + "' (known: " + JoinKinds() + ")");
   }
   std::string_view rest = text.substr(sep + 3);
   size_t slash = rest.find('/');
   if (slash == std::string_view::npos || slash == 0)
-    return InvalidArgument(quoted + ": expected <kind>://<instance>/<name>; the instance or the "
+    return InvalidArgument(quoted() + ": expected <kind>://<instance>/<name>; the instance or the "
                            "name is missing");
   id.instance = std::string(rest.substr(0, slash));
   if (!std::all_of(id.instance.begin(), id.instance.end(), IsInstanceChar))
-    return InvalidArgument(quoted + ": the instance '" + id.instance +
+    return InvalidArgument(quoted() + ": the instance '" + id.instance +
                            "' may hold only letters, digits, '_', '-' and '.'");
   std::string_view name = rest.substr(slash + 1);
-  if (name.empty()) return InvalidArgument(quoted + ": the name after the instance is empty");
+  if (name.empty()) return InvalidArgument(quoted() + ": the name after the instance is empty");
   if (!std::all_of(name.begin(), name.end(), IsNameChar))
-    return InvalidArgument(quoted + ": the name holds whitespace or a character that is not "
+    return InvalidArgument(quoted() + ": the name holds whitespace or a character that is not "
                            "allowed in an id");
   if (name.back() == '/' || name.find("//") != std::string_view::npos)
-    return InvalidArgument(quoted + ": the name has an empty path segment");
+    return InvalidArgument(quoted() + ": the name has an empty path segment");
   std::string kind_problem = CheckNameForKind(id.kind, name);
-  if (!kind_problem.empty()) return InvalidArgument(quoted + ": " + kind_problem);
+  if (!kind_problem.empty()) return InvalidArgument(quoted() + ": " + kind_problem);
   id.name = std::string(name);
   return id;
 }

@@ -216,7 +216,8 @@ FastOutcome ServeFastRequest(int sock, const FastRoutes& routes, bool last) {
     reply = {500, Json{{"jsonrpc", "2.0"}, {"id", nullptr},
                        {"error", {{"code", -32603}, {"message", "Internal error"}}}}};
   }
-  const std::string body = reply.body.dump(-1, ' ', false, Json::error_handler_t::replace);
+  const std::string body = !reply.text.empty() ? std::move(reply.text)
+                                                : reply.body.dump(-1, ' ', false, Json::error_handler_t::replace);
   const bool close = last || head.close;
   std::string out;
   out.reserve(160 + body.size());

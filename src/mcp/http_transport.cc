@@ -457,6 +457,11 @@ void StreamableHttpServer::Impl::HandleJsonRoute(const JsonRoute& route, const h
     return;
   }
   JsonRouteReply reply = route.handler(request);
+  if (!reply.text.empty()) {
+    res.status = reply.status;
+    res.set_content(reply.text, kJsonType);
+    return;
+  }
   Reply(res, reply.status, reply.body);
 }
 

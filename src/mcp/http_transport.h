@@ -69,6 +69,9 @@ struct JsonRouteRequest {
 struct JsonRouteReply {
   int status = 200;
   Json body = Json::object();
+  // When not empty, the body as JSON text, sent instead of `body`: a handler on a hot path (the
+  // OpenLineage intake answers every event) can skip building a document only to serialize it.
+  std::string text;
 };
 
 // Must not throw; a failure is a reply with a 4xx/5xx status and a body that says why.
