@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <exception>
@@ -128,11 +129,14 @@ bool WaitFor(int sock, short events, int timeout_ms) {
   }
 }
 
-// Reads exactly `size` bytes; false when the peer closes, fails or is silent for `timeout_ms`.
-bool RecvExactly(int sock, char* data, size_t size, int timeout_ms) {
+// Appends exactly `size` more bytes to `out`, growing it as they arrive (a declared length is not
+// trusted with memory up front); false when the peer closes, fails or is silent for `timeout_ms`.
+bool RecvAppend(int sock, std::string* out, size_t size, int timeout_ms) {
+  char chunk[65536];
   for (size_t got = 0; got < size;) {
-    ssize_t n = ::recv(sock, data + got, size - got, MSG_DONTWAIT);
+    ssize_t n = ::recv(sock, chunk, std::min(size - got, sizeof chunk), MSG_DONTWAIT);
     if (n > 0) {
+      out->append(chunk, static_cast<size_t>(n));
       got += static_cast<size_t>(n);
     } else if (n == 0) {
       return false;
@@ -201,8 +205,10 @@ FastOutcome ServeFastRequest(int sock, const FastRoutes& routes, bool last) {
   if (handler == nullptr) return FastOutcome::kNotServed;
 
   // Ours from here on: the head and body are consumed.
-  std::string request(head.head_bytes + head.content_length, '\0');
-  if (!RecvExactly(sock, request.data(), request.size(), routes.read_timeout_ms)) return FastOutcome::kBroken;
+  std::string request;
+  request.reserve(std::min(head.head_bytes + head.content_length, static_cast<size_t>(n)));
+  if (!RecvAppend(sock, &request, head.head_bytes + head.content_length, routes.read_timeout_ms))
+    return FastOutcome::kBroken;
   JsonRouteRequest r;
   r.method = std::string(head.method);
   r.path = std::string(head.target);

@@ -220,6 +220,21 @@ TEST_F(McpHttpFastRoute, PipelinedAndSplitRequestsAreAnsweredInOrder) {
   EXPECT_EQ(Json::parse(five.body)["got"], "[5]");
 }
 
+TEST_F(McpHttpFastRoute, ALargeBodyArrivingInPiecesIsReadWhole) {
+  StartServer();
+  RawConnection c(server_.port());
+  ASSERT_TRUE(c.connected());
+  const std::string body = "\"" + std::string(300000, 'y') + "\"";
+  const std::string request = Post(body);
+  for (size_t at = 0; at < request.size(); at += 70000) {
+    c.Send(request.substr(at, 70000));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  auto r = c.Read();
+  EXPECT_EQ(r.status, 201);
+  EXPECT_EQ(Json::parse(r.body)["got"].get<std::string>().size(), body.size());
+}
+
 TEST_F(McpHttpFastRoute, ChecksFailLikeTheyDoOnHttplibsPath) {
   HttpServerOptions options;
   options.bearer_token = "fast-token-0123456789";
