@@ -1,5 +1,7 @@
 #include "app/graph_service.h"
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -116,8 +118,33 @@ Result<graph::RunEventText> ReadLineageBody(std::string_view text, int max_depth
   return read;
 }
 
+// What one intake stored: the summary of its commit group, its own events, the group's.
+struct Ingested {
+  graph::ApplySummary applied;
+  size_t events = 0;
+  size_t group_events = 0;
+};
+
+Json IngestedJson(const Ingested& in) {
+  Json out = SummaryJson(in.applied);
+  out["events"] = in.events;
+  out["group_events"] = in.group_events;
+  return out;
+}
+
+// IngestedJson as text, written directly (the route answers every event with it); the same keys
+// in the same (sorted) order as nlohmann writes them.
+std::string IngestedText(const Ingested& in) {
+  const graph::ApplySummary& s = in.applied;
+  return fmt::format(
+      "{{\"assets_described\":{},\"edges_added\":{},\"edges_marked_stale\":{},\"edges_refreshed\":{},"
+      "\"events\":{},\"group_events\":{},\"placeholders_added\":{},\"runs_recorded\":{}}}",
+      s.assets_described, s.edges_added, s.edges_marked_stale, s.edges_refreshed, in.events,
+      in.group_events, s.placeholders_added, s.runs_recorded);
+}
+
 // Resolves the events under the shared lock and stores them by group commit.
-Result<Json> IngestRunEvents(graph::ContextGraph& graph, const graph::RunEventText& read) {
+Result<Ingested> IngestRunEvents(graph::ContextGraph& graph, const graph::RunEventText& read) {
   const std::vector<graph::RunEventFields>& events = read.events;
   std::vector<graph::SourceBatch> batches;
   batches.reserve(events.size());
@@ -139,10 +166,7 @@ Result<Json> IngestRunEvents(graph::ContextGraph& graph, const graph::RunEventTe
   if (!failed.ok()) return failed;
   auto applied = graph.ApplyGrouped(std::move(batches));
   if (!applied.ok()) return applied.status();
-  Json out = SummaryJson(applied->applied);
-  out["events"] = events.size();
-  out["group_events"] = applied->group_batches;
-  return out;
+  return Ingested{applied->applied, events.size(), applied->group_batches};
 }
 
 }  // namespace
@@ -150,7 +174,9 @@ Result<Json> IngestRunEvents(graph::ContextGraph& graph, const graph::RunEventTe
 Result<Json> IngestOpenLineageText(graph::ContextGraph& graph, std::string_view text, int max_depth) {
   auto read = ReadLineageBody(text, max_depth);
   if (!read.ok()) return read.status();
-  return IngestRunEvents(graph, *read);
+  auto ingested = IngestRunEvents(graph, *read);
+  if (!ingested.ok()) return ingested.status();
+  return IngestedJson(*ingested);
 }
 
 mcp::JsonRouteReply LineageRoute(Services& services, const mcp::JsonRouteRequest& request) {
@@ -163,14 +189,15 @@ mcp::JsonRouteReply LineageRoute(Services& services, const mcp::JsonRouteRequest
   // Parsed before touching the graph: no lock is held while the text is read.
   auto read = ReadLineageBody(text, request.max_json_depth);
   if (!read.ok()) return {400, Json{{"error", read.status().message()}}};
-  auto graph = services.graph();
+  // No per-request refresh check: the write syncs with the store's generation first.
+  auto graph = services.graph_for_write();
   if (!graph.ok()) return {503, Json{{"error", "the context graph is unavailable: " + graph.status().message()}}};
   auto r = IngestRunEvents(**graph, *read);
   if (!r.ok()) {
     int status = r.status().code() == StatusCode::kInvalidArgument ? 400 : 500;
     return {status, Json{{"error", r.status().message()}}};
   }
-  return {201, *r};
+  return {201, Json::object(), IngestedText(*r)};
 }
 
 Result<Json> LineageAnswer(Services& services, const std::string& asset, const graph::LineageOptions& options) {

@@ -60,10 +60,16 @@ Result<graph::ContextGraph*> Services::graph() {
     if (!loaded.ok()) return loaded.status();
     graph_ = std::move(loaded).value();
     graph_warnings_ = IngestWorkspaceSources(*workspace_, *graph_);
+    loaded_graph_.store(graph_.get(), std::memory_order_release);
     return graph_.get();
   }
   DW_RETURN_IF_ERROR(graph_->Refresh());
   return graph_.get();
+}
+
+Result<graph::ContextGraph*> Services::graph_for_write() {
+  if (graph::ContextGraph* g = loaded_graph_.load(std::memory_order_acquire)) return g;
+  return graph();
 }
 
 std::vector<std::string> Services::graph_warnings() {

@@ -2,6 +2,7 @@
 // HTTP server). Surfaces hold no business logic: they call into what is reachable from here.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -46,6 +47,10 @@ class Services {
   // another process changed it. A source that fails is reported in graph_warnings(), not fatal.
   // Thread-safe.
   Result<graph::ContextGraph*> graph();
+  // graph() for a writer (the OpenLineage intake): once loaded, returned without the per-call
+  // check of the store's generation, because every write syncs the index with the store itself
+  // before storing anything (ContextGraph::ApplyInOrder). Thread-safe.
+  Result<graph::ContextGraph*> graph_for_write();
   // Problems met while ingesting the workspace's sources on first use (one sentence each).
   std::vector<std::string> graph_warnings();
 
@@ -62,6 +67,7 @@ class Services {
   std::unique_ptr<store::StateStore> state_;
   std::mutex graph_mu_;
   std::unique_ptr<graph::ContextGraph> graph_;
+  std::atomic<graph::ContextGraph*> loaded_graph_{nullptr};  // graph_ once loaded
   std::vector<std::string> graph_warnings_;
 };
 

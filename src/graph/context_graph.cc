@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "base/identifiers.h"
 #include "graph/graph_records.h"
@@ -117,7 +118,7 @@ Result<ApplySummary> ContextGraph::ApplyInOrder(const std::vector<const SourceBa
   // Assets the batches describe, in order: merge into the stored rows (the store is the truth for
   // facts).
   std::map<std::string, store::GraphAsset> asset_rows;  // rows to write
-  std::set<std::string> described;
+  std::unordered_set<std::string> described;
   for (const SourceBatch* batch : batches)
     for (const AssetFacts& f : batch->assets) {
       described.insert(f.id);
@@ -150,6 +151,11 @@ Result<ApplySummary> ContextGraph::ApplyInOrder(const std::vector<const SourceBa
   using EdgeKey = std::tuple<std::string, std::string, std::string>;
   std::map<EdgeKey, std::pair<EdgeEntry, Json>> edge_rows;
   std::unordered_map<std::string, std::vector<const EdgeKey*>> rows_touching;  // asset -> keys
+  // Only a batch with stale marks by asset reads rows_touching: most groups (OpenLineage RUNNING
+  // events) have none, and skip two string-keyed insertions per edge.
+  bool touching_needed = false;
+  for (const SourceBatch* batch : batches)
+    touching_needed |= (!batch->stale_scope.empty() && batch->stale_scope != "*") || !batch->stale_assets.empty();
   std::set<std::string> placeholders;
   {
     std::shared_lock<std::shared_mutex> lock(mu_);
@@ -173,8 +179,10 @@ Result<ApplySummary> ContextGraph::ApplyInOrder(const std::vector<const SourceBa
       }
       if (count) ++(existing != kNone ? summary.edges_refreshed : summary.edges_added);
       it = edge_rows.emplace(key, std::make_pair(entry, std::move(columns))).first;
-      rows_touching[std::get<0>(key)].push_back(&it->first);
-      rows_touching[std::get<1>(key)].push_back(&it->first);
+      if (touching_needed) {
+        rows_touching[std::get<0>(key)].push_back(&it->first);
+        rows_touching[std::get<1>(key)].push_back(&it->first);
+      }
       return it->second;
     };
     for (const SourceBatch* batch : batches) {

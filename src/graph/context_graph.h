@@ -96,9 +96,8 @@ class ContextGraph {
   // Group commit (context_graph_group.cc).
   struct Queued;
   std::mutex queue_mu_;
-  std::condition_variable queue_cv_;
-  std::vector<Queued*> queue_;
-  bool committing_ = false;
+  std::vector<std::shared_ptr<Queued>> queue_;
+  bool committing_ = false;  // a leader is committing (or has been named to commit) a group
 };
 
 // The cursor under which the store records the graph generation (bumped by every Apply).

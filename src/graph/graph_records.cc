@@ -25,6 +25,10 @@ Json FactsJson(const AssetFacts& f, TimePoint now) {
   return j;
 }
 
+// Whether a batch of `origin` without columns leaves the columns it gave before (see
+// MergeAssetFacts): OpenLineage's schema facet is optional per event.
+bool KeepsColumns(Origin origin) { return origin == Origin::kOpenLineage; }
+
 // The first value of `key` among the sources, in priority order; null if none has it.
 Json FirstByPriority(const Json& sources, const char* key) {
   for (Origin o : kPriority) {
@@ -60,7 +64,11 @@ store::GraphAsset MergeAssetFacts(const std::optional<store::GraphAsset>& existi
   if (!rec.attrs.is_object()) rec.attrs = Json::object();
   Json& sources = rec.attrs["sources"];
   if (!sources.is_object()) sources = Json::object();
-  sources[OriginName(origin)] = FactsJson(facts, now);
+  Json fresh = FactsJson(facts, now);
+  if (facts.columns.is_null() && KeepsColumns(origin))
+    if (auto it = sources.find(OriginName(origin)); it != sources.end() && it->is_object())
+      if (auto cols = it->find("columns"); cols != it->end()) fresh["columns"] = *cols;
+  sources[OriginName(origin)] = std::move(fresh);
 
   Json merged = FirstByPriority(sources, "domain");
   rec.domain = merged.is_string() ? merged.get<std::string>() : "";
@@ -97,18 +105,50 @@ bool AssetFactsUnchanged(const store::GraphAsset& existing, const AssetFacts& fa
   if (placeholder == attrs.end() || !placeholder->is_boolean() || placeholder->get<bool>()) return false;
   auto sources = attrs.find("sources");
   if (sources == attrs.end() || !sources->is_object()) return false;
-  auto mine = sources->find(OriginName(origin));
-  if (mine == sources->end() || !mine->is_object()) return false;
+  auto found = sources->find(OriginName(origin));
+  if (found == sources->end() || !found->is_object()) return false;
+  const Json& mine = *found;
   // The same facts, last confirmed less than kAssetSeenRefresh ago: nothing worth a write.
-  auto seen = mine->find("last_seen");
-  if (seen == mine->end() || !seen->is_number_integer()) return false;
+  auto seen = mine.find("last_seen");
+  if (seen == mine.end() || !seen->is_number_integer()) return false;
   const int64_t now_ms = ToUnixMillis(now), seen_ms = seen->get<int64_t>();
   if (seen_ms > now_ms || now_ms - seen_ms >= kAssetSeenRefreshMs) return false;
-  const Json fresh = FactsJson(facts, now);
-  if (fresh.size() != mine->size()) return false;
-  for (const auto& [key, value] : fresh.items())
-    if (key != "last_seen" && (!mine->contains(key) || (*mine)[key] != value)) return false;
-  return true;
+  // Key by key against what FactsJson would write, without building it: this runs for every asset
+  // of every event an OpenLineage producer sends.
+  size_t keys = 1;  // last_seen
+  auto same_string = [&](const char* key, const std::string& value) {
+    if (value.empty()) return true;
+    ++keys;
+    auto it = mine.find(key);
+    return it != mine.end() && it->is_string() && it->get_ref<const std::string&>() == value;
+  };
+  auto same_list = [&](const char* key, const std::vector<std::string>& values) {
+    if (values.empty()) return true;
+    ++keys;
+    auto it = mine.find(key);
+    if (it == mine.end() || !it->is_array() || it->size() != values.size()) return false;
+    for (size_t i = 0; i < values.size(); ++i)
+      if (!(*it)[i].is_string() || (*it)[i].get_ref<const std::string&>() != values[i]) return false;
+    return true;
+  };
+  if (!same_string("domain", facts.domain) || !same_string("owner", facts.owner) ||
+      !same_string("schedule", facts.schedule) || !same_string("impact_sql", facts.impact_sql) ||
+      !same_string("notes", facts.notes) || !same_list("tags", facts.tags) ||
+      !same_list("aliases", facts.aliases))
+    return false;
+  if (facts.customer_facing) {
+    ++keys;
+    auto it = mine.find("customer_facing");
+    if (it == mine.end() || !it->is_boolean() || it->get<bool>() != *facts.customer_facing) return false;
+  }
+  auto columns = mine.find("columns");
+  if (!facts.columns.is_null()) {
+    ++keys;
+    if (columns == mine.end() || *columns != facts.columns) return false;
+  } else if (columns != mine.end() && KeepsColumns(origin)) {
+    ++keys;  // kept by MergeAssetFacts
+  }
+  return mine.size() == keys;
 }
 
 store::GraphAsset PlaceholderRecord(const std::string& id) {

@@ -19,7 +19,11 @@
 
 namespace dw::graph {
 
-// `existing` (or a new row) with `facts` recorded as what `origin` says at `now`.
+// `existing` (or a new row) with `facts` recorded as what `origin` says at `now`. An OpenLineage
+// event without a schema facet does not assert "no columns" (the facet is optional, and an input
+// is often listed without it while its producer's events carry it): the columns OpenLineage gave
+// before are kept, as an edge's column lineage is. Other sources are read whole and replace their
+// facts.
 store::GraphAsset MergeAssetFacts(const std::optional<store::GraphAsset>& existing,
                                   const AssetFacts& facts, Origin origin, TimePoint now);
 

@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 
 #include "base/log.h"
+#include "mcp/http_connection_server.h"
+#include "mcp/http_fast_route.h"
 #include "mcp/http_security.h"
 #include "mcp/http_session_table.h"
 #include "mcp/response_stream.h"
@@ -195,14 +197,6 @@ class PoolTaskQueue final : public httplib::TaskQueue {
   WorkerPool pool_;
 };
 
-// httplib 0.11 listens with a backlog of 5, so a burst of clients connecting at once (a benchmark's
-// 32 sessions, an agent fleet starting) overflows the accept queue and Linux drops connections.
-// listen() on a socket that is already listening only updates its backlog.
-class BacklogServer final : public httplib::Server {
- public:
-  bool RaiseBacklog(int backlog) { return ::listen(svr_sock_, backlog) == 0; }
-};
-
 struct JsonRoute {
   std::string method;
   std::string path;
@@ -234,6 +228,7 @@ struct StreamableHttpServer::Impl {
   void Initialize(int ep, const Json& message, httplib::Response& res);
   void StreamToolCall(HttpSessionTable::Lease lease, Json message, httplib::Response& res);
   void HandleJsonRoute(const JsonRoute& route, const httplib::Request& req, httplib::Response& res);
+  const JsonRouteHandler* AdmitFast(const FastRequestHead& head) const;
   void InstallRoutes();
 };
 
@@ -462,7 +457,31 @@ void StreamableHttpServer::Impl::HandleJsonRoute(const JsonRoute& route, const h
     return;
   }
   JsonRouteReply reply = route.handler(request);
+  if (!reply.text.empty()) {
+    res.status = reply.status;
+    res.set_content(reply.text, kJsonType);
+    return;
+  }
   Reply(res, reply.status, reply.body);
+}
+
+// The fast path's admission: the raw-body route at this method and exact path, when every check
+// Admit and HandleJsonRoute make would pass; otherwise nullptr and httplib serves the request (and
+// writes whatever rejection applies).
+const JsonRouteHandler* StreamableHttpServer::Impl::AdmitFast(const FastRequestHead& head) const {
+  const JsonRoute* route = nullptr;
+  for (const JsonRoute& r : json_routes)
+    if (r.raw_body && r.method == head.method && r.path == head.target) route = &r;
+  if (route == nullptr) return nullptr;
+  if (head.host_count != 1 || !origin_policy->HostAllowed(head.host)) return nullptr;
+  if (head.origin_count > 1 || (head.origin_count == 1 && !origin_policy->OriginAllowed(head.origin)))
+    return nullptr;
+  if (bearer->enabled() && (head.authorization_count != 1 || !bearer->Allows(head.authorization)))
+    return nullptr;
+  if (head.content_length == 0 || head.content_length > options.limits.max_message_bytes ||
+      MediaType(head.content_type) != kJsonType)
+    return nullptr;
+  return &route->handler;
 }
 
 void StreamableHttpServer::Impl::InstallRoutes() {
@@ -599,9 +618,9 @@ Status StreamableHttpServer::Start(HttpServerOptions options, std::vector<McpEnd
   m.options = std::move(options);
   m.endpoints = std::move(endpoints);
 
-  auto server_with_backlog = std::make_unique<BacklogServer>();
-  BacklogServer* backlog_server = server_with_backlog.get();
-  m.server = std::move(server_with_backlog);
+  auto connection_server = std::make_unique<ConnectionServer>();
+  ConnectionServer* backlog_server = connection_server.get();
+  m.server = std::move(connection_server);
   httplib::Server& s = *m.server;
   const size_t min_threads = static_cast<size_t>(m.options.threads);
   const size_t max_threads = static_cast<size_t>(m.options.max_threads);
@@ -613,10 +632,20 @@ Status StreamableHttpServer::Start(HttpServerOptions options, std::vector<McpEnd
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
-  s.set_keep_alive_max_count(100000);
-  s.set_keep_alive_timeout(5);
+  constexpr size_t kKeepAliveMax = 100000;
+  constexpr time_t kKeepAliveSeconds = 5;
+  s.set_keep_alive_max_count(kKeepAliveMax);
+  s.set_keep_alive_timeout(kKeepAliveSeconds);
   s.set_payload_max_length(m.options.limits.max_message_bytes);
   m.InstallRoutes();
+  FastRoutes fast;
+  Impl* impl = &m;
+  fast.admit = [impl](const FastRequestHead& head) { return impl->AdmitFast(head); };
+  fast.max_json_depth = m.options.limits.max_json_depth;
+  fast.read_timeout_ms = CPPHTTPLIB_READ_TIMEOUT_SECOND * 1000;
+  fast.write_timeout_ms = CPPHTTPLIB_WRITE_TIMEOUT_SECOND * 1000;
+  fast.keep_alive = "timeout=" + std::to_string(kKeepAliveSeconds) + ", max=" + std::to_string(kKeepAliveMax);
+  backlog_server->SetFastRoutes(std::move(fast));
 
   int port = m.options.port;
   if (port == 0) {

@@ -69,6 +69,9 @@ struct JsonRouteRequest {
 struct JsonRouteReply {
   int status = 200;
   Json body = Json::object();
+  // When not empty, the body as JSON text, sent instead of `body`: a handler on a hot path (the
+  // OpenLineage intake answers every event) can skip building a document only to serialize it.
+  std::string text;
 };
 
 // Must not throw; a failure is a reply with a 4xx/5xx status and a body that says why.
@@ -86,7 +89,9 @@ class StreamableHttpServer {
   // behind the same Host/Origin and bearer checks as MCP. Bodies that are not JSON get 400.
   // REQUIRES: called before Start(). Fails with kInvalidArgument for an unknown method or a path
   // that is taken, kFailedPrecondition after Start().
-  // With `raw_body` the body is handed over unparsed (still only application/json).
+  // With `raw_body` the body is handed over unparsed (still only application/json), and plain
+  // HTTP/1.1 requests to the route are served by the fast path (http_fast_route.h: same checks,
+  // one read and one send); anything else still goes through httplib.
   Status AddJsonRoute(const std::string& method, const std::string& path, JsonRouteHandler handler,
                       bool raw_body = false);
 

@@ -129,6 +129,43 @@ TEST_F(ContextGraphTest, EachSourceKeepsItsOwnFactsAndNotesWin) {
   });
 }
 
+TEST_F(ContextGraphTest, AnOpenLineageEventWithoutASchemaKeepsTheKnownColumns) {
+  const Json columns = Json::array({{{"name", "id"}, {"type", "string"}}});
+  auto ol = [&](Json cols, const std::string& owner = "") {
+    SourceBatch b;
+    b.origin = Origin::kOpenLineage;
+    b.assets.push_back({.id = "kafka://k/t", .owner = owner, .columns = std::move(cols)});
+    return b;
+  };
+  Apply(ol(columns));
+  EXPECT_EQ(Apply(ol(nullptr)).assets_described, 1);  // no schema facet this time
+  auto stored_columns = [&] {
+    return graph_->Read([](const GraphIndex& ix) { return ix.details(ix.Find("kafka://k/t")).columns; });
+  };
+  EXPECT_EQ(stored_columns(), columns);
+  Apply(ol(nullptr, "team@example.com"));  // other facts still change; the columns stay
+  Open();
+  EXPECT_EQ(stored_columns(), columns);
+  graph_->Read([](const GraphIndex& ix) {
+    EXPECT_EQ(ix.str(ix.asset(ix.Find("kafka://k/t")).owner), "team@example.com");
+    return 0;
+  });
+  const Json other = Json::array({{{"name", "n"}, {"type", "long"}}});
+  Apply(ol(other));  // a new schema replaces the old one
+  EXPECT_EQ(stored_columns(), other);
+  // A source read whole (dbt) that stops giving columns drops its own.
+  SourceBatch dbt;
+  dbt.origin = Origin::kDbt;
+  dbt.assets.push_back({.id = "dbt://p/m", .columns = columns});
+  Apply(dbt);
+  dbt.assets[0].columns = nullptr;
+  Apply(dbt);
+  graph_->Read([](const GraphIndex& ix) {
+    EXPECT_TRUE(ix.details(ix.Find("dbt://p/m")).columns.is_null());
+    return 0;
+  });
+}
+
 TEST_F(ContextGraphTest, AnotherProcessesWritesAreSeenOnRefresh) {
   auto other = ContextGraph::Load(store_.get(), clock_);
   ASSERT_TRUE(other.ok());
