@@ -88,7 +88,8 @@ Result<std::string> ResolveRunEventJob(const std::string& jns, const std::string
   std::string job_alias = jns + "/" + jname;
   std::string job_id;
   if (index.Find(job_alias) != kNone) job_id = job_alias;
-  if (job_id.empty() && index.FindAlias(job_alias) != kNone) job_id = index.id(index.FindAlias(job_alias));
+  if (AssetIndex aliased = job_id.empty() ? index.FindAlias(job_alias) : kNone; aliased != kNone)
+    job_id = index.id(aliased);
   if (job_id.empty()) {
     static const char* const kAll[] = {"flink", "kestra", "dbt"};
     size_t found = 0;
