@@ -10,19 +10,12 @@
 #include <chrono>
 #include <cstring>
 
+#include "mcp/socket_wait.h"
+
 namespace dw::mcp {
 namespace {
 
 int Millis(time_t sec, time_t usec) { return static_cast<int>(sec * 1000 + usec / 1000); }
-
-bool PollFor(socket_t sock, short events, int timeout_ms) {
-  pollfd p{sock, events, 0};
-  for (;;) {
-    int r = ::poll(&p, 1, timeout_ms);
-    if (r < 0 && errno == EINTR) continue;
-    return r > 0;
-  }
-}
 
 void Address(socket_t sock, bool peer, std::string& ip, int& port) {
   sockaddr_storage addr{};
@@ -53,17 +46,17 @@ class ConnectionStream final : public httplib::Stream {
 
   bool buffered() const { return off_ < len_; }
 
-  bool is_readable() const override { return buffered() || PollFor(sock_, POLLIN, read_timeout_ms_); }
+  bool is_readable() const override { return buffered() || WaitForSocket(sock_, POLLIN, read_timeout_ms_); }
   bool is_writable() const override {
-    if (!PollFor(sock_, POLLOUT, write_timeout_ms_)) return false;
+    if (!WaitForSocket(sock_, POLLOUT, write_timeout_ms_)) return false;
     // Alive unless the peer has closed: readable with nothing to read.
-    if (!PollFor(sock_, POLLIN, 0)) return true;
+    if (!WaitForSocket(sock_, POLLIN, 0)) return true;
     char byte;
     return ::recv(sock_, &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
   }
   ssize_t read(char* ptr, size_t size) override {
     if (!buffered()) {
-      if (!PollFor(sock_, POLLIN, read_timeout_ms_)) return -1;
+      if (!WaitForSocket(sock_, POLLIN, read_timeout_ms_)) return -1;
       ssize_t n;
       if (size >= sizeof buf_) {
         do n = ::recv(sock_, ptr, size, 0); while (n < 0 && errno == EINTR);
@@ -80,7 +73,7 @@ class ConnectionStream final : public httplib::Stream {
     return static_cast<ssize_t>(take);
   }
   ssize_t write(const char* ptr, size_t size) override {
-    if (!PollFor(sock_, POLLOUT, write_timeout_ms_)) return -1;
+    if (!WaitForSocket(sock_, POLLOUT, write_timeout_ms_)) return -1;
     ssize_t n;
     do n = ::send(sock_, ptr, size, MSG_NOSIGNAL); while (n < 0 && errno == EINTR);
     return n;

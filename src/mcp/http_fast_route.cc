@@ -9,6 +9,7 @@
 #include <exception>
 
 #include "base/log.h"
+#include "mcp/socket_wait.h"
 
 namespace dw::mcp {
 namespace {
@@ -119,16 +120,6 @@ FastHead ParseFastRequestHead(std::string_view data, FastRequestHead* out) {
 
 namespace {
 
-// Waits up to `timeout_ms` for `events` on `sock`; false on timeout or error.
-bool WaitFor(int sock, short events, int timeout_ms) {
-  pollfd p{sock, events, 0};
-  for (;;) {
-    int r = ::poll(&p, 1, timeout_ms);
-    if (r < 0 && errno == EINTR) continue;
-    return r > 0;
-  }
-}
-
 // Appends exactly `size` more bytes to `out`, growing it as they arrive (a declared length is not
 // trusted with memory up front); false when the peer closes, fails or is silent for `timeout_ms`.
 bool RecvAppend(int sock, std::string* out, size_t size, int timeout_ms) {
@@ -141,7 +132,7 @@ bool RecvAppend(int sock, std::string* out, size_t size, int timeout_ms) {
     } else if (n == 0) {
       return false;
     } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      if (!WaitFor(sock, POLLIN, timeout_ms)) return false;
+      if (!WaitForSocket(sock, POLLIN, timeout_ms)) return false;
     } else if (errno != EINTR) {
       return false;
     }
@@ -155,7 +146,7 @@ bool SendAll(int sock, const std::string& data, int timeout_ms) {
     if (n >= 0) {
       sent += static_cast<size_t>(n);
     } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      if (!WaitFor(sock, POLLOUT, timeout_ms)) return false;
+      if (!WaitForSocket(sock, POLLOUT, timeout_ms)) return false;
     } else if (errno != EINTR) {
       return false;
     }
