@@ -9,6 +9,8 @@
 //    concurrent keep-alive clients, like a fleet of Flink jobs (target >= 20,000 events/s); one
 //    event per request (Marquez style) and, for comparison, 100 per request.
 // usage: openlineage_bench [EVENTS] [THREADS] [CONNECTIONS] [CLIENT]   defaults: 200000 2 32 lean
+// DW_OLBENCH_HTTP_ONLY=1 skips the parsing part; DW_OLBENCH_PER_REQUEST=N runs only the HTTP
+// run with N events per request.
 // CLIENT: "lean" (default), a plain HTTP/1.1 keep-alive client that writes each request (headers
 // and body) in one send and reads the response by its Content-Length, as an HTTP client library in
 // a Java or Python emitter does; or "httplib", cpp-httplib's client, which costs the shared cores
@@ -302,8 +304,13 @@ int main(int argc, char** argv) {
     std::printf("  CPU (server + clients, user + system): %.1f us per event, %.2f cores busy on average\n",
                 cpu / static_cast<double>(total) * 1e6, cpu / s);
   };
-  run(1, std::min<size_t>(events, 100000));
-  run(100, events);
+  // DW_OLBENCH_PER_REQUEST=N runs only N events per request (for profiling one shape).
+  if (const char* only = std::getenv("DW_OLBENCH_PER_REQUEST")) {
+    run(std::max<size_t>(1, std::strtoul(only, nullptr, 10)), std::min<size_t>(events, 100000));
+  } else {
+    run(1, std::min<size_t>(events, 100000));
+    run(100, events);
+  }
   server.Stop();
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);

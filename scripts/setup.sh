@@ -11,7 +11,7 @@ packages=(
   g++ cmake ninja-build pkg-config git
   nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev sqlite3 libpq-dev postgresql
   libcurl4-openssl-dev libcpp-httplib-dev libcli11-dev libspdlog-dev libfmt-dev libssl-dev
-  libgtest-dev libgmock-dev libbenchmark-dev wrk curl ca-certificates
+  libjemalloc-dev libgtest-dev libgmock-dev libbenchmark-dev wrk curl ca-certificates
 )
 with_node=1
 [ "${1:-}" = "--no-node" ] && with_node=0
