@@ -4,6 +4,7 @@
 // share the index and are blocked only for that update.
 #pragma once
 
+#include <array>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -89,9 +90,21 @@ class ContextGraph {
 
   // The stored rows of assets this process read or wrote lately (under writer_mu_), so a source
   // that repeats itself costs no store read; cleared when another process writes.
+  struct CachedAsset {
+    store::GraphAsset row;
+    // Per origin, what this process last merged into `row` for it: the fingerprints of the facts
+    // and of the columns the row keeps for it, and the last_seen written. seen_ms 0: not known
+    // (the row was read from the store), the row's JSON decides.
+    struct Said {
+      uint64_t facts = 0;
+      uint64_t columns = 0;
+      int64_t seen_ms = 0;
+    };
+    std::array<Said, kOriginCount> said{};
+  };
   static constexpr size_t kAssetCacheSize = 50000;
-  void RememberAsset(const store::GraphAsset& row);
-  std::unordered_map<std::string, store::GraphAsset> asset_cache_;
+  void RememberAsset(CachedAsset asset);
+  StringMap<CachedAsset> asset_cache_;
 
   // Group commit (context_graph_group.cc).
   struct Queued;

@@ -25,10 +25,6 @@ Json FactsJson(const AssetFacts& f, TimePoint now) {
   return j;
 }
 
-// Whether a batch of `origin` without columns leaves the columns it gave before (see
-// MergeAssetFacts): OpenLineage's schema facet is optional per event.
-bool KeepsColumns(Origin origin) { return origin == Origin::kOpenLineage; }
-
 // The first value of `key` among the sources, in priority order; null if none has it.
 Json FirstByPriority(const Json& sources, const char* key) {
   for (Origin o : kPriority) {
@@ -53,6 +49,8 @@ std::vector<std::string> StringList(const Json& j, const char* key) {
 }
 
 }  // namespace
+
+bool KeepsColumns(Origin origin) { return origin == Origin::kOpenLineage; }
 
 store::GraphAsset MergeAssetFacts(const std::optional<store::GraphAsset>& existing,
                                   const AssetFacts& facts, Origin origin, TimePoint now) {
@@ -190,11 +188,11 @@ Status IndexAssetRecord(const store::GraphAsset& record, GraphIndex* index) {
   return Status::Ok();
 }
 
-store::GraphEdge EdgeRecord(const std::string& src, const std::string& dst, const EdgeEntry& edge,
+store::GraphEdge EdgeRecord(std::string_view src, std::string_view dst, const EdgeEntry& edge,
                             const Json& columns) {
   store::GraphEdge rec;
-  rec.src = src;
-  rec.dst = dst;
+  rec.src = std::string(src);
+  rec.dst = std::string(dst);
   rec.relation = RelationName(edge.relation);
   Json sources = Json::object();
   for (int i = 0; i < kOriginCount; ++i) {

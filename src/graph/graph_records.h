@@ -11,6 +11,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 
 #include "base/status.h"
 #include "graph/graph_index.h"
@@ -26,6 +27,10 @@ namespace dw::graph {
 // facts.
 store::GraphAsset MergeAssetFacts(const std::optional<store::GraphAsset>& existing,
                                   const AssetFacts& facts, Origin origin, TimePoint now);
+
+// Whether facts of `origin` without columns leave the columns it gave before (see
+// MergeAssetFacts): OpenLineage's schema facet is optional per event.
+bool KeepsColumns(Origin origin);
 
 // How stale an asset's per-source last_seen may get while the source keeps repeating the same
 // facts (an OpenLineage job reports every few seconds): the row is rewritten at most this often.
@@ -45,7 +50,7 @@ store::GraphAsset PlaceholderRecord(const std::string& id);
 Status IndexAssetRecord(const store::GraphAsset& record, GraphIndex* index);
 
 // The row for `edge` between `src` and `dst`.
-store::GraphEdge EdgeRecord(const std::string& src, const std::string& dst, const EdgeEntry& edge,
+store::GraphEdge EdgeRecord(std::string_view src, std::string_view dst, const EdgeEntry& edge,
                             const Json& columns);
 
 // Adds the edge of `record` to `index`; endpoints missing from the index become placeholders.

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "graph/asset_lookup.h"
+#include "graph/graph_records.h"
 #include "graph/notes_source.h"
 #include "tests/graph/graph_test_support.h"
 
@@ -164,6 +165,59 @@ TEST_F(ContextGraphTest, AnOpenLineageEventWithoutASchemaKeepsTheKnownColumns) {
     EXPECT_TRUE(ix.details(ix.Find("dbt://p/m")).columns.is_null());
     return 0;
   });
+}
+
+// A source repeating itself within kAssetSeenRefreshMs is not written again, but any change is,
+// whichever fact it is; after the refresh interval the row is confirmed again. The first repeat is
+// judged from the stored JSON, the later ones from what this process merged.
+TEST_F(ContextGraphTest, RepeatedFactsAreNotRewrittenButEveryChangeIs) {
+  auto event = [](AssetFacts f) {
+    SourceBatch b;
+    b.origin = Origin::kOpenLineage;
+    f.id = "kafka://k/t";
+    b.assets.push_back(std::move(f));
+    return b;
+  };
+  auto stored = [&] {
+    auto row = store_->GetAsset("kafka://k/t");
+    EXPECT_TRUE(row.ok() && row->has_value());
+    return row.ok() && row->has_value() ? (**row).attrs["sources"]["openlineage"] : Json();
+  };
+  const Json cols = Json::array({{{"name", "id"}, {"type", "string"}}});
+  const int64_t t0 = ToUnixMillis(clock_.Now());
+  Apply(event({.owner = "a@example.com", .columns = cols}));
+  Open();  // the next write starts from the stored row
+  for (int i = 0; i < 3; ++i) {
+    clock_.Advance(std::chrono::seconds(5));
+    Apply(event({.owner = "a@example.com", .columns = cols}));
+    Apply(event({.owner = "a@example.com"}));  // no schema facet: the columns are kept
+    EXPECT_EQ(stored()["last_seen"], t0) << "a repeat was written again";
+  }
+  const std::vector<AssetFacts> changes = {
+      {.owner = "b@example.com", .columns = cols},
+      {.owner = "b@example.com", .tags = {"customer_facing"}, .columns = cols},
+      {.owner = "b@example.com", .tags = {"customer_facing"}, .notes = "n", .columns = cols},
+      {.owner = "b@example.com", .tags = {"customer_facing"}, .notes = "n",
+       .columns = Json::array({{{"name", "id"}, {"type", "long"}}})},
+      {.owner = "b@example.com", .tags = {"customer_facing"}, .notes = "n", .columns = Json::array()},
+  };
+  for (const AssetFacts& f : changes) {
+    clock_.Advance(std::chrono::seconds(1));
+    Apply(event(f));
+    Json s = stored();
+    EXPECT_EQ(s["owner"], "b@example.com");
+    EXPECT_EQ(s.value("tags", Json()), f.tags.empty() ? Json() : Json(f.tags));
+    EXPECT_EQ(s.value("notes", Json()), f.notes.empty() ? Json() : Json(f.notes));
+    EXPECT_EQ(s["columns"], f.columns);
+    EXPECT_EQ(s["last_seen"], ToUnixMillis(clock_.Now()));
+  }
+  const int64_t changed_at = ToUnixMillis(clock_.Now());
+  clock_.Advance(std::chrono::seconds(30));
+  Apply(event(changes.back()));
+  EXPECT_EQ(stored()["last_seen"], changed_at);
+  clock_.Advance(std::chrono::milliseconds(kAssetSeenRefreshMs));
+  Apply(event(changes.back()));
+  EXPECT_EQ(stored()["last_seen"], ToUnixMillis(clock_.Now()) / 1000 * 1000);
 }
 
 TEST_F(ContextGraphTest, AnotherProcessesWritesAreSeenOnRefresh) {
