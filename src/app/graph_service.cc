@@ -194,7 +194,9 @@ mcp::JsonRouteReply LineageRoute(Services& services, const mcp::JsonRouteRequest
   if (!graph.ok()) return {503, Json{{"error", "the context graph is unavailable: " + graph.status().message()}}};
   auto r = IngestRunEvents(**graph, *read);
   if (!r.ok()) {
-    int status = r.status().code() == StatusCode::kInvalidArgument ? 400 : 500;
+    // 503 is retryable: the store was locked, or other processes kept writing the graph.
+    const StatusCode code = r.status().code();
+    int status = code == StatusCode::kInvalidArgument ? 400 : code == StatusCode::kUnavailable ? 503 : 500;
     return {status, Json{{"error", r.status().message()}}};
   }
   return {201, Json::object(), IngestedText(*r)};

@@ -80,6 +80,13 @@ class ContextGraph {
  private:
   ContextGraph(store::StateStore* store, const Clock& clock) : store_(store), clock_(&clock) {}
   Status LoadFromStore(GraphIndex* index, std::string* generation);
+  // Replaces the index with one loaded from the store. REQUIRES: writer_mu_ held.
+  Status ReloadIndex();
+  // One attempt of ApplyInOrder (REQUIRES: writer_mu_ held). Sets *others_wrote, and writes
+  // nothing, when the store's generation is not the index's.
+  Result<ApplySummary> TryApply(const std::vector<const SourceBatch*>& batches, bool* others_wrote);
+  // How often ApplyInOrder computes a write again after other processes' writes before giving up.
+  static constexpr int kApplyAttempts = 5;
 
   store::StateStore* store_;
   const Clock* clock_;

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include "store/sqlite_values.h"
+#include "store/sqlite_wal_checkpointer.h"
 
 #include <chrono>
 #include <cstring>
@@ -47,7 +48,8 @@ class SqliteConnection final : public SqlConnection {
  public:
   SqliteConnection(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   ~SqliteConnection() override {
-    for (auto& [sql, stmt] : statements_) sqlite3_finalize(stmt);
+    checkpointer_.reset();  // before the connection whose WAL hook it holds
+    for (auto& [sql, stmt] : statements_) sqlite3_finalize(stmt.stmt);
     sqlite3_close_v2(db_);
   }
   SqliteConnection(const SqliteConnection&) = delete;
@@ -68,9 +70,9 @@ class SqliteConnection final : public SqlConnection {
 
   Status QueryEach(const std::string& sql, const std::vector<SqlValue>& params,
                    const std::function<Status(const SqlRow&)>& on_row) override {
-    Result<sqlite3_stmt*> prepared = Prepare(sql);
+    Result<const Prepared*> prepared = Prepare(sql);
     if (!prepared.ok()) return prepared.status();
-    sqlite3_stmt* stmt = *prepared;
+    sqlite3_stmt* stmt = (*prepared)->stmt;
     // Reset on every exit so the cached statement releases its read snapshot.
     struct ResetGuard {
       sqlite3_stmt* s;
@@ -79,7 +81,7 @@ class SqliteConnection final : public SqlConnection {
         sqlite3_clear_bindings(s);
       }
     } guard{stmt};
-    DW_RETURN_IF_ERROR(Bind(stmt, params));
+    DW_RETURN_IF_ERROR(Bind(**prepared, params));
     SqlRow row;
     for (;;) {
       int rc = sqlite3_step(stmt);
@@ -130,6 +132,8 @@ class SqliteConnection final : public SqlConnection {
     if (!mode.ok()) return mode.status();
     DW_RETURN_IF_ERROR(Exec("PRAGMA foreign_keys=ON"));
     DW_RETURN_IF_ERROR(Exec("PRAGMA synchronous=NORMAL"));
+    // Checkpoints run on a thread of their own (see WalCheckpointer), never inside a commit.
+    checkpointer_ = std::make_unique<WalCheckpointer>(db_, path_);
     return Status::Ok();
   }
 
@@ -139,36 +143,48 @@ class SqliteConnection final : public SqlConnection {
     return r.status();
   }
 
+  // A prepared statement and, for each parameter "$<i+1>" in order, its SQLite index (named
+  // parameters are numbered by first appearance, which need not be $1, $2, ...).
+  struct Prepared {
+    sqlite3_stmt* stmt = nullptr;
+    std::vector<int> index_of;
+  };
+
   // Returns the cached prepared statement for `sql`, preparing it on first use. The cache is
   // unbounded because the store's statements are a fixed set of constants.
-  Result<sqlite3_stmt*> Prepare(const std::string& sql) {
+  Result<const Prepared*> Prepare(const std::string& sql) {
     auto it = statements_.find(sql);
-    if (it != statements_.end()) return it->second;
-    sqlite3_stmt* stmt = nullptr;
+    if (it != statements_.end()) return &it->second;
+    Prepared p;
     int rc = sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()),
-                                SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+                                SQLITE_PREPARE_PERSISTENT, &p.stmt, nullptr);
     if (rc != SQLITE_OK) {
-      sqlite3_finalize(stmt);
+      sqlite3_finalize(p.stmt);
       return SqliteError(sqlite3_extended_errcode(db_), "SQLite could not prepare a statement",
                          db_);
     }
-    statements_.emplace(sql, stmt);
-    return stmt;
+    const int count = sqlite3_bind_parameter_count(p.stmt);
+    for (int i = 1; i <= count; ++i) {
+      const std::string name = "$" + std::to_string(i);
+      const int index = sqlite3_bind_parameter_index(p.stmt, name.c_str());
+      if (index == 0) {
+        sqlite3_finalize(p.stmt);
+        return Internal("statement has no parameter " + name);
+      }
+      p.index_of.push_back(index);
+    }
+    return &statements_.emplace(sql, std::move(p)).first->second;
   }
 
   // Binds params[i] to the parameter named "$<i+1>", wherever it appears in the statement.
-  Status Bind(sqlite3_stmt* stmt, const std::vector<SqlValue>& params) {
-    if (sqlite3_bind_parameter_count(stmt) != static_cast<int>(params.size())) {
-      return Internal("statement expects " + std::to_string(sqlite3_bind_parameter_count(stmt)) +
+  Status Bind(const Prepared& p, const std::vector<SqlValue>& params) {
+    if (p.index_of.size() != params.size()) {
+      return Internal("statement expects " + std::to_string(p.index_of.size()) +
                       " parameters, got " + std::to_string(params.size()));
     }
     for (size_t i = 0; i < params.size(); ++i) {
-      std::string name = "$" + std::to_string(i + 1);
-      int index = sqlite3_bind_parameter_index(stmt, name.c_str());
-      if (index == 0) return Internal("statement has no parameter " + name);
-      const SqlValue& v = params[i];
-      int rc = BindSqliteValue(stmt, index, v);
-      if (rc != SQLITE_OK) return SqliteError(rc, "SQLite could not bind " + name, db_);
+      int rc = BindSqliteValue(p.stmt, p.index_of[i], params[i]);
+      if (rc != SQLITE_OK) return SqliteError(rc, "SQLite could not bind $" + std::to_string(i + 1), db_);
     }
     return Status::Ok();
   }
@@ -176,7 +192,8 @@ class SqliteConnection final : public SqlConnection {
 
   sqlite3* db_;
   std::string path_;
-  std::unordered_map<std::string, sqlite3_stmt*> statements_;
+  std::unordered_map<std::string, Prepared> statements_;
+  std::unique_ptr<WalCheckpointer> checkpointer_;
 };
 
 }  // namespace

@@ -229,6 +229,35 @@ TEST_F(ContextGraphTest, AnotherProcessesWritesAreSeenOnRefresh) {
   EXPECT_NE(Edge("table://main/a", "dbt://p/b"), nullptr);
 }
 
+// Two processes writing one graph: a write computed from a view that another process's write has
+// since changed is computed again from the store, so neither write is lost.
+TEST_F(ContextGraphTest, AWriteAfterAnotherProcessesWriteKeepsBoth) {
+  SourceBatch dbt;
+  dbt.origin = Origin::kDbt;
+  dbt.assets.push_back({.id = "dbt://p/m", .owner = "dbt-owner@example.com", .notes = "v1"});
+  Apply(dbt);  // this process now caches the row
+  auto other = ContextGraph::Load(store_.get(), clock_);
+  ASSERT_TRUE(other.ok());
+  SourceBatch notes;
+  notes.origin = Origin::kNotes;
+  notes.assets.push_back({.id = "dbt://p/m", .schedule = "0 22 * * *"});
+  ASSERT_TRUE((*other)->Apply(Batch(Origin::kKestra, {{"kestra://k/a.b", "dbt://p/m", "feeds", nullptr}})).ok());
+  ASSERT_TRUE((*other)->Apply(notes).ok());
+  dbt.assets[0].notes = "v2";
+  const ApplySummary s = Apply(dbt);
+  EXPECT_EQ(s.assets_described, 1);
+  auto row = store_->GetAsset("dbt://p/m");
+  ASSERT_TRUE(row.ok() && row->has_value());
+  EXPECT_EQ((**row).attrs["schedule"], "0 22 * * *");  // the other process's fact survived
+  EXPECT_EQ((**row).attrs["notes"], "v2");
+  // And this process's index now holds the other's edge and facts too.
+  EXPECT_NE(Edge("kestra://k/a.b", "dbt://p/m"), nullptr);
+  graph_->Read([](const GraphIndex& ix) {
+    EXPECT_EQ(ix.details(ix.Find("dbt://p/m")).schedule, "0 22 * * *");
+    return 0;
+  });
+}
+
 TEST_F(ContextGraphTest, RunsAreKeptAsChangeEventsOnce) {
   SourceBatch b;
   b.origin = Origin::kOpenLineage;
