@@ -1,5 +1,6 @@
-// SqlConnection over a SQLite file: WAL journal, foreign keys on, synchronous=NORMAL, and a 5 s
-// busy timeout so several processes can share one state file.
+// SqlConnection over a SQLite file: WAL journal, foreign keys on, synchronous=NORMAL, a 5 s busy
+// timeout so several processes can share one state file, and WAL checkpoints on a thread of their
+// own (WalCheckpointer) rather than inside a commit.
 #pragma once
 
 #include <memory>
