@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <system_error>
+
 namespace dw::store {
 
 WalCheckpointer::WalCheckpointer(sqlite3* db, std::string path) : writer_(db), path_(std::move(path)) {
@@ -42,8 +44,18 @@ int WalCheckpointer::OnCommit(void* self, sqlite3* db, const char* schema, int w
   {
     std::lock_guard<std::mutex> lock(me->mu_);
     if (me->due_ || me->stop_) return SQLITE_OK;
+    if (!me->thread_.joinable()) {
+      // No exception may cross SQLite's C frames: a thread that cannot start means commits
+      // checkpoint themselves, as SQLite would.
+      try {
+        me->thread_ = std::thread([me] { me->Run(); });
+      } catch (const std::system_error& e) {
+        spdlog::warn("state store: no thread for background checkpoints ({}); commits will checkpoint", e.what());
+        me->failed_ = true;
+        return SQLITE_OK;
+      }
+    }
     me->due_ = true;
-    if (!me->thread_.joinable()) me->thread_ = std::thread([me] { me->Run(); });
   }
   me->cv_.notify_one();
   return SQLITE_OK;
