@@ -26,25 +26,14 @@ int WalCheckpointer::checkpoints() const {
   return checkpoints_;
 }
 
-// Runs on the committing thread, after each commit, with the WAL's size in pages.
+// Runs on the committing thread, after each commit, with the WAL's size in frames.
 int WalCheckpointer::OnCommit(void* self, sqlite3* db, const char* schema, int wal_pages) {
   auto* me = static_cast<WalCheckpointer*>(self);
-  bool failed;
-  {
-    std::lock_guard<std::mutex> lock(me->mu_);
-    failed = me->failed_;
-  }
-  if (wal_pages >= kInlinePages || (failed && wal_pages >= kCheckpointPages)) {
-    // What SQLite's automatic checkpoint would have done; SQLITE_BUSY (a reader, or the thread
-    // mid-checkpoint) is fine, the next commit tries again.
-    sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
-    return SQLITE_OK;
-  }
   if (wal_pages < kCheckpointPages) return SQLITE_OK;
+  bool inline_checkpoint = wal_pages >= kInlinePages;
   {
     std::lock_guard<std::mutex> lock(me->mu_);
-    if (me->due_ || me->stop_) return SQLITE_OK;
-    if (!me->thread_.joinable()) {
+    if (!me->failed_ && !me->thread_.joinable() && !me->stop_) {
       // No exception may cross SQLite's C frames: a thread that cannot start means commits
       // checkpoint themselves, as SQLite would.
       try {
@@ -52,10 +41,16 @@ int WalCheckpointer::OnCommit(void* self, sqlite3* db, const char* schema, int w
       } catch (const std::system_error& e) {
         spdlog::warn("state store: no thread for background checkpoints ({}); commits will checkpoint", e.what());
         me->failed_ = true;
-        return SQLITE_OK;
       }
     }
-    me->due_ = true;
+    inline_checkpoint |= me->failed_;
+    if (!inline_checkpoint && !me->stop_) me->due_ = true;
+  }
+  if (inline_checkpoint) {
+    // What SQLite's automatic checkpoint would have done; SQLITE_BUSY (a reader, or the thread
+    // mid-checkpoint) is fine, the next commit tries again.
+    sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    return SQLITE_OK;
   }
   me->cv_.notify_one();
   return SQLITE_OK;
