@@ -86,6 +86,48 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<app::Services>& services)
     },
     "additionalProperties": false
   })");
+  t.output_schema = Json::parse(R"({
+    "type": "object",
+    "properties": {
+      "metrics": {"type": "array", "description": "the judgement of each metric touched", "items": {
+        "type": "object",
+        "properties": {
+          "metric": {"type": "string"}, "latest_ts": {"type": "string"},
+          "latest_value": {"type": "number"}, "expected": {"type": ["number", "null"]},
+          "band_low": {"type": ["number", "null"]}, "band_high": {"type": ["number", "null"]},
+          "score": {"type": "number"}, "verdict": {"type": "string"}, "sentence": {"type": "string"},
+          "seasonality": {"type": "string"}, "history_points": {"type": "integer"},
+          "marked_expected_points": {"type": "integer"}, "incident_points": {"type": "integer"}
+        },
+        "required": ["metric", "latest_ts", "latest_value", "expected", "band_low", "band_high",
+                     "score", "verdict", "sentence", "seasonality", "history_points"]
+      }},
+      "recorded": {"type": "array", "description": "what was stored per metric", "items": {
+        "type": "object",
+        "properties": {
+          "metric": {"type": "string"}, "stored": {"type": "integer"},
+          "duplicates": {"type": "integer"}, "out_of_order": {"type": "integer"},
+          "replaced": {"type": "integer"}, "rejected": {"type": "array", "items": {"type": "string"}}
+        },
+        "required": ["metric", "stored", "duplicates", "out_of_order", "replaced", "rejected"]
+      }},
+      "marked": {"type": "array", "description": "ranges stored as expected", "items": {
+        "type": "object",
+        "properties": {
+          "metric": {"type": "string"}, "id": {"type": "integer"}, "from": {"type": "string"},
+          "to": {"type": "string"}, "points_covered": {"type": "integer"}
+        },
+        "required": ["metric", "id", "from", "to", "points_covered"]
+      }},
+      "errors": {"type": "array", "description": "metrics that could not be recorded or judged",
+        "items": {
+          "type": "object",
+          "properties": {"metric": {"type": "string"}, "error": {"type": "string"}},
+          "required": ["metric", "error"]
+        }}
+    },
+    "required": ["metrics", "recorded", "marked", "errors"]
+  })");
   t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = true};
   t.handler = [services](const Json& args, mcp::ToolCall&) {
     if (!services->workspace_status().ok())
@@ -97,21 +139,22 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<app::Services>& services)
     if (!store.ok()) return mcp::ToolResult::Error("state store: " + store.status().message());
     // Parse every point before writing anything, so a bad timestamp stores nothing.
     std::vector<std::pair<std::string, std::vector<metrics::IncomingPoint>>> batches;
-    for (const Json& rec : args.value("record", Json::array())) {
+    const Json record_args = args.value("record", Json::array());
+    for (size_t k = 0; k < record_args.size(); ++k) {
+      const Json& rec = record_args[k];
       std::string metric = rec["metric"].get<std::string>();
       std::vector<metrics::IncomingPoint> points;
       for (size_t i = 0; i < rec["points"].size(); ++i) {
         const Json& p = rec["points"][i];
+        const std::string where =
+            "record[" + std::to_string(k) + "].points[" + std::to_string(i) + "].ts";
+        auto ts = p["ts"].is_string() ? metrics::ParseSeriesTimestamp(p["ts"].get<std::string>())
+                                      : metrics::SeriesMillisFromJson(p["ts"]);
+        if (!ts.ok())
+          return mcp::ToolResult::Error(where + " (metric " + metric + "): " + ts.status().message() +
+                                        "; nothing stored");
         metrics::IncomingPoint ip;
-        if (p["ts"].is_string()) {
-          auto ts = metrics::ParseSeriesTimestamp(p["ts"].get<std::string>());
-          if (!ts.ok())
-            return mcp::ToolResult::Error("record " + metric + ", point " + std::to_string(i) +
-                                          ": " + ts.status().message() + "; nothing stored");
-          ip.ts_ms = *ts;
-        } else {
-          ip.ts_ms = p["ts"].get<int64_t>();
-        }
+        ip.ts_ms = *ts;
         if (!p["value"].is_null()) ip.value = p["value"].get<double>();
         points.push_back(ip);
       }

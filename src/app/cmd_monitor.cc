@@ -5,6 +5,7 @@
 
 #include "app/commands.h"
 #include "app/services.h"
+#include "observe/metrics/metric_marks.h"
 #include "observe/metrics/metric_service.h"
 #include "observe/metrics/score_series.h"
 
@@ -32,14 +33,14 @@ int CmdMonitorScore(const GlobalOptions&, const MonitorScoreOptions& o) {
   auto rows = metrics::ReadSeriesCsv(o.file);
   if (!rows.ok()) {
     std::cerr << "dw monitor score: " << rows.status().message() << "\n";
-    return 1;
+    return 2;
   }
   std::ofstream file;
   if (!o.out.empty()) {
     file.open(o.out);
     if (!file) {
       std::cerr << "dw monitor score: cannot write " << o.out << "\n";
-      return 1;
+      return 2;
     }
   }
   std::ostream& out = o.out.empty() ? std::cout : file;
@@ -47,7 +48,7 @@ int CmdMonitorScore(const GlobalOptions&, const MonitorScoreOptions& o) {
   out.flush();
   if (!out) {
     std::cerr << "dw monitor score: writing the result failed\n";
-    return 1;
+    return 2;
   }
   std::cerr << s.points << " points: " << s.anomalies << " anomalous, " << s.insufficient
             << " before enough history, " << s.invalid
@@ -64,29 +65,33 @@ int CmdMonitorPlot(const GlobalOptions& g, const std::string& metric, const std:
   auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), RealClock());
   if (!services->workspace_status().ok()) {
     std::cerr << "dw monitor plot: " << services->workspace_status().message() << "\n";
-    return 1;
+    return 2;
   }
   auto settings = metrics::SettingsForMetric(services->workspace(), metric);
   if (!settings.ok()) {
     std::cerr << "dw monitor plot: " << settings.status().message() << "\n";
-    return 1;
+    return 2;
   }
   auto store = services->state();
   if (!store.ok()) {
     std::cerr << "dw monitor plot: state store: " << store.status().message() << "\n";
-    return 1;
+    return 2;
+  }
+  if (Status known = metrics::CheckKnownMetric(services->workspace(), **store, metric); !known.ok()) {
+    std::cerr << "dw monitor plot: " << known.message() << "\n";
+    return 2;
   }
   auto svg = metrics::PlotMetric(**store, metric, *settings, services->clock());
   if (!svg.ok()) {
     std::cerr << "dw monitor plot: " << svg.status().message() << "\n";
-    return 1;
+    return 2;
   }
   std::ofstream out(out_path);
   out << *svg;
   out.close();
   if (!out) {
     std::cerr << "dw monitor plot: cannot write " << out_path << "\n";
-    return 1;
+    return 2;
   }
   std::cerr << "wrote " << out_path << "\n";
   return 0;

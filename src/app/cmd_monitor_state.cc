@@ -27,18 +27,18 @@ int CmdMonitorMark(const GlobalOptions& g, const MonitorMarkOptions& o) {
   auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
   if (!services->workspace_status().ok()) {
     std::cerr << "dw monitor mark: " << services->workspace_status().message() << "\n";
-    return 1;
+    return 2;
   }
   auto store = services->state();
   if (!store.ok()) {
     std::cerr << "dw monitor mark: state store: " << store.status().message() << "\n";
-    return 1;
+    return 2;
   }
   metrics::MarkRequest req{o.metric, *from, *to, o.note};
   auto report = metrics::MarkExpected(services->workspace(), **store, req);
   if (!report.ok()) {
     std::cerr << "dw monitor mark: " << report.status().message() << "\n";
-    return report.status().code() == StatusCode::kInvalidArgument ? 2 : 1;
+    return 2;
   }
   std::cout << "marked " << o.metric << " expected from " << FormatRfc3339(FromUnixMillis(*from))
             << " to " << FormatRfc3339(FromUnixMillis(*to)) << " (mark " << report->id << ", "
@@ -56,17 +56,17 @@ int CmdMonitorPrune(const GlobalOptions& g) {
   auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
   if (!services->workspace_status().ok()) {
     std::cerr << "dw monitor prune: " << services->workspace_status().message() << "\n";
-    return 1;
+    return 2;
   }
   auto store = services->state();
   if (!store.ok()) {
     std::cerr << "dw monitor prune: state store: " << store.status().message() << "\n";
-    return 1;
+    return 2;
   }
   auto report = metrics::PruneMetricPoints(services->workspace(), **store, services->clock());
   if (!report.ok()) {
     std::cerr << "dw monitor prune: " << report.status().message() << "\n";
-    return 1;
+    return 2;
   }
   for (const auto& m : report->metrics)
     std::cout << m.metric << ": deleted " << m.deleted << " point(s) older than "

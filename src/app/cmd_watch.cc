@@ -78,6 +78,8 @@ Status AddCheckJobs(watch::WatchLoop& loop, const std::shared_ptr<Services>& ser
            req.tables = {table};
            auto report = quality::RunQuality(services->workspace(), *store, services->clock(), req);
            if (!report.ok()) return report.status();
+           if (report->record_error)
+             return Unavailable("the results of " + table + " could not be recorded: " + *report->record_error);
            std::cout << FormatRfc3339(services->clock().Now()) << " check " << table << ": "
                      << report->Count(quality::Verdict::kPass) << " passed, "
                      << report->Count(quality::Verdict::kFail) << " failed, "
@@ -99,6 +101,17 @@ Status AddCollectJob(watch::WatchLoop& loop, const std::shared_ptr<Services>& se
                         if (!report.ok()) return report.status();
                         std::cout << FormatRfc3339(services->clock().Now()) << " collect: "
                                   << report->new_events() << " new change event(s)" << std::endl;
+                        // A pass that could not read some platform failed, even though the
+                        // others were collected (as `dw collect` exits 1).
+                        if (report->any_errors()) {
+                          std::string failed;
+                          for (const auto& p : report->platforms) {
+                            if (p.reachable && p.errors.empty()) continue;
+                            failed += (failed.empty() ? "" : "; ") + p.platform +
+                                      (p.errors.empty() ? " unreachable" : ": " + p.errors.front());
+                          }
+                          return Unavailable("some platforms could not be read: " + failed);
+                        }
                         return Status::Ok();
                       }});
 }
@@ -124,7 +137,7 @@ int CmdWatch(const GlobalOptions& g, bool once) {
   auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), RealClock());
   if (!services->workspace_status().ok()) {
     std::cerr << "dw watch: " << services->workspace_status().message() << "\n";
-    return 1;
+    return 2;
   }
   watch::WatchLoop loop(services->clock(), {});
   Status st = AddMonitorJobs(loop, services);
@@ -133,7 +146,7 @@ int CmdWatch(const GlobalOptions& g, bool once) {
   if (st.ok()) st = AddPruneJob(loop, services);
   if (!st.ok()) {
     std::cerr << "dw watch: " << st.message() << "\n";
-    return 1;
+    return 2;
   }
   auto report = [](const watch::RunRecord& r) {
     if (!r.status.ok())

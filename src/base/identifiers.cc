@@ -79,6 +79,7 @@ const std::vector<std::string>& KnownAssetKinds() {
       "sync",     // a reverse-ETL sync: sync://<tool>/<sync>
       "dashboard",  // a BI dashboard: dashboard://<tool>/<dashboard>
       "api",      // an HTTP endpoint another team serves: api://<service>/<path>
+      "job",      // an OpenLineage job of another integration: job://<namespace>/<name>
   };
   return kinds;
 }

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "base/log.h"
+#include "base/redaction.h"
 #include "mcp/http_connection_server.h"
 #include "mcp/http_fast_route.h"
 #include "mcp/http_security.h"
@@ -223,11 +224,19 @@ struct StreamableHttpServer::Impl {
   int port = 0;
 
   bool Admit(const httplib::Request& req, httplib::Response& res);
-  void HandlePost(int ep, const httplib::Request& req, httplib::Response& res);
+  // Reads the body through `reader` into `body`, at most options.limits.max_message_bytes of it
+  // after any Content-Encoding is inflated, whatever the framing (Content-Length, chunked, none).
+  // httplib 0.11 caps only a declared Content-Length, so a chunked body or a small gzip body that
+  // inflates to gigabytes would otherwise be held whole in memory. Returns false after writing
+  // the rejection (413 over the limit, else what httplib found: 400, 415) and asking for the
+  // connection to close (what follows on it is the rest of the refused body).
+  bool ReadBody(const httplib::ContentReader& reader, httplib::Response& res, std::string* body);
+  void HandlePost(int ep, const httplib::Request& req, const std::string& body, httplib::Response& res);
   void HandleDelete(int ep, const httplib::Request& req, httplib::Response& res);
   void Initialize(int ep, const Json& message, httplib::Response& res);
   void StreamToolCall(HttpSessionTable::Lease lease, Json message, httplib::Response& res);
-  void HandleJsonRoute(const JsonRoute& route, const httplib::Request& req, httplib::Response& res);
+  void HandleJsonRoute(const JsonRoute& route, const httplib::Request& req, const std::string& body,
+                       httplib::Response& res);
   const JsonRouteHandler* AdmitFast(const FastRequestHead& head) const;
   void InstallRoutes();
 };
@@ -255,8 +264,37 @@ bool StreamableHttpServer::Impl::Admit(const httplib::Request& req, httplib::Res
   return true;
 }
 
+bool StreamableHttpServer::Impl::ReadBody(const httplib::ContentReader& reader,
+                                          httplib::Response& res, std::string* body) {
+  const size_t cap = options.limits.max_message_bytes;
+  bool too_large = false;
+  // The receiver sees the body after httplib's decompressor, chunk by chunk: refusing the chunk
+  // that would pass the cap stops both the reading and the inflating.
+  const bool read = reader([&](const char* data, size_t n) {
+    if (n > cap - body->size()) {
+      too_large = true;
+      return false;
+    }
+    body->append(data, n);
+    return true;
+  });
+  if (read) return true;
+  body->clear();
+  ConnectionServer::CloseAfterResponse();
+  if (too_large || res.status == 413) {
+    Reply(res, 413, RpcError(-32600, "Invalid Request: the message exceeds the size limit of " +
+                                         std::to_string(cap) + " bytes (after decompression)"));
+  } else if (res.status == 415) {
+    Reply(res, 415, RpcError(kTransportError,
+                             "Unsupported Media Type: Content-Encoding must be gzip, deflate or br"));
+  } else {
+    Reply(res, 400, RpcError(kTransportError, "Bad Request: the body could not be read"));
+  }
+  return false;
+}
+
 void StreamableHttpServer::Impl::HandlePost(int ep, const httplib::Request& req,
-                                            httplib::Response& res) {
+                                            const std::string& body, httplib::Response& res) {
   if (MediaType(req.get_header_value("Content-Type")) != kJsonType) {
     Reply(res, 415,
           RpcError(kTransportError, "Unsupported Media Type: Content-Type must be application/json"));
@@ -268,7 +306,7 @@ void StreamableHttpServer::Impl::HandlePost(int ep, const httplib::Request& req,
                              "text/event-stream"));
     return;
   }
-  ParsedMessage parsed = ParseMessage(req.body, options.limits);
+  ParsedMessage parsed = ParseMessage(body, options.limits);
   if (!parsed.ok) {
     Reply(res, 400, parsed.error);
     return;
@@ -439,20 +477,20 @@ void StreamableHttpServer::Impl::HandleDelete(int ep, const httplib::Request& re
 }
 
 void StreamableHttpServer::Impl::HandleJsonRoute(const JsonRoute& route, const httplib::Request& req,
-                                                 httplib::Response& res) {
+                                                 const std::string& body, httplib::Response& res) {
   JsonRouteRequest request;
   request.method = req.method;
   request.path = req.path;
   for (const auto& [k, v] : req.params) request.query.emplace(k, v);
   std::string why;
-  if (!req.body.empty() && MediaType(req.get_header_value("Content-Type")) != kJsonType) {
+  if (!body.empty() && MediaType(req.get_header_value("Content-Type")) != kJsonType) {
     Reply(res, 415, Json{{"error", "Content-Type must be application/json"}});
     return;
   }
   request.max_json_depth = options.limits.max_json_depth;
   if (route.raw_body) {
-    request.raw_body = req.body;
-  } else if (!ParseRouteBody(req.body, options.limits.max_json_depth, &request.body, &why)) {
+    request.raw_body = body;
+  } else if (!ParseRouteBody(body, options.limits.max_json_depth, &request.body, &why)) {
     Reply(res, 400, Json{{"error", why}});
     return;
   }
@@ -499,37 +537,59 @@ void StreamableHttpServer::Impl::InstallRoutes() {
   s.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     Reply(res, 200, Json{{"status", "ok"}});
   });
+  // Every method that may carry a body (POST, PUT, PATCH, DELETE) is served with a content reader,
+  // so that no body is read but by ReadBody; the last routes catch every other path, because
+  // httplib would otherwise read an unrouted request's body whole before answering 404.
+  using BodyHandler = std::function<void(const httplib::Request&, const std::string&, httplib::Response&)>;
+  auto with_body = [this](BodyHandler handler) {
+    return [this, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res,
+                                                const httplib::ContentReader& reader) {
+      std::string body;
+      if (ReadBody(reader, res, &body)) handler(req, body, res);
+    };
+  };
   for (size_t i = 0; i < endpoints.size(); ++i) {
     const int ep = static_cast<int>(i);
     const std::string pattern = RegexEscape(endpoints[i].path);
-    s.Post(pattern, [this, ep](const httplib::Request& req, httplib::Response& res) {
-      HandlePost(ep, req, res);
-    });
-    s.Delete(pattern, [this, ep](const httplib::Request& req, httplib::Response& res) {
-      HandleDelete(ep, req, res);
-    });
+    s.Post(pattern, with_body([this, ep](const httplib::Request& req, const std::string& body,
+                                         httplib::Response& res) { HandlePost(ep, req, body, res); }));
+    s.Delete(pattern, with_body([this, ep](const httplib::Request& req, const std::string&,
+                                           httplib::Response& res) { HandleDelete(ep, req, res); }));
     // No standalone server-to-client stream: everything the server sends rides on a POST's
     // response, and clients (Claude Code, the TypeScript SDK) accept 405 here.
-    auto not_allowed = [](const httplib::Request&, httplib::Response& res) {
+    auto refuse = [](const httplib::Request&, const std::string&, httplib::Response& res) {
       res.set_header("Allow", "POST, DELETE");
       Reply(res, 405, RpcError(kTransportError, "Method Not Allowed"));
     };
-    s.Get(pattern, not_allowed);
-    s.Put(pattern, not_allowed);
-    s.Patch(pattern, not_allowed);
-    s.Options(pattern, not_allowed);
+    s.Get(pattern, [refuse](const httplib::Request& req, httplib::Response& res) { refuse(req, {}, res); });
+    s.Options(pattern, [refuse](const httplib::Request& req, httplib::Response& res) { refuse(req, {}, res); });
+    s.Put(pattern, with_body(refuse));
+    s.Patch(pattern, with_body(refuse));
   }
   for (const JsonRoute& route : json_routes) {
-    auto handler = [this, &route](const httplib::Request& req, httplib::Response& res) {
-      HandleJsonRoute(route, req, res);
-    };
     const std::string pattern = RegexEscape(route.path);
-    if (route.method == "GET") s.Get(pattern, handler);
+    if (route.method == "GET") {
+      s.Get(pattern, [this, &route](const httplib::Request& req, httplib::Response& res) {
+        HandleJsonRoute(route, req, {}, res);
+      });
+      continue;
+    }
+    auto handler = with_body([this, &route](const httplib::Request& req, const std::string& body,
+                                            httplib::Response& res) {
+      HandleJsonRoute(route, req, body, res);
+    });
     if (route.method == "POST") s.Post(pattern, handler);
     if (route.method == "PUT") s.Put(pattern, handler);
     if (route.method == "PATCH") s.Patch(pattern, handler);
     if (route.method == "DELETE") s.Delete(pattern, handler);
   }
+  auto unrouted = with_body([](const httplib::Request&, const std::string&, httplib::Response& res) {
+    Reply(res, 404, Json{{"error", "not found"}});
+  });
+  s.Post(".*", unrouted);
+  s.Put(".*", unrouted);
+  s.Patch(".*", unrouted);
+  s.Delete(".*", unrouted);
   // Give the bodies httplib writes itself (413, 404) the same JSON shape as ours.
   s.set_error_handler(httplib::Server::HandlerWithResponse(
       [](const httplib::Request&, httplib::Response& res) {
@@ -573,7 +633,17 @@ Status StreamableHttpServer::AddJsonRoute(const std::string& method, const std::
     if (r.method == method && r.path == path)
       return InvalidArgument("JSON route " + method + " " + path + " is already registered");
   if (!handler) return InvalidArgument("JSON route " + method + " " + path + " has no handler");
-  impl_->json_routes.push_back({method, path, std::move(handler), raw_body});
+  // Every reply of every JSON route, on the fast path or httplib's, leaves through this wrapper:
+  // a refusal that quotes what failed never carries a secret.
+  JsonRouteHandler redacting = [handler = std::move(handler)](const JsonRouteRequest& request) {
+    JsonRouteReply reply = handler(request);
+    if (reply.status >= 400) {
+      if (!reply.text.empty()) reply.text = RedactSecrets(std::move(reply.text));
+      RedactSecretsIn(reply.body);
+    }
+    return reply;
+  };
+  impl_->json_routes.push_back({method, path, std::move(redacting), raw_body});
   return Status::Ok();
 }
 

@@ -81,6 +81,12 @@ for (const agent of agents) {
     const info = client.getServerVersion();
     check(info && info.name === agent, `serverInfo.name is ${info && info.name}, expected ${agent}`);
     const { tools } = await client.listTools();
+    // ARCHITECTURE.md: every tool of every agent declares an output schema and read-only hints.
+    for (const t of tools) {
+      check(t.outputSchema && t.outputSchema.type === 'object', `${agent}: ${t.name} has no outputSchema`);
+      check(t.annotations && typeof t.annotations.readOnlyHint === 'boolean',
+        `${agent}: ${t.name} does not say whether it is read-only`);
+    }
     const tool = tools.find((t) => t.name === 'describe_workspace');
     check(tool, 'describe_workspace not listed');
     check(tool.annotations && tool.annotations.readOnlyHint === true, 'describe_workspace not marked read-only');
