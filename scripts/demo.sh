@@ -50,6 +50,9 @@ check() {
 # 10 s); a simulator that exits or never listens stops the demo with its log.
 start_sim() {  # start_sim PLATFORM PORT SCRIPT
   local log="$root/build/demo/dw-sim-$1-$2.log"
+  if (exec 3<>"/dev/tcp/127.0.0.1/$2") 2>/dev/null; then
+    echo "demo: port $2 is already taken; stop what listens there (dw-sim $1 needs it)" >&2; exit 2
+  fi
   "$root/build/dw-sim" "$1" --listen "127.0.0.1:$2" --script "$3" >"$log" 2>&1 &
   local pid=$!
   sim_pids+=("$pid")
