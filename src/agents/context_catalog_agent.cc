@@ -127,7 +127,7 @@ mcp::ToolSpec SearchAssetsTool(const std::shared_ptr<app::Services>& services) {
     "properties": {
       "query": {"type": "string", "maxLength": 256, "description": "Fragment of an id or alias (case-insensitive)."},
       "kind": {"type": "string", "enum": ["kafka", "pubsub", "flink", "table", "dbt", "kestra", "kv",
-                                          "connect", "subject", "sync", "dashboard", "api"]},
+                                          "connect", "subject", "sync", "dashboard", "api", "job"]},
       "owner": {"type": "string", "maxLength": 256},
       "domain": {"type": "string", "maxLength": 128},
       "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}
