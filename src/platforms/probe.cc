@@ -1,5 +1,7 @@
 #include "platforms/probe.h"
 
+#include "base/url_redaction.h"
+
 namespace dw::platforms {
 namespace {
 
@@ -20,7 +22,7 @@ PlatformProbe ProbePlatform(const config::PlatformConfig& platform, net::HttpCli
   PlatformProbe probe;
   net::HttpRequest req;
   req.url = ProbeUrl(platform);
-  probe.endpoint = net::RedactUrl(req.url);
+  probe.endpoint = RedactUrl(req.url);
   req.timeout = timeout;
   req.connect_timeout = std::min(timeout, std::chrono::milliseconds(2000));
   req.max_response_bytes = 1024 * 1024;
