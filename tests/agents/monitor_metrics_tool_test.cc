@@ -19,7 +19,7 @@ class MonitorMetricsToolTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_.Write("dataworkers.yaml", "version: 1\nname: t\n");
-    services_ = app::Services::Load(dir_.path(), clock_);
+    services_ = workspace::Services::Load(dir_.path(), clock_);
     ASSERT_TRUE(services_->workspace_status().ok()) << services_->workspace_status().message();
     catalog_ = BuildAgentCatalog(*FindAgent("dw-incidents"), services_);
   }
@@ -44,7 +44,7 @@ class MonitorMetricsToolTest : public ::testing::Test {
 
   dw::testing::TempDir dir_;
   SimulatedClock clock_{FromUnixMillis(kStart + 42 * kHour)};
-  std::shared_ptr<app::Services> services_;
+  std::shared_ptr<workspace::Services> services_;
   std::shared_ptr<const mcp::Catalog> catalog_;
 };
 
@@ -146,7 +146,7 @@ TEST(AgentCatalogsTest, EveryToolOfEveryAgentDeclaresAnOutputSchema) {
   dw::testing::TempDir dir;
   dir.Write("dataworkers.yaml", "version: 1\nname: t\n");
   SimulatedClock clock{FromUnixMillis(kStart)};
-  auto services = app::Services::Load(dir.path(), clock);
+  auto services = workspace::Services::Load(dir.path(), clock);
   for (const AgentInfo& agent : AllAgents()) {
     auto catalog = BuildAgentCatalog(agent, services);
     for (const mcp::ToolSpec& tool : catalog->tools()) {
@@ -164,7 +164,7 @@ TEST(MonitorMetricsRedactionTest, AKeywordValueDsnPasswordNeverReachesTheClient)
     dir.Write("dataworkers.yaml", "version: 1\nname: t\nwarehouses:\n  pg: {type: postgres, dsn: \"" +
                                       dsn + "\"}\nmonitors:\n  - {name: m, warehouse: pg, sql: \"SELECT 1\", every: 1h}\n");
     SimulatedClock clock{FromUnixMillis(kStart)};
-    auto services = app::Services::Load(dir.path(), clock);
+    auto services = workspace::Services::Load(dir.path(), clock);
     ASSERT_TRUE(services->workspace_status().ok()) << services->workspace_status().message();
     auto catalog = BuildAgentCatalog(*FindAgent("dw-incidents"), services);
     Json out = RunThroughContract(*catalog, "monitor_metrics", {{"evaluate", Json::array({"m"})}});
