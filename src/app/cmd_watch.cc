@@ -6,9 +6,11 @@
 #include <csignal>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "app/commands.h"
+#include "app/incident_service.h"
 #include "app/services.h"
 #include "config/workspace.h"
 #include "observe/changes/collector.h"
@@ -28,6 +30,34 @@ constexpr int64_t kCheckEveryMs = 60 * 60 * 1000;
 constexpr int64_t kCollectEveryMs = 5 * 60 * 1000;
 constexpr int64_t kPruneEveryMs = 24 * 60 * 60 * 1000;
 extern "C" void OnStopSignal(int) { g_stop = true; }
+
+// The signal job: after every monitor, check and collection run, one incidents pass over what was
+// observed since the last (incidents::RunSignalPass). Jobs of different groups may end at once;
+// passes are serialised so two never judge the same signals. A pass that fails is reported and
+// does not fail the job whose run it followed: the cursor did not move, so the next pass reads the
+// same signals again.
+Status RunIncidentPass(const std::shared_ptr<Services>& services, const std::string& after) {
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  auto fail = [&](const Status& s) {
+    std::cerr << "dw watch: incidents pass after " << after << " failed (the next pass retries): " << s.message()
+              << std::endl;
+    return Status::Ok();
+  };
+  auto store = services->state();
+  if (!store.ok()) return fail(store.status());
+  auto desk = OpenIncidentDesk(*services);
+  if (!desk.ok()) return fail(desk.status());
+  auto r = incidents::RunSignalPass(services->workspace(), **desk, **store, services->clock());
+  if (!r.ok()) return fail(r.status());
+  std::string now = FormatRfc3339(services->clock().Now());
+  for (const std::string& id : r->opened) std::cout << now << " incident opened " << id << std::endl;
+  for (const std::string& id : r->updated) std::cout << now << " incident updated " << id << std::endl;
+  for (const std::string& id : r->resolved) std::cout << now << " incident resolved (verified) " << id << std::endl;
+  for (const incidents::ObservationGap& g : r->gaps)
+    std::cout << now << " observation gap " << g.source << ": " << g.message << std::endl;
+  return Status::Ok();
+}
 
 // One job per monitor, grouped by warehouse so one warehouse runs one query at a time.
 Status AddMonitorJobs(watch::WatchLoop& loop, const std::shared_ptr<Services>& services) {
@@ -58,7 +88,7 @@ Status AddMonitorJobs(watch::WatchLoop& loop, const std::shared_ptr<Services>& s
            std::cout << FormatRfc3339(services->clock().Now()) << " monitor " << name << ": "
                      << metrics::VerdictKindName(v.kind) << ": " << v.explanation << caught_up
                      << std::endl;
-           return Status::Ok();
+           return RunIncidentPass(services, "monitor " + name);
          }}));
   }
   return Status::Ok();
@@ -82,7 +112,7 @@ Status AddCheckJobs(watch::WatchLoop& loop, const std::shared_ptr<Services>& ser
                      << report->Count(quality::Verdict::kPass) << " passed, "
                      << report->Count(quality::Verdict::kFail) << " failed, "
                      << report->Count(quality::Verdict::kError) << " errors" << std::endl;
-           return Status::Ok();
+           return RunIncidentPass(services, "check " + table);
          }}));
   }
   return Status::Ok();
@@ -99,7 +129,7 @@ Status AddCollectJob(watch::WatchLoop& loop, const std::shared_ptr<Services>& se
                         if (!report.ok()) return report.status();
                         std::cout << FormatRfc3339(services->clock().Now()) << " collect: "
                                   << report->new_events() << " new change event(s)" << std::endl;
-                        return Status::Ok();
+                        return RunIncidentPass(services, "collection");
                       }});
 }
 
