@@ -67,8 +67,9 @@ TEST_P(EvStory, TheStaleTariffShowsAtTheFirstMonitorEvaluationAndTheAuditJoinsIt
 }
 
 TEST_P(EvStory, TheTariffSyncThatCalledV1IsRankedFirst) {
+  // As the seed page tells it: the checks first run at 02:30, after the audit flow.
   clock_.Set(At("2026-11-25T02:30:00Z"));
-  EvaluationReport r = Evaluate({CheckSignal(kRated, "custom:sessions_rated_at_stale_tariff", "2026-11-25T01:00:00Z",
+  EvaluationReport r = Evaluate({CheckSignal(kRated, "custom:sessions_rated_at_stale_tariff", "2026-11-25T02:30:00Z",
                                              true, SignalShape::kMismatchesFound),
                                  CheckSignal(kMismatches, "volume", "2026-11-25T02:30:00Z", true,
                                              SignalShape::kMismatchesFound)});

@@ -127,12 +127,21 @@ TEST_P(Grouping, AFailedCheckGatheredFromTheStoreOpensAnIncident) {
   Incident inc = Get(r->opened[0]);
   EXPECT_EQ(inc.signals[0].shape, SignalShape::kNullRateJump);
   EXPECT_EQ(inc.signals[0].value, 40);
-  // The next pass does not see the same result again.
+  // The next pass does not count the same result twice.
   clock_.Advance(std::chrono::minutes(5));
   auto again = RunSignalPass(ws_, Desk(), *store_, clock_);
   ASSERT_TRUE(again.ok());
   EXPECT_TRUE(again->opened.empty());
-  EXPECT_EQ(again->signals_seen, 0u);
+  EXPECT_EQ(Get(r->opened[0]).signals[0].count, 1);
+  // A later failing run of the same check is counted on the same incident.
+  row.observed_at = clock_.Now();
+  ASSERT_TRUE(store_->RecordCheckResults({row}).ok());
+  clock_.Advance(std::chrono::minutes(5));
+  auto third = RunSignalPass(ws_, Desk(), *store_, clock_);
+  ASSERT_TRUE(third.ok());
+  EXPECT_TRUE(third->opened.empty());
+  EXPECT_EQ(third->updated, r->opened);
+  EXPECT_EQ(Get(r->opened[0]).signals[0].count, 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Store, Grouping, ::testing::Values("sqlite", "postgresql"), test_support::BackendName);

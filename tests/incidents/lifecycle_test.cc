@@ -89,7 +89,8 @@ TEST_P(Lifecycle, ClosingAsExpectedMarksTheMetricPointsExpected) {
   auto windows = Desk().WindowsCovering("rows_t", "");
   ASSERT_TRUE(windows.ok());
   EXPECT_TRUE(windows->empty());
-  EXPECT_EQ(Desk().Close(id_, "ana@example.com", CloseReason::kNone, "").status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Desk().Close(id_, "ana@example.com", CloseReason::kExpected, "").status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Desk().Close(id_, "ana@example.com", CloseReason::kNone, "").status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST_P(Lifecycle, AnOpenIncidentCoversItsMetricsWindow) {
