@@ -178,8 +178,10 @@ struct Incident {
   std::vector<SignalRef> signals;
   std::vector<Transition> transitions;  // oldest first; the first is the opening
   Severity severity;
-  std::string cause_kind;   // kind of the top-ranked cause when last diagnosed ("" before)
-  std::string cause_asset;  // its asset
+  // The cause as known: the release guard's restore or the change that tied the group at opening,
+  // then the top-ranked candidate of the latest diagnosis ("" while unknown).
+  std::string cause_kind;
+  std::string cause_asset;
   std::optional<std::string> recurrence_of;  // the earlier incident with the same cause on the
                                              // same asset within 30 days
   std::vector<std::string> notes;  // e.g. "table://x is not in the context graph: ..."
