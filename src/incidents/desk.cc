@@ -262,9 +262,10 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
         inc->signals.push_back(RefOf(*s));
         inc->first_bad_at = std::min(inc->first_bad_at, s->at);
       }
+      std::set<std::string> damaged(inc->damaged_assets.begin(), inc->damaged_assets.end());
       for (const std::string& a : g.assets)
-        if (a.find("://") != std::string::npos) AddUnique(inc->damaged_assets, a);
-      std::sort(inc->damaged_assets.begin(), inc->damaged_assets.end());
+        if (a.find("://") != std::string::npos) damaged.insert(a);
+      inc->damaged_assets.assign(damaged.begin(), damaged.end());
       for (const std::string& n : g.notes) AddUnique(inc->notes, n);
       for (const Signal* s : sigs)
         if (s->asset_id.empty()) AddUnique(inc->notes, s->key + " names no asset: the incident stands on it alone");
