@@ -26,6 +26,7 @@
 #include "base/status.h"
 #include "config/workspace.h"
 #include "graph/context_graph.h"
+#include "observe/metrics/metric_service.h"
 #include "store/records.h"
 #include "store/state_store.h"
 
@@ -302,6 +303,14 @@ struct CoverWindow {
   TimePoint from;
   std::optional<TimePoint> to;  // nullopt while still open
 };
+
+// The windows during which incidents keep a metric's points out of the detector's training
+// (observe::metrics judges them but does not learn them, so the damage never becomes the
+// baseline): every incident whose signals name the metric, or whose root or damaged assets include
+// the metric's asset, from its first bad point until it was resolved (open: still running). An
+// incident a person closed as expected or false_positive gives none: its points are marked
+// expected instead. Each is labelled "incident <id>". `store` must outlive the function.
+observe::metrics::UnlearntWindows MetricWindows(store::StateStore& store);
 
 // ---------------------------------------------------------------------------------------------
 // The desk: one per workspace and store.
