@@ -42,6 +42,7 @@ Status AddMonitorJobs(WatchLoop& loop, const Env& env, int64_t /*every_ms: the m
              caught_up = " (" + std::to_string(missed) + " runs missed while down; no series_sql to backfill them)";
            env->say(FormatRfc3339(env->clock->Now()) + " monitor " + name + ": " +
                     std::string(metrics::VerdictKindName(v.kind)) + ": " + v.explanation + caught_up);
+           if (env->after_run) env->after_run("monitor:" + name);
            return Status::Ok();
          }}));
   }
@@ -67,6 +68,7 @@ Status AddCheckJobs(WatchLoop& loop, const Env& env, int64_t every_ms) {
                     std::to_string(report->Count(quality::Verdict::kPass)) + " passed, " +
                     std::to_string(report->Count(quality::Verdict::kFail)) + " failed, " +
                     std::to_string(report->Count(quality::Verdict::kError)) + " errors");
+           if (env->after_run) env->after_run("check:" + table);
            return Status::Ok();
          }}));
   }
@@ -83,6 +85,7 @@ Status AddCollectJob(WatchLoop& loop, const Env& env, int64_t every_ms) {
                         if (!report.ok()) return report.status();
                         env->say(FormatRfc3339(env->clock->Now()) + " collect: " +
                                  std::to_string(report->new_events()) + " new change event(s)");
+                        if (env->after_run) env->after_run("collect");
                         // A pass that could not read some platform failed, even though the
                         // others were collected (as `dw collect` exits 1).
                         if (report->any_errors()) {

@@ -30,6 +30,10 @@ struct WatchEnvironment {
   const Clock* clock = nullptr;
   std::function<void(const std::string& line)> say;  // one line per finished run, for the operator
   metrics::UnlearntWindows unlearnt;  // what monitors keep out of training (incidents' windows)
+  // Called after every successful monitor, check and collection run with the job's name (the
+  // incidents stage evaluates the signals it produced there); may be empty. Its failure is its own
+  // to report: the run it follows has succeeded.
+  std::function<void(const std::string& job)> after_run;
 };
 
 // A kind of job. `add` adds this kind's jobs for env's workspace (none when it configures nothing
