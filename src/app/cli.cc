@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/cli_actions.h"
 #include "app/commands.h"
 #include "base/log.h"
 
@@ -135,6 +136,8 @@ int RunCli(int argc, char** argv) {
   auto* watch = app.add_subcommand("watch", "run the workspace's monitors on their every: until stopped");
   watch->add_flag("--once", watch_once, "run every monitor once now, then exit");
 
+  std::shared_ptr<ActionCommands> action_commands = AddActionCommands(app);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -164,6 +167,7 @@ int RunCli(int argc, char** argv) {
   if (*mark) return CmdMonitorMark(g, mark_opts);
   if (*prune) return CmdMonitorPrune(g);
   if (*watch) return CmdWatch(g, watch_once);
+  if (std::optional<int> rc = RunActionCommands(g, *action_commands)) return *rc;
   std::cout << app.help();
   return 0;
 }
