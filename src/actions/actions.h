@@ -221,6 +221,28 @@ Result<std::vector<std::string>> ExpireApprovalRequests(store::StateStore& store
                                                         const Clock& clock);
 
 // ---------------------------------------------------------------------------------------------
+// Diffs of real files (FlinkDeployment manifests, Kestra flows).
+
+// A unified diff from `before` to `after` of the file `path` (3 lines of context, headers
+// "--- a/PATH" / "+++ b/PATH", "\ No newline at end of file" where it applies); "" when equal.
+std::string MakeUnifiedDiff(const std::string& path, const std::string& before,
+                            const std::string& after);
+
+// Applies `unified` to `current` with `git apply --check` semantics: every hunk's context and
+// removed lines must match `current` exactly at the line the hunk names. Returns the patched
+// text; kFailedPrecondition ("conflict: ...", naming the line) when the file no longer matches
+// the diff's base, kInvalidArgument for a malformed diff. Never applies with fuzz.
+Result<std::string> ApplyUnifiedDiff(const std::string& unified, const std::string& current);
+
+// The FlinkDeployment manifest text `manifest` (one YAML file the team keeps in Git) changed to
+// redeploy deployment `name` from `savepoint_path`: spec.job.initialSavepointPath set to it,
+// spec.job.savepointRedeployNonce set to `nonce`, spec.job.allowNonRestoredState: false; the
+// other lines are kept byte for byte. kNotFound when the file holds no FlinkDeployment `name` or
+// it has no spec.job block; kInvalidArgument for an empty savepoint path.
+Result<std::string> RedeployFromSavepoint(const std::string& manifest, const std::string& name,
+                                          const std::string& savepoint_path, int64_t nonce);
+
+// ---------------------------------------------------------------------------------------------
 // Autonomy and the stop switch.
 
 enum class Autonomy { kL0 = 0, kL1, kL2, kL3, kL4 };
