@@ -206,7 +206,8 @@ Result<ProposalState> GetProposalState(store::StateStore& store, const std::stri
 // Sends the newest version of `proposal_id` for approval: a request naming the approvers of its
 // domain (workspace domains.<d>.approvers) that expires after approval_ttl. Refused (recorded)
 // when the domain's autonomy is L0 or L1 (proposals are not sent), when the domain has no
-// approvers, or when the version was already sent.
+// approvers, when the version was already sent, or when its diff no longer applies to its file
+// (a conflict: the file changed since the draft).
 Result<ApprovalRequestView> SendForApproval(store::StateStore& store,
                                             const config::Workspace& workspace,
                                             const std::string& proposal_id, const Clock& clock,
@@ -241,6 +242,26 @@ Result<std::string> ApplyUnifiedDiff(const std::string& unified, const std::stri
 // it has no spec.job block; kInvalidArgument for an empty savepoint path.
 Result<std::string> RedeployFromSavepoint(const std::string& manifest, const std::string& name,
                                           const std::string& savepoint_path, int64_t nonce);
+
+// What a FlinkDeployment redeploy proposal is drafted from (the diagnosis supplies these).
+struct FlinkRedeployInput {
+  std::string platform;         // the workspace's flink platform whose `manifests:` folder holds it
+  std::string deployment;       // metadata.name
+  std::string last_good_savepoint;  // the savepoint taken before the bad release; "" when unknown
+  std::string bad_release;      // e.g. the image of the bad release, held until its migration is planned
+};
+
+// The content of a flink_deployment_diff proposal: {file, base_sha256, diff, undo_diff,
+// savepoint_redeploy_nonce, redeploy_from_savepoint, hold_bad_release, steps}. The diff is made
+// against the manifest as it is on disk now and checked to apply. kFailedPrecondition naming what
+// is missing when the platform has no `manifests:` folder, no manifest holds the deployment, or no
+// last good savepoint is recorded — never an invented value.
+Result<Json> DraftFlinkDeploymentDiff(const config::Workspace& workspace,
+                                      const FlinkRedeployInput& input);
+
+// Whether the diff of a drafted diff proposal's `content` (file, diff) still applies to the file
+// as it is now; kFailedPrecondition "conflict: ..." when the file changed since the draft.
+Status CheckDiffStillApplies(const Json& content);
 
 // ---------------------------------------------------------------------------------------------
 // Autonomy and the stop switch.

@@ -152,6 +152,12 @@ Result<ApprovalRequestView> SendForApproval(store::StateStore& store,
     return refuse(FailedPrecondition("proposal " + proposal_id + " version " +
                                      std::to_string(version) + " is already " +
                                      ProposalStatusName(st->status)));
+  const Json& content = st->record.body.contains("content") ? st->record.body["content"] : Json();
+  if (content.is_object() && content.contains("diff") && content.contains("file")) {
+    // A diff whose file moved on since the draft is a conflict: redraft, never send it blind.
+    Status applies = CheckDiffStillApplies(content);
+    if (!applies.ok()) return refuse(FailedPrecondition(applies.message()));
+  }
   if (domain->approvers.empty())
     return refuse(FailedPrecondition("domain " + domain_name +
                                      " names no approvers (domains." + domain_name + ".approvers)"));
