@@ -7,7 +7,8 @@
 #include <iostream>
 
 #include "actions/actions.h"
-#include "app/services.h"
+#include "app/command_start.h"
+#include "workspace/services.h"
 
 namespace dw::app {
 
@@ -74,25 +75,19 @@ namespace {
 
 // Loads the workspace's services and store, or prints why not (exit 1; 2 for a bad --now).
 struct Opened {
-  std::shared_ptr<Services> services;
+  std::shared_ptr<workspace::Services> services;
   store::StateStore* store = nullptr;
   int exit_code = 0;
 };
 
 Opened Open(const GlobalOptions& g, const std::string& cmd) {
   Opened o;
-  Result<const Clock*> clock = CommandClock(g);
-  if (!clock.ok()) {
-    std::cerr << "dw " << cmd << ": " << clock.status().message() << "\n";
-    o.exit_code = 2;
+  StartedCommand start = StartCommand(g, cmd, {.workspace_error_exit = 1});
+  if (!start) {
+    o.exit_code = start.exit_code;
     return o;
   }
-  o.services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
-  if (!o.services->workspace_status().ok()) {
-    std::cerr << "dw " << cmd << ": " << o.services->workspace_status().message() << "\n";
-    o.exit_code = 1;
-    return o;
-  }
+  o.services = start.services;
   Result<store::StateStore*> st = o.services->state();
   if (!st.ok()) {
     std::cerr << "dw " << cmd << ": state store: " << st.status().message() << "\n";
