@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/cli_actions.h"
 #include "app/commands.h"
 #include "app/redacted_output.h"
 #include "base/log.h"
@@ -185,6 +186,8 @@ int RunCli(int argc, char** argv) {
   auto* watch = app.add_subcommand("watch", "run the workspace's monitors on their every: until stopped");
   watch->add_flag("--once", watch_once, "run every monitor once now, then exit");
 
+  std::shared_ptr<ActionCommands> action_commands = AddActionCommands(app);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -218,6 +221,7 @@ int RunCli(int argc, char** argv) {
     for (CLI::App* sub : incidents->get_subcommands()) inc_cmd.action = sub->get_name();
     return CmdIncidents(g, inc_cmd);
   }
+  if (std::optional<int> rc = RunActionCommands(g, *action_commands)) return *rc;
   // No command: nothing was done, which a script must not mistake for success.
   std::cerr << app.help() << "dw: a command is required (see the list above)\n";
   return 2;

@@ -1,0 +1,139 @@
+// `dw keys issue`, `dw approve`, `dw deny`, `dw stop` and `dw receipts ...` through the real binary.
+#include <gtest/gtest.h>
+
+#include "actions/actions.h"
+#include "store/sql_connection.h"
+#include "store/sqlite_connection.h"
+#include "store/state_store.h"
+#include "tests/support/subprocess.h"
+
+namespace dw {
+namespace {
+
+using testing::RunCommand;
+using testing::TempDir;
+
+constexpr const char* kWorkspace =
+    "version: 1\nname: w\ndomains:\n  loyalty: {autonomy: L2, owners: [ana@example.com], "
+    "approvers: [ana@example.com], escalate_to: [lead@example.com], approval_ttl: 2h}\n";
+
+class ActionsCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tmp_.Write("dataworkers.yaml", kWorkspace);
+    dw_ = std::string(DW_BINARY) + " --workspace '" + tmp_.path().string() +
+          "' --now 2027-01-15T08:00:00Z";
+  }
+  std::string StorePath() const { return (tmp_.path() / ".dw" / "state.db").string(); }
+  std::string KeyPath(const std::string& who) const { return (tmp_.path() / (who + ".pem")).string(); }
+
+  TempDir tmp_;
+  std::string dw_;
+  SimulatedClock clock_{FromUnixMillis(1'800'000'000'000)};  // the --now above
+};
+
+TEST_F(ActionsCliTest, AnApproverSignsAnApprovalAndAnImpostorIsRefused) {
+  auto issue = RunCommand(dw_ + " keys issue ana@example.com --out '" + KeyPath("ana") + "'");
+  ASSERT_EQ(issue.exit_code, 0) << issue.err;
+  auto eve = RunCommand(dw_ + " keys issue eve@example.com --out '" + KeyPath("eve") + "'");
+  ASSERT_EQ(eve.exit_code, 0) << eve.err;
+  {
+    auto store = store::OpenStateStore(StorePath(), clock_);
+    ASSERT_TRUE(store.ok());
+    config::Workspace ws;
+    ws.domains["loyalty"] = {"loyalty", "L2", {"ana@example.com"}, {"ana@example.com"}, {}, "2h"};
+    actions::ProposalDraft d{"P-1", "INC-1", "loyalty", "hold", "agent:dw-incidents", {}};
+    ASSERT_TRUE(actions::StoreProposal(**store, d, clock_).ok());
+    ASSERT_TRUE(actions::SendForApproval(**store, ws, "P-1", clock_, "agent:dw-incidents").ok());
+  }
+  // Eve's key does not make her ana, and eve herself is no approver.
+  auto forged = RunCommand(dw_ + " approve P-1 --as ana@example.com --key '" + KeyPath("eve") + "'");
+  EXPECT_EQ(forged.exit_code, 1);
+  EXPECT_NE(forged.err.find("does not verify"), std::string::npos) << forged.err;
+  auto outsider = RunCommand(dw_ + " approve P-1 --as eve@example.com --key '" + KeyPath("eve") + "'");
+  EXPECT_EQ(outsider.exit_code, 1);
+  EXPECT_NE(outsider.err.find("not an approver"), std::string::npos) << outsider.err;
+  auto ok = RunCommand(dw_ + " approve P-1 --as ana@example.com --key '" + KeyPath("ana") +
+                       "' --reason 'savepoint checked'");
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("approved P-1 v1 by ana@example.com"), std::string::npos) << ok.out;
+  auto twice = RunCommand(dw_ + " deny P-1 --as ana@example.com --key '" + KeyPath("ana") +
+                          "' --reason changed");
+  EXPECT_EQ(twice.exit_code, 1);
+  EXPECT_NE(twice.err.find("already approved"), std::string::npos) << twice.err;
+  auto no_reason = RunCommand(dw_ + " deny P-1 --as ana@example.com --key '" + KeyPath("ana") + "'");
+  EXPECT_EQ(no_reason.exit_code, 2);
+  // The key file is the person's only, and only the public key is stored.
+  EXPECT_EQ(std::filesystem::status(KeyPath("ana")).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  auto store = store::OpenStateStore(StorePath(), clock_);
+  ASSERT_TRUE(store.ok());
+  auto refusals = (*store)->ActionEvents("proposal:P-1");
+  ASSERT_TRUE(refusals.ok());
+  int refused = 0;
+  for (const auto& e : *refusals) refused += e.kind == "refused";
+  EXPECT_EQ(refused, 3);  // forged, outsider, twice: every refusal recorded
+}
+
+TEST_F(ActionsCliTest, StopAndLiftAreRecorded) {
+  ASSERT_EQ(RunCommand(dw_ + " stop --as ana@example.com --reason drill").exit_code, 0);
+  auto again = RunCommand(dw_ + " stop");
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("already holds"), std::string::npos) << again.err;
+  ASSERT_EQ(RunCommand(dw_ + " stop --lift --as ana@example.com").exit_code, 0);
+  auto store = store::OpenStateStore(StorePath(), clock_);
+  ASSERT_TRUE(store.ok());
+  auto events = (*store)->ActionEvents("stop-switch");
+  ASSERT_TRUE(events.ok());
+  ASSERT_EQ(events->size(), 3u);
+  EXPECT_EQ((*events)[0].kind, "stop");
+  EXPECT_EQ((*events)[0].actor, "ana@example.com");
+  EXPECT_EQ((*events)[1].kind, "refused");
+  EXPECT_EQ((*events)[2].kind, "lift");
+  EXPECT_FALSE(*actions::StopSwitchHolds(**store));
+}
+
+TEST_F(ActionsCliTest, ReceiptsVerifyHeadShowExportAndCatchTampering) {
+  std::string head_hash;
+  {
+    auto store = store::OpenStateStore(StorePath(), clock_);
+    ASSERT_TRUE(store.ok());
+    for (int i = 1; i <= 3; ++i)
+      ASSERT_TRUE(actions::WriteReceipt(**store, {{"incident", "INC-" + std::to_string(i)}}, clock_).ok());
+    head_hash = actions::CurrentReceiptHead(**store)->hash;
+  }
+  auto head = RunCommand(dw_ + " receipts head");
+  ASSERT_EQ(head.exit_code, 0) << head.err;
+  EXPECT_EQ(head.out, "3 " + head_hash + "\n");
+  auto verify = RunCommand(dw_ + " receipts verify --head " + head_hash);
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+  EXPECT_NE(verify.out.find("3 receipt(s) verify"), std::string::npos) << verify.out;
+  auto show = RunCommand(dw_ + " receipts show 2");
+  ASSERT_EQ(show.exit_code, 0);
+  EXPECT_EQ(Json::parse(show.out)["body"]["content"]["incident"], "INC-2");
+  auto md = RunCommand(dw_ + " receipts export --format md");
+  EXPECT_NE(md.out.find("## Receipt 3"), std::string::npos);
+  auto json = RunCommand(dw_ + " receipts export --format json");
+  EXPECT_EQ(Json::parse(json.out).size(), 3u);
+  // Cut the newest receipt off: it verifies alone, not against the recorded head.
+  {
+    auto conn = store::OpenSqliteConnection(StorePath());
+    ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+    ASSERT_TRUE((*conn)->Query("DELETE FROM receipts WHERE seq = 3", {}).ok());
+  }
+  EXPECT_EQ(RunCommand(dw_ + " receipts verify").exit_code, 0);
+  auto cut = RunCommand(dw_ + " receipts verify --head " + head_hash);
+  EXPECT_EQ(cut.exit_code, 1);
+  EXPECT_NE(cut.out.find("receipt 3 does not verify"), std::string::npos) << cut.out;
+  {
+    auto conn = store::OpenSqliteConnection(StorePath());
+    ASSERT_TRUE(conn.ok());
+    ASSERT_TRUE((*conn)->Query("UPDATE receipts SET body = replace(body, 'INC-1', 'INC-7')", {}).ok());
+  }
+  auto edited = RunCommand(dw_ + " receipts verify");
+  EXPECT_EQ(edited.exit_code, 1);
+  EXPECT_NE(edited.out.find("receipt 1 does not verify"), std::string::npos) << edited.out;
+}
+
+}  // namespace
+}  // namespace dw
