@@ -18,7 +18,10 @@
 #include "base/clock.h"
 #include "base/json.h"
 #include "base/status.h"
+#include "config/workspace.h"
+#include "graph/context_graph.h"
 #include "graph/graph_index.h"
+#include "net/http_client.h"
 #include "platforms/schema_registry/registry_client.h"
 
 namespace dw::schema {
@@ -168,5 +171,41 @@ struct ImpactOptions {
 Result<Json> AssessImpact(const graph::GraphIndex& index, const std::string& subject, const ParsedSchema& before,
                           int64_t before_version, const ParsedSchema& after, const CompatibilityReport& verdict,
                           const ImpactOptions& options, TimePoint now);
+
+// ---- What the surfaces call (check_compatibility, assess_impact, `dw schema check|impact`) ----
+
+// The schema-registry platform called `name` among `platforms`, or the only one when `name` is
+// empty. kNotFound / kInvalidArgument with a sentence naming the configured ones otherwise.
+Result<const config::PlatformConfig*> RegistryPlatform(const std::map<std::string, config::PlatformConfig>& platforms,
+                                                       const std::string& name);
+
+struct CheckRequest {
+  std::string subject;                 // subject mode: the history is read from the registry
+  std::string schema;                  // the new schema, as text
+  Format format = Format::kAvro;
+  std::optional<std::vector<std::string>> previous;  // inline mode: earlier schemas, oldest first
+  std::optional<Level> level;          // default: the subject's (subject mode) or BACKWARD (inline)
+  std::optional<int64_t> version;      // subject mode: check against this version only
+};
+
+// check_compatibility: inline when `previous` is given (no registry needed; `registry` may be
+// null), else against the subject's history read from `registry`. The answer is ReportJson plus
+// "mode", "subject" and the sentence "summary". Errors as CheckCompatibility and ReadHistory.
+Result<Json> RunCheck(const CheckRequest& request, const config::PlatformConfig* registry, net::HttpClient& http);
+
+struct ImpactRequest {
+  std::string subject;
+  std::string schema;
+  Format format = Format::kAvro;
+  std::optional<int64_t> version;  // compared with this version; default the latest
+  std::optional<Level> level;      // for the verdict; default the subject's
+};
+
+// assess_impact: reads the compared version and the subject's level from `registry`, checks the
+// proposed schema, and follows its changed fields through `graph` (see AssessImpact; the graph's
+// read lock is held only for the walk, never during HTTP). kNotFound when the subject has no
+// versions to compare with.
+Result<Json> RunImpact(const ImpactRequest& request, const config::PlatformConfig& registry, net::HttpClient& http,
+                       const graph::ContextGraph& graph, const ImpactOptions& options, TimePoint now);
 
 }  // namespace dw::schema
