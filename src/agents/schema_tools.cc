@@ -40,11 +40,14 @@ Json VerdictSchema() {
                    "summary": {"type": "string"}}})");
 }
 
-// Level and format from the arguments (the input schema already limited them to valid names).
-schema::Format FormatArg(const Json& args) { return *schema::ParseFormat(args.value("schema_type", "AVRO")); }
-std::optional<schema::Level> LevelArg(const Json& args) {
-  if (!args.contains("level")) return std::nullopt;
-  return *schema::ParseLevel(args["level"].get<std::string>());
+// Level and format from the arguments (the input schema limits them to valid names; a bad one that
+// reaches here anyway is refused with the registry's code).
+Result<schema::Format> FormatArg(const Json& args) { return schema::ParseFormat(args.value("schema_type", "AVRO")); }
+Result<std::optional<schema::Level>> LevelArg(const Json& args) {
+  if (!args.contains("level")) return std::optional<schema::Level>();
+  auto l = schema::ParseLevel(args["level"].get<std::string>());
+  if (!l.ok()) return l.status();
+  return std::optional<schema::Level>(*l);
 }
 std::optional<int64_t> VersionArg(const Json& args) {
   if (!args.contains("version")) return std::nullopt;
@@ -77,8 +80,11 @@ mcp::ToolSpec CheckCompatibilityTool(const std::shared_ptr<app::Services>& servi
     schema::CheckRequest req;
     req.subject = args.value("subject", "");
     req.schema = args["schema"].get<std::string>();
-    req.format = FormatArg(args);
-    req.level = LevelArg(args);
+    auto format = FormatArg(args);
+    auto level = LevelArg(args);
+    if (!format.ok() || !level.ok()) return mcp::ToolResult::Error((!format.ok() ? format.status() : level.status()).message());
+    req.format = *format;
+    req.level = *level;
     req.version = VersionArg(args);
     if (args.contains("previous")) req.previous = args["previous"].get<std::vector<std::string>>();
     const config::PlatformConfig* registry = nullptr;
@@ -138,8 +144,11 @@ mcp::ToolSpec AssessImpactTool(const std::shared_ptr<app::Services>& services) {
     schema::ImpactRequest req;
     req.subject = args["subject"].get<std::string>();
     req.schema = args["schema"].get<std::string>();
-    req.format = FormatArg(args);
-    req.level = LevelArg(args);
+    auto format = FormatArg(args);
+    auto level = LevelArg(args);
+    if (!format.ok() || !level.ok()) return mcp::ToolResult::Error((!format.ok() ? format.status() : level.status()).message());
+    req.format = *format;
+    req.level = *level;
     req.version = VersionArg(args);
     schema::ImpactOptions options;
     options.timezone = services->workspace().timezone;

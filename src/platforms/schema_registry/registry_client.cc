@@ -56,13 +56,14 @@ Result<std::string> RegistryClient::CompatibilityLevel(const std::string& subjec
 
 Result<CompatibilityResult> RegistryClient::CheckCompatibility(const std::string& subject,
                                                                const std::string& schema,
-                                                               const std::string& schema_type) const {
+                                                               const std::string& schema_type,
+                                                               const std::string& version) const {
   Json body = {{"schema", schema}};
   if (schema_type != "AVRO") body["schemaType"] = schema_type;
-  auto j = call_.PostJson({"compatibility", "subjects", subject, "versions", "latest"}, "verbose=true",
+  auto j = call_.PostJson({"compatibility", "subjects", subject, "versions", version}, "verbose=true",
                           body, kRegistryContentType);
   if (!j.ok()) return j.status();
-  return call_.Parse<CompatibilityResult>("POST /compatibility/subjects/" + subject + "/versions/latest", [&] {
+  return call_.Parse<CompatibilityResult>("POST /compatibility/subjects/" + subject + "/versions/" + version, [&] {
     CompatibilityResult r;
     r.is_compatible = BoolField(*j, "is_compatible");
     if (j->contains("messages") && (*j)["messages"].is_array())

@@ -35,9 +35,11 @@ class RegistryClient {
   Result<SchemaVersion> Schema(const std::string& subject, const std::string& version) const;
   // GET /config/{s}?defaultToGlobal=true → compatibilityLevel.
   Result<std::string> CompatibilityLevel(const std::string& subject) const;
-  // POST /compatibility/subjects/{s}/versions/latest?verbose=true.
+  // POST /compatibility/subjects/{s}/versions/{version}?verbose=true: the registry's verdict on
+  // `schema` against that one version ("latest" or a number) at the subject's level.
   Result<CompatibilityResult> CheckCompatibility(const std::string& subject, const std::string& schema,
-                                                 const std::string& schema_type = "AVRO") const;
+                                                 const std::string& schema_type = "AVRO",
+                                                 const std::string& version = "latest") const;
 
   const PlatformCall& call() const { return call_; }
 
