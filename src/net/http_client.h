@@ -60,8 +60,7 @@ class HttpClient {
 // The libcurl implementation; thread-safe (one easy handle per call).
 std::unique_ptr<HttpClient> MakeCurlHttpClient();
 
-// Percent-encodes one path segment (RFC 3986 unreserved characters stay as they are; the
-// dot-segments "." and ".." are encoded whole, so they never act as a path).
+// Percent-encodes one path segment (RFC 3986 unreserved characters stay as they are).
 std::string EncodePathSegment(std::string_view segment);
 
 // Joins a base URL ("http://h:8081" or with a path prefix) and path segments, encoding each segment.
