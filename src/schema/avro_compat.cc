@@ -28,6 +28,9 @@ class Checker {
   // Avro memoises each (reader, writer) pair by identity: a pair met again reuses the first
   // result, and a pair met while it is being checked (recursion) is compatible.
   std::vector<Difference> Get(const Node& reader, const Node& writer) {
+    // Only named types can be met twice (every other node is its own occurrence) or recursively,
+    // so only their pairs are remembered: the same answers as Avro's, without a map entry per field.
+    if (!reader.named() || !writer.named()) return Calculate(reader, writer);
     auto key = std::make_pair(&reader, &writer);
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second.in_progress ? std::vector<Difference>{} : it->second.found;
@@ -191,7 +194,7 @@ class Checker {
 
 void DecimalNotes(const Node& reader, const Node& writer, const std::string& path, int depth,
                   std::set<std::pair<const Node*, const Node*>>& seen, std::vector<std::string>& out) {
-  if (depth > kMaxNesting || !seen.insert({&reader, &writer}).second) return;
+  if (depth > kMaxNesting || (reader.named() && writer.named() && !seen.insert({&reader, &writer}).second)) return;
   if (reader.logical_type == "decimal" && writer.logical_type == "decimal" &&
       (reader.precision != writer.precision || reader.scale != writer.scale))
     out.push_back("decimal at " + (path.empty() ? std::string("/") : path) + " changes from (" +

@@ -65,6 +65,19 @@ struct ParseError {
   std::string path, message;
 };
 
+// A JSON Pointer built only when an error needs it: a chain of segments on the stack (a key, or an
+// array index when key is null), so parsing a wide record allocates no path strings.
+struct Where {
+  const Where* up = nullptr;
+  const char* key = nullptr;
+  int index = -1;
+  std::string Str() const {
+    std::string out = up ? up->Str() : "";
+    if (!up && !key && index < 0) return out;
+    return out + "/" + (key ? std::string(key) : std::to_string(index));
+  }
+};
+
 }  // namespace
 
 // Builds a Schema; throws ParseError internally (caught in ParseJson, never escapes the stage).
@@ -72,7 +85,7 @@ class Parser {
  public:
   explicit Parser(Schema* out) : out_(out) {}
 
-  const Node* Type_(const Json& j, const std::string& path, const std::string& space, int depth) {
+  const Node* Type_(const Json& j, const Where& path, const std::string& space, int depth) {
     if (depth > kMaxNesting)
       Fail(path, "the schema nests deeper than " + std::to_string(kMaxNesting) + " levels");
     if (j.is_string()) return Reference(j.get<std::string>(), path, space);
@@ -82,7 +95,7 @@ class Parser {
     if (t == j.end()) Fail(path, "the object has no \"type\"");
     if (!t->is_string()) {
       // {"type": {...}} wraps another type; Avro accepts it.
-      return Type_(*t, path + "/type", space, depth + 1);
+      return Type_(*t, Where{&path, "type"}, space, depth + 1);
     }
     std::string kind = t->get<std::string>();
     if (auto p = Primitives().find(kind); p != Primitives().end()) {
@@ -97,17 +110,19 @@ class Parser {
       const char* key = kind == "array" ? "items" : "values";
       if (!j.contains(key)) Fail(path, "an " + kind + " needs \"" + key + "\"");
       Node* n = New(kind == "array" ? Type::kArray : Type::kMap);
-      n->items = Type_(j[key], path + "/" + key, space, depth + 1);
+      n->items = Type_(j[key], Where{&path, key}, space, depth + 1);
       return n;
     }
     // A named type referenced through {"type": "Name"}.
-    return Reference(kind, path + "/type", space);
+    return Reference(kind, Where{&path, "type"}, space);
   }
 
  private:
-  [[noreturn]] static void Fail(const std::string& path, const std::string& message) {
-    throw ParseError{path.empty() ? "/" : path, message};
+  [[noreturn]] static void Fail(const Where& path, const std::string& message) {
+    std::string p = path.Str();
+    throw ParseError{p.empty() ? "/" : p, message};
   }
+  [[noreturn]] static void Fail(const Where& path, const char* key, const std::string& message) { Fail(Where{&path, key}, message); }
 
   Node* New(Type t) {
     out_->nodes_.push_back(std::make_unique<Node>());
@@ -131,7 +146,7 @@ class Parser {
     n->logical_type = name;
   }
 
-  const Node* Reference(const std::string& name, const std::string& path, const std::string& space) {
+  const Node* Reference(const std::string& name, const Where& path, const std::string& space) {
     if (auto p = Primitives().find(name); p != Primitives().end()) return New(p->second);
     std::string full = name.find('.') == std::string::npos && !space.empty() ? space + "." + name : name;
     if (const Node* n = out_->Named(full)) return n;
@@ -142,11 +157,11 @@ class Parser {
                         : "; a named type must be defined before it is used (recursion needs a named record)"));
   }
 
-  const Node* Union(const Json& j, const std::string& path, const std::string& space, int depth) {
+  const Node* Union(const Json& j, const Where& path, const std::string& space, int depth) {
     Node* n = New(Type::kUnion);
     std::set<std::string> seen;
     for (size_t i = 0; i < j.size(); ++i) {
-      std::string at = path + "/" + std::to_string(i);
+      Where at{&path, nullptr, static_cast<int>(i)};
       const Node* b = Type_(j[i], at, space, depth + 1);
       if (b->type == Type::kUnion) Fail(at, "a union may not directly contain another union");
       std::string key = b->named() ? b->full_name() : TypeName(b->type);
@@ -156,58 +171,59 @@ class Parser {
     return n;
   }
 
-  std::pair<std::string, std::string> Name(const Json& j, const std::string& path, const std::string& space) {
+  std::pair<std::string, std::string> Name(const Json& j, const Where& path, const std::string& space) {
     auto nm = j.find("name");
     if (nm == j.end() || !nm->is_string()) Fail(path, "a named type needs a \"name\" string");
     std::string name = nm->get<std::string>(), ns = space;
     if (auto s = j.find("namespace"); s != j.end()) {
-      if (!s->is_string() && !s->is_null()) Fail(path + "/namespace", "the namespace must be a string");
+      if (!s->is_string() && !s->is_null()) Fail(Where{&path, "namespace"}, "the namespace must be a string");
       ns = s->is_string() ? s->get<std::string>() : "";
     }
     if (auto dot = name.rfind('.'); dot != std::string::npos) {
       ns = name.substr(0, dot);
       name = name.substr(dot + 1);
     }
-    if (!ValidName(name)) Fail(path + "/name", "'" + name + "' is not a valid Avro name ([A-Za-z_][A-Za-z0-9_]*)");
-    if (!ValidNamespace(ns)) Fail(path + "/namespace", "'" + ns + "' is not a valid Avro namespace");
-    if (Primitives().count(name) && ns.empty()) Fail(path + "/name", "'" + name + "' is a primitive type and cannot be redefined");
+    if (!ValidName(name)) Fail(Where{&path, "name"}, "'" + name + "' is not a valid Avro name ([A-Za-z_][A-Za-z0-9_]*)");
+    if (!ValidNamespace(ns)) Fail(Where{&path, "namespace"}, "'" + ns + "' is not a valid Avro namespace");
+    if (Primitives().count(name) && ns.empty()) Fail(Where{&path, "name"}, "'" + name + "' is a primitive type and cannot be redefined");
     return {name, ns};
   }
 
-  void Register(Node* n, const Json& j, const std::string& path) {
+  void Register(Node* n, const Json& j, const Where& path) {
     std::string full = n->full_name();
-    if (out_->named_.count(full)) Fail(path + "/name", "the type " + full + " is defined twice");
+    if (out_->named_.count(full)) Fail(Where{&path, "name"}, "the type " + full + " is defined twice");
     out_->named_[full] = n;
     if (auto a = j.find("aliases"); a != j.end()) {
-      if (!a->is_array()) Fail(path + "/aliases", "aliases must be an array of names");
+      if (!a->is_array()) Fail(Where{&path, "aliases"}, "aliases must be an array of names");
       for (const auto& x : *a) {
-        if (!x.is_string()) Fail(path + "/aliases", "aliases must be an array of names");
+        if (!x.is_string()) Fail(Where{&path, "aliases"}, "aliases must be an array of names");
         std::string alias = x.get<std::string>();
         n->aliases.push_back(alias.find('.') == std::string::npos && !n->space.empty() ? n->space + "." + alias : alias);
       }
     }
   }
 
-  const Node* Record(const Json& j, const std::string& path, const std::string& space, int depth) {
+  const Node* Record(const Json& j, const Where& path, const std::string& space, int depth) {
     Node* n = New(Type::kRecord);
     std::tie(n->name, n->space) = Name(j, path, space);
     Register(n, j, path);  // before the fields: a record may refer to itself
     auto fs = j.find("fields");
     if (fs == j.end() || !fs->is_array()) Fail(path, "a record needs a \"fields\" array");
-    std::set<std::string> names;
+    Where fields_at{&path, "fields"};
+    n->fields.reserve(fs->size());
     for (size_t i = 0; i < fs->size(); ++i) {
       const Json& f = (*fs)[i];
-      std::string at = path + "/fields/" + std::to_string(i);
+      Where at{&fields_at, nullptr, static_cast<int>(i)};
       if (!f.is_object()) Fail(at, "a field must be an object");
       auto fn = f.find("name");
       if (fn == f.end() || !fn->is_string()) Fail(at, "a field needs a \"name\" string");
       Field field;
       field.name = fn->get<std::string>();
       field.position = static_cast<int>(i);
-      if (!ValidName(field.name)) Fail(at + "/name", "'" + field.name + "' is not a valid Avro field name");
-      if (!names.insert(field.name).second) Fail(at + "/name", "duplicate field '" + field.name + "' in record " + n->full_name());
+      if (!ValidName(field.name)) Fail(Where{&at, "name"}, "'" + field.name + "' is not a valid Avro field name");
+      if (n->field_index.count(field.name)) Fail(Where{&at, "name"}, "duplicate field '" + field.name + "' in record " + n->full_name());
       if (!f.contains("type")) Fail(at, "field '" + field.name + "' has no \"type\"");
-      field.type = Type_(f["type"], at + "/type", n->space, depth + 1);
+      field.type = Type_(f["type"], Where{&at, "type"}, n->space, depth + 1);
       if (auto a = f.find("aliases"); a != f.end() && a->is_array())
         for (const auto& x : *a)
           if (x.is_string()) field.aliases.push_back(x.get<std::string>());
@@ -216,7 +232,7 @@ class Parser {
         field.default_value = *d;
         std::string why;
         if (!ValidDefault(*field.type, *d, 0, &why))
-          Fail(at + "/default", "the default " + Short(*d) + " of field '" + field.name + "' is not a " + Describe(*field.type) + why);
+          Fail(Where{&at, "default"}, "the default " + Short(*d) + " of field '" + field.name + "' is not a " + Describe(*field.type) + why);
       }
       n->field_index[field.name] = field.position;
       n->fields.push_back(std::move(field));
@@ -224,33 +240,34 @@ class Parser {
     return n;
   }
 
-  const Node* Enum(const Json& j, const std::string& path, const std::string& space) {
+  const Node* Enum(const Json& j, const Where& path, const std::string& space) {
     Node* n = New(Type::kEnum);
     std::tie(n->name, n->space) = Name(j, path, space);
     auto s = j.find("symbols");
     if (s == j.end() || !s->is_array()) Fail(path, "an enum needs a \"symbols\" array");
     std::set<std::string> seen;
+    Where symbols_at{&path, "symbols"};
     for (size_t i = 0; i < s->size(); ++i) {
-      std::string at = path + "/symbols/" + std::to_string(i);
+      Where at{&symbols_at, nullptr, static_cast<int>(i)};
       if (!(*s)[i].is_string() || !ValidName((*s)[i].get<std::string>())) Fail(at, "an enum symbol must be a valid Avro name");
       if (!seen.insert((*s)[i].get<std::string>()).second) Fail(at, "duplicate enum symbol " + (*s)[i].get<std::string>());
       n->symbols.push_back((*s)[i].get<std::string>());
     }
     if (auto d = j.find("default"); d != j.end()) {
       if (!d->is_string() || !seen.count(d->get<std::string>()))
-        Fail(path + "/default", "the enum default must be one of its symbols");
+        Fail(Where{&path, "default"}, "the enum default must be one of its symbols");
       n->enum_default = d->get<std::string>();
     }
     Register(n, j, path);
     return n;
   }
 
-  const Node* Fixed(const Json& j, const std::string& path, const std::string& space) {
+  const Node* Fixed(const Json& j, const Where& path, const std::string& space) {
     Node* n = New(Type::kFixed);
     std::tie(n->name, n->space) = Name(j, path, space);
     auto s = j.find("size");
     if (s == j.end() || !s->is_number_integer() || s->get<int64_t>() < 0 || s->get<int64_t>() > INT_MAX)
-      Fail(path + "/size", "a fixed type needs a non-negative integer \"size\"");
+      Fail(Where{&path, "size"}, "a fixed type needs a non-negative integer \"size\"");
     n->size = s->get<int64_t>();
     Logical(j, n);
     Register(n, j, path);
@@ -329,7 +346,7 @@ Result<std::shared_ptr<const Schema>> ParseJson(const Json& doc) {
   auto schema = std::make_shared<Schema>();
   Parser parser(schema.get());
   try {
-    schema->root_ = parser.Type_(doc, "", "", 0);
+    schema->root_ = parser.Type_(doc, Where{}, "", 0);
   } catch (const ParseError& e) {
     return InvalidArgument(e.path + ": " + e.message);
   }
