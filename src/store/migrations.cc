@@ -111,11 +111,42 @@ CREATE TABLE metric_marks (
 CREATE INDEX metric_marks_by_metric ON metric_marks (metric, from_ts);
 )sql";
 
+// Version 3: the action stage: people's public keys, immutable proposal versions, and the
+// append-only log of requests, decisions, refusals, expiries, escalations and the stop switch.
+constexpr std::string_view kV3 = R"sql(
+CREATE TABLE person_keys (
+  email      TEXT PRIMARY KEY CHECK (email <> ''),
+  public_key TEXT NOT NULL,
+  issued_at  BIGINT NOT NULL
+);
+CREATE TABLE proposals (
+  id          TEXT NOT NULL CHECK (id <> ''),
+  version     BIGINT NOT NULL CHECK (version > 0),
+  incident_id TEXT NOT NULL,
+  kind        TEXT NOT NULL,
+  body        TEXT NOT NULL,
+  created_at  BIGINT NOT NULL,
+  PRIMARY KEY (id, version)
+);
+CREATE INDEX proposals_by_incident ON proposals (incident_id, id, version);
+CREATE TABLE action_events (
+  seq     {ID},
+  at      BIGINT NOT NULL,
+  kind    TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  actor   TEXT NOT NULL,
+  nonce   TEXT UNIQUE,
+  body    TEXT NOT NULL
+);
+CREATE INDEX action_events_by_subject ON action_events (subject, seq);
+)sql";
+
 constexpr std::array kMigrations = {
     Migration{1, "check results, metric points, change events, cursors, graph, incidents, receipts",
               kV1},
     Migration{2, "metric marks (ranges marked expected)", kV2},
-    // Add version 3 here.
+    Migration{3, "action stage: person keys, proposals, action events", kV3},
+    // Add version 4 here.
 };
 
 }  // namespace

@@ -114,4 +114,33 @@ struct ReceiptRecord {
   TimePoint written_at;  // set by the store
 };
 
+// A person's public key for signed decisions (actions/); the private key is never stored.
+struct PersonKeyRecord {
+  std::string email;
+  std::string public_key_pem;  // Ed25519, SubjectPublicKeyInfo PEM
+  TimePoint issued_at;
+};
+
+// One version of a proposal; immutable once stored (a change is a new version).
+struct ProposalRecord {
+  std::string id;
+  int64_t version = 0;  // 1, 2, ...
+  std::string incident_id;
+  std::string kind;  // hold, flink_deployment_diff, kestra_flow_diff, run_plan, verification_plan, ...
+  Json body = Json::object();  // everything else the action stage keeps
+  TimePoint created_at;        // set by the store
+};
+
+// One event of the action stage's append-only log: a request, decision, refusal, expiry,
+// escalation, stop or lift. The state of an approval is computed from these.
+struct ActionEventRecord {
+  int64_t seq = 0;  // assigned by the store
+  TimePoint at;
+  std::string kind;
+  std::string subject;  // e.g. "proposal:P-1", "stop-switch"
+  std::string actor;
+  std::string nonce;  // "" or a decision's nonce, unique across the log (replays are refused)
+  Json body = Json::object();
+};
+
 }  // namespace dw::store

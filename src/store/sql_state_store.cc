@@ -680,4 +680,36 @@ Result<std::vector<ReceiptRecord>> SqlStateStore::Receipts() {
   return out;
 }
 
+Status SqlStateStore::ScanReceipts(const std::function<Status(const ReceiptRecord&)>& fn) {
+  return Do(false, [&]() -> Status {
+    return conn_->QueryEach(
+        "SELECT seq, prev_hash, hash, body, written_at FROM receipts ORDER BY seq", {},
+        [&](const SqlRow& row) -> Status {
+          Result<ReceiptRecord> rec = DecodeReceipt(row);
+          if (!rec.ok()) return rec.status();
+          return fn(*rec);
+        });
+  });
+}
+
+Result<std::optional<ReceiptRecord>> SqlStateStore::GetReceipt(int64_t seq) {
+  std::optional<ReceiptRecord> out;
+  Status s = Do(false, [&]() -> Status {
+    Result<Rows> rows =
+        seq == 0 ? Run("SELECT seq, prev_hash, hash, body, written_at FROM receipts "
+                       "ORDER BY seq DESC LIMIT 1",
+                       {})
+                 : Run("SELECT seq, prev_hash, hash, body, written_at FROM receipts WHERE seq = $1",
+                       {seq});
+    if (!rows.ok()) return rows.status();
+    if (rows->empty()) return Status::Ok();
+    Result<ReceiptRecord> rec = DecodeReceipt((*rows)[0]);
+    if (!rec.ok()) return rec.status();
+    out = std::move(rec).value();
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
 }  // namespace dw::store

@@ -69,6 +69,16 @@ class SqlStateStore final : public StateStore {
   Result<int64_t> AppendReceipt(const std::string& prev_hash, const std::string& hash,
                                 const std::string& body) override;
   Result<std::vector<ReceiptRecord>> Receipts() override;
+  Status ScanReceipts(const std::function<Status(const ReceiptRecord&)>& fn) override;
+  Result<std::optional<ReceiptRecord>> GetReceipt(int64_t seq) override;
+
+  Status PutPersonKey(const PersonKeyRecord& key) override;
+  Result<std::optional<PersonKeyRecord>> GetPersonKey(const std::string& email) override;
+  Status AddProposal(const ProposalRecord& proposal) override;
+  Result<std::vector<ProposalRecord>> ProposalVersions(const std::string& id) override;
+  Result<std::vector<ProposalRecord>> ProposalsOfIncident(const std::string& incident_id) override;
+  Result<int64_t> AppendActionEvent(const ActionEventRecord& event) override;
+  Result<std::vector<ActionEventRecord>> ActionEvents(const std::string& subject) override;
 
  private:
   SqlStateStore(std::unique_ptr<SqlConnection> conn, int schema_version, const Clock& clock)

@@ -145,6 +145,34 @@ class StateStore {
                                         const std::string& body) = 0;
   // Every receipt, by seq ascending.
   virtual Result<std::vector<ReceiptRecord>> Receipts() = 0;
+  // Receipts() one at a time (verifying a million receipts without holding them); stops at and
+  // returns the first error of `fn`.
+  virtual Status ScanReceipts(const std::function<Status(const ReceiptRecord&)>& fn) {
+    auto rows = Receipts();
+    if (!rows.ok()) return rows.status();
+    for (const ReceiptRecord& r : *rows) DW_RETURN_IF_ERROR(fn(r));
+    return Status::Ok();
+  }
+  // The receipt with `seq`, or the newest when `seq` is 0; nullopt when there is none.
+  virtual Result<std::optional<ReceiptRecord>> GetReceipt(int64_t seq) = 0;
+
+  // Action stage: person keys, proposals, the action event log.
+  // Stores `key`, replacing an earlier key of the same email (the old one stops verifying).
+  virtual Status PutPersonKey(const PersonKeyRecord& key) = 0;
+  // The key of `email`, or nullopt.
+  virtual Result<std::optional<PersonKeyRecord>> GetPersonKey(const std::string& email) = 0;
+  // Stores one proposal version. AlreadyExists (nothing written) if (id, version) is stored:
+  // versions never change. InvalidArgument for an empty id or version < 1.
+  virtual Status AddProposal(const ProposalRecord& proposal) = 0;
+  // Every version of proposal `id`, oldest first (empty when unknown).
+  virtual Result<std::vector<ProposalRecord>> ProposalVersions(const std::string& id) = 0;
+  // Every version of every proposal of `incident_id`, by (id, version).
+  virtual Result<std::vector<ProposalRecord>> ProposalsOfIncident(const std::string& incident_id) = 0;
+  // Appends `event` (seq assigned) and returns its seq. AlreadyExists (nothing written) when its
+  // non-empty nonce is already in the log.
+  virtual Result<int64_t> AppendActionEvent(const ActionEventRecord& event) = 0;
+  // The events about `subject` ("" for all), by seq ascending.
+  virtual Result<std::vector<ActionEventRecord>> ActionEvents(const std::string& subject) = 0;
 };
 
 // Opens (creating if needed) the store named by `location`: a postgresql:// (or postgres://) URL,

@@ -1,0 +1,283 @@
+// The action stage's front door (dw::actions): receipts, people's keys and signed decisions,
+// approval requests that expire and escalate, autonomy per domain and the stop switch.
+//
+// The promises this header keeps (ARCHITECTURE.md, "Autonomy, approvals, receipts"):
+// - Nothing here deploys, restores, pauses or reruns anything in a team's systems. What may run
+//   by itself is limited to reversible steps inside the state store's own world (re-run a check,
+//   re-evaluate a metric) and requests queued to the owner.
+// - A decision counts only through Decide(), the single identity check: a named person from the
+//   approvers of the request, with a signature made by that person's key, never the author,
+//   never an agent, never over MCP, never after expiry, never twice, never by default.
+// - Every refusal is recorded in the action event log, as is every request, decision, expiry,
+//   escalation, stop and lift.
+// - Receipts are append-only and hash-chained; VerifyReceiptChain() names the first receipt that
+//   does not verify.
+//
+// Surfaces (app/, agents/, the replay) translate their arguments and call these functions only.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/json.h"
+#include "base/status.h"
+#include "config/workspace.h"
+#include "store/state_store.h"
+
+namespace dw::actions {
+
+// ---------------------------------------------------------------------------------------------
+// Canonical JSON: the bytes receipts are hashed over and decisions are signed over.
+//   - objects with keys sorted by their UTF-8 bytes, each key once;
+//   - no whitespace outside strings;
+//   - strings in UTF-8 as-is, escaping only '"', '\\' and the control characters below 0x20
+//     (as \b \f \n \r \t, the rest as \u00XX in lower-case hex);
+//   - numbers only as integers (-2^63 .. 2^63-1) without a sign on zero; fractions must be
+//     written by the caller as fixed strings ("0.25"), so no float formatting enters a hash;
+//   - true, false, null as themselves.
+// Returns kInvalidArgument for a non-integer number or a string that is not valid UTF-8, naming
+// the JSON path.
+Result<std::string> CanonicalJson(const Json& value);
+
+// The lower-case hex SHA-256 of `bytes`.
+std::string Sha256Hex(std::string_view bytes);
+
+// ---------------------------------------------------------------------------------------------
+// Receipts.
+//
+// A receipt's stored body is CanonicalJson of
+//   {"content": <what happened>, "prev": <hash of the previous receipt or "">, "seq": n,
+//    "written_at": "<RFC 3339>"}
+// and its hash is Sha256Hex(body). So a receipt binds its content, its place and its predecessor.
+
+struct ReceiptHead {
+  int64_t seq = 0;   // 0 when there is no receipt
+  std::string hash;  // "" when there is no receipt
+};
+
+// Appends `content` (a JSON object) as the next receipt and returns it. Retries when another
+// writer appended first; kInvalidArgument when `content` is not an object or not canonical-able.
+Result<store::ReceiptRecord> WriteReceipt(store::StateStore& store, const Json& content,
+                                          const Clock& clock);
+
+// The newest receipt's seq and hash.
+Result<ReceiptHead> CurrentReceiptHead(store::StateStore& store);
+
+struct ChainVerdict {
+  bool ok = true;
+  int64_t receipts = 0;        // how many were read
+  ReceiptHead head;            // the last receipt read
+  int64_t first_bad_seq = 0;   // the first receipt (by stored order) that does not verify; 0 if ok
+  std::string problem;         // one sentence: what does not verify, empty when ok
+};
+
+// Walks the whole chain in seq order: each receipt's seq follows the previous one (starting at
+// 1), its body is canonical, names its own seq and the previous hash, its stored prev_hash is the
+// previous receipt's hash, and its hash is the SHA-256 of its body. With `expected_head`
+// non-empty, the chain must also end at that hash (a truncated chain verifies by itself; a head
+// recorded elsewhere catches it). Store errors are errors; a bad chain is a verdict.
+Result<ChainVerdict> VerifyReceiptChain(store::StateStore& store,
+                                        const std::string& expected_head = "");
+
+// The receipt `seq` (0: the newest); kNotFound when there is none.
+Result<store::ReceiptRecord> ShowReceipt(store::StateStore& store, int64_t seq);
+
+// Every receipt as one document: format "json" (an array of {seq, hash, prev_hash, written_at,
+// body}, body parsed) or "md" (a readable section per receipt, hashes included).
+// kInvalidArgument for another format.
+Result<std::string> ExportReceipts(store::StateStore& store, const std::string& format);
+
+// ---------------------------------------------------------------------------------------------
+// People's keys.
+
+struct IssuedKey {
+  std::string email;
+  std::string public_key_pem;
+  std::string private_key_pem;  // handed to the person; never stored
+};
+
+// Makes an Ed25519 key pair for `email` (OpenSSL EVP), stores only the public key (replacing an
+// earlier one: an old private key stops verifying) and records the issue. kInvalidArgument for
+// something that is not a person's email (agents have no keys).
+Result<IssuedKey> IssuePersonKey(store::StateStore& store, const std::string& email,
+                                 const Clock& clock, const std::string& issued_by);
+
+// Writes a private key to `path` readable by its owner only (0600); refuses an existing file.
+Status WritePrivateKeyFile(const std::string& path, const std::string& private_key_pem);
+// Reads a private key file written by WritePrivateKeyFile.
+Result<std::string> ReadPrivateKeyFile(const std::string& path);
+
+// ---------------------------------------------------------------------------------------------
+// Decisions: what a person signs.
+
+enum class Verdict { kApprove, kDeny };
+const char* VerdictName(Verdict v);  // "approve" / "deny"
+
+struct DecisionStatement {
+  std::string person;  // email
+  std::string proposal_id;
+  int64_t version = 0;
+  Verdict verdict = Verdict::kApprove;
+  std::string reason;  // required for a denial
+  TimePoint at;
+  std::string nonce;  // random, single use
+};
+
+// A statement for `person` deciding `proposal_id` version `version` now, with a fresh nonce.
+DecisionStatement NewStatement(const std::string& person, const std::string& proposal_id,
+                               int64_t version, Verdict verdict, const std::string& reason,
+                               const Clock& clock);
+
+// The exact bytes signed: CanonicalJson of the statement's fields.
+std::string StatementBytes(const DecisionStatement& s);
+
+// Signs StatementBytes(s) with an Ed25519 private key (PEM); returns the signature in base64.
+Result<std::string> SignStatement(const DecisionStatement& s, const std::string& private_key_pem);
+
+// A decision as it arrives from a surface: (person, proposal version, surface, proof).
+struct DecisionRequest {
+  DecisionStatement statement;
+  std::string surface;    // "cli", "scenario", "web"; "mcp" is always refused
+  std::string signature;  // base64 Ed25519 signature over StatementBytes(statement)
+};
+
+struct DecisionOutcome {
+  bool accepted = false;
+  std::string reason;  // why it was refused, or what it did ("approved P-1 v1")
+  int64_t event_seq = 0;  // the recorded decision or refusal
+};
+
+// THE identity and authority check. Accepts a decision only when: the surface is not MCP; the
+// person is not an agent; a key is stored for the person and the signature verifies over the
+// statement; the nonce was never used; the statement's time is within 10 minutes of now; the
+// proposal and version exist, the version is the newest and was sent for approval; no decision
+// was recorded for it; its request has not expired; the person is one of the request's approvers
+// and not the proposal's author; a denial carries a reason. Otherwise refuses with the reason.
+// Either way records an event. Errors only when the store fails.
+Result<DecisionOutcome> Decide(store::StateStore& store, const DecisionRequest& request,
+                               const Clock& clock);
+
+// ---------------------------------------------------------------------------------------------
+// Proposals and approval requests.
+
+// A proposal as drafted (before it is stored as a version).
+struct ProposalDraft {
+  std::string id;           // stable across versions, e.g. "INC-3-hold"
+  std::string incident_id;
+  std::string domain;       // whose approvers decide
+  std::string kind;         // hold, flink_deployment_diff, kestra_flow_diff, run_plan, verification_plan
+  std::string author;       // "agent:dw-incidents" or a person's email
+  Json content = Json::object();
+};
+
+enum class ProposalStatus { kDrafted, kPending, kApproved, kDenied, kExpired, kSuperseded };
+const char* ProposalStatusName(ProposalStatus s);
+
+struct ApprovalRequestView {
+  int64_t round = 0;  // 1 = the domain's approvers; 2 = escalate_to
+  std::vector<std::string> approvers;
+  TimePoint expires_at;
+};
+
+// What the event log says about one proposal version.
+struct ProposalState {
+  store::ProposalRecord record;
+  int64_t newest_version = 0;
+  ProposalStatus status = ProposalStatus::kDrafted;
+  std::optional<ApprovalRequestView> request;  // the open or last request
+  std::string decided_by;
+  std::string decision_reason;
+  std::string decision_surface;
+  std::optional<TimePoint> decided_at;
+};
+
+// Stores `draft` as the next version of its id (version 1 when new). A version that was sent is
+// never changed; storing a new one supersedes older versions (a pending request on them lapses).
+Result<store::ProposalRecord> StoreProposal(store::StateStore& store, const ProposalDraft& draft,
+                                            const Clock& clock);
+
+// The state of `proposal_id` at `version` (0: the newest). kNotFound when unknown.
+Result<ProposalState> GetProposalState(store::StateStore& store, const std::string& proposal_id,
+                                       int64_t version, const Clock& clock);
+
+// Sends the newest version of `proposal_id` for approval: a request naming the approvers of its
+// domain (workspace domains.<d>.approvers) that expires after approval_ttl. Refused (recorded)
+// when the domain's autonomy is L0 or L1 (proposals are not sent), when the domain has no
+// approvers, or when the version was already sent.
+Result<ApprovalRequestView> SendForApproval(store::StateStore& store,
+                                            const config::Workspace& workspace,
+                                            const std::string& proposal_id, const Clock& clock,
+                                            const std::string& actor);
+
+// Expires every pending request past its time: records the expiry and, for a first request with
+// escalate_to configured, a new request to escalate_to (same TTL). A request that expires without
+// anywhere to escalate leaves the proposal expired: never granted. Returns what happened, one
+// sentence per transition.
+Result<std::vector<std::string>> ExpireApprovalRequests(store::StateStore& store,
+                                                        const config::Workspace& workspace,
+                                                        const Clock& clock);
+
+// ---------------------------------------------------------------------------------------------
+// Autonomy and the stop switch.
+
+enum class Autonomy { kL0 = 0, kL1, kL2, kL3, kL4 };
+// Parses "L0".."L4"; kInvalidArgument otherwise.
+Result<Autonomy> ParseAutonomy(const std::string& text);
+
+// What a step would do. Only the first four are ever dispatched by Data Workers itself.
+enum class StepKind {
+  kRerunCheck,         // re-run a quality check (reads the warehouse)
+  kReevaluateMetric,   // re-evaluate a metric monitor (reads the warehouse)
+  kQueueOwnerRun,      // queue an approved downstream run as a request to its owner
+  kPostReceipt,        // write and post the receipt
+  kJobChange,          // the rest stay with the owner at every level
+  kDeploy,
+  kRestore,
+  kHold,
+};
+const char* StepKindName(StepKind k);
+
+// Whether a domain at `level` lets Data Workers dispatch `kind` itself: L3 re-runs checks and
+// re-evaluates metrics; L4 also queues owner runs and posts receipts; nothing else ever.
+bool MayDispatchItself(Autonomy level, StepKind kind);
+
+// Records that all autonomous dispatch across the workspace stops (or, with `lift`, resumes).
+// kFailedPrecondition when already in that state (still recorded as a refusal).
+Status SetStopSwitch(store::StateStore& store, bool stop, const std::string& actor,
+                     const std::string& reason, const Clock& clock);
+// Whether the stop switch holds now.
+Result<bool> StopSwitchHolds(store::StateStore& store);
+
+struct AutonomousStep {
+  std::string domain;
+  StepKind kind = StepKind::kRerunCheck;
+  std::string target;  // the check, metric or run it is about
+  Json detail = Json::object();
+};
+
+// Runs a reversible step; implemented by the surface's wiring (checks, monitors, the outbox).
+class StepRunner {
+ public:
+  virtual ~StepRunner() = default;
+  // Performs `step`; an error is reported to a person by the caller.
+  virtual Result<Json> Run(const AutonomousStep& step) = 0;
+};
+
+struct DispatchOutcome {
+  bool dispatched = false;
+  std::string reason;  // why not, or what ran
+  Json result;         // the runner's result when dispatched
+};
+
+// Dispatches `step` through `runner` only when the stop switch does not hold and the domain's
+// autonomy allows it (MayDispatchItself); records the dispatch or the refusal. A runner failure is
+// recorded as a step that needs a person (dispatched, with the error as reason).
+Result<DispatchOutcome> DispatchAutonomous(store::StateStore& store,
+                                           const config::Workspace& workspace,
+                                           const AutonomousStep& step, StepRunner& runner,
+                                           const Clock& clock);
+
+}  // namespace dw::actions

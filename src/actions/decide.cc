@@ -1,0 +1,147 @@
+// Decide(): the one place a person's decision on a proposal is checked and counted.
+#include <algorithm>
+#include <chrono>
+
+#include "actions/approval_log.h"
+#include "actions/identity.h"
+
+namespace dw::actions {
+namespace {
+
+// A signed statement older or newer than this is refused even when its nonce is fresh: a
+// statement is made for now, not saved up.
+constexpr std::chrono::minutes kStatementSkew{10};
+
+}  // namespace
+
+const char* VerdictName(Verdict v) { return v == Verdict::kApprove ? "approve" : "deny"; }
+
+DecisionStatement NewStatement(const std::string& person, const std::string& proposal_id,
+                               int64_t version, Verdict verdict, const std::string& reason,
+                               const Clock& clock) {
+  return {person, proposal_id, version, verdict, reason, clock.Now(), NewNonce()};
+}
+
+std::string StatementBytes(const DecisionStatement& s) {
+  Json j = {{"statement", "data-workers decision v1"},
+            {"person", s.person},
+            {"proposal", s.proposal_id},
+            {"version", s.version},
+            {"decision", VerdictName(s.verdict)},
+            {"reason", s.reason},
+            {"at_ms", ToUnixMillis(s.at)},
+            {"nonce", s.nonce}};
+  Result<std::string> bytes = CanonicalJson(j);
+  // Only invalid UTF-8 fails; such a statement signs and verifies as a marker that never matches
+  // a real signature's bytes.
+  return bytes.ok() ? *bytes : std::string("invalid statement");
+}
+
+namespace {
+
+Result<DecisionOutcome> DecideInTransaction(store::StateStore& store,
+                                            const DecisionRequest& request, const Clock& clock) {
+  const DecisionStatement& s = request.statement;
+  const std::string subject = s.proposal_id.empty() ? "proposal:?" : ProposalSubject(s.proposal_id);
+  Json who = {{"version", s.version},
+              {"person", s.person},
+              {"decision", VerdictName(s.verdict)},
+              {"surface", request.surface}};
+  // Every refusal is recorded, with the statement's identity fields and the reason.
+  auto refuse = [&](const std::string& reason) -> Result<DecisionOutcome> {
+    Json body = who;
+    body["action"] = "decide";
+    body["reason"] = reason;
+    Result<int64_t> seq = Record(store, clock, "refused", subject, s.person, body);
+    if (!seq.ok()) return seq.status();
+    return DecisionOutcome{false, reason, *seq};
+  };
+
+  // Who: the surface and the identity.
+  if (request.surface == "mcp")
+    return refuse("decisions are never taken over MCP: agents draft proposals, people decide");
+  if (request.surface != "cli" && request.surface != "scenario" && request.surface != "web")
+    return refuse("unknown surface '" + request.surface + "'");
+  if (IsAgentIdentity(s.person)) return refuse("'" + s.person + "' is an agent; agents never decide");
+  if (!LooksLikePersonEmail(s.person)) return refuse("'" + s.person + "' is not a person's email");
+
+  // Proof: the person's stored key signed exactly this statement, once, recently.
+  Result<std::optional<store::PersonKeyRecord>> key = store.GetPersonKey(s.person);
+  if (!key.ok()) return key.status();
+  if (!key->has_value())
+    return refuse("no key is issued for " + s.person + " (dw keys issue " + s.person + ")");
+  if (!SignatureVerifies(StatementBytes(s), request.signature, (*key)->public_key_pem))
+    return refuse("the signature does not verify with " + s.person + "'s key (forged or altered)");
+  if (s.nonce.size() < 16) return refuse("the statement's nonce is missing or too short");
+  Result<std::vector<store::ActionEventRecord>> earlier = store.ActionEvents(subject);
+  if (!earlier.ok()) return earlier.status();
+  for (const store::ActionEventRecord& e : *earlier)
+    if (e.nonce == s.nonce)
+      return refuse("the statement's nonce was already used (a replayed signature)");
+  const TimePoint now = clock.Now();
+  if (s.at > now + kStatementSkew || s.at < now - kStatementSkew)
+    return refuse("the statement was signed at " + FormatRfc3339(s.at) +
+                  ", more than 10 minutes from now (" + FormatRfc3339(now) + ")");
+
+  // What: the proposal version and its request.
+  Result<ProposalState> st = GetProposalState(store, s.proposal_id, s.version, clock);
+  if (!st.ok()) {
+    if (st.status().code() != StatusCode::kNotFound) return st.status();
+    return refuse(st.status().message());
+  }
+  const std::string pv = s.proposal_id + " v" + std::to_string(s.version);
+  switch (st->status) {
+    case ProposalStatus::kDrafted: return refuse(pv + " was never sent for approval");
+    case ProposalStatus::kSuperseded:
+      return refuse(pv + " is superseded by version " + std::to_string(st->newest_version));
+    case ProposalStatus::kApproved:
+    case ProposalStatus::kDenied:
+      return refuse(pv + " was already " + ProposalStatusName(st->status) + " by " +
+                    st->decided_by + "; a decision is final");
+    case ProposalStatus::kExpired:
+      return refuse(pv + "'s approval request expired at " +
+                    FormatRfc3339(st->request->expires_at));
+    case ProposalStatus::kPending: break;
+  }
+  // Authority: named in the open request, and not the author.
+  const std::vector<std::string>& approvers = st->request->approvers;
+  if (std::find(approvers.begin(), approvers.end(), s.person) == approvers.end())
+    return refuse(s.person + " is not an approver of " + pv + " (round " +
+                  std::to_string(st->request->round) + " asks " +
+                  (approvers.empty() ? std::string("nobody") : approvers.front()) +
+                  (approvers.size() > 1 ? " and others" : "") + ")");
+  if (st->record.body.value("author", "") == s.person)
+    return refuse(s.person + " wrote " + pv + " and cannot decide it");
+  if (s.verdict == Verdict::kDeny && s.reason.empty())
+    return refuse("a denial needs a reason");
+
+  Json body = who;
+  body["reason"] = s.reason;
+  body["round"] = st->request->round;
+  body["signed_at_ms"] = ToUnixMillis(s.at);
+  body["signature"] = request.signature;
+  const char* kind = s.verdict == Verdict::kApprove ? "approved" : "denied";
+  Result<int64_t> seq = Record(store, clock, kind, subject, s.person, body, s.nonce);
+  if (!seq.ok()) {
+    if (seq.status().code() == StatusCode::kAlreadyExists)
+      return refuse("the statement's nonce was already used (a replayed signature)");
+    return seq.status();
+  }
+  return DecisionOutcome{true, std::string(kind) + " " + pv + " by " + s.person, *seq};
+}
+
+}  // namespace
+
+Result<DecisionOutcome> Decide(store::StateStore& store, const DecisionRequest& request,
+                               const Clock& clock) {
+  // One transaction: two decisions on one version cannot both see it pending.
+  std::optional<Result<DecisionOutcome>> out;
+  Status s = store.InTransaction([&](store::StateStore& tx) -> Status {
+    out = DecideInTransaction(tx, request, clock);
+    return out->status();
+  });
+  if (!s.ok()) return s;
+  return std::move(*out);
+}
+
+}  // namespace dw::actions

@@ -1,0 +1,198 @@
+// People's Ed25519 keys (OpenSSL EVP): issuing them, keeping the private half out of the store,
+// and signing and verifying decision statements.
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "actions/actions.h"
+#include "actions/identity.h"
+
+namespace dw::actions {
+namespace {
+
+struct PkeyFree {
+  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
+};
+struct BioFree {
+  void operator()(BIO* b) const { BIO_free(b); }
+};
+struct MdCtxFree {
+  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+};
+struct PkeyCtxFree {
+  void operator()(EVP_PKEY_CTX* c) const { EVP_PKEY_CTX_free(c); }
+};
+using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
+
+std::string BioText(BIO* bio) {
+  char* data = nullptr;
+  long len = BIO_get_mem_data(bio, &data);
+  return std::string(data, static_cast<size_t>(len));
+}
+
+Pkey ReadPrivate(const std::string& pem) {
+  std::unique_ptr<BIO, BioFree> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  if (!bio) return nullptr;
+  return Pkey(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
+}
+
+Pkey ReadPublic(const std::string& pem) {
+  std::unique_ptr<BIO, BioFree> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  if (!bio) return nullptr;
+  return Pkey(PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
+}
+
+std::string Base64(const unsigned char* data, size_t len) {
+  std::string out(4 * ((len + 2) / 3), '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(len));
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+// Decodes standard base64; nullopt when it is not.
+std::optional<std::string> Unbase64(const std::string& text) {
+  if (text.empty() || text.size() % 4 != 0) return std::nullopt;
+  std::string out(3 * text.size() / 4, '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(text.data()),
+                          static_cast<int>(text.size()));
+  if (n < 0) return std::nullopt;
+  size_t pad = 0;
+  if (text.back() == '=') ++pad;
+  if (text.size() > 1 && text[text.size() - 2] == '=') ++pad;
+  out.resize(static_cast<size_t>(n) - pad);
+  return out;
+}
+
+}  // namespace
+
+bool LooksLikePersonEmail(const std::string& who) {
+  if (IsAgentIdentity(who)) return false;
+  size_t at = who.find('@');
+  if (at == std::string::npos || at == 0 || at + 1 >= who.size()) return false;
+  if (who.find('@', at + 1) != std::string::npos) return false;
+  if (who.find('.', at + 1) == std::string::npos) return false;
+  for (char c : who)
+    if (static_cast<unsigned char>(c) <= 0x20 || c == '"' || c == '<' || c == '>' || c == 0x7f)
+      return false;
+  return true;
+}
+
+bool IsAgentIdentity(const std::string& who) {
+  return who.rfind("agent:", 0) == 0 || who.rfind("dw-", 0) == 0;
+}
+
+Result<IssuedKey> IssuePersonKey(store::StateStore& store, const std::string& email,
+                                 const Clock& clock, const std::string& issued_by) {
+  if (!LooksLikePersonEmail(email))
+    return InvalidArgument("'" + email + "' is not a person's email address (name@domain): keys "
+                           "are issued to people only, never to agents");
+  std::unique_ptr<EVP_PKEY_CTX, PkeyCtxFree> ctx(EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, nullptr));
+  EVP_PKEY* raw = nullptr;
+  if (!ctx || EVP_PKEY_keygen_init(ctx.get()) <= 0 || EVP_PKEY_keygen(ctx.get(), &raw) <= 0)
+    return Internal("OpenSSL could not generate an Ed25519 key");
+  Pkey key(raw);
+  std::unique_ptr<BIO, BioFree> priv(BIO_new(BIO_s_mem()));
+  std::unique_ptr<BIO, BioFree> pub(BIO_new(BIO_s_mem()));
+  if (!priv || !pub ||
+      PEM_write_bio_PrivateKey(priv.get(), key.get(), nullptr, nullptr, 0, nullptr, nullptr) != 1 ||
+      PEM_write_bio_PUBKEY(pub.get(), key.get()) != 1)
+    return Internal("OpenSSL could not encode the Ed25519 key");
+  IssuedKey out{email, BioText(pub.get()), BioText(priv.get())};
+  Status s = store.InTransaction([&](store::StateStore& tx) -> Status {
+    DW_RETURN_IF_ERROR(tx.PutPersonKey({email, out.public_key_pem, clock.Now()}));
+    store::ActionEventRecord e;
+    e.at = clock.Now();
+    e.kind = "key_issued";
+    e.subject = "person:" + email;
+    e.actor = issued_by;
+    e.body = {{"public_key_sha256", Sha256Hex(out.public_key_pem)}};
+    return tx.AppendActionEvent(e).status();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+Status WritePrivateKeyFile(const std::string& path, const std::string& private_key_pem) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    if (errno == EEXIST)
+      return Status(StatusCode::kAlreadyExists,
+                    path + " already exists; a key file is never overwritten");
+    return Unavailable("cannot create " + path + ": " + std::strerror(errno));
+  }
+  ::fchmod(fd, 0600);  // whatever the umask said
+  size_t done = 0;
+  while (done < private_key_pem.size()) {
+    ssize_t n = ::write(fd, private_key_pem.data() + done, private_key_pem.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ::close(fd);
+      ::unlink(path.c_str());
+      return Unavailable("cannot write " + path + ": " + std::strerror(errno));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    ::unlink(path.c_str());
+    return Unavailable("cannot write " + path);
+  }
+  return Status::Ok();
+}
+
+Result<std::string> ReadPrivateKeyFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound("cannot read the key file " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string pem = text.str();
+  if (!ReadPrivate(pem)) return InvalidArgument(path + " does not hold a PEM private key");
+  return pem;
+}
+
+std::string NewNonce() {
+  unsigned char bytes[16];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) return "";
+  return Sha256Hex(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes)).substr(0, 32);
+}
+
+Result<std::string> SignStatement(const DecisionStatement& s, const std::string& private_key_pem) {
+  Pkey key = ReadPrivate(private_key_pem);
+  if (!key || EVP_PKEY_id(key.get()) != EVP_PKEY_ED25519)
+    return InvalidArgument("the key is not an Ed25519 private key in PEM");
+  std::string msg = StatementBytes(s);
+  std::unique_ptr<EVP_MD_CTX, MdCtxFree> ctx(EVP_MD_CTX_new());
+  unsigned char sig[64];
+  size_t len = sizeof sig;
+  if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, key.get()) != 1 ||
+      EVP_DigestSign(ctx.get(), sig, &len, reinterpret_cast<const unsigned char*>(msg.data()),
+                     msg.size()) != 1)
+    return Internal("OpenSSL could not sign the statement");
+  return Base64(sig, len);
+}
+
+bool SignatureVerifies(const std::string& statement_bytes, const std::string& signature_b64,
+                       const std::string& public_key_pem) {
+  Pkey key = ReadPublic(public_key_pem);
+  if (!key || EVP_PKEY_id(key.get()) != EVP_PKEY_ED25519) return false;
+  std::optional<std::string> sig = Unbase64(signature_b64);
+  if (!sig || sig->size() != 64) return false;
+  std::unique_ptr<EVP_MD_CTX, MdCtxFree> ctx(EVP_MD_CTX_new());
+  if (!ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, key.get()) != 1)
+    return false;
+  return EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(sig->data()),
+                          sig->size(),
+                          reinterpret_cast<const unsigned char*>(statement_bytes.data()),
+                          statement_bytes.size()) == 1;
+}
+
+}  // namespace dw::actions

@@ -1,0 +1,243 @@
+// Proposal versions and their approval requests: storing a version, sending it for approval,
+// expiring and escalating requests, and reading the state of a version back from the event log.
+#include <algorithm>
+#include <map>
+
+#include "actions/approval_log.h"
+#include "config/duration.h"
+
+namespace dw::actions {
+
+std::string ProposalSubject(const std::string& proposal_id) { return "proposal:" + proposal_id; }
+
+Result<int64_t> Record(store::StateStore& store, const Clock& clock, const std::string& kind,
+                       const std::string& subject, const std::string& actor, Json body,
+                       const std::string& nonce) {
+  store::ActionEventRecord e;
+  e.at = clock.Now();
+  e.kind = kind;
+  e.subject = subject;
+  e.actor = actor;
+  e.nonce = nonce;
+  e.body = std::move(body);
+  return store.AppendActionEvent(e);
+}
+
+const config::DomainConfig* FindDomain(const config::Workspace& workspace,
+                                       const std::string& name) {
+  auto it = workspace.domains.find(name);
+  return it == workspace.domains.end() ? nullptr : &it->second;
+}
+
+const char* ProposalStatusName(ProposalStatus s) {
+  switch (s) {
+    case ProposalStatus::kDrafted: return "drafted";
+    case ProposalStatus::kPending: return "pending";
+    case ProposalStatus::kApproved: return "approved";
+    case ProposalStatus::kDenied: return "denied";
+    case ProposalStatus::kExpired: return "expired";
+    case ProposalStatus::kSuperseded: return "superseded";
+  }
+  return "unknown";
+}
+
+Result<store::ProposalRecord> StoreProposal(store::StateStore& store, const ProposalDraft& draft,
+                                            const Clock& clock) {
+  if (draft.id.empty()) return InvalidArgument("a proposal needs an id");
+  if (draft.kind.empty()) return InvalidArgument("proposal " + draft.id + " needs a kind");
+  if (draft.author.empty()) return InvalidArgument("proposal " + draft.id + " needs an author");
+  store::ProposalRecord rec;
+  Status s = store.InTransaction([&](store::StateStore& tx) -> Status {
+    Result<std::vector<store::ProposalRecord>> versions = tx.ProposalVersions(draft.id);
+    if (!versions.ok()) return versions.status();
+    rec.id = draft.id;
+    rec.version = versions->empty() ? 1 : versions->back().version + 1;
+    rec.incident_id = draft.incident_id;
+    rec.kind = draft.kind;
+    rec.body = {{"author", draft.author},
+                {"domain", draft.domain},
+                {"content", draft.content}};
+    DW_RETURN_IF_ERROR(tx.AddProposal(rec));
+    return Record(tx, clock, "drafted", ProposalSubject(draft.id), draft.author,
+                  {{"version", rec.version}, {"kind", draft.kind}})
+        .status();
+  });
+  if (!s.ok()) return s;
+  rec.created_at = clock.Now();
+  return rec;
+}
+
+namespace {
+
+ApprovalRequestView RequestFrom(const Json& body) {
+  ApprovalRequestView r;
+  r.round = body.value("round", int64_t{1});
+  r.approvers = body.value("approvers", std::vector<std::string>{});
+  r.expires_at = FromUnixMillis(body.value("expires_at_ms", int64_t{0}));
+  return r;
+}
+
+}  // namespace
+
+Result<ProposalState> GetProposalState(store::StateStore& store, const std::string& proposal_id,
+                                       int64_t version, const Clock& clock) {
+  Result<std::vector<store::ProposalRecord>> versions = store.ProposalVersions(proposal_id);
+  if (!versions.ok()) return versions.status();
+  if (versions->empty()) return NotFound("there is no proposal " + proposal_id);
+  ProposalState st;
+  st.newest_version = versions->back().version;
+  if (version == 0) version = st.newest_version;
+  auto it = std::find_if(versions->begin(), versions->end(),
+                         [&](const store::ProposalRecord& p) { return p.version == version; });
+  if (it == versions->end())
+    return NotFound("proposal " + proposal_id + " has no version " + std::to_string(version) +
+                    " (newest is " + std::to_string(st.newest_version) + ")");
+  st.record = *it;
+  Result<std::vector<store::ActionEventRecord>> events =
+      store.ActionEvents(ProposalSubject(proposal_id));
+  if (!events.ok()) return events.status();
+  bool decided = false, request_closed = false;
+  for (const store::ActionEventRecord& e : *events) {
+    if (e.body.value("version", int64_t{0}) != version) continue;
+    if (e.kind == "sent" || e.kind == "escalated") {
+      st.request = RequestFrom(e.body);
+      request_closed = false;
+    } else if (e.kind == "expired" || e.kind == "lapsed") {
+      request_closed = true;
+    } else if ((e.kind == "approved" || e.kind == "denied") && !decided) {
+      decided = true;
+      st.status = e.kind == "approved" ? ProposalStatus::kApproved : ProposalStatus::kDenied;
+      st.decided_by = e.actor;
+      st.decision_reason = e.body.value("reason", "");
+      st.decision_surface = e.body.value("surface", "");
+      st.decided_at = e.at;
+    }
+  }
+  if (decided) return st;
+  if (version < st.newest_version) {
+    st.status = ProposalStatus::kSuperseded;
+  } else if (st.request) {
+    st.status = request_closed || clock.Now() >= st.request->expires_at ? ProposalStatus::kExpired
+                                                                        : ProposalStatus::kPending;
+  }
+  return st;
+}
+
+Result<ApprovalRequestView> SendForApproval(store::StateStore& store,
+                                            const config::Workspace& workspace,
+                                            const std::string& proposal_id, const Clock& clock,
+                                            const std::string& actor) {
+  Result<ProposalState> st = GetProposalState(store, proposal_id, 0, clock);
+  if (!st.ok()) return st.status();
+  const std::string subject = ProposalSubject(proposal_id);
+  const int64_t version = st->record.version;
+  auto refuse = [&](Status why) -> Result<ApprovalRequestView> {
+    Result<int64_t> rec = Record(store, clock, "refused", subject, actor,
+                                 {{"version", version}, {"action", "send"}, {"reason", why.message()}});
+    if (!rec.ok()) return rec.status();
+    return why;
+  };
+  const std::string domain_name = st->record.body.value("domain", "");
+  const config::DomainConfig* domain = FindDomain(workspace, domain_name);
+  if (domain == nullptr)
+    return refuse(FailedPrecondition("proposal " + proposal_id + " belongs to domain '" +
+                                     domain_name + "', which the workspace does not define"));
+  Result<Autonomy> level = ParseAutonomy(domain->autonomy);
+  if (!level.ok()) return refuse(level.status());
+  if (*level < Autonomy::kL2)
+    return refuse(FailedPrecondition("domain " + domain_name + " is at autonomy " +
+                                     domain->autonomy +
+                                     ": proposals are drafted but not sent (L2 and above send)"));
+  if (st->status != ProposalStatus::kDrafted)
+    return refuse(FailedPrecondition("proposal " + proposal_id + " version " +
+                                     std::to_string(version) + " is already " +
+                                     ProposalStatusName(st->status)));
+  if (domain->approvers.empty())
+    return refuse(FailedPrecondition("domain " + domain_name +
+                                     " names no approvers (domains." + domain_name + ".approvers)"));
+  Result<std::chrono::milliseconds> ttl = config::ParseDuration(domain->approval_ttl);
+  if (!ttl.ok() || ttl->count() <= 0)
+    return refuse(FailedPrecondition("domain " + domain_name + " has no usable approval_ttl ('" +
+                                     domain->approval_ttl + "')"));
+  ApprovalRequestView req{1, domain->approvers, clock.Now() + *ttl};
+  Result<int64_t> rec = Record(store, clock, "sent", subject, actor,
+                               {{"version", version},
+                                {"round", req.round},
+                                {"approvers", req.approvers},
+                                {"ttl_ms", static_cast<int64_t>(ttl->count())},
+                                {"expires_at_ms", ToUnixMillis(req.expires_at)}});
+  if (!rec.ok()) return rec.status();
+  return req;
+}
+
+Result<std::vector<std::string>> ExpireApprovalRequests(store::StateStore& store,
+                                                        const config::Workspace& workspace,
+                                                        const Clock& clock) {
+  std::vector<std::string> said;
+  Result<std::vector<store::ActionEventRecord>> events = store.ActionEvents("");
+  if (!events.ok()) return events.status();
+  // One pass over the log: per proposal, its newest version and that version's last request.
+  struct Open {
+    int64_t newest = 0;
+    const store::ActionEventRecord* request = nullptr;  // of the newest version
+    bool closed = false;                                // expired or decided
+  };
+  std::map<std::string, Open> open;
+  std::vector<std::string> order;  // proposals in the order they were first drafted
+  for (const store::ActionEventRecord& e : *events) {
+    if (e.subject.rfind("proposal:", 0) != 0) continue;
+    const std::string id = e.subject.substr(9);
+    const int64_t v = e.body.value("version", int64_t{0});
+    auto [it, fresh] = open.try_emplace(id);
+    if (fresh) order.push_back(id);
+    Open& o = it->second;
+    if (e.kind == "drafted" && v > o.newest) o = Open{v, nullptr, false};
+    if (v != o.newest) continue;
+    if (e.kind == "sent" || e.kind == "escalated") o.request = &e, o.closed = false;
+    if (e.kind == "expired" || e.kind == "approved" || e.kind == "denied") o.closed = true;
+  }
+  const TimePoint now = clock.Now();
+  for (const std::string& id : order) {
+    const Open& o = open[id];
+    if (o.request == nullptr || o.closed ||
+        now < FromUnixMillis(o.request->body.value("expires_at_ms", int64_t{0})))
+      continue;
+    Result<ProposalState> st = GetProposalState(store, id, o.newest, clock);
+    if (!st.ok()) return st.status();
+    if (st->status != ProposalStatus::kExpired || !st->request) continue;
+    const store::ActionEventRecord* last_request = o.request;
+    const int64_t version = st->record.version;
+    const std::string who = "dw (approval_ttl)";
+    Status s = store.InTransaction([&](store::StateStore& tx) -> Status {
+      DW_RETURN_IF_ERROR(Record(tx, clock, "expired", ProposalSubject(id), who,
+                                {{"version", version}, {"round", st->request->round}})
+                             .status());
+      std::string line = "proposal " + id + " v" + std::to_string(version) + ": round " +
+                         std::to_string(st->request->round) + " expired unanswered";
+      const config::DomainConfig* domain =
+          FindDomain(workspace, st->record.body.value("domain", ""));
+      if (st->request->round == 1 && domain != nullptr && !domain->escalate_to.empty()) {
+        int64_t ttl_ms = last_request->body.value("ttl_ms", int64_t{0});
+        TimePoint expires = clock.Now() + std::chrono::milliseconds(ttl_ms);
+        DW_RETURN_IF_ERROR(Record(tx, clock, "escalated", ProposalSubject(id), who,
+                                  {{"version", version},
+                                   {"round", 2},
+                                   {"approvers", domain->escalate_to},
+                                   {"ttl_ms", ttl_ms},
+                                   {"expires_at_ms", ToUnixMillis(expires)}})
+                               .status());
+        line += "; escalated to " + domain->escalate_to.front() +
+                (domain->escalate_to.size() > 1 ? " and others" : "") + " until " +
+                FormatRfc3339(expires);
+      } else {
+        line += "; nowhere further to escalate: not approved";
+      }
+      said.push_back(std::move(line));
+      return Status::Ok();
+    });
+    if (!s.ok()) return s;
+  }
+  return said;
+}
+
+}  // namespace dw::actions

@@ -1,0 +1,189 @@
+// Receipts: writing the next link of the hash chain and walking the chain to verify it.
+#include <string_view>
+
+#include "actions/actions.h"
+
+namespace dw::actions {
+namespace {
+
+constexpr int kAppendAttempts = 8;
+
+// The part of a body after its content, which every receipt body ends with because keys are
+// sorted (content < prev < seq < written_at): ,"prev":"H","seq":N,"written_at":"
+std::string LinkMarker(const std::string& prev, int64_t seq) {
+  return ",\"prev\":\"" + prev + "\",\"seq\":" + std::to_string(seq) + ",\"written_at\":\"";
+}
+
+// Whether `body` names `prev` and `seq` as its own link. Reads the tail only: the content comes
+// first and cannot end after the top-level written_at, so the last marker is the real one.
+bool BodyNamesLink(std::string_view body, const std::string& prev, int64_t seq) {
+  static constexpr std::string_view kStart = "{\"content\":";
+  static constexpr std::string_view kWritten = ",\"written_at\":\"";
+  if (body.substr(0, kStart.size()) != kStart) return false;
+  if (body.size() < 2 || body.substr(body.size() - 2) != "\"}") return false;
+  size_t w = body.rfind(kWritten);
+  if (w == std::string_view::npos) return false;
+  std::string marker = LinkMarker(prev, seq);
+  size_t marker_head = marker.size() - kWritten.size();
+  if (w < marker_head) return false;
+  if (body.substr(w - marker_head, marker.size()) != marker) return false;
+  // Nothing but the timestamp between the marker and the closing quote.
+  std::string_view stamp = body.substr(w + kWritten.size(), body.size() - 2 - w - kWritten.size());
+  return stamp.find('"') == std::string_view::npos && stamp.find('\\') == std::string_view::npos;
+}
+
+}  // namespace
+
+Result<store::ReceiptRecord> WriteReceipt(store::StateStore& store, const Json& content,
+                                          const Clock& clock) {
+  if (!content.is_object()) return InvalidArgument("a receipt's content must be a JSON object");
+  Result<std::string> encoded_content = CanonicalJson(content);
+  if (!encoded_content.ok()) return encoded_content.status();
+  Status last;
+  for (int attempt = 0; attempt < kAppendAttempts; ++attempt) {
+    Result<std::optional<store::ReceiptRecord>> head = store.GetReceipt(0);
+    if (!head.ok()) return head.status();
+    int64_t seq = head->has_value() ? (*head)->seq + 1 : 1;
+    std::string prev = head->has_value() ? (*head)->hash : "";
+    // Built by hand around the already canonical content; equal to CanonicalJson of the object.
+    std::string body = "{\"content\":" + *encoded_content + LinkMarker(prev, seq) +
+                       FormatRfc3339(clock.Now()) + "\"}";
+    store::ReceiptRecord rec;
+    rec.seq = seq;
+    rec.prev_hash = prev;
+    rec.hash = Sha256Hex(body);
+    rec.body = std::move(body);
+    Result<int64_t> appended = store.AppendReceipt(rec.prev_hash, rec.hash, rec.body);
+    if (appended.ok()) {
+      rec.seq = *appended;
+      rec.written_at = clock.Now();
+      return rec;
+    }
+    last = appended.status();
+    // Another writer appended first: read the new head and try again.
+    if (last.code() != StatusCode::kFailedPrecondition &&
+        last.code() != StatusCode::kAlreadyExists)
+      return last;
+  }
+  return Unavailable("could not append a receipt: other writers kept moving the chain (" +
+                     last.message() + ")");
+}
+
+Result<ReceiptHead> CurrentReceiptHead(store::StateStore& store) {
+  Result<std::optional<store::ReceiptRecord>> head = store.GetReceipt(0);
+  if (!head.ok()) return head.status();
+  ReceiptHead out;
+  if (head->has_value()) {
+    out.seq = (*head)->seq;
+    out.hash = (*head)->hash;
+  }
+  return out;
+}
+
+Result<ChainVerdict> VerifyReceiptChain(store::StateStore& store,
+                                        const std::string& expected_head) {
+  ChainVerdict v;
+  std::string prev;
+  int64_t expected_seq = 1;
+  auto fail = [&](int64_t seq, std::string problem) {
+    v.ok = false;
+    v.first_bad_seq = seq;
+    v.problem = std::move(problem);
+  };
+  Status scanned = store.ScanReceipts([&](const store::ReceiptRecord& r) -> Status {
+    if (!v.ok) return Status::Ok();  // keep counting after the first failure
+    ++v.receipts;
+    const std::string n = std::to_string(r.seq);
+    if (r.seq != expected_seq) {
+      fail(r.seq, "receipt " + n + " follows receipt " + std::to_string(expected_seq - 1) +
+                      ": receipt " + std::to_string(expected_seq) +
+                      (r.seq > expected_seq ? " is missing" : " is out of order"));
+    } else if (r.prev_hash != prev) {
+      fail(r.seq, "receipt " + n + " says the previous hash is '" + r.prev_hash +
+                      "' but the previous receipt's hash is '" + prev + "'");
+    } else if (Sha256Hex(r.body) != r.hash) {
+      fail(r.seq, "receipt " + n + "'s body does not hash to its recorded hash (edited)");
+    } else if (!BodyNamesLink(r.body, prev, r.seq)) {
+      fail(r.seq, "receipt " + n + "'s body does not name its own place in the chain (seq " + n +
+                      " after '" + prev + "')");
+    } else {
+      v.head = {r.seq, r.hash};
+    }
+    prev = r.hash;
+    ++expected_seq;
+    return Status::Ok();
+  });
+  if (!scanned.ok()) return scanned;
+  if (v.ok && !expected_head.empty() && expected_head != v.head.hash) {
+    fail(v.head.seq + 1, v.head.seq == 0
+                             ? "the chain is empty but the expected head is '" + expected_head + "'"
+                             : "the chain ends at receipt " + std::to_string(v.head.seq) + " ('" +
+                                   v.head.hash + "'), not at the expected head '" +
+                                   expected_head + "': receipts were cut off or replaced");
+  }
+  return v;
+}
+
+Result<store::ReceiptRecord> ShowReceipt(store::StateStore& store, int64_t seq) {
+  if (seq < 0) return InvalidArgument("a receipt's seq is 1 or more");
+  Result<std::optional<store::ReceiptRecord>> r = store.GetReceipt(seq);
+  if (!r.ok()) return r.status();
+  if (!r->has_value())
+    return NotFound(seq == 0 ? std::string("there are no receipts yet")
+                             : "there is no receipt " + std::to_string(seq));
+  return **r;
+}
+
+namespace {
+
+Json ParsedBody(const std::string& body) {
+  Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? Json(body) : j;
+}
+
+void AppendMarkdown(const store::ReceiptRecord& r, std::string& out) {
+  Json body = ParsedBody(r.body);
+  out += "## Receipt " + std::to_string(r.seq) + "\n\n";
+  out += "- hash: `" + r.hash + "`\n";
+  out += "- previous: `" + (r.prev_hash.empty() ? std::string("(first)") : r.prev_hash) + "`\n";
+  if (body.is_object() && body.contains("written_at") && body["written_at"].is_string())
+    out += "- written at: " + body["written_at"].get<std::string>() + "\n";
+  out += "\n";
+  if (body.is_object() && body.contains("content") && body["content"].is_object()) {
+    for (const auto& [key, value] : body["content"].items()) {
+      out += "### " + key + "\n\n";
+      if (value.is_string()) {
+        out += value.get<std::string>() + "\n\n";
+      } else {
+        out += "```json\n" + value.dump(2, ' ', false, Json::error_handler_t::replace) + "\n```\n\n";
+      }
+    }
+  } else {
+    out += "```\n" + r.body + "\n```\n\n";
+  }
+}
+
+}  // namespace
+
+Result<std::string> ExportReceipts(store::StateStore& store, const std::string& format) {
+  if (format != "json" && format != "md")
+    return InvalidArgument("--format must be json or md, not '" + format + "'");
+  Json all = Json::array();
+  std::string md = "# Receipts\n\n";
+  Status s = store.ScanReceipts([&](const store::ReceiptRecord& r) -> Status {
+    if (format == "json") {
+      all.push_back({{"seq", r.seq},
+                     {"hash", r.hash},
+                     {"prev_hash", r.prev_hash},
+                     {"written_at", FormatRfc3339(r.written_at)},
+                     {"body", ParsedBody(r.body)}});
+    } else {
+      AppendMarkdown(r, md);
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return format == "json" ? all.dump(2, ' ', false, Json::error_handler_t::replace) + "\n" : md;
+}
+
+}  // namespace dw::actions

@@ -1,0 +1,276 @@
+// Receipts are append-only and hash-chained: every edit, deletion, reordering and truncation of
+// the stored rows is detected, on both store backends, and a writer killed mid-write leaves a
+// chain that verifies.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "actions/actions.h"
+#include "tests/store/store_test_support.h"
+
+namespace dw::actions {
+namespace {
+
+using store::SqlRow;
+using store::SqlValue;
+using store::test_support::ScratchLocation;
+
+const TimePoint kStart = FromUnixMillis(1'800'000'000'000);
+
+class ReceiptChainTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "postgresql" && store::test_support::PostgresTestUrl().empty())
+      GTEST_SKIP() << store::test_support::kPgSkipMessage;
+    auto scratch = ScratchLocation::Create(GetParam());
+    ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
+    scratch_ = std::move(scratch).value();
+    auto opened = store::OpenStateStore(scratch_->location(), clock_);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    store_ = std::move(opened).value();
+  }
+
+  // Writes `n` receipts and returns the head.
+  ReceiptHead WriteSome(int n) {
+    for (int i = 0; i < n; ++i) {
+      Json content = {{"incident", "INC-" + std::to_string(i)}, {"cause", "restore skipped state"}};
+      Result<store::ReceiptRecord> r = WriteReceipt(*store_, content, clock_);
+      EXPECT_TRUE(r.ok()) << r.status().ToString();
+      clock_.Advance(std::chrono::minutes(1));
+    }
+    Result<ReceiptHead> head = CurrentReceiptHead(*store_);
+    EXPECT_TRUE(head.ok());
+    return head.ok() ? *head : ReceiptHead{};
+  }
+
+  // Test-only SQL behind the store's back: what an attacker with store access could do.
+  void Raw(const std::string& sql, const std::vector<SqlValue>& params = {}) {
+    auto conn = scratch_->Connect();
+    ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+    auto rows = (*conn)->Query(sql, params);
+    ASSERT_TRUE(rows.ok()) << sql << ": " << rows.status().ToString();
+  }
+
+  ChainVerdict Verify(const std::string& head = "") {
+    Result<ChainVerdict> v = VerifyReceiptChain(*store_, head);
+    EXPECT_TRUE(v.ok()) << v.status().ToString();
+    return v.ok() ? *v : ChainVerdict{};
+  }
+
+  SimulatedClock clock_{kStart};
+  std::unique_ptr<ScratchLocation> scratch_;
+  std::unique_ptr<store::StateStore> store_;
+};
+
+TEST_P(ReceiptChainTest, AnUntouchedChainVerifiesAndEachReceiptNamesItsPredecessor) {
+  ReceiptHead head = WriteSome(5);
+  EXPECT_EQ(head.seq, 5);
+  ChainVerdict v = Verify(head.hash);
+  EXPECT_TRUE(v.ok) << v.problem;
+  EXPECT_EQ(v.receipts, 5);
+  Result<store::ReceiptRecord> third = ShowReceipt(*store_, 3);
+  ASSERT_TRUE(third.ok());
+  Result<store::ReceiptRecord> second = ShowReceipt(*store_, 2);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(third->prev_hash, second->hash);
+  EXPECT_EQ(third->hash, Sha256Hex(third->body));
+  Json body = Json::parse(third->body);
+  EXPECT_EQ(body["seq"], 3);
+  EXPECT_EQ(body["prev"], second->hash);
+  EXPECT_EQ(body["content"]["incident"], "INC-2");
+  // The body is exactly its canonical encoding.
+  EXPECT_EQ(*CanonicalJson(body), third->body);
+}
+
+TEST_P(ReceiptChainTest, AnEditedBodyIsNamed) {
+  WriteSome(5);
+  Raw("UPDATE receipts SET body = replace(body, 'INC-2', 'INC-9') WHERE seq = 3");
+  ChainVerdict v = Verify();
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.first_bad_seq, 3);
+  EXPECT_NE(v.problem.find("edited"), std::string::npos) << v.problem;
+}
+
+TEST_P(ReceiptChainTest, AnEditWithARecomputedHashBreaksTheNextLink) {
+  WriteSome(5);
+  Result<store::ReceiptRecord> r = ShowReceipt(*store_, 3);
+  ASSERT_TRUE(r.ok());
+  std::string forged = r->body;
+  forged.replace(forged.find("INC-2"), 5, "INC-9");
+  Raw("UPDATE receipts SET body = $1, hash = $2 WHERE seq = 3", {forged, Sha256Hex(forged)});
+  ChainVerdict v = Verify();
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.first_bad_seq, 4) << v.problem;
+}
+
+TEST_P(ReceiptChainTest, AForgedChainToTheHeadIsCaughtByTheRecordedHead) {
+  ReceiptHead head = WriteSome(3);
+  // Rewrite the last receipt wholesale, consistently: only a head kept elsewhere can tell.
+  Result<store::ReceiptRecord> r = ShowReceipt(*store_, 3);
+  ASSERT_TRUE(r.ok());
+  std::string forged = r->body;
+  forged.replace(forged.find("INC-2"), 5, "INC-7");
+  Raw("UPDATE receipts SET body = $1, hash = $2 WHERE seq = 3", {forged, Sha256Hex(forged)});
+  EXPECT_TRUE(Verify().ok);
+  ChainVerdict v = Verify(head.hash);
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.problem.find("expected head"), std::string::npos) << v.problem;
+}
+
+TEST_P(ReceiptChainTest, ADeletedReceiptIsNamed) {
+  WriteSome(5);
+  Raw("DELETE FROM receipts WHERE seq = 2");
+  ChainVerdict v = Verify();
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.first_bad_seq, 3);
+  EXPECT_NE(v.problem.find("receipt 2 is missing"), std::string::npos) << v.problem;
+}
+
+TEST_P(ReceiptChainTest, DeletingTheFirstReceiptIsDetected) {
+  WriteSome(3);
+  Raw("DELETE FROM receipts WHERE seq = 1");
+  ChainVerdict v = Verify();
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.first_bad_seq, 2);
+}
+
+TEST_P(ReceiptChainTest, ReorderedReceiptsAreDetected) {
+  WriteSome(5);
+  // Swap receipts 2 and 4 by their seq (through a free seq, since seq is the key).
+  Raw("UPDATE receipts SET seq = 100 WHERE seq = 2");
+  Raw("UPDATE receipts SET seq = 2 WHERE seq = 4");
+  Raw("UPDATE receipts SET seq = 4 WHERE seq = 100");
+  ChainVerdict v = Verify();
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.first_bad_seq, 2) << v.problem;
+}
+
+TEST_P(ReceiptChainTest, ReorderingRowsAndTheirPrevHashesStillFailsOnTheBodies) {
+  WriteSome(4);
+  Result<store::ReceiptRecord> r2 = ShowReceipt(*store_, 2);
+  Result<store::ReceiptRecord> r3 = ShowReceipt(*store_, 3);
+  Result<store::ReceiptRecord> r1 = ShowReceipt(*store_, 1);
+  ASSERT_TRUE(r1.ok() && r2.ok() && r3.ok());
+  // Put 3 where 2 was and fix up the stored prev_hash columns to look chained.
+  Raw("UPDATE receipts SET seq = 100 WHERE seq = 2");
+  Raw("UPDATE receipts SET seq = 2, prev_hash = $1 WHERE seq = 3", {r1->hash});
+  Raw("UPDATE receipts SET seq = 3, prev_hash = $1 WHERE seq = 100", {r3->hash});
+  ChainVerdict v = Verify();
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.first_bad_seq, 2) << v.problem;
+}
+
+TEST_P(ReceiptChainTest, TruncationVerifiesAloneButNotAgainstTheRecordedHead) {
+  ReceiptHead head = WriteSome(5);
+  Raw("DELETE FROM receipts WHERE seq >= 4");
+  EXPECT_TRUE(Verify().ok);
+  ChainVerdict v = Verify(head.hash);
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.first_bad_seq, 4);
+  EXPECT_NE(v.problem.find("cut off"), std::string::npos) << v.problem;
+  Raw("DELETE FROM receipts");
+  EXPECT_FALSE(Verify(head.hash).ok);
+}
+
+TEST_P(ReceiptChainTest, AChangedPrevHashColumnIsDetected) {
+  WriteSome(3);
+  Raw("UPDATE receipts SET prev_hash = 'x' WHERE seq = 2");
+  ChainVerdict v = Verify();
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.first_bad_seq, 2);
+}
+
+TEST_P(ReceiptChainTest, ExportsJsonAndMarkdown) {
+  WriteSome(2);
+  Result<std::string> json = ExportReceipts(*store_, "json");
+  ASSERT_TRUE(json.ok());
+  Json all = Json::parse(*json);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[1]["body"]["content"]["incident"], "INC-1");
+  EXPECT_EQ(all[1]["prev_hash"], all[0]["hash"]);
+  Result<std::string> md = ExportReceipts(*store_, "md");
+  ASSERT_TRUE(md.ok());
+  EXPECT_NE(md->find("## Receipt 2"), std::string::npos);
+  EXPECT_NE(md->find("restore skipped state"), std::string::npos);
+  EXPECT_EQ(ExportReceipts(*store_, "xml").status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_P(ReceiptChainTest, RefusesContentWithoutACanonicalForm) {
+  EXPECT_EQ(WriteReceipt(*store_, Json{{"ratio", 0.5}}, clock_).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(WriteReceipt(*store_, Json::array(), clock_).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(CurrentReceiptHead(*store_)->seq, 0);
+}
+
+TEST_P(ReceiptChainTest, ConcurrentWritersKeepOneChain) {
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 4; ++t)
+    writers.emplace_back([&] {
+      for (int i = 0; i < 25; ++i) EXPECT_TRUE(WriteReceipt(*store_, {{"i", i}}, clock_).ok());
+    });
+  for (auto& w : writers) w.join();
+  ChainVerdict v = Verify();
+  EXPECT_TRUE(v.ok) << v.problem;
+  EXPECT_EQ(v.receipts, 100);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ReceiptChainTest, ::testing::Values("sqlite", "postgresql"),
+                         [](const auto& info) { return info.param; });
+
+// The writer a kill -9 test runs in a separate process: appends receipts to the store named by
+// DW_RECEIPT_WRITER_STORE until it is killed. Skipped in a normal run.
+TEST(ReceiptWriterChild, AppendsUntilKilled) {
+  const char* location = std::getenv("DW_RECEIPT_WRITER_STORE");
+  if (location == nullptr) GTEST_SKIP() << "only run as the child of ReceiptCrashTest";
+  SimulatedClock clock(kStart);
+  auto opened = store::OpenStateStore(location, clock);
+  if (!opened.ok()) _exit(3);
+  std::string padding(2000, 'x');  // bigger writes: more time inside each one
+  for (int64_t i = 0;; ++i) {
+    if (!WriteReceipt(**opened, {{"i", i}, {"padding", padding}}, clock).ok()) _exit(4);
+  }
+}
+
+TEST(ReceiptCrashTest, AKillDuringWritesLeavesAVerifiableChain) {
+  auto scratch = ScratchLocation::Create("sqlite");
+  ASSERT_TRUE(scratch.ok());
+  const std::string location = (*scratch)->location();
+  SimulatedClock clock(kStart);
+  {
+    auto opened = store::OpenStateStore(location, clock);  // migrate before the child starts
+    ASSERT_TRUE(opened.ok());
+  }
+  for (int round = 0; round < 3; ++round) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      setenv("DW_RECEIPT_WRITER_STORE", location.c_str(), 1);
+      execl("/proc/self/exe", "dw_tests", "--gtest_filter=ReceiptWriterChild.AppendsUntilKilled",
+            static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    // Let it write for a while (variable, so the kill lands at different points of a write).
+    std::this_thread::sleep_for(std::chrono::milliseconds(300 + 150 * round));
+    ASSERT_EQ(kill(pid, SIGKILL), 0);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "the writer exited by itself with " << WEXITSTATUS(status);
+    auto opened = store::OpenStateStore(location, clock);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    Result<ChainVerdict> v = VerifyReceiptChain(**opened);
+    ASSERT_TRUE(v.ok()) << v.status().ToString();
+    EXPECT_TRUE(v->ok) << v->problem;
+    EXPECT_GT(v->receipts, 0) << "the writer never wrote: the test proves nothing";
+    // And the chain goes on from where the killed writer stopped.
+    EXPECT_TRUE(WriteReceipt(**opened, {{"after_kill", round}}, clock).ok());
+  }
+}
+
+}  // namespace
+}  // namespace dw::actions
