@@ -4,6 +4,7 @@
 //   POST /subjects/{s}/versions            registers: the same schema again answers its existing
 //        id (no new version); a schema seen in any subject keeps its id; a new one gets the next id;
 //        checked first against the versions the subject's level implies (409 when incompatible)
+//   POST /subjects/{s}                      looks the schema up: {subject, id, version, schema}
 //   POST /compatibility/subjects/{s}/versions/{v|latest}[?verbose=true]   against that version only
 //   POST /compatibility/subjects/{s}/versions[?verbose=true]              against what the level implies
 //   PUT  /config, /config/{s}               {"compatibility": LEVEL}
@@ -330,6 +331,23 @@ void InstallSchemaRegistry(const Json& script, httplib::Server& server, std::sha
     for (const auto& v : s->versions) version = std::max(version, v.version);
     s->versions.push_back(SimVersion{version + 1, id, Now(*clock), text, type, false});
     res.set_content(Json{{"id", id}}.dump(), kType);
+  });
+
+  // Look-up: the version of the subject holding this schema.
+  server.Post(R"(/subjects/([^/]+))", [st, find, visible, candidate, not_found](const httplib::Request& req, httplib::Response& res) {
+    std::string text;
+    schema::Format format;
+    if (!candidate(req, res, &text, &format)) return;
+    std::lock_guard<std::mutex> lock(st->mu);
+    SimSubject* s = find(req.matches[1]);
+    if (!s || visible(*s, false).empty()) return not_found(res, req.matches[1]);
+    for (const auto* v : visible(*s, false))
+      if (Canonical(v->schema) == Canonical(text) && v->type == schema::FormatName(format)) {
+        Json body = {{"subject", s->name}, {"version", v->version}, {"id", v->id}, {"schema", v->schema}};
+        if (v->type != "AVRO") body["schemaType"] = v->type;
+        return res.set_content(body.dump(), kType);
+      }
+    ErrorCode(res, 404, 40403, "Schema not found");
   });
 
   server.Delete(R"(/subjects/(.+)/versions/([^/]+))", [st, find, visible, not_found](const httplib::Request& req, httplib::Response& res) {

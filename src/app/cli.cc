@@ -107,6 +107,14 @@ int RunCli(int argc, char** argv) {
     sc->add_option("--format", schema_cmd.format, "text or json")->check(CLI::IsMember({"text", "json"}));
   }
   schema_check->add_option("--previous", schema_cmd.previous, "inline: earlier schema files, oldest first (no registry read)");
+  auto* schema_register = schema->add_subcommand("register", "propose registering FILE under SUBJECT; register it once approved");
+  schema_register->add_option("SUBJECT", schema_cmd.subject, "registry subject")->required();
+  schema_register->add_option("FILE", schema_cmd.file, "the schema to register (not needed with --proposal)");
+  schema_register->add_option("--type", schema_cmd.schema_type, "AVRO or JSON (default AVRO)")->check(CLI::IsMember({"AVRO", "JSON"}));
+  schema_register->add_option("--proposal", schema_cmd.proposal, "the approved proposal to carry out");
+  schema_register->add_option("--domain", schema_cmd.domain, "whose approvers decide (default the topic's domain)");
+  schema_register->add_option("--platform", schema_cmd.platform, "the schema-registry platform, when several are configured");
+  schema_register->add_option("--format", schema_cmd.format, "text or json")->check(CLI::IsMember({"text", "json"}));
 
   std::string ingest_source, ingest_path;
   auto* ingest = app.add_subcommand("ingest", "store lineage from a file or a Kestra API in the context graph");
@@ -174,6 +182,7 @@ int RunCli(int argc, char** argv) {
   if (*ingest) return CmdIngest(g, ingest_source, ingest_path);
   if (*schema_check) return CmdSchemaCheck(g, schema_cmd);
   if (*schema_impact) return CmdSchemaImpact(g, schema_cmd);
+  if (*schema_register) return CmdSchemaRegister(g, schema_cmd);
 
   if (*collect) return CmdCollect(g, format, max_log_bytes);
 

@@ -128,4 +128,39 @@ int CmdSchemaImpact(const GlobalOptions& g, const SchemaCommand& c) {
   return 0;
 }
 
+int CmdSchemaRegister(const GlobalOptions& g, const SchemaCommand& c) {
+  std::string text;
+  if (c.proposal.empty()) {
+    if (c.file.empty()) return Fail("register", InvalidArgument("give the schema FILE to draft a registration, or --proposal ID"));
+    auto t = ReadSchemaFile(c.file);
+    if (!t.ok()) return Fail("register", t.status());
+    text = *t;
+  }
+  auto format = schema::ParseFormat(c.schema_type);
+  if (!format.ok()) return Fail("register", format.status());
+  Result<const Clock*> clock = CommandClock(g);
+  if (!clock.ok()) return Fail("register", clock.status());
+  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
+  if (!services->workspace_status().ok()) return Fail("register", services->workspace_status());
+  auto registry = schema::RegistryPlatform(services->workspace().platforms, c.platform);
+  if (!registry.ok()) return Fail("register", registry.status());
+  auto store = services->state();
+  if (!store.ok()) return Fail("register", store.status());
+  auto graph = services->graph();
+  schema::RegisterRequest req;
+  req.subject = c.subject;
+  req.schema = text;
+  req.format = *format;
+  req.proposal_id = c.proposal;
+  req.domain = c.domain;
+  req.actor = "agent:dw-cli";  // the command drafts; the person who ran it may still approve
+  auto r = schema::RegisterStreamSchema(req, **store, services->workspace(), **registry, services->http(), graph.ok() ? *graph : nullptr,
+                                        **clock);
+  if (!r.ok()) return Fail("register", r.status());
+  if (c.format == "json") std::cout << r->dump(2) << "\n";
+  else std::cout << (*r)["summary"].get<std::string>() << "\n";
+  if ((*r)["registered"].get<bool>()) return 0;
+  return (*r)["status"] == "refused_by_registry" ? 1 : 3;
+}
+
 }  // namespace dw::app

@@ -73,4 +73,30 @@ Result<CompatibilityResult> RegistryClient::CheckCompatibility(const std::string
   });
 }
 
+Result<int64_t> RegistryClient::Register(const std::string& subject, const std::string& schema,
+                                         const std::string& schema_type) const {
+  Json body = {{"schema", schema}};
+  if (schema_type != "AVRO") body["schemaType"] = schema_type;
+  auto j = call_.PostJson({"subjects", subject, "versions"}, "", body, kRegistryContentType);
+  if (!j.ok()) return j.status();
+  return call_.Parse<int64_t>("POST /subjects/" + subject + "/versions", [&] { return IntField(*j, "id"); });
+}
+
+Result<SchemaVersion> RegistryClient::LookUp(const std::string& subject, const std::string& schema,
+                                             const std::string& schema_type) const {
+  Json body = {{"schema", schema}};
+  if (schema_type != "AVRO") body["schemaType"] = schema_type;
+  auto j = call_.PostJson({"subjects", subject}, "", body, kRegistryContentType);
+  if (!j.ok()) return j.status();
+  return call_.Parse<SchemaVersion>("POST /subjects/" + subject, [&] {
+    SchemaVersion s;
+    s.subject = StringField(*j, "subject");
+    s.version = IntField(*j, "version");
+    s.id = IntField(*j, "id");
+    s.schema_type = OptStringField(*j, "schemaType", "AVRO");
+    s.schema = StringField(*j, "schema");
+    return s;
+  });
+}
+
 }  // namespace dw::platforms::schema_registry
