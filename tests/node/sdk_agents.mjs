@@ -68,6 +68,16 @@ const agentTools = {
     check(sql.isError === true, `inline SQL was accepted: ${JSON.stringify(sql)}`);
     return 'run_quality_check ran 9 checks, an inline check, and refused an unknown table and inline SQL';
   },
+  'dw-connectors': async (client, tools) => {
+    const t = tools.find((x) => x.name === 'register_stream_schema');
+    check(t && t.annotations.readOnlyHint === false && t.annotations.destructiveHint === true,
+      'register_stream_schema missing, or not marked destructive and not read-only');
+    // Without a proposal it would only draft one; an invalid schema is refused before anything.
+    const bad = await client.callTool({ name: 'register_stream_schema',
+      arguments: { subject: 'member-balances-value', schema: '{"type":"record","name":"r","fields":[{"name":"a","type":"nope"}]}' } });
+    check(bad.isError === true, `an invalid schema was not refused: ${JSON.stringify(bad.content)}`);
+    return 'register_stream_schema is destructive and refused an invalid schema';
+  },
   'dw-schema': async (client, tools) => {
     for (const name of ['check_compatibility', 'assess_impact']) {
       const t = tools.find((x) => x.name === name);
