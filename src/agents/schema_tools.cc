@@ -8,7 +8,7 @@ namespace {
 // The schema argument properties both tools share.
 const char* kSchemaProperties = R"(
       "schema": {"type": "string", "minLength": 1, "maxLength": 4194304,
-                 "description": "The new (proposed) schema, as text: Avro JSON or a JSON Schema document."},
+                 "description": "The new (proposed) schema, as text: Avro JSON or a JSON Schema document. check_compatibility with a subject and no schema judges the subject's latest version against the ones before it."},
       "schema_type": {"type": "string", "enum": ["AVRO", "JSON"], "default": "AVRO"},
       "level": {"type": "string", "enum": ["NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE", "FULL", "FULL_TRANSITIVE"],
                 "description": "Compatibility level; default: the subject's in the registry (BACKWARD inline)."},
@@ -71,21 +71,24 @@ mcp::ToolSpec CheckCompatibilityTool(const std::shared_ptr<app::Services>& servi
       "subject": {"type": "string", "minLength": 1, "maxLength": 255, "description": "Registry subject, e.g. orders-value."},
       "previous": {"type": "array", "maxItems": 1000, "items": {"type": "string", "minLength": 1, "maxLength": 4194304},
                    "description": "Inline mode: earlier schemas as text, oldest first."})",
-                          R"(["schema"])");
+                          "[]");
   t.output_schema = VerdictSchema();
+  (*t.output_schema)["properties"]["checked_schema_version"] = {{"type", "integer"}};
   t.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = true};
   t.handler = [services](const Json& args, mcp::ToolCall&) {
     if (!services->workspace_status().ok() && !args.contains("previous"))
       return mcp::ToolResult::Error(services->workspace_status().message());
     schema::CheckRequest req;
     req.subject = args.value("subject", "");
-    req.schema = args["schema"].get<std::string>();
+    req.schema = args.value("schema", "");
     auto format = FormatArg(args);
     auto level = LevelArg(args);
     if (!format.ok() || !level.ok()) return mcp::ToolResult::Error((!format.ok() ? format.status() : level.status()).message());
     req.format = *format;
     req.level = *level;
     req.version = VersionArg(args);
+    if (req.schema.empty() && (args.contains("previous") || req.subject.empty()))
+      return mcp::ToolResult::Error("give the new `schema` (with `previous` or a `subject`), or a `subject` alone to judge its latest version");
     if (args.contains("previous")) req.previous = args["previous"].get<std::vector<std::string>>();
     const config::PlatformConfig* registry = nullptr;
     if (!req.previous) {

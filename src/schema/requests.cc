@@ -57,6 +57,23 @@ Result<Json> RunCheck(const CheckRequest& req, const config::PlatformConfig* reg
   if (Status s = ValidateSubject(req.subject); !s.ok()) return s;
   if (!registry) return FailedPrecondition("no schema-registry platform to read subject " + req.subject + " from");
   platforms::schema_registry::RegistryClient client(*registry, http);
+  if (req.schema.empty()) {
+    // No schema: judge the subject's latest version against the versions before it.
+    auto h = ReadHistory(client, req.subject, true);
+    if (!h.ok()) return h.status();
+    if (h->versions.empty()) return NotFound("Subject '" + req.subject + "' not found (error 40401): it has no versions to check");
+    EarlierSchema latest = h->versions.back();
+    h->versions.pop_back();
+    auto r = CheckCompatibility(latest.text, latest.format, h->versions, req.level.value_or(h->level));
+    if (!r.ok()) return r.status();
+    Json out = ReportJson(*r);
+    out["mode"] = "subject";
+    out["subject"] = req.subject;
+    out["checked_schema_version"] = latest.version;
+    out["summary"] = "v" + std::to_string(latest.version) + " of " + req.subject + ": " +
+                     Summary(*r, req.subject + " " + Versions(r->checked_versions));
+    return out;
+  }
   auto r = CheckSubject(client, req.subject, req.schema, req.format, req.level, req.version);
   if (!r.ok()) return r.status();
   Json out = ReportJson(*r);

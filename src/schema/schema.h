@@ -183,7 +183,7 @@ Result<const config::PlatformConfig*> RegistryPlatform(const std::map<std::strin
 
 struct CheckRequest {
   std::string subject;                 // subject mode: the history is read from the registry
-  std::string schema;                  // the new schema, as text
+  std::string schema;                  // the new schema, as text; "" in subject mode: the latest version
   Format format = Format::kAvro;
   std::optional<std::vector<std::string>> previous;  // inline mode: earlier schemas, oldest first
   std::optional<Level> level;          // default: the subject's (subject mode) or BACKWARD (inline)
@@ -191,7 +191,8 @@ struct CheckRequest {
 };
 
 // check_compatibility: inline when `previous` is given (no registry needed; `registry` may be
-// null), else against the subject's history read from `registry`. The answer is ReportJson plus
+// null), else against the subject's history read from `registry`; without a schema, the subject's
+// latest version is judged against the versions before it ("checked_schema_version"). The answer is ReportJson plus
 // "mode", "subject" and the sentence "summary". Errors as CheckCompatibility and ReadHistory.
 Result<Json> RunCheck(const CheckRequest& request, const config::PlatformConfig* registry, net::HttpClient& http);
 

@@ -6,6 +6,7 @@
 
 #include "agents/agents.h"
 #include "mcp/json_schema.h"
+#include "net/http_client.h"
 #include "tests/platforms/platform_test_support.h"
 #include "tests/support/null_tool_call.h"
 #include "tests/support/subprocess.h"
@@ -128,6 +129,28 @@ TEST_F(SchemaToolsTest, ForwardAgainstTheRegistryNamesTheRemovedField) {
   ASSERT_FALSE(none.is_error) << ErrorText(none);
   EXPECT_TRUE((*none.structured)["compatible"]);
   EXPECT_EQ((*none.structured)["level"], "NONE");
+}
+
+TEST_F(SchemaToolsTest, ASubjectAloneJudgesItsLatestVersionAgainstTheOnesBefore) {
+  // v2 (the rename) is registered under NONE, as the registry allows.
+  net::HttpRequest reg;
+  reg.method = "POST";
+  reg.url = sim_->url() + "/subjects/orders-value/versions";
+  reg.body = Json{{"schema", Fixture("orders-v2-renamed.avsc")}}.dump();
+  reg.headers.push_back({"Content-Type", "application/vnd.schemaregistry.v1+json"});
+  auto http = net::MakeCurlHttpClient();
+  auto sent = http->Send(reg);
+  ASSERT_TRUE(sent.ok());
+  ASSERT_EQ(sent->status, 200) << sent->body;
+  auto r = Call("check_compatibility", {{"subject", "orders-value"}, {"level", "FORWARD"}});
+  ASSERT_FALSE(r.is_error) << ErrorText(r);
+  const Json& b = *r.structured;
+  EXPECT_EQ(b["checked_schema_version"], 2);
+  EXPECT_FALSE(b["compatible"]);
+  std::string text = b.dump();
+  EXPECT_NE(text.find("READER_FIELD_MISSING_DEFAULT_VALUE"), std::string::npos);
+  EXPECT_NE(text.find("customer_email"), std::string::npos);
+  EXPECT_EQ(text.find("fct_daily_revenue"), std::string::npos);
 }
 
 TEST_F(SchemaToolsTest, InlineModeNeedsNoRegistry) {
