@@ -5,7 +5,7 @@
 
 namespace dw::agents {
 
-mcp::ToolSpec RegisterStreamSchemaTool(const std::shared_ptr<app::Services>& services) {
+mcp::ToolSpec RegisterStreamSchemaTool(const std::shared_ptr<workspace::Services>& services) {
   mcp::ToolSpec t;
   t.name = "register_stream_schema";
   t.title = "Register a stream schema, after a named approval";

@@ -56,7 +56,7 @@ std::optional<int64_t> VersionArg(const Json& args) {
 
 }  // namespace
 
-mcp::ToolSpec CheckCompatibilityTool(const std::shared_ptr<app::Services>& services) {
+mcp::ToolSpec CheckCompatibilityTool(const std::shared_ptr<workspace::Services>& services) {
   mcp::ToolSpec t;
   t.name = "check_compatibility";
   t.title = "Schema compatibility, as Schema Registry decides it";
@@ -103,7 +103,7 @@ mcp::ToolSpec CheckCompatibilityTool(const std::shared_ptr<app::Services>& servi
   return t;
 }
 
-mcp::ToolSpec AssessImpactTool(const std::shared_ptr<app::Services>& services) {
+mcp::ToolSpec AssessImpactTool(const std::shared_ptr<workspace::Services>& services) {
   mcp::ToolSpec t;
   t.name = "assess_impact";
   t.title = "What a schema change reaches";

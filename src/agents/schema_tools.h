@@ -4,12 +4,12 @@
 
 #include <memory>
 
-#include "app/services.h"
+#include "workspace/services.h"
 #include "mcp/catalog.h"
 
 namespace dw::agents {
 
-mcp::ToolSpec CheckCompatibilityTool(const std::shared_ptr<app::Services>& services);
-mcp::ToolSpec AssessImpactTool(const std::shared_ptr<app::Services>& services);
+mcp::ToolSpec CheckCompatibilityTool(const std::shared_ptr<workspace::Services>& services);
+mcp::ToolSpec AssessImpactTool(const std::shared_ptr<workspace::Services>& services);
 
 }  // namespace dw::agents

@@ -4,8 +4,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "app/command_start.h"
 #include "app/commands.h"
-#include "app/services.h"
+#include "workspace/services.h"
 #include "config/workspace.h"
 #include "schema/schema.h"
 
@@ -57,9 +58,10 @@ int CmdSchemaCheck(const GlobalOptions& g, const SchemaCommand& c) {
     req.level = *l;
   }
   if (c.version > 0) req.version = c.version;
-  std::shared_ptr<Services> services;
+  std::shared_ptr<workspace::Services> services;
   const config::PlatformConfig* registry = nullptr;
   auto http = net::MakeCurlHttpClient();
+  if (Result<const Clock*> clock = CommandClock(g); !clock.ok()) return Fail("check", clock.status());
   if (!c.previous.empty()) {
     req.previous.emplace();
     for (const auto& p : c.previous) {
@@ -68,8 +70,9 @@ int CmdSchemaCheck(const GlobalOptions& g, const SchemaCommand& c) {
       req.previous->push_back(*t);
     }
   } else {
-    services = Services::Load(config::ResolveWorkspaceDir(g.workspace), RealClock());
-    if (!services->workspace_status().ok()) return Fail("check", services->workspace_status());
+    StartedCommand start = StartCommand(g, "schema check");
+    if (!start) return start.exit_code;
+    services = start.services;
     auto p = schema::RegistryPlatform(services->workspace().platforms, c.platform);
     if (!p.ok()) return Fail("check", p.status());
     registry = *p;
@@ -86,10 +89,9 @@ int CmdSchemaImpact(const GlobalOptions& g, const SchemaCommand& c) {
   if (!text.ok()) return Fail("impact", text.status());
   auto format = schema::ParseFormat(c.schema_type);
   if (!format.ok()) return Fail("impact", format.status());
-  Result<const Clock*> clock = CommandClock(g);
-  if (!clock.ok()) return Fail("impact", clock.status());
-  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
-  if (!services->workspace_status().ok()) return Fail("impact", services->workspace_status());
+  StartedCommand start = StartCommand(g, "schema impact");
+  if (!start) return start.exit_code;
+  auto services = start.services;
   auto registry = schema::RegistryPlatform(services->workspace().platforms, c.platform);
   if (!registry.ok()) return Fail("impact", registry.status());
   auto graph = services->graph();
@@ -106,7 +108,7 @@ int CmdSchemaImpact(const GlobalOptions& g, const SchemaCommand& c) {
   if (c.version > 0) req.version = c.version;
   schema::ImpactOptions options;
   options.timezone = services->workspace().timezone;
-  auto r = schema::RunImpact(req, **registry, services->http(), **graph, options, (*clock)->Now());
+  auto r = schema::RunImpact(req, **registry, services->http(), **graph, options, services->clock().Now());
   if (!r.ok()) return Fail("impact", r.status());
   if (c.format == "json") {
     std::cout << r->dump(2) << "\n";
@@ -138,10 +140,9 @@ int CmdSchemaRegister(const GlobalOptions& g, const SchemaCommand& c) {
   }
   auto format = schema::ParseFormat(c.schema_type);
   if (!format.ok()) return Fail("register", format.status());
-  Result<const Clock*> clock = CommandClock(g);
-  if (!clock.ok()) return Fail("register", clock.status());
-  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
-  if (!services->workspace_status().ok()) return Fail("register", services->workspace_status());
+  StartedCommand start = StartCommand(g, "schema register");
+  if (!start) return start.exit_code;
+  auto services = start.services;
   auto registry = schema::RegistryPlatform(services->workspace().platforms, c.platform);
   if (!registry.ok()) return Fail("register", registry.status());
   auto store = services->state();
@@ -155,7 +156,7 @@ int CmdSchemaRegister(const GlobalOptions& g, const SchemaCommand& c) {
   req.domain = c.domain;
   req.actor = "agent:dw-cli";  // the command drafts; the person who ran it may still approve
   auto r = schema::RegisterStreamSchema(req, **store, services->workspace(), **registry, services->http(), graph.ok() ? *graph : nullptr,
-                                        **clock);
+                                        services->clock());
   if (!r.ok()) return Fail("register", r.status());
   if (c.format == "json") std::cout << r->dump(2) << "\n";
   else std::cout << (*r)["summary"].get<std::string>() << "\n";

@@ -31,7 +31,7 @@ class RegisterStreamSchemaTest : public ::testing::Test {
     yaml.replace(yaml.find(from), from.size(), sim_->url());
     dir_.Write("dataworkers.yaml", yaml);
     dir_.Write("target/manifest.json", Fixture("target/manifest.json"));
-    services_ = app::Services::Load(dir_.path(), clock_);
+    services_ = workspace::Services::Load(dir_.path(), clock_);
     ASSERT_TRUE(services_->workspace_status().ok()) << services_->workspace_status().message();
     catalog_ = BuildAgentCatalog(*FindAgent("dw-connectors"), services_);
     auto store = services_->state();
@@ -81,7 +81,7 @@ class RegisterStreamSchemaTest : public ::testing::Test {
   SimulatedClock clock_{FromUnixMillis(1795532400000)};  // 2026-11-24T15:00:00Z
   std::unique_ptr<sim::RunningSim> sim_;
   std::unique_ptr<net::HttpClient> http_ = net::MakeCurlHttpClient();
-  std::shared_ptr<app::Services> services_;
+  std::shared_ptr<workspace::Services> services_;
   std::shared_ptr<const mcp::Catalog> catalog_;
   store::StateStore* store_ = nullptr;
   std::string key_;
