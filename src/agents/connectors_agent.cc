@@ -1,6 +1,5 @@
-// Tools of this agent: get_connector_status and get_change_timeline (connectors_tools.cc);
-// register_stream_schema is registered here when its approval flow lands. An agent lists only
-// tools that work.
+// Tools of this agent: get_connector_status and get_change_timeline (connectors_tools.cc) and
+// register_stream_schema (register_schema_tool.cc). An agent lists only tools that work.
 #include "agents/agents.h"
 #include "agents/connectors_tools.h"
 
@@ -10,6 +9,7 @@ void AddConnectorsTools(mcp::Catalog& catalog, const std::shared_ptr<workspace::
   (void)catalog.AddTool(DescribeWorkspaceTool(services));
   (void)catalog.AddTool(ConnectorStatusTool(services));
   (void)catalog.AddTool(ChangeTimelineTool(services));
+  (void)catalog.AddTool(RegisterStreamSchemaTool(services));
 }
 
 }  // namespace dw::agents

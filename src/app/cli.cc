@@ -104,6 +104,30 @@ int RunCli(int argc, char** argv) {
   blast->add_flag("--include-stale", blast_cmd.include_stale, "also follow edges no source asserts any more");
   blast->add_option("--format", blast_cmd.format, "text or json")->check(CLI::IsMember({"text", "json"}));
 
+  SchemaCommand schema_cmd;
+  auto* schema = app.add_subcommand("schema", "schema compatibility (as Schema Registry decides it) and impact");
+  schema->require_subcommand(1);
+  auto* schema_check = schema->add_subcommand("check", "is FILE compatible with SUBJECT's history (exit 1 if not)");
+  auto* schema_impact = schema->add_subcommand("impact", "what FILE's changed fields reach through the context graph");
+  for (auto* sc : {schema_check, schema_impact}) {
+    sc->add_option("SUBJECT", schema_cmd.subject, "registry subject, e.g. orders-value")->required();
+    sc->add_option("FILE", schema_cmd.file, "the new schema (- for standard input)")->required();
+    sc->add_option("--type", schema_cmd.schema_type, "AVRO or JSON (default AVRO)")->check(CLI::IsMember({"AVRO", "JSON"}));
+    sc->add_option("--level", schema_cmd.level, "compatibility level (default: the subject's)");
+    sc->add_option("--version", schema_cmd.version, "compare with this version only")->check(CLI::Range(1, 2147483647));
+    sc->add_option("--platform", schema_cmd.platform, "the schema-registry platform, when several are configured");
+    sc->add_option("--format", schema_cmd.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  }
+  schema_check->add_option("--previous", schema_cmd.previous, "inline: earlier schema files, oldest first (no registry read)");
+  auto* schema_register = schema->add_subcommand("register", "propose registering FILE under SUBJECT; register it once approved");
+  schema_register->add_option("SUBJECT", schema_cmd.subject, "registry subject")->required();
+  schema_register->add_option("FILE", schema_cmd.file, "the schema to register (not needed with --proposal)");
+  schema_register->add_option("--type", schema_cmd.schema_type, "AVRO or JSON (default AVRO)")->check(CLI::IsMember({"AVRO", "JSON"}));
+  schema_register->add_option("--proposal", schema_cmd.proposal, "the approved proposal to carry out");
+  schema_register->add_option("--domain", schema_cmd.domain, "whose approvers decide (default the topic's domain)");
+  schema_register->add_option("--platform", schema_cmd.platform, "the schema-registry platform, when several are configured");
+  schema_register->add_option("--format", schema_cmd.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
   std::string ingest_source, ingest_path;
   auto* ingest = app.add_subcommand("ingest", "store lineage from a file or a Kestra API in the context graph");
   ingest->add_option("SOURCE", ingest_source,
@@ -209,6 +233,9 @@ int RunCli(int argc, char** argv) {
   if (*lineage) return CmdLineage(g, lineage_cmd);
   if (*blast) return CmdBlastRadius(g, blast_cmd);
   if (*ingest) return CmdIngest(g, ingest_source, ingest_path);
+  if (*schema_check) return CmdSchemaCheck(g, schema_cmd);
+  if (*schema_impact) return CmdSchemaImpact(g, schema_cmd);
+  if (*schema_register) return CmdSchemaRegister(g, schema_cmd);
 
   if (*collect) return CmdCollect(g, format, max_log_bytes);
 

@@ -145,4 +145,27 @@ int CmdMonitorMark(const GlobalOptions& g, const MonitorMarkOptions& o);
 // Returns 2 on a bad workspace or store error.
 int CmdMonitorPrune(const GlobalOptions& g);
 
+struct SchemaCommand {
+  std::string subject;
+  std::string file;                   // the new schema; "-" for standard input
+  std::string schema_type = "AVRO";   // AVRO or JSON
+  std::string level;                  // "": the subject's (check/impact) or BACKWARD (inline)
+  int64_t version = 0;                // 0: the latest (or all versions for transitive levels)
+  std::vector<std::string> previous;  // check inline: files of earlier schemas, oldest first
+  std::string platform;
+  std::string format = "text";
+  std::string proposal;  // register: the approved proposal to carry out
+  std::string domain;    // register: whose approvers decide
+};
+
+// `dw schema check SUBJECT FILE [--level L]`: the registry's verdict, offline. Exit 0 compatible,
+// 1 incompatible, 2 when the check could not run (bad schema, unknown level, registry unreachable).
+int CmdSchemaCheck(const GlobalOptions& g, const SchemaCommand& c);
+// `dw schema impact SUBJECT FILE`: what the change reaches through the context graph. Exit 0, or 2.
+int CmdSchemaImpact(const GlobalOptions& g, const SchemaCommand& c);
+// `dw schema register SUBJECT [FILE] [--proposal ID]`: drafts the registration as a proposal sent
+// for approval (exit 3: waiting), or registers the approved proposal (exit 0; 1 when the registry
+// refused it; 2 when nothing could be done).
+int CmdSchemaRegister(const GlobalOptions& g, const SchemaCommand& c);
+
 }  // namespace dw::app

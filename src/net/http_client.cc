@@ -183,6 +183,9 @@ std::unique_ptr<HttpClient> MakeCurlHttpClient() { return std::make_unique<CurlH
 
 std::string EncodePathSegment(std::string_view segment) {
   static const char* hex = "0123456789ABCDEF";
+  // "." and ".." are dot-segments a client or server would resolve: encode them so a name like
+  // ".." stays one segment and never climbs the path.
+  if (segment == "." || segment == "..") return segment.size() == 1 ? "%2E" : "%2E%2E";
   std::string out;
   out.reserve(segment.size());
   for (unsigned char c : segment) {

@@ -116,8 +116,8 @@ TEST(AppServeTest, ServesEveryAgentAndTheCombinedEndpoint) {
       {"dw-context-catalog",
        {"describe_workspace", "trace_cross_platform_lineage", "blast_radius_analysis", "search_assets",
         "get_asset"}},
-      {"dw-connectors", {"describe_workspace", "get_connector_status", "get_change_timeline"}},
-      {"dw-schema", {"describe_workspace"}},
+      {"dw-connectors", {"describe_workspace", "get_connector_status", "get_change_timeline", "register_stream_schema"}},
+      {"dw-schema", {"describe_workspace", "check_compatibility", "assess_impact"}},
   };
   std::set<std::string> all;
   for (const auto& [agent, names] : tools) {

@@ -68,6 +68,40 @@ const agentTools = {
     check(sql.isError === true, `inline SQL was accepted: ${JSON.stringify(sql)}`);
     return 'run_quality_check ran 9 checks, an inline check, and refused an unknown table and inline SQL';
   },
+  'dw-connectors': async (client, tools) => {
+    const t = tools.find((x) => x.name === 'register_stream_schema');
+    check(t && t.annotations.readOnlyHint === false && t.annotations.destructiveHint === true,
+      'register_stream_schema missing, or not marked destructive and not read-only');
+    // Without a proposal it would only draft one; an invalid schema is refused before anything.
+    const bad = await client.callTool({ name: 'register_stream_schema',
+      arguments: { subject: 'member-balances-value', schema: '{"type":"record","name":"r","fields":[{"name":"a","type":"nope"}]}' } });
+    check(bad.isError === true, `an invalid schema was not refused: ${JSON.stringify(bad.content)}`);
+    return 'register_stream_schema is destructive and refused an invalid schema';
+  },
+  'dw-schema': async (client, tools) => {
+    for (const name of ['check_compatibility', 'assess_impact']) {
+      const t = tools.find((x) => x.name === name);
+      check(t && t.annotations.readOnlyHint === true && t.annotations.destructiveHint === false, `${name} missing or not read-only`);
+    }
+    const record = (fields) => JSON.stringify({ type: 'record', name: 'Order', fields });
+    const v1 = record([{ name: 'id', type: 'long' }, { name: 'customer_email', type: 'string' }]);
+    const v2 = record([{ name: 'id', type: 'long' }, { name: 'email', type: 'string' }]);
+    const full = await callValid(client, tools, 'check_compatibility', { schema: v2, previous: [v1], level: 'FULL' });
+    check(full.compatible === false && full.incompatibilities.length === 2, `FULL verdict ${JSON.stringify(full)}`);
+    check(full.incompatibilities.every((i) => i.type === 'READER_FIELD_MISSING_DEFAULT_VALUE'), 'not READER_FIELD_MISSING_DEFAULT_VALUE');
+    check(full.incompatibilities.some((i) => i.direction === 'forward' && /customer_email was removed/.test(i.message)), 'no removal sentence');
+    const none = await callValid(client, tools, 'check_compatibility', { schema: v2, previous: [v1], level: 'NONE' });
+    check(none.compatible === true, 'NONE was not compatible');
+    const invalid = await client.callTool({ name: 'check_compatibility', arguments: { schema: record([{ name: 'a', type: 'integer' }]), previous: [v1] } });
+    check(invalid.isError === true && /42201/.test(invalid.content[0].text) && /\/fields\/0\/type/.test(invalid.content[0].text),
+      `invalid schema: ${JSON.stringify(invalid.content)}`);
+    const level = await client.callTool({ name: 'check_compatibility', arguments: { schema: v2, previous: [v1], level: 'SIDEWAYS' } });
+    check(level.isError === true, 'an unknown level was accepted');
+    // The example's registry is a simulator that is not running here: an isError naming it.
+    const impact = await client.callTool({ name: 'assess_impact', arguments: { subject: 'member-balances-value', schema: v2 } });
+    check(impact.isError === true || impact.structuredContent, `assess_impact: ${JSON.stringify(impact)}`);
+    return 'check_compatibility judged the rename at FULL and NONE and refused a bad schema and level; assess_impact answered';
+  },
 };
 
 for (const agent of agents) {

@@ -276,6 +276,12 @@ TEST_F(ChangeCollectorTest, FlowRevisionTriggerToggleAndSchemaVersionAreSeenOnce
   ASSERT_EQ(versions.size(), 1u);
   EXPECT_EQ(versions[0].asset_id, "subject://registry/member-balances-value");
   EXPECT_EQ(versions[0].evidence["version"], 2);
+  // The registry's verdict on v2 against v1, and what v2 changed, travel as evidence.
+  EXPECT_EQ(versions[0].evidence["compatibility"]["against_version"], 1);
+  EXPECT_EQ(versions[0].evidence["compatibility"]["is_compatible"], true);
+  EXPECT_EQ(versions[0].evidence["added_fields"], Json::array({"last_store_id"}));
+  EXPECT_EQ(versions[0].evidence["removed_fields"], Json::array());
+  EXPECT_NE(versions[0].reason.find("v2 added last_store_id"), std::string::npos) << versions[0].reason;
 }
 
 }  // namespace

@@ -56,19 +56,46 @@ Result<std::string> RegistryClient::CompatibilityLevel(const std::string& subjec
 
 Result<CompatibilityResult> RegistryClient::CheckCompatibility(const std::string& subject,
                                                                const std::string& schema,
-                                                               const std::string& schema_type) const {
+                                                               const std::string& schema_type,
+                                                               const std::string& version) const {
   Json body = {{"schema", schema}};
   if (schema_type != "AVRO") body["schemaType"] = schema_type;
-  auto j = call_.PostJson({"compatibility", "subjects", subject, "versions", "latest"}, "verbose=true",
+  auto j = call_.PostJson({"compatibility", "subjects", subject, "versions", version}, "verbose=true",
                           body, kRegistryContentType);
   if (!j.ok()) return j.status();
-  return call_.Parse<CompatibilityResult>("POST /compatibility/subjects/" + subject + "/versions/latest", [&] {
+  return call_.Parse<CompatibilityResult>("POST /compatibility/subjects/" + subject + "/versions/" + version, [&] {
     CompatibilityResult r;
     r.is_compatible = BoolField(*j, "is_compatible");
     if (j->contains("messages") && (*j)["messages"].is_array())
       for (const auto& m : (*j)["messages"])
         if (m.is_string()) r.messages.push_back(m.get<std::string>());
     return r;
+  });
+}
+
+Result<int64_t> RegistryClient::Register(const std::string& subject, const std::string& schema,
+                                         const std::string& schema_type) const {
+  Json body = {{"schema", schema}};
+  if (schema_type != "AVRO") body["schemaType"] = schema_type;
+  auto j = call_.PostJson({"subjects", subject, "versions"}, "", body, kRegistryContentType);
+  if (!j.ok()) return j.status();
+  return call_.Parse<int64_t>("POST /subjects/" + subject + "/versions", [&] { return IntField(*j, "id"); });
+}
+
+Result<SchemaVersion> RegistryClient::LookUp(const std::string& subject, const std::string& schema,
+                                             const std::string& schema_type) const {
+  Json body = {{"schema", schema}};
+  if (schema_type != "AVRO") body["schemaType"] = schema_type;
+  auto j = call_.PostJson({"subjects", subject}, "", body, kRegistryContentType);
+  if (!j.ok()) return j.status();
+  return call_.Parse<SchemaVersion>("POST /subjects/" + subject, [&] {
+    SchemaVersion s;
+    s.subject = StringField(*j, "subject");
+    s.version = IntField(*j, "version");
+    s.id = IntField(*j, "id");
+    s.schema_type = OptStringField(*j, "schemaType", "AVRO");
+    s.schema = StringField(*j, "schema");
+    return s;
   });
 }
 

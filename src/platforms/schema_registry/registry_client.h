@@ -1,5 +1,5 @@
-// Read-only client of the Confluent Schema Registry: subjects, versions, schemas, compatibility
-// level and the compatibility check (registration comes later, behind an approval).
+// Client of the Confluent Schema Registry: subjects, versions, schemas, compatibility level and the
+// compatibility check; Register writes, and is called only for an approved proposal (schema/).
 #pragma once
 
 #include <string>
@@ -35,9 +35,18 @@ class RegistryClient {
   Result<SchemaVersion> Schema(const std::string& subject, const std::string& version) const;
   // GET /config/{s}?defaultToGlobal=true → compatibilityLevel.
   Result<std::string> CompatibilityLevel(const std::string& subject) const;
-  // POST /compatibility/subjects/{s}/versions/latest?verbose=true.
+  // POST /compatibility/subjects/{s}/versions/{version}?verbose=true: the registry's verdict on
+  // `schema` against that one version ("latest" or a number) at the subject's level.
   Result<CompatibilityResult> CheckCompatibility(const std::string& subject, const std::string& schema,
-                                                 const std::string& schema_type = "AVRO") const;
+                                                 const std::string& schema_type = "AVRO",
+                                                 const std::string& version = "latest") const;
+
+  // POST /subjects/{s}/versions {schema, schemaType?}: registers and returns the schema id. Errors
+  // carry the registry's message (409 incompatible → kFailedPrecondition, 422 invalid →
+  // kInvalidArgument). WRITES to the registry: callers hold an approval.
+  Result<int64_t> Register(const std::string& subject, const std::string& schema, const std::string& schema_type) const;
+  // POST /subjects/{s} {schema, schemaType?}: the version of `subject` holding this schema.
+  Result<SchemaVersion> LookUp(const std::string& subject, const std::string& schema, const std::string& schema_type) const;
 
   const PlatformCall& call() const { return call_; }
 
