@@ -111,10 +111,32 @@ CREATE TABLE metric_marks (
 CREATE INDEX metric_marks_by_metric ON metric_marks (metric, from_ts);
 )sql";
 
+// Version 3: the notification outbox. Every notification is written here before it is sent;
+// (incident_id, channel, event) is unique so a decision taken twice never notifies twice.
+constexpr std::string_view kV3 = R"sql(
+CREATE TABLE notify_outbox (
+  id              {ID},
+  incident_id     TEXT NOT NULL CHECK (incident_id <> ''),
+  channel         TEXT NOT NULL CHECK (channel <> ''),
+  event           TEXT NOT NULL CHECK (event <> ''),
+  payload         TEXT NOT NULL,
+  state           TEXT NOT NULL CHECK (state IN ('pending', 'sent', 'failed')),
+  attempts        BIGINT NOT NULL,
+  next_attempt_at BIGINT NOT NULL,
+  last_error      TEXT NOT NULL,
+  answer          TEXT NOT NULL,
+  created_at      BIGINT NOT NULL,
+  updated_at      BIGINT NOT NULL,
+  UNIQUE (incident_id, channel, event)
+);
+CREATE INDEX notify_outbox_due ON notify_outbox (state, next_attempt_at);
+)sql";
+
 constexpr std::array kMigrations = {
     Migration{1, "check results, metric points, change events, cursors, graph, incidents, receipts",
               kV1},
     Migration{2, "metric marks (ranges marked expected)", kV2},
+    Migration{3, "notification outbox", kV3},
     // Add version 3 here.
 };
 

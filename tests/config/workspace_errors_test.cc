@@ -309,7 +309,7 @@ TEST_F(ConfigErrorsTest, NegativeVolumeIsRejected) {
 TEST_F(ConfigErrorsTest, NotifyChannelNeedsItsSecret) {
   auto r = Load(std::string(kMinimal) + "notify:\n  slack: {url: \"http://h\"}\n");
   ExpectError(r, "notify.slack.url", 6, "unknown key 'url'");
-  ExpectError(r, "notify.slack.webhook", 6, "missing required key 'webhook'");
+  ExpectError(r, "notify.slack", 6, "set at least one of webhook or token");
 }
 
 TEST_F(ConfigErrorsTest, RequiredKeyWithEmptyValue) {

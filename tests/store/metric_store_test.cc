@@ -130,7 +130,7 @@ TEST_P(MetricStoreTest, AVersion1StoreIsUpgradedKeepingItsPoints) {
   }
   std::unique_ptr<StateStore> store = Open();
   ASSERT_NE(store, nullptr);
-  EXPECT_EQ(store->schema_version(), 2);
+  EXPECT_EQ(store->schema_version(), CurrentSchemaVersion());
   Result<std::vector<MetricPoint>> kept = store->MetricPoints("orders", At(0), At(1));
   ASSERT_TRUE(kept.ok());
   ASSERT_EQ(kept->size(), 1u);
