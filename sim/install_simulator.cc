@@ -15,6 +15,10 @@ Status InstallSimulator(Platform platform, const Json& script, httplib::Server& 
       case Platform::kKestra: InstallKestra(script, scratch, clock); break;
       case Platform::kKafkaConnect: InstallKafkaConnect(script, scratch, clock); break;
       case Platform::kSchemaRegistry: InstallSchemaRegistry(script, scratch, clock); break;
+      case Platform::kSlack: InstallSlack(script, scratch); break;
+      case Platform::kTeams: InstallTeams(script, scratch); break;
+      case Platform::kOpsgenie: InstallOpsgenie(script, scratch); break;
+      case Platform::kPagerDuty: InstallPagerDuty(script, scratch); break;
     }
     InstallCommon(server, clock, faults, std::make_shared<std::mutex>());
     switch (platform) {
@@ -22,6 +26,10 @@ Status InstallSimulator(Platform platform, const Json& script, httplib::Server& 
       case Platform::kKestra: InstallKestra(script, server, clock); break;
       case Platform::kKafkaConnect: InstallKafkaConnect(script, server, clock); break;
       case Platform::kSchemaRegistry: InstallSchemaRegistry(script, server, clock); break;
+      case Platform::kSlack: InstallSlack(script, server); break;
+      case Platform::kTeams: InstallTeams(script, server); break;
+      case Platform::kOpsgenie: InstallOpsgenie(script, server); break;
+      case Platform::kPagerDuty: InstallPagerDuty(script, server); break;
     }
   } catch (const std::exception& e) {
     return InvalidArgument(std::string("script: ") + e.what());

@@ -16,5 +16,11 @@ void InstallFlink(const Json& script, httplib::Server& server, std::shared_ptr<S
 void InstallKestra(const Json& script, httplib::Server& server, std::shared_ptr<SimClock> clock);
 void InstallKafkaConnect(const Json& script, httplib::Server& server, std::shared_ptr<SimClock> clock);
 void InstallSchemaRegistry(const Json& script, httplib::Server& server, std::shared_ptr<SimClock> clock);
+// The notification receivers (notify_receivers.cc): each validates requests as its service does,
+// records them for GET /_sim/received and keeps the service's state for GET /_sim/state.
+void InstallSlack(const Json& script, httplib::Server& server);
+void InstallTeams(const Json& script, httplib::Server& server);
+void InstallOpsgenie(const Json& script, httplib::Server& server);
+void InstallPagerDuty(const Json& script, httplib::Server& server);
 
 }  // namespace dw::sim
