@@ -388,8 +388,9 @@ void InstallOpsgenie(const Json& script, httplib::Server& server) {
       inbox->RecordLocked(req, res.status);
     };
   };
-  server.Post(R"(/v2/alerts/([^/]+)/close)", alert_action("Close"));
-  server.Put(R"(/v2/alerts/([^/]+)/priority)", alert_action("Update Priority"));
+  // The identifier is percent-decoded before matching, and an alias may hold '/'.
+  server.Post(R"(/v2/alerts/(.+)/close)", alert_action("Close"));
+  server.Put(R"(/v2/alerts/(.+)/priority)", alert_action("Update Priority"));
   server.Get(R"(/v2/alerts/requests/([^/]+))", [=](const httplib::Request& req, httplib::Response& res) {
     std::lock_guard<std::mutex> lock(inbox->mu);
     auto it = st->requests.find(req.matches[1]);

@@ -17,6 +17,7 @@
 #include "observe/metrics/retention.h"
 #include "observe/quality/quality_run.h"
 #include "observe/watch/watch_loop.h"
+#include "platforms/notify/notify.h"
 
 namespace dw::app {
 namespace {
@@ -27,6 +28,7 @@ std::atomic<bool> g_stop{false};
 constexpr int64_t kCheckEveryMs = 60 * 60 * 1000;
 constexpr int64_t kCollectEveryMs = 5 * 60 * 1000;
 constexpr int64_t kPruneEveryMs = 24 * 60 * 60 * 1000;
+constexpr int64_t kDeliverEveryMs = 30 * 1000;
 extern "C" void OnStopSignal(int) { g_stop = true; }
 
 // One job per monitor, grouped by warehouse so one warehouse runs one query at a time.
@@ -118,6 +120,26 @@ Status AddPruneJob(watch::WatchLoop& loop, const std::shared_ptr<Services>& serv
                       }});
 }
 
+// Every 30 s, the notification outbox is delivered: what an earlier process wrote and did not get
+// to send (it was killed, the service was down) goes out on the next pass.
+Status AddDeliveryJob(watch::WatchLoop& loop, const std::shared_ptr<Services>& services) {
+  if (platforms::notify::ChannelNames(services->workspace()).empty()) return Status::Ok();
+  auto mail = std::shared_ptr<net::MailClient>(net::MakeCurlMailClient());
+  return loop.AddJob({"notify", "notify", kDeliverEveryMs, [services, mail](int64_t, int) -> Status {
+                        auto store = services->state();
+                        if (!store.ok()) return store.status();
+                        auto report = platforms::notify::DeliverDue(services->workspace(), **store,
+                                                                    services->http(), *mail,
+                                                                    services->clock());
+                        if (!report.ok()) return report.status();
+                        if (report->sent + report->retried + report->failed > 0)
+                          std::cout << FormatRfc3339(services->clock().Now()) << " notify: "
+                                    << report->sent << " sent, " << report->retried
+                                    << " to retry, " << report->failed << " failed" << std::endl;
+                        return Status::Ok();
+                      }});
+}
+
 }  // namespace
 
 int CmdWatch(const GlobalOptions& g, bool once) {
@@ -131,6 +153,7 @@ int CmdWatch(const GlobalOptions& g, bool once) {
   if (st.ok()) st = AddCheckJobs(loop, services);
   if (st.ok()) st = AddCollectJob(loop, services);
   if (st.ok()) st = AddPruneJob(loop, services);
+  if (st.ok()) st = AddDeliveryJob(loop, services);
   if (!st.ok()) {
     std::cerr << "dw watch: " << st.message() << "\n";
     return 1;
