@@ -146,7 +146,7 @@ struct SlackState {
 
 }  // namespace
 
-void InstallSlack(const Json& script, httplib::Server& server) {
+void InstallSlack(const Json& script, httplib::Server& server, FaultList faults) {
   auto inbox = std::make_shared<Inbox>();
   auto st = std::make_shared<SlackState>();
   st->token = script.value("token", "");
@@ -154,7 +154,7 @@ void InstallSlack(const Json& script, httplib::Server& server) {
   st->revoked = StringList(script, "revoked");
   st->archived = StringList(script, "archived");
   ServeInbox(server, inbox);
-  server.Post(R"(/services/.+)", [inbox, st](const httplib::Request& req, httplib::Response& res) {
+  server.Post(R"(/services/.+)", [inbox, st, faults](const httplib::Request& req, httplib::Response& res) {
     std::string error;
     int status = 200;
     if (Contains(st->revoked, req.path)) {
@@ -173,9 +173,10 @@ void InstallSlack(const Json& script, httplib::Server& server) {
     res.status = status;
     // Slack answers webhooks in plain text, labelled text/html.
     res.set_content(error.empty() ? "ok" : error, "text/html");
+    faults.LostAnswer(req, res);
   });
-  auto api = [inbox, st](const std::string& method) {
-    return [inbox, st, method](const httplib::Request& req, httplib::Response& res) {
+  auto api = [inbox, st, faults](const std::string& method) {
+    return [inbox, st, method, faults](const httplib::Request& req, httplib::Response& res) {
       Json answer;
       std::string auth = req.get_header_value("Authorization");
       Json body = Json::parse(req.body, nullptr, false);
@@ -212,6 +213,7 @@ void InstallSlack(const Json& script, httplib::Server& server) {
       if (!error.empty()) answer = {{"ok", false}, {"error", error}};
       inbox->Record(req, 200);
       res.set_content(answer.dump(), "application/json; charset=utf-8");  // the Web API answers 200 even for errors
+      faults.LostAnswer(req, res);
     };
   };
   server.Post("/api/chat.postMessage", api("chat.postMessage"));
@@ -247,11 +249,11 @@ std::string TeamsMessageError(const Json& body) {
 
 }  // namespace
 
-void InstallTeams(const Json&, httplib::Server& server) {
+void InstallTeams(const Json&, httplib::Server& server, FaultList faults) {
   auto inbox = std::make_shared<Inbox>();
   auto cards = std::make_shared<std::vector<Json>>();
   ServeInbox(server, inbox);
-  server.Post(R"(/(?!_sim/).*)", [inbox, cards](const httplib::Request& req, httplib::Response& res) {
+  server.Post(R"(/(?!_sim/).*)", [inbox, cards, faults](const httplib::Request& req, httplib::Response& res) {
     Json body = Json::parse(req.body, nullptr, false);
     std::string error = TeamsMessageError(body);
     if (!error.empty()) {
@@ -267,6 +269,7 @@ void InstallTeams(const Json&, httplib::Server& server) {
     }
     inbox->Record(req, 202);
     res.status = 202;  // the workflow runs afterwards
+    faults.LostAnswer(req, res);
   });
   server.Get("/_sim/state", [inbox, cards](const httplib::Request&, httplib::Response& res) {
     std::lock_guard<std::mutex> lock(inbox->mu);
@@ -291,7 +294,7 @@ void OpsgenieAnswer(httplib::Response& res, int status, Json body, const std::st
 
 }  // namespace
 
-void InstallOpsgenie(const Json& script, httplib::Server& server) {
+void InstallOpsgenie(const Json& script, httplib::Server& server, FaultList faults) {
   auto inbox = std::make_shared<Inbox>();
   auto st = std::make_shared<OpsgenieState>();
   st->api_key = script.value("api_key", "");
@@ -350,6 +353,7 @@ void InstallOpsgenie(const Json& script, httplib::Server& server) {
       OpsgenieAnswer(res, 202, {{"result", "Request will be processed"}}, rid);
     }
     inbox->RecordLocked(req, res.status);
+    faults.LostAnswer(req, res);
   });
   // Close and priority: accepted asynchronously whatever the alias; the request status tells.
   auto alert_action = [=](const std::string& action) {
@@ -386,6 +390,7 @@ void InstallOpsgenie(const Json& script, httplib::Server& server) {
         OpsgenieAnswer(res, 202, {{"result", "Request will be processed"}}, rid);
       }
       inbox->RecordLocked(req, res.status);
+      faults.LostAnswer(req, res);
     };
   };
   // The identifier is percent-decoded before matching, and an alias may hold '/'.
@@ -415,12 +420,12 @@ struct PagerDutyState {
 
 }  // namespace
 
-void InstallPagerDuty(const Json& script, httplib::Server& server) {
+void InstallPagerDuty(const Json& script, httplib::Server& server, FaultList faults) {
   auto inbox = std::make_shared<Inbox>();
   auto st = std::make_shared<PagerDutyState>();
   st->routing_keys = StringList(script, "routing_keys");
   ServeInbox(server, inbox);
-  server.Post("/v2/enqueue", [inbox, st](const httplib::Request& req, httplib::Response& res) {
+  server.Post("/v2/enqueue", [inbox, st, faults](const httplib::Request& req, httplib::Response& res) {
     Json body = Json::parse(req.body, nullptr, false);
     std::vector<std::string> errors;
     auto blank = [&](const Json& obj, const char* key) {
@@ -476,6 +481,7 @@ void InstallPagerDuty(const Json& script, httplib::Server& server) {
                       "application/json");
     }
     inbox->RecordLocked(req, res.status);
+    faults.LostAnswer(req, res);
   });
   server.Get("/_sim/state", [inbox, st](const httplib::Request&, httplib::Response& res) {
     std::lock_guard<std::mutex> lock(inbox->mu);

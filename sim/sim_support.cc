@@ -69,7 +69,8 @@ bool PathMatches(const std::string& pattern, const std::string& path) {
   return pattern == path;
 }
 
-// The fault that answers `req` (counting it), if any: `after` selects post-routing faults.
+}  // namespace
+
 std::optional<Fault> TakeFault(std::vector<Fault>& faults, std::mutex& mu, const httplib::Request& req,
                                bool after) {
   std::lock_guard<std::mutex> lock(mu);
@@ -83,17 +84,18 @@ std::optional<Fault> TakeFault(std::vector<Fault>& faults, std::mutex& mu, const
   return std::nullopt;
 }
 
-}  // namespace
+bool ApplyLostAnswer(std::vector<Fault>& faults, std::mutex& mu, const httplib::Request& req,
+                     httplib::Response& res) {
+  auto hit = TakeFault(faults, mu, req, /*after=*/true);
+  if (!hit) return false;
+  if (hit->delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(hit->delay_ms));
+  res.status = hit->status;
+  res.set_content(hit->body, hit->content_type);
+  return true;
+}
 
 void InstallCommon(httplib::Server& server, std::shared_ptr<SimClock> clock,
                    std::shared_ptr<std::vector<Fault>> faults, std::shared_ptr<std::mutex> faults_mu) {
-  server.set_post_routing_handler([faults, faults_mu](const httplib::Request& req, httplib::Response& res) {
-    auto hit = TakeFault(*faults, *faults_mu, req, /*after=*/true);
-    if (!hit) return;
-    if (hit->delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(hit->delay_ms));
-    res.status = hit->status;
-    res.set_content(hit->body, hit->content_type);
-  });
   server.Post("/_sim/faults", [faults, faults_mu](const httplib::Request& req, httplib::Response& res) {
     Json j = Json::parse(req.body, nullptr, false);
     try {

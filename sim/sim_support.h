@@ -67,8 +67,28 @@ int64_t ScriptTime(const Json& v, const std::string& where);
 // Parses the "faults" array of a script. Throws std::invalid_argument on a malformed entry.
 std::vector<Fault> ParseFaults(const Json& script);
 
-// Installs the handlers that serve `faults` (before routing, or after it for `after` faults), the
-// /_sim/clock endpoint and POST /_sim/faults {"faults": [...]} (replaces the faults at run time).
+// The first fault that answers `req` (counting it towards its `every` and `times`), if any; `after`
+// selects the faults applied after the receiver did the work.
+std::optional<Fault> TakeFault(std::vector<Fault>& faults, std::mutex& mu, const httplib::Request& req,
+                               bool after);
+
+// For a handler that has done its work: replaces `res` with an `after` fault's answer when one
+// matches (the work done, its answer lost). Returns true iff it did.
+bool ApplyLostAnswer(std::vector<Fault>& faults, std::mutex& mu, const httplib::Request& req,
+                     httplib::Response& res);
+
+// The faults of one simulator and the lock that guards them.
+struct FaultList {
+  std::shared_ptr<std::vector<Fault>> faults;
+  std::shared_ptr<std::mutex> mu;
+  bool LostAnswer(const httplib::Request& req, httplib::Response& res) const {
+    return ApplyLostAnswer(*faults, *mu, req, res);
+  }
+};
+
+// Installs the handlers that serve `faults` before routing (those without `after`; receivers
+// apply the `after` ones with ApplyLostAnswer), the /_sim/clock endpoint and POST /_sim/faults
+// {"faults": [...]} (replaces the faults at run time).
 void InstallCommon(httplib::Server& server, std::shared_ptr<SimClock> clock,
                    std::shared_ptr<std::vector<Fault>> faults, std::shared_ptr<std::mutex> faults_mu);
 

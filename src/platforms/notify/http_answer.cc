@@ -46,6 +46,9 @@ net::HttpRequest JsonPost(const std::string& url, const Json& body, const SendCo
   req.url = url;
   req.body = body.dump(-1, ' ', false, Json::error_handler_t::replace);
   req.headers.push_back({"Content-Type", "application/json; charset=utf-8"});
+  // libcurl would send "Expect: 100-continue" for a body over 1 KiB and wait up to a second for
+  // an interim answer many servers never send; the bodies here are small, send them at once.
+  req.headers.push_back({"Expect", ""});
   req.timeout = ctx.timeout;
   req.max_response_bytes = kMaxAnswerBytes;
   req.max_attempts = 1;  // the outbox retries, and records every attempt
