@@ -1,18 +1,17 @@
 // `dw collect`: one incremental pass of the change timeline collector over every platform.
 #include <iostream>
 
+#include "app/command_start.h"
 #include "app/commands.h"
-#include "app/services.h"
+#include "workspace/services.h"
 #include "observe/changes/collector.h"
 
 namespace dw::app {
 
 int CmdCollect(const GlobalOptions& g, const std::string& format, const std::string& max_log_bytes) {
-  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), RealClock());
-  if (!services->workspace_status().ok()) {
-    std::cerr << "dw collect: " << services->workspace_status().message() << "\n";
-    return 2;
-  }
+  StartedCommand start = StartCommand(g, "collect");
+  if (!start) return start.exit_code;
+  const auto& services = start.services;
   observe::changes::CollectOptions options;
   if (!max_log_bytes.empty()) {
     try {

@@ -2,34 +2,20 @@
 // platforms/notify/notify.h.
 #include <iostream>
 
+#include "app/command_start.h"
 #include "app/commands.h"
-#include "app/services.h"
 #include "platforms/notify/notify.h"
+#include "workspace/services.h"
 
 namespace dw::app {
-namespace {
-
-std::shared_ptr<Services> LoadOrSay(const GlobalOptions& g, const char* command, const Clock& clock) {
-  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), clock);
-  if (!services->workspace_status().ok()) {
-    std::cerr << "dw " << command << ": " << services->workspace_status().message() << "\n";
-    return nullptr;
-  }
-  return services;
-}
-
-}  // namespace
 
 int CmdNotifyTest(const GlobalOptions& g, const std::string& channel, const std::string& format) {
-  auto clock = CommandClock(g);
-  if (!clock.ok()) {
-    std::cerr << "dw notify test: " << clock.status().message() << "\n";
-    return 2;
-  }
-  auto services = LoadOrSay(g, "notify test", **clock);
-  if (!services) return 2;
+  StartedCommand start = StartCommand(g, "notify test");
+  if (!start) return start.exit_code;
+  const auto& services = start.services;
   auto mail = net::MakeCurlMailClient();
-  auto answer = platforms::notify::SendTest(services->workspace(), channel, services->http(), *mail, **clock);
+  auto answer = platforms::notify::SendTest(services->workspace(), channel, services->http(), *mail,
+                                            services->clock());
   if (!answer.ok()) {
     std::cerr << "dw notify test: " << answer.status().message() << "\n";
     return 2;
@@ -46,20 +32,17 @@ int CmdNotifyTest(const GlobalOptions& g, const std::string& channel, const std:
 }
 
 int CmdNotifyDeliver(const GlobalOptions& g, const std::string& format) {
-  auto clock = CommandClock(g);
-  if (!clock.ok()) {
-    std::cerr << "dw notify deliver: " << clock.status().message() << "\n";
-    return 2;
-  }
-  auto services = LoadOrSay(g, "notify deliver", **clock);
-  if (!services) return 2;
+  StartedCommand start = StartCommand(g, "notify deliver");
+  if (!start) return start.exit_code;
+  const auto& services = start.services;
   auto store = services->state();
   if (!store.ok()) {
     std::cerr << "dw notify deliver: " << store.status().message() << "\n";
     return 1;
   }
   auto mail = net::MakeCurlMailClient();
-  auto report = platforms::notify::DeliverDue(services->workspace(), **store, services->http(), *mail, **clock);
+  auto report = platforms::notify::DeliverDue(services->workspace(), **store, services->http(), *mail,
+                                              services->clock());
   if (!report.ok()) {
     std::cerr << "dw notify deliver: " << report.status().message() << "\n";
     return 1;
@@ -77,8 +60,9 @@ int CmdNotifyDeliver(const GlobalOptions& g, const std::string& format) {
 }
 
 int CmdNotifyList(const GlobalOptions& g, const std::string& incident, const std::string& format) {
-  auto services = LoadOrSay(g, "notify list", RealClock());
-  if (!services) return 2;
+  StartedCommand start = StartCommand(g, "notify list");
+  if (!start) return start.exit_code;
+  const auto& services = start.services;
   auto store = services->state();
   if (!store.ok()) {
     std::cerr << "dw notify list: " << store.status().message() << "\n";
