@@ -81,8 +81,7 @@ domains:
 #   teams:     {webhook: "${TEAMS_WEBHOOK}"}
 #   opsgenie:  {api_key: "${OPSGENIE_KEY}"}
 #   pagerduty: {routing_key: "${PAGERDUTY_KEY}"}
-#   email:     {smtp: "smtp://smtp.example.com:587", from: dw@example.com,
-#               username: "${SMTP_USER}", password: "${SMTP_PASSWORD}"}
+#   email:     {smtp: "smtp://smtp.example.com:587", from: dw@example.com}
 #   routes:
 #     - {channels: [slack, email]}
 #     - {channels: [pagerduty], severities: [SEV1]}
