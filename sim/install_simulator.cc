@@ -9,19 +9,29 @@ Status InstallSimulator(Platform platform, const Json& script, httplib::Server& 
     if (script.contains("now")) now = ScriptTime(script["now"], "now");
     auto clock = std::make_shared<SimClock>(now);
     auto faults = std::make_shared<std::vector<Fault>>(ParseFaults(script));
+    FaultList scratch_faults{std::make_shared<std::vector<Fault>>(), std::make_shared<std::mutex>()};
     httplib::Server scratch;  // parse everything first: nothing is registered on a bad script
     switch (platform) {
       case Platform::kFlink: InstallFlink(script, scratch, clock); break;
       case Platform::kKestra: InstallKestra(script, scratch, clock); break;
       case Platform::kKafkaConnect: InstallKafkaConnect(script, scratch, clock); break;
       case Platform::kSchemaRegistry: InstallSchemaRegistry(script, scratch, clock); break;
+      case Platform::kSlack: InstallSlack(script, scratch, scratch_faults); break;
+      case Platform::kTeams: InstallTeams(script, scratch, scratch_faults); break;
+      case Platform::kOpsgenie: InstallOpsgenie(script, scratch, scratch_faults); break;
+      case Platform::kPagerDuty: InstallPagerDuty(script, scratch, scratch_faults); break;
     }
-    InstallCommon(server, clock, faults, std::make_shared<std::mutex>());
+    FaultList fault_list{faults, std::make_shared<std::mutex>()};
+    InstallCommon(server, clock, fault_list.faults, fault_list.mu);
     switch (platform) {
       case Platform::kFlink: InstallFlink(script, server, clock); break;
       case Platform::kKestra: InstallKestra(script, server, clock); break;
       case Platform::kKafkaConnect: InstallKafkaConnect(script, server, clock); break;
       case Platform::kSchemaRegistry: InstallSchemaRegistry(script, server, clock); break;
+      case Platform::kSlack: InstallSlack(script, server, fault_list); break;
+      case Platform::kTeams: InstallTeams(script, server, fault_list); break;
+      case Platform::kOpsgenie: InstallOpsgenie(script, server, fault_list); break;
+      case Platform::kPagerDuty: InstallPagerDuty(script, server, fault_list); break;
     }
   } catch (const std::exception& e) {
     return InvalidArgument(std::string("script: ") + e.what());

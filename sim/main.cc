@@ -1,6 +1,8 @@
 // dw-sim: serves one simulated platform on loopback from a script, until killed.
 //   dw-sim PLATFORM --listen 127.0.0.1:PORT --script FILE
-// PLATFORM is flink, kestra, kafka-connect or schema-registry. Test and demo infrastructure.
+// PLATFORM is flink, kestra, kafka-connect or schema-registry, or a notification receiver: slack,
+// teams, opsgenie, pagerduty or smtp (which prints each accepted message as a JSON line). Test and
+// demo infrastructure.
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -8,11 +10,15 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/sim_support.h"
+#include "sim/smtp_receiver.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"dw-sim: a loopback simulator of Flink, Kestra, Kafka Connect or Schema Registry"};
+  CLI::App app{"dw-sim: a loopback simulator of Flink, Kestra, Kafka Connect or Schema Registry, "
+               "or a receiver of Slack, Teams, Opsgenie, PagerDuty or SMTP"};
   std::string platform, listen = "127.0.0.1:0", script_path;
-  app.add_option("PLATFORM", platform, "flink, kestra, kafka-connect or schema-registry")->required();
+  app.add_option("PLATFORM", platform,
+                 "flink, kestra, kafka-connect, schema-registry, slack, teams, opsgenie, pagerduty or smtp")
+      ->required();
   app.add_option("--listen", listen, "127.0.0.1:PORT (loopback only)");
   app.add_option("--script", script_path, "JSON script: what the platform reports, and when")->required();
   try {
@@ -21,9 +27,10 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   auto p = dw::sim::ParsePlatform(platform);
-  if (!p) {
+  if (!p && platform != "smtp") {
     std::cerr << "dw-sim: unknown platform '" << platform
-              << "'; use flink, kestra, kafka-connect or schema-registry\n";
+              << "'; use flink, kestra, kafka-connect, schema-registry, slack, teams, opsgenie, "
+                 "pagerduty or smtp\n";
     return 2;
   }
   auto colon = listen.rfind(':');
@@ -50,6 +57,17 @@ int main(int argc, char** argv) {
   if (script.is_discarded()) {
     std::cerr << "dw-sim: " << script_path << " is not valid JSON\n";
     return 2;
+  }
+  if (!p) {
+    auto smtp = dw::sim::SmtpReceiver::Start(script, port);
+    if (!smtp.ok()) {
+      std::cerr << "dw-sim: " << script_path << ": " << smtp.status().message() << "\n";
+      return 1;
+    }
+    (*smtp)->OnMessage([](const dw::Json& m) { std::cout << m.dump() << std::endl; });
+    std::cout << "dw-sim smtp listening on " << (*smtp)->url() << std::endl;
+    (*smtp)->Wait();
+    return 0;
   }
   auto sim = dw::sim::RunningSim::Start(*p, script, port);
   if (!sim.ok()) {

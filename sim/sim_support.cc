@@ -53,6 +53,9 @@ std::vector<Fault> ParseFaults(const Json& script) {
     x.times = f.value("times", -1);
     x.repeat_body = f.value("repeat_body", static_cast<size_t>(1));
     x.cut_after_bytes = f.value("cut_after_bytes", -1L);
+    x.every = f.value("every", 1);
+    if (x.every < 1) throw std::invalid_argument(where + ": \"every\" must be at least 1");
+    x.after = f.value("after", false);
     out.push_back(std::move(x));
   }
   return out;
@@ -68,19 +71,49 @@ bool PathMatches(const std::string& pattern, const std::string& path) {
 
 }  // namespace
 
+std::optional<Fault> TakeFault(std::vector<Fault>& faults, std::mutex& mu, const httplib::Request& req,
+                               bool after) {
+  std::lock_guard<std::mutex> lock(mu);
+  for (auto& f : faults) {
+    if (f.after != after || f.method != req.method || f.times == 0 || !PathMatches(f.path, req.path))
+      continue;
+    if (++f.seen % f.every != 0) continue;
+    if (f.times > 0) --f.times;
+    return f;
+  }
+  return std::nullopt;
+}
+
+bool ApplyLostAnswer(std::vector<Fault>& faults, std::mutex& mu, const httplib::Request& req,
+                     httplib::Response& res) {
+  auto hit = TakeFault(faults, mu, req, /*after=*/true);
+  if (!hit) return false;
+  if (hit->delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(hit->delay_ms));
+  res.status = hit->status;
+  res.set_content(hit->body, hit->content_type);
+  return true;
+}
+
 void InstallCommon(httplib::Server& server, std::shared_ptr<SimClock> clock,
                    std::shared_ptr<std::vector<Fault>> faults, std::shared_ptr<std::mutex> faults_mu) {
-  server.set_pre_routing_handler([faults, faults_mu](const httplib::Request& req, httplib::Response& res) {
-    Fault hit;
-    {
+  server.Post("/_sim/faults", [faults, faults_mu](const httplib::Request& req, httplib::Response& res) {
+    Json j = Json::parse(req.body, nullptr, false);
+    try {
+      if (j.is_discarded() || !j.is_object()) throw std::invalid_argument("body must be {\"faults\": [...]}");
+      auto parsed = ParseFaults(j);
       std::lock_guard<std::mutex> lock(*faults_mu);
-      auto it = faults->begin();
-      for (; it != faults->end(); ++it)
-        if (it->method == req.method && it->times != 0 && PathMatches(it->path, req.path)) break;
-      if (it == faults->end()) return httplib::Server::HandlerResponse::Unhandled;
-      if (it->times > 0) --it->times;
-      hit = *it;
+      *faults = std::move(parsed);
+      res.set_content(Json{{"faults", faults->size()}}.dump(), "application/json");
+    } catch (const std::exception& e) {
+      res.status = 400;
+      res.set_content(Json{{"message", e.what()}}.dump(), "application/json");
     }
+  });
+  server.set_pre_routing_handler([faults, faults_mu](const httplib::Request& req, httplib::Response& res) {
+    if (req.path.rfind("/_sim/", 0) == 0) return httplib::Server::HandlerResponse::Unhandled;
+    auto taken = TakeFault(*faults, *faults_mu, req, /*after=*/false);
+    if (!taken) return httplib::Server::HandlerResponse::Unhandled;
+    Fault hit = *taken;
     if (hit.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(hit.delay_ms));
     std::string body;
     body.reserve(hit.body.size() * hit.repeat_body);
@@ -118,6 +151,10 @@ std::optional<Platform> ParsePlatform(const std::string& name) {
   if (name == "kestra") return Platform::kKestra;
   if (name == "kafka-connect" || name == "connect") return Platform::kKafkaConnect;
   if (name == "schema-registry" || name == "registry") return Platform::kSchemaRegistry;
+  if (name == "slack") return Platform::kSlack;
+  if (name == "teams") return Platform::kTeams;
+  if (name == "opsgenie") return Platform::kOpsgenie;
+  if (name == "pagerduty") return Platform::kPagerDuty;
   return std::nullopt;
 }
 

@@ -54,6 +54,12 @@ struct Fault {
   // >= 0: announce the whole body's length, send this many bytes of it, then drop the connection
   // (a reset mid-body, as a crashing server or a proxy timeout does).
   long cut_after_bytes = -1;
+  // Hits only every `every`-th matching request (5: one in five, a 20% failure rate).
+  int every = 1;
+  // The request is served first (the receiver records and acts on it), then the fault's answer
+  // replaces the real one: a service that did the work but whose answer was lost.
+  bool after = false;
+  int seen = 0;  // matching requests so far (for `every`)
 };
 
 // Reads a time from a script value: an RFC 3339 string or Unix ms. Throws std::invalid_argument
@@ -63,13 +69,36 @@ int64_t ScriptTime(const Json& v, const std::string& where);
 // Parses the "faults" array of a script. Throws std::invalid_argument on a malformed entry.
 std::vector<Fault> ParseFaults(const Json& script);
 
-// Installs the pre-routing handler that serves `faults` and the /_sim/clock endpoint.
+// The first fault that answers `req` (counting it towards its `every` and `times`), if any; `after`
+// selects the faults applied after the receiver did the work.
+std::optional<Fault> TakeFault(std::vector<Fault>& faults, std::mutex& mu, const httplib::Request& req,
+                               bool after);
+
+// For a handler that has done its work: replaces `res` with an `after` fault's answer when one
+// matches (the work done, its answer lost). Returns true iff it did.
+bool ApplyLostAnswer(std::vector<Fault>& faults, std::mutex& mu, const httplib::Request& req,
+                     httplib::Response& res);
+
+// The faults of one simulator and the lock that guards them.
+struct FaultList {
+  std::shared_ptr<std::vector<Fault>> faults;
+  std::shared_ptr<std::mutex> mu;
+  bool LostAnswer(const httplib::Request& req, httplib::Response& res) const {
+    return ApplyLostAnswer(*faults, *mu, req, res);
+  }
+};
+
+// Installs the handlers that serve `faults` before routing (those without `after`; receivers
+// apply the `after` ones with ApplyLostAnswer), the /_sim/clock endpoint and POST /_sim/faults
+// {"faults": [...]} (replaces the faults at run time).
 void InstallCommon(httplib::Server& server, std::shared_ptr<SimClock> clock,
                    std::shared_ptr<std::vector<Fault>> faults, std::shared_ptr<std::mutex> faults_mu);
 
-// The simulated platforms.
-enum class Platform { kFlink, kKestra, kKafkaConnect, kSchemaRegistry };
-// "flink", "kestra", "kafka-connect", "schema-registry" (also "connect", "registry").
+// The simulated platforms, and the notification receivers (slack, teams, opsgenie, pagerduty;
+// the SMTP receiver is a raw socket server, see smtp_receiver.h).
+enum class Platform { kFlink, kKestra, kKafkaConnect, kSchemaRegistry, kSlack, kTeams, kOpsgenie, kPagerDuty };
+// "flink", "kestra", "kafka-connect", "schema-registry" (also "connect", "registry"), "slack",
+// "teams", "opsgenie", "pagerduty".
 std::optional<Platform> ParsePlatform(const std::string& name);
 
 // Registers `platform`'s routes on `server` from `script`. InvalidArgument naming what is wrong in

@@ -211,6 +211,16 @@ int RunCli(int argc, char** argv) {
   watch->add_flag("--once", watch_once, "run every monitor once now, then exit");
 
   std::shared_ptr<ActionCommands> action_commands = AddActionCommands(app);
+  auto* notify = app.add_subcommand("notify", "notifications: test a channel, deliver the outbox, list an incident's");
+  std::string notify_channel, notify_incident;
+  auto* notify_test = notify->add_subcommand("test", "send a test message on a channel and show the service's answer");
+  notify_test->add_option("CHANNEL", notify_channel, "slack, teams, opsgenie, pagerduty or email")->required();
+  notify_test->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  auto* notify_deliver = notify->add_subcommand("deliver", "send every due message of the outbox once");
+  notify_deliver->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  auto* notify_list = notify->add_subcommand("list", "every notification of an incident and its delivery state");
+  notify_list->add_option("INCIDENT", notify_incident, "incident id")->required();
+  notify_list->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
 
   try {
     app.parse(argc, argv);
@@ -249,6 +259,13 @@ int RunCli(int argc, char** argv) {
     return CmdIncidents(g, inc_cmd);
   }
   if (std::optional<int> rc = RunActionCommands(g, *action_commands)) return *rc;
+  if (*notify_test) return CmdNotifyTest(g, notify_channel, format);
+  if (*notify_deliver) return CmdNotifyDeliver(g, format);
+  if (*notify_list) return CmdNotifyList(g, notify_incident, format);
+  if (*notify) {
+    std::cout << notify->help();
+    return 2;
+  }
   // No command: nothing was done, which a script must not mistake for success.
   std::cerr << app.help() << "dw: a command is required (see the list above)\n";
   return 2;

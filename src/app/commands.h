@@ -168,4 +168,13 @@ int CmdSchemaImpact(const GlobalOptions& g, const SchemaCommand& c);
 // refused it; 2 when nothing could be done).
 int CmdSchemaRegister(const GlobalOptions& g, const SchemaCommand& c);
 
+// `dw notify test CHANNEL`: sends a test message on the channel now and prints the service's
+// answer. Exit 0 when delivered, 1 when not, 2 for an unknown channel or workspace.
+int CmdNotifyTest(const GlobalOptions& g, const std::string& channel, const std::string& format);
+// `dw notify deliver`: one delivery pass over the outbox (what `dw watch` runs every 30 s). Exit 1
+// when a message was given up.
+int CmdNotifyDeliver(const GlobalOptions& g, const std::string& format);
+// `dw notify list INCIDENT`: every notification of the incident with its delivery state.
+int CmdNotifyList(const GlobalOptions& g, const std::string& incident, const std::string& format);
+
 }  // namespace dw::app

@@ -46,12 +46,13 @@ void Match(const YAML::Node& node, const std::vector<std::string>& parts, size_t
 
 const std::vector<InertKey>& InertKeys() {
   static const std::vector<InertKey> keys = {
-      {"notify", "notifications are not built yet; nothing is sent to Slack, Teams, Opsgenie or "
-                 "PagerDuty"},
+      {"notify", "incidents and approvals do not enqueue notifications yet; only `dw notify test` "
+                 "and what is already in the outbox are sent"},
       {"domains.*.autonomy", "autonomy levels are not built yet; nothing is proposed or dispatched"},
-      {"domains.*.approvers", "approvals are not built yet; nobody is asked to approve anything"},
-      {"domains.*.escalate_to", "escalation is not built yet; nobody is paged"},
-      {"domains.*.approval_ttl", "approvals are not built yet, so nothing expires"},
+      {"domains.*.approvers", "incidents are not turned into proposals yet, so only `dw approve` "
+                              "and `dw schema register` consult the approvers"},
+      {"domains.*.escalate_to", "nothing runs the expiry sweep on a schedule yet, so nobody is paged"},
+      {"domains.*.approval_ttl", "nothing runs the expiry sweep on a schedule yet"},
   };
   return keys;
 }

@@ -21,6 +21,7 @@ class Builder {
   Workspace Build(const Json& doc);
 
  private:
+  void CheckNotifyRoutes(const Workspace& ws);
   void BuildWarehouses(const Json& doc, Workspace* ws);
   void BuildPlatforms(const Json& doc, Workspace* ws);
   void BuildDomains(const Json& doc, Workspace* ws);
@@ -156,8 +157,26 @@ Workspace Builder::Build(const Json& doc) {
     else if (w.ok()) Error("incidents.group_window", "must be longer than zero");
   }
   auto notify = doc.find("notify");
-  if (notify != doc.end()) ws.notify = *notify;
+  if (notify != doc.end() && notify->is_object()) {
+    ws.notify = *notify;
+    CheckNotifyRoutes(ws);
+  }
   return ws;
+}
+
+// A route names channels configured under notify: and domains the workspace defines.
+void Builder::CheckNotifyRoutes(const Workspace& ws) {
+  if (!ws.notify.contains("routes") || !ws.notify["routes"].is_array()) return;
+  const Json& routes = ws.notify["routes"];
+  for (size_t i = 0; i < routes.size(); ++i) {
+    const std::string path = "notify.routes[" + std::to_string(i) + "]";
+    for (const Json& c : routes[i].value("channels", Json::array()))
+      if (c.is_string() && !ws.notify.contains(c.get<std::string>()))
+        Error(path + ".channels", "channel '" + c.get<std::string>() + "' is not configured under notify:");
+    for (const Json& d : routes[i].value("domains", Json::array()))
+      if (d.is_string() && !ws.domains.count(d.get<std::string>()))
+        Error(path + ".domains", "domain '" + d.get<std::string>() + "' is not defined under domains:");
+  }
 }
 
 void Builder::BuildWarehouses(const Json& doc, Workspace* ws) {

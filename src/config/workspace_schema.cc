@@ -114,6 +114,42 @@ ValueSchema MonitorSchema() {
   return m;
 }
 
+// notify: one channel per service (the key is the channel's name and type), the incident page
+// link and the routes. A webhook URL is a secret as a whole: it carries the credential.
+ValueSchema NotifySchema() {
+  ValueSchema slack = Obj({
+      Opt("webhook", Secret()),
+      Opt("token", Secret()),
+      Opt("channel", Str()),
+      Opt("api_url", Url()),
+  });
+  slack.at_least_one_of = {{"webhook", "token"}};
+  ValueSchema email = Obj({
+      Req("smtp", Url()),
+      Req("from", Str()),
+      Opt("to", List(Str())),
+      Opt("username", Str()),
+      Opt("password", Secret()),
+  });
+  email.fields[0].value.type = ValueType::kString;  // smtp:// or smtps://, checked at send time
+  ValueSchema route = Obj({
+      Req("channels", List(Enum({"slack", "teams", "opsgenie", "pagerduty", "email"}))),
+      Opt("domains", List(Str())),
+      Opt("severities", List(Enum({"SEV1", "SEV2", "SEV3", "SEV4"}))),
+      Opt("events", List(Enum({"open", "severity_raised", "approval_requested", "approved",
+                               "escalated", "verified", "resolved"}))),
+  });
+  return Obj({
+      Opt("link", Str()),
+      Opt("slack", slack),
+      Opt("teams", Obj({Req("webhook", Secret())})),
+      Opt("opsgenie", Obj({Req("api_key", Secret()), Opt("url", Url())})),
+      Opt("pagerduty", Obj({Req("routing_key", Secret()), Opt("url", Url())})),
+      Opt("email", email),
+      Opt("routes", List(route)),
+  });
+}
+
 ValueSchema BuildWorkspaceSchema() {
   ValueSchema warehouse = Obj({
       Req("type", Enum({"sqlite", "postgres"})),
@@ -156,12 +192,7 @@ ValueSchema BuildWorkspaceSchema() {
       Opt("openlineage", Bool()),
       Opt("kestra_flows", Str()),
   });
-  ValueSchema notify = Obj({
-      Opt("slack", Obj({Req("webhook", Secret())})),
-      Opt("teams", Obj({Req("webhook", Secret())})),
-      Opt("opsgenie", Obj({Req("api_key", Secret())})),
-      Opt("pagerduty", Obj({Req("routing_key", Secret())})),
-  });
+  ValueSchema notify = NotifySchema();
   return Obj({
       Req("version", Int()),
       Req("name", Str()),

@@ -75,11 +75,16 @@ domains:
 # metrics:
 #   retention: 400d                  # metric points older than this are deleted daily
 
-# notify:
+# notify:                            # see docs/workspace.md#notify
+#   link: "https://dw.example.com/incidents/{incident}"
 #   slack:     {webhook: "${SLACK_WEBHOOK}"}
 #   teams:     {webhook: "${TEAMS_WEBHOOK}"}
 #   opsgenie:  {api_key: "${OPSGENIE_KEY}"}
 #   pagerduty: {routing_key: "${PAGERDUTY_KEY}"}
+#   email:     {smtp: "smtp://smtp.example.com:587", from: dw@example.com}
+#   routes:
+#     - {channels: [slack, email]}
+#     - {channels: [pagerduty], severities: [SEV1]}
 )";
 }
 

@@ -139,6 +139,25 @@ CREATE TABLE action_events (
   body    TEXT NOT NULL
 );
 CREATE INDEX action_events_by_subject ON action_events (subject, seq);
+// Version 4: the notification outbox. Every notification is written here before it is sent;
+// (incident_id, channel, event) is unique so a decision taken twice never notifies twice.
+constexpr std::string_view kV4 = R"sql(
+CREATE TABLE notify_outbox (
+  id              {ID},
+  incident_id     TEXT NOT NULL CHECK (incident_id <> ''),
+  channel         TEXT NOT NULL CHECK (channel <> ''),
+  event           TEXT NOT NULL CHECK (event <> ''),
+  payload         TEXT NOT NULL,
+  state           TEXT NOT NULL CHECK (state IN ('pending', 'sent', 'failed')),
+  attempts        BIGINT NOT NULL,
+  next_attempt_at BIGINT NOT NULL,
+  last_error      TEXT NOT NULL,
+  answer          TEXT NOT NULL,
+  created_at      BIGINT NOT NULL,
+  updated_at      BIGINT NOT NULL,
+  UNIQUE (incident_id, channel, event)
+);
+CREATE INDEX notify_outbox_due ON notify_outbox (state, next_attempt_at);
 )sql";
 
 constexpr std::array kMigrations = {
@@ -146,7 +165,8 @@ constexpr std::array kMigrations = {
               kV1},
     Migration{2, "metric marks (ranges marked expected)", kV2},
     Migration{3, "action stage: person keys, proposals, action events", kV3},
-    // Add version 4 here.
+    Migration{4, "notification outbox", kV4},
+    // Add version 5 here.
 };
 
 }  // namespace

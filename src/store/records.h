@@ -141,6 +141,22 @@ struct ActionEventRecord {
   std::string actor;
   std::string nonce;  // "" or a decision's nonce, unique across the log (replays are refused)
   Json body = Json::object();
+// One notification in the outbox: written before it is sent, so a crash between the decision and
+// the delivery loses nothing. Unique by (incident_id, channel, event). platforms/notify/ owns the
+// meaning of `payload` and `answer`; the store only keeps them.
+struct OutboxMessage {
+  int64_t id = 0;                  // assigned by the store
+  std::string incident_id;
+  std::string channel;             // the workspace's channel name under notify:
+  std::string event;               // e.g. "open", "severity_raised:SEV1", "resolved"
+  Json payload = Json::object();   // what to send (never a secret)
+  std::string state = "pending";   // pending | sent | failed
+  int attempts = 0;
+  TimePoint next_attempt_at;       // a pending message is due from then
+  std::string last_error;          // the last failed attempt's error, "" when none
+  Json answer = Json::object();    // what the service answered (request id, message ts, ...)
+  TimePoint created_at;            // set by the store
+  TimePoint updated_at;            // set by the store
 };
 
 }  // namespace dw::store

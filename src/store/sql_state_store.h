@@ -80,6 +80,12 @@ class SqlStateStore final : public StateStore {
   Result<int64_t> AppendActionEvent(const ActionEventRecord& event) override;
   Result<std::vector<ActionEventRecord>> ActionEvents(const std::string& subject) override;
 
+  // In sql_outbox.cc.
+  Result<bool> EnqueueOutbox(const OutboxMessage& message) override;
+  Result<std::vector<OutboxMessage>> DueOutbox(TimePoint now, int limit) override;
+  Status UpdateOutbox(const OutboxMessage& message) override;
+  Result<std::vector<OutboxMessage>> OutboxFor(const std::string& incident_id) override;
+
  private:
   SqlStateStore(std::unique_ptr<SqlConnection> conn, int schema_version, const Clock& clock)
       : conn_(std::move(conn)), schema_version_(schema_version), clock_(clock) {}

@@ -173,6 +173,21 @@ class StateStore {
   virtual Result<int64_t> AppendActionEvent(const ActionEventRecord& event) = 0;
   // The events about `subject` ("" for all), by seq ascending.
   virtual Result<std::vector<ActionEventRecord>> ActionEvents(const std::string& subject) = 0;
+
+  // Notification outbox (platforms/notify/ writes and delivers it).
+  // Adds `message` as given (state, attempts, next_attempt_at; id and times are set by the store);
+  // returns false and writes nothing when (incident_id, channel, event) is already stored.
+  // InvalidArgument for an empty incident_id, channel or event, or an unknown state.
+  virtual Result<bool> EnqueueOutbox(const OutboxMessage& message) = 0;
+  // Up to `limit` (> 0) pending messages with next_attempt_at <= now and no earlier pending
+  // message of the same incident and channel (so an incident's messages reach a channel in the
+  // order they were written: a resolve never overtakes its trigger), oldest due first.
+  virtual Result<std::vector<OutboxMessage>> DueOutbox(TimePoint now, int limit) = 0;
+  // Stores state, attempts, next_attempt_at, last_error and answer of the message `message.id`
+  // (updated_at set to now). NotFound when there is no such message.
+  virtual Status UpdateOutbox(const OutboxMessage& message) = 0;
+  // Every message of `incident_id`, in the order they were written.
+  virtual Result<std::vector<OutboxMessage>> OutboxFor(const std::string& incident_id) = 0;
 };
 
 // Opens (creating if needed) the store named by `location`: a postgresql:// (or postgres://) URL,

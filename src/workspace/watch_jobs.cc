@@ -4,12 +4,40 @@
 
 #include "incidents/incidents.h"
 #include "workspace/incident_desk.h"
+#include "platforms/notify/notify.h"
 #include "workspace/incident_windows.h"
 
 namespace dw::workspace {
+namespace {
+
+// "notify", every 30 s: one delivery pass over the notification outbox, so what an earlier process
+// wrote and did not get to send (it was killed, the service was down) goes out on the next pass.
+observe::watch::WatchJobKind NotifyDeliveryJobKind() {
+  return {"notify", 30 * 1000,
+          [](observe::watch::WatchLoop& loop, const std::shared_ptr<const observe::watch::WatchEnvironment>& env,
+             int64_t every_ms) -> Status {
+            if (platforms::notify::ChannelNames(*env->workspace).empty()) return Status::Ok();
+            auto mail = std::shared_ptr<net::MailClient>(net::MakeCurlMailClient());
+            return loop.AddJob({"notify", "notify", every_ms, [env, mail](int64_t, int) -> Status {
+                                  auto store = env->state();
+                                  if (!store.ok()) return store.status();
+                                  auto r = platforms::notify::DeliverDue(*env->workspace, **store, *env->http,
+                                                                         *mail, *env->clock);
+                                  if (!r.ok()) return r.status();
+                                  if (r->sent + r->retried + r->failed > 0 && env->say)
+                                    env->say(FormatRfc3339(env->clock->Now()) + " notify: " +
+                                             std::to_string(r->sent) + " sent, " + std::to_string(r->retried) +
+                                             " to retry, " + std::to_string(r->failed) + " failed");
+                                  return Status::Ok();
+                                }});
+          }};
+}
+
+}  // namespace
 
 std::vector<observe::watch::WatchJobKind> WatchJobKinds() {
   std::vector<observe::watch::WatchJobKind> kinds = observe::watch::ObserveWatchJobKinds();
+  kinds.push_back(NotifyDeliveryJobKind());
   return kinds;
 }
 

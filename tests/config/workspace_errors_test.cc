@@ -144,7 +144,7 @@ const std::vector<ErrorCase>& ErrorCases() {
       {"NegativeVolumeIsRejected", std::string(kMinimal) + "checks:\n  - table: main.t\n    volume: {min_rows: -5}\n",
        {{"checks[0].volume.min_rows", 7, "must be at least 0"}}},
       {"NotifyChannelNeedsItsSecret", std::string(kMinimal) + "notify:\n  slack: {url: \"http://h\"}\n",
-       {{"notify.slack.url", 6, "unknown key 'url'"}, {"notify.slack.webhook", 6, "missing required key 'webhook'"}}},
+       {{"notify.slack.url", 6, "unknown key 'url'"}, {"notify.slack", 6, "set at least one of webhook or token"}}},
       {"RequiredKeyWithEmptyValue", "version: 1\nname:\n",
        {{"name", 2, "'name' needs a value"}}},
   };

@@ -1,0 +1,62 @@
+// Inside platforms/notify/: one Channel per configured service, each speaking its service's wire
+// format. Found by the workspace key (its type name) in one registry (channel_registry.cc).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/clock.h"
+#include "base/json.h"
+#include "base/status.h"
+#include "net/http_client.h"
+#include "net/mail_client.h"
+#include "platforms/notify/notify.h"
+
+namespace dw::platforms::notify {
+
+// What one attempt came to.
+struct Delivery {
+  enum class Outcome {
+    kDelivered,  // the service accepted it (for Opsgenie: accepted for asynchronous processing)
+    kRetry,      // 429, 5xx, timeout, connection failure: try again after a backoff
+    kRefused,    // the service (or our own rules) refused it for good: recorded, not retried
+  };
+  Outcome outcome = Outcome::kRefused;
+  std::string detail;  // the answer or the error in words (redacted)
+  Json answer = Json::object();  // kept on the outbox message (request id, message ts, ...)
+  std::optional<std::chrono::milliseconds> retry_after;  // the service said when (Retry-After)
+};
+
+// What a channel needs from its surroundings for one send.
+struct SendContext {
+  net::HttpClient& http;
+  net::MailClient& mail;
+  const Clock& clock;
+  std::chrono::milliseconds timeout{10'000};
+};
+
+class Channel {
+ public:
+  virtual ~Channel() = default;
+  // The service name: slack, teams, opsgenie, pagerduty, email.
+  virtual std::string type() const = 0;
+  // True iff this channel has something to say for `event` (email: approvals and receipts only).
+  virtual bool Handles(EventKind event) const = 0;
+  // True iff Send needs the answers of this incident's earlier messages (Slack's message ts).
+  virtual bool NeedsThread() const { return false; }
+  // Sends `notice` (recipients in `to`/`cc`). `thread`: the answers of this incident's earlier
+  // messages that were sent on this channel, merged (empty object when none).
+  virtual Delivery Send(const IncidentNotice& notice, const std::vector<std::string>& to,
+                        const std::vector<std::string>& cc, const Json& thread,
+                        const SendContext& ctx) const = 0;
+};
+
+// Builds the channel configured under notify.`name` (slack, teams, opsgenie, pagerduty, email)
+// from its validated `settings`. InvalidArgument for an unknown name, or a URL that is not https
+// outside loopback (a secret must never travel in clear text); the message names the key, never
+// the secret.
+Result<std::unique_ptr<Channel>> MakeChannel(const std::string& name, const Json& settings);
+
+}  // namespace dw::platforms::notify

@@ -1,0 +1,119 @@
+#include "platforms/notify/notice.h"
+
+#include <array>
+
+namespace dw::platforms::notify {
+namespace {
+
+constexpr std::array<std::pair<EventKind, const char*>, 7> kEventNames = {{
+    {EventKind::kOpen, "open"},
+    {EventKind::kSeverityRaised, "severity_raised"},
+    {EventKind::kApprovalRequested, "approval_requested"},
+    {EventKind::kApproved, "approved"},
+    {EventKind::kEscalated, "escalated"},
+    {EventKind::kVerified, "verified"},
+    {EventKind::kResolved, "resolved"},
+}};
+
+}  // namespace
+
+const char* EventKindName(EventKind kind) {
+  for (const auto& [k, name] : kEventNames)
+    if (k == kind) return name;
+  return "unknown";
+}
+
+std::optional<EventKind> ParseEventKind(const std::string& name) {
+  for (const auto& [k, n] : kEventNames)
+    if (name == n) return k;
+  return std::nullopt;
+}
+
+Json NoticeToJson(const IncidentNotice& n) {
+  return Json{{"incident_id", n.incident_id}, {"dedup_key", n.dedup_key},
+              {"event", EventKindName(n.event)}, {"severity", n.severity},
+              {"domain", n.domain}, {"title", n.title}, {"asset", n.asset}, {"cause", n.cause},
+              {"diagnosis", n.diagnosis}, {"consumer", n.consumer}, {"deadline", n.deadline},
+              {"summary", n.summary}, {"link", n.link}, {"revision", n.revision}};
+}
+
+Result<IncidentNotice> NoticeFromJson(const Json& j) {
+  if (!j.is_object()) return InvalidArgument("outbox payload is not an object");
+  IncidentNotice n;
+  auto text = [&](const char* key, std::string* out) -> bool {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return true;
+    if (!it->is_string()) return false;
+    *out = it->get<std::string>();
+    return true;
+  };
+  std::string event;
+  for (auto [key, out] : std::initializer_list<std::pair<const char*, std::string*>>{
+           {"incident_id", &n.incident_id}, {"dedup_key", &n.dedup_key}, {"event", &event},
+           {"severity", &n.severity}, {"domain", &n.domain}, {"title", &n.title},
+           {"asset", &n.asset}, {"cause", &n.cause}, {"diagnosis", &n.diagnosis},
+           {"consumer", &n.consumer}, {"deadline", &n.deadline}, {"summary", &n.summary},
+           {"link", &n.link}, {"revision", &n.revision}})
+    if (!text(key, out)) return InvalidArgument(std::string("outbox payload: '") + key + "' is not a string");
+  auto kind = ParseEventKind(event);
+  if (!kind) return InvalidArgument("outbox payload: unknown event '" + event + "'");
+  n.event = *kind;
+  return n;
+}
+
+std::string EventKey(const IncidentNotice& n) {
+  std::string key = EventKindName(n.event);
+  if (!n.revision.empty()) key += ":" + n.revision;
+  return key;
+}
+
+std::string EventPhrase(EventKind event) {
+  switch (event) {
+    case EventKind::kOpen: return "Opened";
+    case EventKind::kSeverityRaised: return "Severity raised";
+    case EventKind::kApprovalRequested: return "Approval requested";
+    case EventKind::kApproved: return "Approved";
+    case EventKind::kEscalated: return "Escalated";
+    case EventKind::kVerified: return "Verified";
+    case EventKind::kResolved: return "Resolved";
+  }
+  return "Update";
+}
+
+std::string Headline(const IncidentNotice& n) {
+  return "[" + n.severity + "] " + EventPhrase(n.event) + ": " +
+         (n.title.empty() ? n.incident_id : n.title);
+}
+
+std::string OpsgeniePriority(const std::string& s) {
+  if (s == "SEV1") return "P1";
+  if (s == "SEV2") return "P2";
+  if (s == "SEV3") return "P3";
+  if (s == "SEV4") return "P4";
+  return "P5";
+}
+
+std::string PagerDutySeverity(const std::string& s) {
+  if (s == "SEV1") return "critical";
+  if (s == "SEV2") return "error";
+  if (s == "SEV3") return "warning";
+  return "info";
+}
+
+std::vector<std::pair<std::string, std::string>> Facts(const IncidentNotice& n) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto add = [&](const char* label, const std::string& v) {
+    if (!v.empty()) out.push_back({label, v});
+  };
+  add("Severity", n.severity);
+  add("Asset", n.asset);
+  add("Cause (ranked first)", n.cause);
+  std::string consumer = n.consumer;
+  if (!consumer.empty() && !n.deadline.empty()) consumer += " acts at " + n.deadline;
+  add("Customer-facing consumer", consumer);
+  add(n.event == EventKind::kApprovalRequested ? "Proposed" : "Summary", n.summary);
+  add("Incident", n.incident_id);
+  return out;
+}
+
+}  // namespace dw::platforms::notify

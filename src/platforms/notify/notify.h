@@ -1,0 +1,131 @@
+// Notifications: the front door of platforms/notify/. The stage that decides to tell people
+// something (incidents/, actions/) calls Enqueue with plain data; the outbox in the state store
+// keeps every message before it is sent; DeliverDue (the `dw watch` delivery job) sends what is
+// due to Slack, Microsoft Teams, Opsgenie, PagerDuty or email, each in its own wire format, retries
+// with backoff on 429/5xx/timeouts and records the answer or the failure on the message.
+//
+// Which channels get a notice comes from the workspace's `notify:` (channels, and routes per
+// domain, severity and event; see docs/workspace.md). Secrets (tokens, keys, webhook URLs) are read
+// from the workspace (substituted from ${ENV}) at send time and never written to the outbox, a log
+// or an error.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/json.h"
+#include "base/status.h"
+#include "config/workspace.h"
+#include "net/http_client.h"
+#include "net/mail_client.h"
+#include "store/state_store.h"
+
+namespace dw::platforms::notify {
+
+// What happened to an incident that people are told about.
+enum class EventKind {
+  kOpen,
+  kSeverityRaised,
+  kApprovalRequested,
+  kApproved,
+  kEscalated,
+  kVerified,
+  kResolved,
+};
+// "open", "severity_raised", "approval_requested", "approved", "escalated", "verified", "resolved".
+const char* EventKindName(EventKind kind);
+std::optional<EventKind> ParseEventKind(const std::string& name);
+
+// One thing to tell people about an incident, as plain data (platforms/ sits left of incidents/
+// and actions/, so it knows none of their types).
+struct IncidentNotice {
+  std::string incident_id;  // required
+  std::string dedup_key;    // required: the incident's key (Opsgenie alias, PagerDuty dedup_key)
+  EventKind event = EventKind::kOpen;
+  std::string severity;     // SEV1 (worst) .. SEV4; required
+  std::string domain;       // the workspace domain (routing, approvers, escalate_to)
+  std::string title;        // one line: what is wrong
+  std::string asset;        // the damaged asset id
+  std::string cause;        // the cause ranked first, one sentence
+  std::string diagnosis;    // the longer explanation (Opsgenie description, email body)
+  std::string consumer;     // the customer-facing consumer at risk, e.g. sync://hightouch/...
+  std::string deadline;     // when that consumer acts next (RFC 3339)
+  std::string summary;      // approval: what is proposed; verified/resolved: the receipt's summary
+  std::string link;         // the incident page; empty: notify.link with {incident} filled in
+  // Distinguishes repeated events of one kind (severity_raised to SEV1 after SEV2): part of the
+  // deduplication key. Empty for the others.
+  std::string revision;
+};
+
+struct EnqueueReport {
+  std::vector<std::string> queued;     // channels that got a new outbox message
+  std::vector<std::string> duplicate;  // channels that already had this (incident, event)
+};
+
+// Writes one outbox message per channel the workspace routes `notice` to (a channel that has
+// nothing to say for the event, e.g. email for `open`, is skipped), in one transaction, due now.
+// The approvers of the notice's domain are the recipients of an approval request (its owners
+// copied), escalate_to those of an escalation. InvalidArgument for a notice without incident id,
+// dedup key or severity, or a domain the workspace does not define. An (incident, channel, event)
+// already in the outbox is not written again (reported as duplicate).
+Result<EnqueueReport> Enqueue(const config::Workspace& workspace, store::StateStore& store,
+                              const Clock& clock, const IncidentNotice& notice);
+
+struct DeliveryOptions {
+  int max_attempts = 8;                                   // then the message is given up (failed)
+  std::chrono::milliseconds first_backoff{10'000};        // doubles per attempt...
+  std::chrono::milliseconds max_backoff{15 * 60 * 1000};  // ...up to this
+  int batch = 200;      // messages read from the outbox at a time
+  int parallel = 4;     // sends at once (never two of one incident on one channel)
+  std::chrono::milliseconds request_timeout{10'000};
+};
+
+struct DeliveryReport {
+  int sent = 0;
+  int retried = 0;  // failed attempts that will be tried again
+  int failed = 0;   // given up, or refused for good (the error is recorded on the message)
+  std::vector<std::string> errors;  // one line per failed attempt (redacted)
+};
+
+// Sends every outbox message due at the clock's now, in order per (incident, channel), until none
+// is due. Each attempt is recorded on its message before the next one starts. Never fails for a
+// message's sake; a Status error means the outbox could not be read or written.
+Result<DeliveryReport> DeliverDue(const config::Workspace& workspace, store::StateStore& store,
+                                  net::HttpClient& http, net::MailClient& mail, const Clock& clock,
+                                  const DeliveryOptions& options = {});
+
+// What a channel's service answered to one request.
+struct TestAnswer {
+  std::string channel;
+  std::string type;     // slack, teams, opsgenie, pagerduty, email
+  bool delivered = false;
+  std::string answer;   // the service's answer, or the error (redacted)
+};
+
+// `dw notify test CHANNEL`: sends a test message on `channel` now (not through the outbox) and
+// reports the answer. NotFound for a channel the workspace does not configure.
+Result<TestAnswer> SendTest(const config::Workspace& workspace, const std::string& channel,
+                            net::HttpClient& http, net::MailClient& mail, const Clock& clock);
+
+// One outbox message as `dw incidents show` lists it.
+struct NotificationStatus {
+  std::string channel;
+  std::string event;
+  std::string state;  // pending | sent | failed
+  int attempts = 0;
+  std::string last_error;
+  Json answer;
+  TimePoint updated_at;
+};
+
+// Every notification of `incident_id`, in the order they were written.
+Result<std::vector<NotificationStatus>> NotificationsOf(store::StateStore& store,
+                                                        const std::string& incident_id);
+
+// The channel names the workspace configures under notify:, sorted.
+std::vector<std::string> ChannelNames(const config::Workspace& workspace);
+
+}  // namespace dw::platforms::notify

@@ -1,0 +1,118 @@
+// The notification outbox of SqlStateStore (declared in sql_state_store.h): kept in a file of its
+// own so the outbox's SQL reads in one place.
+#include <string>
+
+#include "store/sql_cells.h"
+#include "store/sql_state_store.h"
+
+namespace dw::store {
+namespace {
+
+constexpr const char* kOutboxColumns =
+    "id, incident_id, channel, event, payload, state, attempts, next_attempt_at, last_error, "
+    "answer, created_at, updated_at";
+
+bool KnownState(const std::string& s) { return s == "pending" || s == "sent" || s == "failed"; }
+
+Result<OutboxMessage> DecodeOutbox(const SqlRow& row) {
+  RowReader r(row, "notify_outbox");
+  OutboxMessage m;
+  m.id = r.Int();
+  m.incident_id = r.Text();
+  m.channel = r.Text();
+  m.event = r.Text();
+  m.payload = r.JsonText();
+  m.state = r.Text();
+  m.attempts = static_cast<int>(r.Int());
+  m.next_attempt_at = r.Time();
+  m.last_error = r.Text();
+  m.answer = r.JsonText();
+  m.created_at = r.Time();
+  m.updated_at = r.Time();
+  if (!r.status().ok()) return r.status();
+  return m;
+}
+
+Status DecodeRows(const std::vector<SqlRow>& rows, std::vector<OutboxMessage>* out) {
+  for (const SqlRow& row : rows) {
+    Result<OutboxMessage> m = DecodeOutbox(row);
+    if (!m.ok()) return m.status();
+    out->push_back(std::move(m).value());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<bool> SqlStateStore::EnqueueOutbox(const OutboxMessage& m) {
+  if (m.incident_id.empty() || m.channel.empty() || m.event.empty())
+    return InvalidArgument("an outbox message needs an incident id, a channel and an event");
+  if (!KnownState(m.state))
+    return InvalidArgument("outbox state must be pending, sent or failed, not '" + m.state + "'");
+  bool inserted = false;
+  Status s = Do(true, [&]() -> Status {
+    SqlValue now = TimeCell(clock_.Now());
+    // DO NOTHING keeps a duplicate from failing (and dooming) an enclosing transaction.
+    Result<std::vector<SqlRow>> rows =
+        Run("INSERT INTO notify_outbox (incident_id, channel, event, payload, state, attempts, "
+            "next_attempt_at, last_error, answer, created_at, updated_at) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) "
+            "ON CONFLICT (incident_id, channel, event) DO NOTHING RETURNING id",
+            {m.incident_id, m.channel, m.event, JsonCell(m.payload), m.state,
+             static_cast<int64_t>(m.attempts), TimeCell(m.next_attempt_at), m.last_error,
+             JsonCell(m.answer), now});
+    if (!rows.ok()) return rows.status();
+    inserted = !rows->empty();
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return inserted;
+}
+
+Result<std::vector<OutboxMessage>> SqlStateStore::DueOutbox(TimePoint now, int limit) {
+  if (limit <= 0) return InvalidArgument("limit must be positive");
+  std::vector<OutboxMessage> out;
+  Status s = Do(false, [&]() -> Status {
+    Result<std::vector<SqlRow>> rows =
+        Run(std::string("SELECT ") + kOutboxColumns +
+                " FROM notify_outbox o WHERE state = 'pending' AND next_attempt_at <= $1 "
+                "AND NOT EXISTS (SELECT 1 FROM notify_outbox e WHERE e.incident_id = o.incident_id "
+                "AND e.channel = o.channel AND e.state = 'pending' AND e.id < o.id) "
+                "ORDER BY next_attempt_at, id LIMIT $2",
+            {TimeCell(now), static_cast<int64_t>(limit)});
+    if (!rows.ok()) return rows.status();
+    return DecodeRows(*rows, &out);
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+Status SqlStateStore::UpdateOutbox(const OutboxMessage& m) {
+  if (!KnownState(m.state))
+    return InvalidArgument("outbox state must be pending, sent or failed, not '" + m.state + "'");
+  return Do(true, [&]() -> Status {
+    Result<std::vector<SqlRow>> rows =
+        Run("UPDATE notify_outbox SET state = $2, attempts = $3, next_attempt_at = $4, "
+            "last_error = $5, answer = $6, updated_at = $7 WHERE id = $1 RETURNING id",
+            {m.id, m.state, static_cast<int64_t>(m.attempts), TimeCell(m.next_attempt_at),
+             m.last_error, JsonCell(m.answer), TimeCell(clock_.Now())});
+    if (!rows.ok()) return rows.status();
+    if (rows->empty()) return NotFound("no outbox message " + std::to_string(m.id));
+    return Status::Ok();
+  });
+}
+
+Result<std::vector<OutboxMessage>> SqlStateStore::OutboxFor(const std::string& incident_id) {
+  std::vector<OutboxMessage> out;
+  Status s = Do(false, [&]() -> Status {
+    Result<std::vector<SqlRow>> rows = Run(
+        std::string("SELECT ") + kOutboxColumns + " FROM notify_outbox WHERE incident_id = $1 ORDER BY id",
+        {incident_id});
+    if (!rows.ok()) return rows.status();
+    return DecodeRows(*rows, &out);
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+}  // namespace dw::store
