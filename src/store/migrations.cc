@@ -139,6 +139,8 @@ CREATE TABLE action_events (
   body    TEXT NOT NULL
 );
 CREATE INDEX action_events_by_subject ON action_events (subject, seq);
+)sql";
+
 // Version 4: the notification outbox. Every notification is written here before it is sent;
 // (incident_id, channel, event) is unique so a decision taken twice never notifies twice.
 constexpr std::string_view kV4 = R"sql(

@@ -141,6 +141,8 @@ struct ActionEventRecord {
   std::string actor;
   std::string nonce;  // "" or a decision's nonce, unique across the log (replays are refused)
   Json body = Json::object();
+};
+
 // One notification in the outbox: written before it is sent, so a crash between the decision and
 // the delivery loses nothing. Unique by (incident_id, channel, event). platforms/notify/ owns the
 // meaning of `payload` and `answer`; the store only keeps them.
