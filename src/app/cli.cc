@@ -135,6 +135,13 @@ int RunCli(int argc, char** argv) {
   auto* watch = app.add_subcommand("watch", "run the workspace's monitors on their every: until stopped");
   watch->add_flag("--once", watch_once, "run every monitor once now, then exit");
 
+  ReplayCommand replay_cmd;
+  auto* replay = app.add_subcommand("replay", "play a scenario folder against the product on a simulated clock");
+  replay->add_option("DIR", replay_cmd.dir, "scenario folder (holds scenario.yaml)")->required();
+  replay->add_option("--format", replay_cmd.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  replay->add_option("--keep-scratch", replay_cmd.keep_scratch,
+                     "replay in this new folder and keep it (the workspace copy, its warehouse and state)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -164,6 +171,7 @@ int RunCli(int argc, char** argv) {
   if (*mark) return CmdMonitorMark(g, mark_opts);
   if (*prune) return CmdMonitorPrune(g);
   if (*watch) return CmdWatch(g, watch_once);
+  if (*replay) return CmdReplay(g, replay_cmd);
   std::cout << app.help();
   return 0;
 }
