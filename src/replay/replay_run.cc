@@ -198,6 +198,16 @@ Result<ReplayReport> Replay(const Scenario& s, const ReplayOptions& options) {
     if (!st.ok()) report.errors.push_back(At(s, e.line, "event at " + FormatRfc3339(e.at), st.message()));
   };
 
+  // A problem that repeats at every stop of the clock is reported once, with when it began and
+  // how often it came back.
+  std::map<std::string, std::pair<TimePoint, int>> repeated;
+  std::vector<std::string> repeated_order;
+  auto problem = [&](TimePoint at, const std::string& what) {
+    auto [it, fresh] = repeated.try_emplace(what, at, 0);
+    if (fresh) repeated_order.push_back(what);
+    ++it->second.second;
+  };
+
   // The loop: apply what the world does at `now`, run what `dw watch` has due, read what the
   // product concluded, then move the clock to the next moment anything is due.
   size_t next_event = 0;
@@ -207,9 +217,9 @@ Result<ReplayReport> Replay(const Scenario& s, const ReplayOptions& options) {
     while (next_event < s.events.size() && s.events[next_event].at <= now) apply(s.events[next_event++]);
     for (const auto& r : loop.RunDue())
       if (!r.status.ok())
-        report.errors.push_back(FormatRfc3339(now) + " " + r.job + " failed: " + r.status.message());
+        problem(now, r.job + " failed: " + r.status.message());
     Status seen = conclusions.Observe(now, report.rows);
-    if (!seen.ok()) report.errors.push_back(FormatRfc3339(now) + " reading incidents: " + seen.message());
+    if (!seen.ok()) problem(now, "reading the product's incidents: " + seen.message());
     int64_t now_ms = ToUnixMillis(now);
     int64_t until_job = loop.MillisUntilNextDue();
     int64_t next = until_job < 0 ? INT64_MAX : now_ms + std::max<int64_t>(until_job, 1);
@@ -225,6 +235,11 @@ Result<ReplayReport> Replay(const Scenario& s, const ReplayOptions& options) {
     DW_RETURN_IF_ERROR(tell_simulators(s.end));
   }
 
+  for (const auto& what : repeated_order) {
+    const auto& [first, times] = repeated.at(what);
+    report.errors.push_back(FormatRfc3339(first) + " " + what +
+                            (times > 1 ? " (" + std::to_string(times) + " times from then on)" : ""));
+  }
   report.verdicts = action_failures;
   for (const auto& x : s.expect) report.verdicts.push_back(CheckExpectation(x, **store, **product, conclusions));
   std::stable_sort(report.rows.begin(), report.rows.end(),
