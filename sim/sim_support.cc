@@ -53,6 +53,10 @@ std::vector<Fault> ParseFaults(const Json& script) {
     x.times = f.value("times", -1);
     x.repeat_body = f.value("repeat_body", static_cast<size_t>(1));
     x.cut_after_bytes = f.value("cut_after_bytes", -1L);
+    if (f.contains("from")) x.from_ms = ScriptTime(f["from"], where + ".from");
+    if (f.contains("until")) x.until_ms = ScriptTime(f["until"], where + ".until");
+    if (x.from_ms && x.until_ms && *x.until_ms <= *x.from_ms)
+      throw std::invalid_argument(where + ".until: must be later than from");
     out.push_back(std::move(x));
   }
   return out;
@@ -70,13 +74,21 @@ bool PathMatches(const std::string& pattern, const std::string& path) {
 
 void InstallCommon(httplib::Server& server, std::shared_ptr<SimClock> clock,
                    std::shared_ptr<std::vector<Fault>> faults, std::shared_ptr<std::mutex> faults_mu) {
-  server.set_pre_routing_handler([faults, faults_mu](const httplib::Request& req, httplib::Response& res) {
+  server.set_pre_routing_handler([faults, faults_mu, clock](const httplib::Request& req, httplib::Response& res) {
+    if (req.path == "/_sim/clock") return httplib::Server::HandlerResponse::Unhandled;  // never faulted
+    // A fault with a window is active while the simulated now is inside it (without a clock set,
+    // windows are ignored: the fault is always active, as before).
+    std::optional<int64_t> now = clock->now();
+    auto in_window = [&now](const Fault& f) {
+      if (!now) return true;
+      return (!f.from_ms || *now >= *f.from_ms) && (!f.until_ms || *now < *f.until_ms);
+    };
     Fault hit;
     {
       std::lock_guard<std::mutex> lock(*faults_mu);
       auto it = faults->begin();
       for (; it != faults->end(); ++it)
-        if (it->method == req.method && it->times != 0 && PathMatches(it->path, req.path)) break;
+        if (it->method == req.method && it->times != 0 && PathMatches(it->path, req.path) && in_window(*it)) break;
       if (it == faults->end()) return httplib::Server::HandlerResponse::Unhandled;
       if (it->times > 0) --it->times;
       hit = *it;

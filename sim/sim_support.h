@@ -39,7 +39,8 @@ class SimClock {
 
 // One scripted misbehaviour: requests whose method and path match are answered with `status`,
 // `body` and `content_type` (after `delay_ms`) instead of the simulator's answer, `times` times
-// (-1: always).
+// (-1: always), and only while the simulated clock is inside [`from`, `until`) when the script
+// gives those times (an outage that lasts ten minutes).
 struct Fault {
   std::string method = "GET";
   std::string path;          // exact path, or a prefix when it ends with '*'
@@ -52,6 +53,8 @@ struct Fault {
   // >= 0: announce the whole body's length, send this many bytes of it, then drop the connection
   // (a reset mid-body, as a crashing server or a proxy timeout does).
   long cut_after_bytes = -1;
+  std::optional<int64_t> from_ms;   // the fault begins at this simulated time (inclusive)
+  std::optional<int64_t> until_ms;  // and ends at this one (exclusive)
 };
 
 // Reads a time from a script value: an RFC 3339 string or Unix ms. Throws std::invalid_argument
