@@ -8,7 +8,14 @@
 namespace dw::app {
 
 int CmdCollect(const GlobalOptions& g, const std::string& format, const std::string& max_log_bytes) {
-  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), RealClock());
+  // Every event and observation time comes from the command's clock (--now), so an observed time
+  // (Connect transitions, flow revisions, registry versions) is as of the replayed instant.
+  auto clock = CommandClock(g);
+  if (!clock.ok()) {
+    std::cerr << "dw collect: " << clock.status().message() << "\n";
+    return 2;
+  }
+  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
   if (!services->workspace_status().ok()) {
     std::cerr << "dw collect: " << services->workspace_status().message() << "\n";
     return 2;

@@ -77,7 +77,7 @@ Status AddCheckJobs(watch::WatchLoop& loop, const std::shared_ptr<Services>& ser
 
 // One collection pass over every platform, in its own group.
 Status AddCollectJob(watch::WatchLoop& loop, const std::shared_ptr<Services>& services, const WatchLog& log) {
-  if (services->workspace().platforms.empty()) return Status::Ok();
+  if (services->workspace().platforms.empty() && services->workspace().lineage.dbt_manifest.empty()) return Status::Ok();
   return loop.AddJob({"collect", "platforms", kCollectEveryMs, [services, log](int64_t, int) -> Status {
                         auto store = services->state();
                         if (!store.ok()) return store.status();

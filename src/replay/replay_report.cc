@@ -53,7 +53,7 @@ Json ReplayReport::ToJson() const {
   for (const auto& v : verdicts)
     verdicts_json.push_back({{"expectation", v.expectation}, {"line", v.line}, {"ok", v.ok}, {"detail", v.detail}});
   return Json{{"scenario", scenario}, {"passed", passed()}, {"rows", rows_json}, {"verdicts", verdicts_json},
-              {"errors", errors}, {"wall_ms", wall_ms}};
+              {"errors", errors}, {"log", log}, {"wall_ms", wall_ms}};
 }
 
 }  // namespace dw::replay
