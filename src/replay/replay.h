@@ -133,6 +133,7 @@ struct Scenario {
   std::string name;
   std::string story;
   std::filesystem::path workspace;  // absolute
+  int workspace_line = 0;
   TimePoint start, end;
   std::vector<SetupStep> setup;
   std::vector<HistoryStep> history;

@@ -103,7 +103,7 @@ Result<ReplayReport> Replay(const Scenario& s, const ReplayOptions& options) {
 
   auto original = config::LoadWorkspace(s.workspace);
   if (!original.ok())
-    return InvalidArgument(At(s, 0, "workspace", "the workspace does not load:\n" + original.ErrorText()));
+    return InvalidArgument(At(s, s.workspace_line, "workspace", "the workspace does not load:\n" + original.ErrorText()));
   DW_RETURN_IF_ERROR(CheckAgainstWorkspace(s, *original.workspace));
 
   std::error_code ec;
@@ -129,7 +129,7 @@ Result<ReplayReport> Replay(const Scenario& s, const ReplayOptions& options) {
   auto copied = MakeScratchWorkspace(s.workspace, scratch.dir(), urls);
   if (!copied.ok()) return copied.status();
   auto loaded = config::LoadWorkspace(copied->dir);
-  if (!loaded.ok()) return InvalidArgument(At(s, 0, "workspace", "the scratch copy does not load:\n" + loaded.ErrorText()));
+  if (!loaded.ok()) return InvalidArgument(At(s, s.workspace_line, "workspace", "the scratch copy does not load:\n" + loaded.ErrorText()));
   const config::Workspace& ws = *loaded.workspace;
   for (const auto& name : copied->platforms_left_out)
     report.errors.push_back("platform " + name + " has no simulator in the scenario: left out of the replay");

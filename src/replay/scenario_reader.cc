@@ -284,6 +284,7 @@ Scenario ReadAll(const Reader& r, const YAML::Node& root) {
   if (!std::regex_match(s.name, kName)) r.Fail(root["name"], "name", "must match [a-z0-9-]+, got '" + s.name + "'");
   s.story = r.String(root["story"], "story");
   s.workspace = r.ExistingPath(root["workspace"], "workspace", true);
+  s.workspace_line = root["workspace"].Mark().line + 1;
   std::error_code ec;
   if (!fs::is_regular_file(s.workspace / "dataworkers.yaml", ec))
     r.Fail(root["workspace"], "workspace", "no dataworkers.yaml in " + s.workspace.string());
