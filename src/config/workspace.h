@@ -102,6 +102,8 @@ struct Workspace {
   // `retention:` overrides it for that monitor).
   std::chrono::milliseconds metric_retention{std::chrono::hours(24 * 400)};
   Json notify = Json::object();  // channel name -> settings (secrets substituted)
+  // `incidents.group_window`: signals sharing a lineage root this close in time join one incident.
+  std::chrono::milliseconds incident_group_window{std::chrono::hours(6)};
 };
 
 // One problem found in a workspace file.

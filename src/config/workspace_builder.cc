@@ -137,6 +137,11 @@ Workspace Builder::Build(const Json& doc) {
     if (r.ok() && r->count() > 0) ws.metric_retention = *r;
     else if (r.ok()) Error("metrics.retention", "must be longer than zero");
   }
+  if (doc.contains("incidents") && doc["incidents"].is_object() && doc["incidents"].contains("group_window")) {
+    auto w = ParseDuration(Str(doc["incidents"], "group_window"));
+    if (w.ok() && w->count() > 0) ws.incident_group_window = *w;
+    else if (w.ok()) Error("incidents.group_window", "must be longer than zero");
+  }
   auto notify = doc.find("notify");
   if (notify != doc.end()) ws.notify = *notify;
   return ws;

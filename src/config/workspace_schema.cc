@@ -175,6 +175,7 @@ ValueSchema BuildWorkspaceSchema() {
       Opt("checks", List(CheckSchema())),
       Opt("monitors", List(MonitorSchema())),
       Opt("metrics", Obj({Opt("retention", Of(ValueType::kDuration))})),
+      Opt("incidents", Obj({Opt("group_window", Of(ValueType::kDuration))})),
       Opt("notify", notify),
   });
 }

@@ -249,6 +249,9 @@ struct Candidate {
   std::string dedup_key;
   std::string asset_id;  // where the change happened
   std::string kind;      // change kind ("restore_skipped_state", "execution", ...)
+  // What kind of cause the evidence makes it: the change kind, or "stale_input" (a run that read a
+  // superseded version of its source), "duplicated_run" (two runs for one slot).
+  std::string cause_kind;
   TimePoint happened_at;
   ScoreParts score;
   std::string explanation;  // why it fits, in one sentence
@@ -307,6 +310,10 @@ class IncidentDesk {
   // and incidents say so) and must outlive it otherwise.
   IncidentDesk(store::StateStore& store, const graph::ContextGraph* graph, const Clock& clock,
                DeskOptions options);
+  // The same over a bare graph index (tests and benchmarks): REQUIRES `index` is not changed
+  // while the desk runs, and outlives it. May be null.
+  IncidentDesk(store::StateStore& store, const graph::GraphIndex* index, const Clock& clock,
+               DeskOptions options);
 
   // One pass: bad signals join an open incident with the same lineage root within the group
   // window or open one (the release guard's change signals open one at once when the job's writes
@@ -346,11 +353,32 @@ class IncidentDesk {
   Result<std::vector<CoverWindow>> WindowsCovering(const std::string& metric, const std::string& asset_id);
 
  private:
+  // Runs fn(const graph::GraphIndex*) under the graph's read lock (nullptr without a graph).
+  template <typename F>
+  auto WithIndex(F&& fn) {
+    if (graph_ != nullptr) return graph_->Read([&](const graph::GraphIndex& ix) { return fn(&ix); });
+    return fn(index_);
+  }
+  Result<std::vector<Incident>> Active();
+  Result<Incident> Load(const std::string& id);
+  Result<Incident> Move(const std::string& id, IncidentStatus to, const std::string& actor,
+                        const std::string& reason, CloseReason close);
+  Status LinkRecurrence(Incident& incident);
+
   store::StateStore& store_;
-  const graph::ContextGraph* graph_;
+  const graph::ContextGraph* graph_ = nullptr;
+  const graph::GraphIndex* index_ = nullptr;
   const Clock& clock_;
   DeskOptions options_;
 };
+
+// One pass as `dw watch` (after every monitor, check and collection run) and `dw incidents scan`
+// run it: gathers what was observed since the last pass (store cursor incidents.last_pass; on the
+// first pass, the group window before now), evaluates it and moves the cursor to now. The store's
+// error on failure, with the cursor left where it was (the next pass reads the same again).
+Result<EvaluationReport> RunSignalPass(const config::Workspace& ws, IncidentDesk& desk, store::StateStore& store,
+                                       const Clock& clock);
+inline constexpr const char* kLastPassCursor = "incidents.last_pass";
 
 // ---------------------------------------------------------------------------------------------
 // JSON forms (the MCP tools' structuredContent and `dw incidents --format json`; docs/tools.md).

@@ -1,0 +1,182 @@
+#include "incidents/cause_shape.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "observe/changes/change_kinds.h"
+
+namespace dw::incidents {
+
+namespace {
+
+namespace k = observe::changes;
+
+bool Has(const std::vector<SignalShape>& shapes, SignalShape s) {
+  return std::find(shapes.begin(), shapes.end(), s) != shapes.end();
+}
+
+// The positions of "/v<digits>/" segments in `id`.
+struct VersionSegment {
+  size_t pos;  // of the 'v'
+  size_t len;  // of "v<digits>"
+  int version;
+};
+std::vector<VersionSegment> VersionSegments(const std::string& id) {
+  std::vector<VersionSegment> out;
+  for (size_t i = 1; i + 1 < id.size(); ++i) {
+    if (id[i - 1] != '/' || id[i] != 'v' || !std::isdigit(static_cast<unsigned char>(id[i + 1]))) continue;
+    size_t j = i + 1;
+    while (j < id.size() && std::isdigit(static_cast<unsigned char>(id[j]))) ++j;
+    if (j < id.size() && id[j] != '/') continue;
+    if (j - i > 5) continue;
+    out.push_back({i, j - i, std::stoi(id.substr(i + 1, j - i - 1))});
+  }
+  return out;
+}
+
+// Where the event's evidence names `needle` (a log line or an output), or "".
+std::string EvidenceMentioning(const Json& evidence, const std::string& needle) {
+  if (evidence.is_object() && evidence.contains("log_excerpt") && evidence["log_excerpt"].is_array())
+    for (const Json& l : evidence["log_excerpt"])
+      if (l.is_object() && l.value("message", std::string()).find(needle) != std::string::npos)
+        return "log: " + l.value("message", std::string());
+  if (evidence.is_object() && evidence.contains("task_runs") && evidence["task_runs"].is_array())
+    for (const Json& t : evidence["task_runs"])
+      if (t.is_object() && t.value("outputs", std::string()).find(needle) != std::string::npos)
+        return "task " + t.value("task_id", std::string()) + " outputs name " + needle;
+  return "";
+}
+
+bool DataShape(SignalShape s) { return s != SignalShape::kUnknown && s != SignalShape::kStateDropped; }
+
+}  // namespace
+
+std::string SupersededInput(const graph::GraphIndex& index, const std::string& flow, std::string* newer) {
+  graph::AssetIndex a = index.Find(flow);
+  if (a == graph::kNone) return "";
+  for (graph::EdgeIndex e : index.in(a)) {
+    const std::string& input = index.id(index.edge(e).src);
+    for (const VersionSegment& v : VersionSegments(input)) {
+      for (int next = v.version + 1; next <= v.version + 9; ++next) {
+        std::string candidate = input.substr(0, v.pos) + "v" + std::to_string(next) + input.substr(v.pos + v.len);
+        if (index.Find(candidate) != graph::kNone) {
+          if (newer) *newer = candidate;
+          return input;
+        }
+      }
+    }
+  }
+  return "";
+}
+
+ShapeFit FitShape(const store::ChangeEvent& event, const std::vector<SignalShape>& shapes,
+                  const std::vector<store::ChangeEvent>& others, const graph::GraphIndex* index) {
+  ShapeFit f;
+  f.cause_kind = event.kind;
+  const bool any_data = std::any_of(shapes.begin(), shapes.end(), DataShape);
+  const bool drop = Has(shapes, SignalShape::kLevelDrop) || (!any_data && Has(shapes, SignalShape::kStateDropped));
+  const std::string& kind = event.kind;
+
+  if (kind == k::kRestoreSkippedState) {
+    if (drop) {
+      f.fit = 1.0;
+      f.explanation = "the restore dropped operator state, so every value computed from it restarted from empty: a level drop towards zero";
+    } else if (Has(shapes, SignalShape::kDoubling) || Has(shapes, SignalShape::kNullRateJump)) {
+      f.fit = 0.1;
+      f.explanation = "a restore that dropped state makes values smaller, not doubled or null";
+      f.counter_evidence.push_back("the damage is not a drop, which dropped state would cause");
+    } else {
+      f.fit = 0.4;
+      f.explanation = "a restore that dropped state changes every value computed from it";
+    }
+    return f;
+  }
+
+  if (kind == k::kExecution || kind == "replay") {
+    std::string state = event.evidence.is_object() ? event.evidence.value("state", std::string()) : "";
+    // A stale input: the flow reads a source the graph knows a newer version of, and its evidence
+    // shows the call.
+    std::string newer;
+    std::string stale = index ? SupersededInput(*index, event.asset_id, &newer) : "";
+    if (!stale.empty()) {
+      // "/v1/tariffs/current" for api://pricing/v1/tariffs/current
+      std::string path = stale.substr(stale.find("://") + 3);
+      path = path.substr(path.find('/'));
+      std::string seen = EvidenceMentioning(event.evidence, path);
+      if (!seen.empty() || state == "SUCCESS") {
+        f.cause_kind = "stale_input";
+        bool fits = Has(shapes, SignalShape::kRepeatsEarlier) || Has(shapes, SignalShape::kMismatchesFound);
+        f.fit = fits ? 1.0 : (any_data ? 0.5 : 0.6);
+        f.explanation = "the run read " + stale + " while " + newer + " exists: a stale input" +
+                        (fits ? ", which explains values equal to an earlier period's" : "");
+        if (seen.empty()) f.counter_evidence.push_back("its logs do not show the call to " + path);
+        return f;
+      }
+    }
+    bool duplicated = kind == "replay";
+    const bool scheduled = index && index->Find(event.asset_id) != graph::kNone &&
+                           !index->details(index->Find(event.asset_id)).schedule.empty();
+    if (!duplicated && scheduled) {
+      for (const store::ChangeEvent& o : others) {
+        if (o.id == event.id || o.dedup_key == event.dedup_key || o.asset_id != event.asset_id || o.kind != event.kind) continue;
+        auto gap = o.happened_at > event.happened_at ? o.happened_at - event.happened_at : event.happened_at - o.happened_at;
+        if (gap <= std::chrono::hours(1)) duplicated = true;
+      }
+    }
+    if (duplicated) {
+      f.cause_kind = "duplicated_run";
+      f.fit = Has(shapes, SignalShape::kDoubling) ? 1.0 : 0.3;
+      f.explanation = "the flow ran twice for one slot: a duplicated run" +
+                      std::string(Has(shapes, SignalShape::kDoubling) ? ", which explains a doubling" : "");
+      return f;
+    }
+    if (state == "FAILED" || state == "KILLED" || state == "CANCELLED") {
+      f.fit = drop ? 0.7 : 0.3;
+      f.explanation = "the run did not finish, so what it should have written is missing" +
+                      std::string(drop ? ": a drop" : "");
+      return f;
+    }
+    f.fit = 0.3;
+    f.explanation = "a green run can still write wrong output, but nothing in its evidence says it did";
+    f.counter_evidence.push_back("the execution succeeded and read no superseded input");
+    return f;
+  }
+
+  if (kind == k::kSchemaVersion) {
+    std::string ev = event.evidence.dump() + " " + event.reason;
+    bool removed = ev.find("removed") != std::string::npos || ev.find("deleted") != std::string::npos;
+    if (Has(shapes, SignalShape::kNullRateJump)) {
+      f.fit = removed ? 1.0 : 0.5;
+      f.explanation = removed ? "the schema version removed a field, so readers find it null: a null-rate jump"
+                              : "a new schema version can leave fields null";
+      if (!removed) f.counter_evidence.push_back("the evidence does not say a field was removed");
+    } else {
+      f.fit = 0.2;
+      f.explanation = "a schema version explains nulls, not this shape";
+    }
+    return f;
+  }
+
+  if (kind == k::kDeploy || kind == k::kFlowRevision || kind == k::kConfigRisk || kind == "model_change") {
+    f.fit = Has(shapes, SignalShape::kDoubling) ? 0.3 : 0.5;
+    f.explanation = "a change of the job's logic or configuration can change what it writes";
+    return f;
+  }
+  if (kind == k::kRestore) {
+    f.fit = Has(shapes, SignalShape::kDoubling) ? 0.5 : 0.2;
+    f.explanation = "a restore that kept its state replays from the snapshot's offsets" +
+                    std::string(Has(shapes, SignalShape::kDoubling) ? ": a sink that is not idempotent can write twice" : "");
+    f.counter_evidence.push_back("no operator state was skipped");
+    return f;
+  }
+  if (kind == k::kConnectorState || kind == k::kTriggerToggled) {
+    f.fit = drop ? 0.6 : 0.2;
+    f.explanation = "a stopped connector or trigger means rows stop arriving" + std::string(drop ? ": a drop" : "");
+    return f;
+  }
+  f.fit = 0.2;
+  f.explanation = "a " + kind + " on an upstream asset";
+  return f;
+}
+
+}  // namespace dw::incidents

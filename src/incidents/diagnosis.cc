@@ -1,0 +1,257 @@
+#include "incidents/diagnosis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "graph/blast_radius.h"
+#include "incidents/cause_shape.h"
+#include "incidents/lineage_walk.h"
+#include "incidents/severity.h"
+
+namespace dw::incidents {
+
+namespace {
+
+constexpr size_t kWalkBudget = 100000;
+
+std::string Hhmm(TimePoint t) { return FormatRfc3339(t).substr(11, 5); }
+
+// Evidence lines a person can follow: log lines, execution ids, URLs, savepoints.
+std::vector<std::string> EvidenceLines(const store::ChangeEvent& e) {
+  std::vector<std::string> out;
+  const Json& ev = e.evidence;
+  if (!ev.is_object()) return out;
+  for (const char* key : {"restore_line", "log_line"})
+    if (ev.contains(key) && ev[key].is_string()) out.push_back(std::string(key == std::string("log_line") ? "log: " : "restore: ") + ev[key].get<std::string>());
+  for (const char* key : {"savepoint_path", "execution_id", "job_id", "flow_revision", "state", "url"})
+    if (ev.contains(key) && (ev[key].is_string() || ev[key].is_number()))
+      out.push_back(std::string(key) + ": " + (ev[key].is_string() ? ev[key].get<std::string>() : ev[key].dump()));
+  if (ev.contains("log_excerpt") && ev["log_excerpt"].is_array())
+    for (const Json& l : ev["log_excerpt"]) {
+      if (out.size() >= 12) break;
+      if (l.is_object()) out.push_back("log: " + l.value("message", std::string()));
+    }
+  if (!e.reason.empty()) out.push_back("collector: " + e.reason);
+  return out;
+}
+
+struct Scored {
+  Candidate c;
+  std::string fold_key;  // alike candidates fold into the best
+};
+
+}  // namespace
+
+TimePoint FirstBadPoint(const Incident& incident) {
+  std::optional<TimePoint> data, any;
+  for (const SignalRef& s : incident.signals) {
+    any = any ? std::min(*any, s.first_at) : s.first_at;
+    if (s.kind != SignalKind::kChange) data = data ? std::min(*data, s.first_at) : s.first_at;
+  }
+  if (data) return *data;
+  return any.value_or(incident.first_bad_at);
+}
+
+Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store, const graph::GraphIndex* index,
+                             const DeskOptions& options, TimePoint now,
+                             std::vector<graph::ImpactQuery>* impact_queries) {
+  Diagnosis d;
+  d.incident_id = incident.id;
+  d.first_bad_at = FirstBadPoint(incident);
+  d.window_from = d.first_bad_at - options.diagnosis_window;
+  const TimePoint window_to = d.first_bad_at + std::chrono::milliseconds(1);
+
+  std::vector<SignalShape> shapes;
+  for (const SignalRef& s : incident.signals) shapes.push_back(s.shape);
+
+  // The damaged assets: those the signals name, and the incident's own list.
+  std::set<std::string> damaged(incident.damaged_assets.begin(), incident.damaged_assets.end());
+  for (const SignalRef& s : incident.signals)
+    if (!s.asset_id.empty() && s.kind != SignalKind::kChange) damaged.insert(s.asset_id);
+
+  // Where to read events: (asset, hops to the damage, path to the damage).
+  struct Place {
+    std::string asset;
+    uint32_t hops = 0;
+    std::vector<std::string> path;  // from the asset to the damaged asset
+    bool downstream_of_damage = false;
+    std::string damaged_above;  // a damaged asset it is downstream of
+  };
+  std::vector<Place> places;
+  if (index != nullptr) {
+    std::vector<graph::AssetIndex> starts;
+    for (const std::string& a : damaged) {
+      graph::AssetIndex n = index->Find(a);
+      if (n != graph::kNone) {
+        starts.push_back(n);
+      } else {
+        places.push_back({a, 0, {a}, false, ""});
+        d.notes.push_back(a + " is not in the context graph: only its own change events were read");
+      }
+    }
+    // What lies downstream of any damaged asset (bounded): a change there cannot explain the damage
+    // above it.
+    LineageWalker walker(*index);
+    std::unordered_map<graph::AssetIndex, graph::AssetIndex> below;  // asset -> a damaged asset above it
+    {
+      const auto& down = walker.WalkAll(starts, WalkDirection::kDownstream, options.max_depth, kWalkBudget);
+      for (size_t i = 0; i < down.size(); ++i)
+        if (down[i].depth > 0) below.emplace(down[i].asset, walker.PathToStart(i).back());
+    }
+    const auto& up = walker.WalkAll(starts, WalkDirection::kUpstream, options.max_depth, kWalkBudget);
+    if (walker.truncated())
+      d.notes.push_back("the upstream walk stopped at " + std::to_string(kWalkBudget) + " assets");
+    for (size_t i = 0; i < up.size(); ++i) {
+      Place p;
+      p.asset = index->id(up[i].asset);
+      p.hops = up[i].depth;
+      for (graph::AssetIndex a : walker.PathToStart(i)) p.path.push_back(index->id(a));
+      auto it = below.find(up[i].asset);
+      if (it != below.end() && !damaged.count(p.asset)) {
+        p.downstream_of_damage = true;
+        p.damaged_above = index->id(it->second);
+      }
+      places.push_back(std::move(p));
+    }
+  } else {
+    for (const std::string& a : damaged) places.push_back({a, 0, {a}, false, ""});
+    d.notes.push_back("no context graph: only the damaged assets' own change events were read");
+  }
+
+  // Read the events of every place, oldest first.
+  std::vector<std::pair<store::ChangeEvent, size_t>> events;  // event, place
+  for (size_t p = 0; p < places.size(); ++p) {
+    d.assets_examined.push_back(places[p].asset);
+    auto got = store.ChangeEventsFor(places[p].asset, d.window_from, window_to);
+    if (!got.ok()) return got.status();
+    for (store::ChangeEvent& e : *got) events.emplace_back(std::move(e), p);
+  }
+  d.events_examined = events.size();
+  std::vector<store::ChangeEvent> all;
+  all.reserve(events.size());
+  for (const auto& [e, p] : events) all.push_back(e);
+
+  const double half_life_ms = 6.0 * 3600 * 1000;
+  std::vector<Scored> scored;
+  for (const auto& [e, p] : events) {
+    const Place& place = places[p];
+    if (place.downstream_of_damage) {
+      d.ruled_out.push_back(e.kind + " on " + e.asset_id + " at " + FormatRfc3339(e.happened_at) +
+                            ": downstream of the damaged " + place.damaged_above + ", so it cannot explain it");
+      continue;
+    }
+    Candidate c;
+    c.event_id = e.id;
+    c.dedup_key = e.dedup_key;
+    c.asset_id = e.asset_id;
+    c.kind = e.kind;
+    c.cause_kind = "";  // set below from the shape fit
+    c.happened_at = e.happened_at;
+    double before_ms = std::max<double>(0, std::chrono::duration<double, std::milli>(d.first_bad_at - e.happened_at).count());
+    c.score.time_proximity = std::pow(0.5, before_ms / half_life_ms);
+    c.score.lineage_distance = 1.0 / (1.0 + place.hops);
+    c.score.risk = std::clamp(std::isfinite(e.risk) ? e.risk : 0.0, 0.0, 1.0);
+    ShapeFit fit = FitShape(e, shapes, all, index);
+    c.score.shape_fit = fit.fit;
+    c.cause_kind = fit.cause_kind;
+    c.score.total = kWeightTime * c.score.time_proximity + kWeightDistance * c.score.lineage_distance +
+                    kWeightRisk * c.score.risk + kWeightShape * c.score.shape_fit;
+    c.explanation = fit.explanation;
+    c.evidence = EvidenceLines(e);
+    c.counter_evidence = fit.counter_evidence;
+    if (before_ms > 12 * 3600 * 1000.0)
+      c.counter_evidence.push_back("it happened " + graph::HumanDuration(std::chrono::milliseconds(static_cast<int64_t>(before_ms))) +
+                                   " before the first bad point");
+    if (c.score.risk < 0.3) c.counter_evidence.push_back("its collector judged it low-risk (" + e.reason + ")");
+    c.path = place.path;
+    scored.push_back({std::move(c), e.asset_id + "\n" + fit.cause_kind + "\n" + fit.explanation});
+  }
+  std::sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
+    if (a.c.score.total != b.c.score.total) return a.c.score.total > b.c.score.total;
+    if (a.c.happened_at != b.c.happened_at) return a.c.happened_at > b.c.happened_at;
+    return a.c.dedup_key < b.c.dedup_key;
+  });
+  // Fold alike candidates (the same kind of change on the same asset, explained the same way: a
+  // thousand green runs of one flow) into the best of them.
+  std::unordered_map<std::string, size_t> folded;  // fold key -> index in d.ranked
+  std::vector<size_t> alike;
+  for (Scored& s : scored) {
+    auto it = folded.find(s.fold_key);
+    if (it != folded.end()) {
+      ++alike[it->second];
+      continue;
+    }
+    if (d.ranked.size() >= kMaxCandidatesListed) continue;
+    folded.emplace(s.fold_key, d.ranked.size());
+    alike.push_back(0);
+    d.ranked.push_back(std::move(s.c));
+  }
+  for (size_t i = 0; i < d.ranked.size(); ++i)
+    if (alike[i] > 0) d.ranked[i].counter_evidence.push_back(std::to_string(alike[i]) + " more like it on the same asset scored no higher");
+
+  if (d.ranked.empty()) {
+    d.summary = "no change event on the damaged assets or upstream of them in the " +
+                graph::HumanDuration(options.diagnosis_window) + " before the first bad point (" +
+                FormatRfc3339(d.first_bad_at) + "); looked at " + std::to_string(d.assets_examined.size()) + " asset(s)";
+  } else {
+    const Candidate& top = d.ranked.front();
+    d.summary = "the " + top.kind + " on " + top.asset_id + " at " + Hhmm(top.happened_at) + " ranks first (score " +
+                std::to_string(static_cast<int>(std::lround(top.score.total * 100))) + "/100): " + top.explanation;
+  }
+
+  // The blast radius as of now, with impact counted from the earliest bad point.
+  TimePoint since = incident.first_bad_at;
+  for (const SignalRef& s : incident.signals) since = std::min(since, s.first_at);
+  std::vector<std::string> assets(damaged.begin(), damaged.end());
+  DeskOptions no_counts = options;
+  no_counts.impact_counter = nullptr;
+  Sized sized = SizeBlastRadius(index, assets, now, no_counts, since);
+  d.severity = sized.severity;
+  d.blast_radius = std::move(sized.blast_radius);
+  if (impact_queries) *impact_queries = std::move(sized.impact_queries);
+  return d;
+}
+
+Json DiagnosisToJson(const Diagnosis& d) {
+  Json ranked = Json::array();
+  int rank = 0;
+  for (const Candidate& c : d.ranked) {
+    ranked.push_back({{"rank", ++rank},
+                      {"event_id", c.event_id},
+                      {"dedup_key", c.dedup_key},
+                      {"asset", c.asset_id},
+                      {"kind", c.kind},
+                      {"cause_kind", c.cause_kind},
+                      {"happened_at", FormatRfc3339(c.happened_at)},
+                      {"score", {{"total", c.score.total},
+                                 {"time_proximity", c.score.time_proximity},
+                                 {"lineage_distance", c.score.lineage_distance},
+                                 {"risk", c.score.risk},
+                                 {"shape_fit", c.score.shape_fit}}},
+                      {"explanation", c.explanation},
+                      {"evidence", c.evidence},
+                      {"counter_evidence", c.counter_evidence},
+                      {"path", c.path}});
+  }
+  return {{"incident_id", d.incident_id},
+          {"first_bad_at", FormatRfc3339(d.first_bad_at)},
+          {"window_from", FormatRfc3339(d.window_from)},
+          {"summary", d.summary},
+          {"ranked", ranked},
+          {"assets_examined", d.assets_examined},
+          {"events_examined", d.events_examined},
+          {"ruled_out", d.ruled_out},
+          {"severity", {{"level", d.severity.level},
+                        {"name", "SEV" + std::to_string(d.severity.level)},
+                        {"reason", d.severity.reason},
+                        {"consumer", d.severity.consumer},
+                        {"acts_at", d.severity.acts_at ? Json(FormatRfc3339(*d.severity.acts_at)) : Json(nullptr)}}},
+          {"blast_radius", d.blast_radius},
+          {"notes", d.notes}};
+}
+
+}  // namespace dw::incidents

@@ -1,0 +1,58 @@
+// Grouping: which of one pass's bad signals belong together, and with which open incident.
+// Two damaged assets are one incident when one is upstream of the other, or when the same change
+// upstream of both happened within the window before them; a damaged asset joins an open incident
+// that holds it or an asset upstream/downstream of it, within the window of the incident's first
+// bad point. Two tables that merely share a source with no change behind them stay apart.
+//
+// Every asset that matters (a damaged asset, an open incident's asset, a risky change's asset) is
+// an anchor; each anchor is walked upstream once and the walk stops at the next anchor, whose own
+// walk continues from there, so a storm of signals under a few roots costs what lies between the
+// anchors, not the whole upstream of every signal.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "graph/graph_index.h"
+
+namespace dw::incidents {
+
+struct GroupingInput {
+  struct Damage {  // one bad signal
+    std::string asset;  // canonical id, or the signal key when it names no asset
+    TimePoint at;
+  };
+  struct OpenIncident {
+    std::string id;
+    std::vector<std::string> assets;  // damaged assets and root
+    TimePoint first_bad_at;
+  };
+  struct Change {  // a change that could explain damage (risky enough)
+    std::string asset;
+    std::string key;
+    TimePoint at;
+  };
+  std::vector<Damage> damage;
+  std::vector<OpenIncident> open;
+  std::vector<Change> changes;
+  std::chrono::milliseconds window{std::chrono::hours(6)};
+  int max_depth = 50;
+  size_t walk_budget = 20000;  // assets one anchor's walk may visit
+};
+
+struct SignalGroup {
+  std::vector<size_t> damage;        // indexes into GroupingInput::damage
+  std::string incident_id;           // the open incident it joins, "" for a new one
+  std::vector<size_t> changes;       // indexes of the changes that tie it together
+  std::vector<std::string> assets;   // the damaged assets, sorted
+  std::string most_upstream;         // the damaged asset nothing else of the group is upstream of
+  std::vector<std::string> notes;    // assets not in the graph, truncated walks
+};
+
+// Groups `in.damage`. `index` may be null (no graph: an asset groups only with itself). Groups
+// are in order of their first damage index; deterministic.
+std::vector<SignalGroup> GroupSignals(const graph::GraphIndex* index, const GroupingInput& in);
+
+}  // namespace dw::incidents

@@ -1,0 +1,168 @@
+// GatherSignals: one pass over what the observation stage stored since a time: metric verdicts
+// (workspace monitors and quality:* series), the latest result of every configured check, and the
+// change events collected. Judges metrics through observe/metrics; writes nothing.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "base/identifiers.h"
+#include "graph/sql_table_refs.h"
+#include "incidents/incidents.h"
+#include "incidents/release_guard.h"
+#include "incidents/signal_shape.h"
+#include "observe/changes/change_kinds.h"
+#include "observe/changes/timeline.h"
+#include "observe/metrics/metric_service.h"
+
+namespace dw::incidents {
+
+namespace {
+
+std::optional<double> Finite(double v) {
+  if (std::isfinite(v)) return v;
+  return std::nullopt;
+}
+
+// The asset a monitor watches: its `asset:`, else the first table its SQL reads, in its warehouse.
+std::string MonitorAsset(const config::MonitorConfig& m, const std::string& from_settings) {
+  if (!from_settings.empty()) return from_settings;
+  std::string sql = m.spec.value("sql", m.spec.value("series_sql", std::string()));
+  graph::TableRefs refs = graph::ExtractTableRefs(sql);
+  if (refs.reads.empty() || m.warehouse.empty()) return "";
+  auto ref = ParseTableRef(m.warehouse + "." + refs.reads.front());
+  if (!ref.ok()) return "";
+  std::string id = ref->AssetIdString();
+  return IsCanonicalAssetId(id) ? id : "";
+}
+
+Status GatherMetric(const std::string& metric, const metrics::MonitorSettings& settings,
+                    const std::string& asset, store::StateStore& store, const Clock& clock,
+                    const GatherOptions& options, SignalBatch* out) {
+  auto judged = metrics::JudgeLatestPoint(store, metric, settings, clock);
+  if (!judged.ok()) {
+    if (judged.status().code() == StatusCode::kNotFound) return Status::Ok();  // no point yet
+    return judged.status();
+  }
+  const metrics::Verdict& v = judged->latest;
+  if (FromUnixMillis(v.ts_ms) < options.since) return Status::Ok();  // judged at an earlier pass
+  if (v.kind == metrics::VerdictKind::kInsufficientHistory || v.kind == metrics::VerdictKind::kInvalid ||
+      v.kind == metrics::VerdictKind::kExpected)
+    return Status::Ok();
+  Signal s;
+  s.kind = SignalKind::kMetric;
+  s.key = "metric:" + metric;
+  s.asset_id = asset;
+  s.at = FromUnixMillis(v.ts_ms);
+  s.bad = metrics::IsAlarm(v.kind);
+  s.value = v.value;
+  s.expected = Finite(v.expected);
+  s.shape = s.bad ? ShapeOfMetric(metric, v.value, s.expected, settings.detector.expected_high,
+                                  v.kind == metrics::VerdictKind::kStuck)
+                  : SignalShape::kUnknown;
+  s.summary = metric + ": " + (v.explanation.empty() ? std::string(metrics::VerdictKindName(v.kind)) : v.explanation);
+  s.evidence = metrics::JudgementToJson(*judged);
+  if (asset.empty()) out->notes.push_back("metric " + metric + " names no asset and its SQL no table: its incident stands on the metric alone");
+  out->signals.push_back(std::move(s));
+  return Status::Ok();
+}
+
+Status GatherMetrics(const config::Workspace& ws, store::StateStore& store, const Clock& clock,
+                     const GatherOptions& options, SignalBatch* out) {
+  std::set<std::string> done;
+  for (const auto& m : ws.monitors) {
+    auto settings = metrics::SettingsForMetric(ws, m.name);
+    if (!settings.ok()) {
+      out->notes.push_back("monitor " + m.name + " was not judged: " + settings.status().message());
+      continue;
+    }
+    DW_RETURN_IF_ERROR(GatherMetric(m.name, *settings, MonitorAsset(m, settings->asset_id), store, clock, options, out));
+    done.insert(m.name);
+  }
+  auto names = store.MetricNames();
+  if (!names.ok()) return names.status();
+  for (const std::string& name : *names) {
+    if (done.count(name) || name.rfind("quality:", 0) != 0) continue;
+    auto settings = metrics::SettingsForMetric(ws, name);
+    if (!settings.ok()) continue;
+    DW_RETURN_IF_ERROR(GatherMetric(name, *settings, settings->asset_id, store, clock, options, out));
+  }
+  return Status::Ok();
+}
+
+Status GatherChecks(const config::Workspace& ws, store::StateStore& store, const GatherOptions& options,
+                    SignalBatch* out) {
+  std::set<std::string> tables;
+  for (const auto& c : ws.checks) tables.insert(c.asset_id);
+  for (const std::string& table : tables) {
+    auto rows = store.CheckResultsFor(table, 500);
+    if (!rows.ok()) return rows.status();
+    std::set<std::string> seen;  // newest first: the first of each check is its latest
+    for (const store::CheckResultRow& r : *rows) {
+      if (!seen.insert(r.check_name).second) continue;
+      if (r.observed_at < options.since) continue;
+      std::string key = "check:" + r.table_ref + ":" + r.check_name;
+      if (r.status == store::CheckStatus::kError) {
+        // The check could not run (an unreachable warehouse, a query error): a gap in what we
+        // know, never a data incident.
+        out->gaps.push_back({key, r.table_ref, r.observed_at, r.message});
+        continue;
+      }
+      Signal s;
+      s.kind = SignalKind::kCheck;
+      s.key = key;
+      s.asset_id = r.table_ref;
+      s.at = r.observed_at;
+      s.bad = r.status == store::CheckStatus::kFail;
+      s.value = ObservedNumber(r);
+      s.shape = s.bad ? ShapeOfCheck(r) : SignalShape::kUnknown;
+      s.summary = r.check_name + " on " + r.table_ref + (s.bad ? " failed" : " passed") +
+                  (r.message.empty() ? "" : ": " + r.message);
+      s.evidence = {{"run_id", r.run_id}, {"check", r.check_name}, {"status", store::CheckStatusName(r.status)},
+                    {"observed", r.observed}, {"threshold", r.threshold}, {"observed_at", FormatRfc3339(r.observed_at)}};
+      out->signals.push_back(std::move(s));
+    }
+  }
+  return Status::Ok();
+}
+
+Status GatherChanges(store::StateStore& store, const Clock& clock, const GatherOptions& options, SignalBatch* out) {
+  // Events are stored with the time they happened; those observed since the last pass are new.
+  // A restore seen late (a log read an hour after) must still count, so read by happened_at over
+  // the recurrence of the group window before `since` and keep those observed since.
+  auto events = store.ChangeEventsBetween(options.since - std::chrono::hours(48), clock.Now() + std::chrono::milliseconds(1));
+  if (!events.ok()) return events.status();
+  for (const store::ChangeEvent& e : *events) {
+    if (e.observed_at < options.since) continue;
+    if (e.kind == observe::changes::kPlatformUnreachable) {
+      out->gaps.push_back({"change:" + e.dedup_key, e.asset_id, e.happened_at, e.reason});
+      continue;
+    }
+    if (!IsReleaseGuardKind(e)) continue;  // other changes are candidates for diagnosis, not signals
+    Signal s;
+    s.kind = SignalKind::kChange;
+    s.key = "change:" + e.dedup_key;
+    s.asset_id = e.asset_id;
+    s.at = e.happened_at;
+    s.bad = true;
+    s.value = e.risk;
+    s.shape = SignalShape::kStateDropped;
+    s.summary = e.kind + " on " + e.asset_id + ": " + e.reason;
+    s.evidence = observe::changes::ChangeEventJson(e);
+    out->signals.push_back(std::move(s));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<SignalBatch> GatherSignals(const config::Workspace& ws, store::StateStore& store, const Clock& clock,
+                                  const GatherOptions& options) {
+  SignalBatch out;
+  if (options.metrics) DW_RETURN_IF_ERROR(GatherMetrics(ws, store, clock, options, &out));
+  if (options.checks) DW_RETURN_IF_ERROR(GatherChecks(ws, store, options, &out));
+  if (options.changes) DW_RETURN_IF_ERROR(GatherChanges(store, clock, options, &out));
+  return out;
+}
+
+}  // namespace dw::incidents
