@@ -4,6 +4,7 @@
 
 #include "agents/agents.h"
 #include "app/graph_service.h"
+#include "app/incident_desk.h"
 #include "app/services.h"
 #include "app/watch_jobs.h"
 #include "mcp/session.h"
@@ -41,8 +42,19 @@ class ServicesProduct final : public replay::ReplayProduct {
 
   Result<store::StateStore*> State() override { return services_->state(); }
 
-  Result<std::vector<incidents::Incident>> Incidents(const std::string&) override { return NoIncidentsStage(); }
-  Result<incidents::Diagnosis> Diagnose(const std::string&) override { return NoIncidentsStage(); }
+  Result<std::vector<incidents::Incident>> Incidents(const std::string& asset_id) override {
+    auto desk = Desk();
+    if (!desk.ok()) return desk.status();
+    incidents::IncidentFilter f;
+    f.asset_id = asset_id;
+    f.limit = 1000;
+    return (*desk)->List(f);
+  }
+  Result<incidents::Diagnosis> Diagnose(const std::string& id) override {
+    auto desk = Desk();
+    if (!desk.ok()) return desk.status();
+    return (*desk)->Diagnose(id);
+  }
 
   Status PostOpenLineage(const std::string& jsonl) override {
     mcp::JsonRouteRequest req;
@@ -86,15 +98,38 @@ class ServicesProduct final : public replay::ReplayProduct {
     if (action.does == "approve" || action.does == "deny")
       return FailedPrecondition("approvals go through the actions stage's identity checks, which this build does "
                                 "not have; " + action.as + " cannot " + action.does + " '" + action.proposal + "'");
-    return NoIncidentsStage();
+    // acknowledge / resolve: the incident named (an id, or an asset it is on), else the only open one.
+    auto desk = Desk();
+    if (!desk.ok()) return desk.status();
+    std::string id = action.incident;
+    if (id.empty() || id.find("://") != std::string::npos) {
+      auto open = Incidents(id);
+      if (!open.ok()) return open.status();
+      std::vector<std::string> candidates;
+      for (const auto& i : *open)
+        if (i.status != incidents::IncidentStatus::kResolved && i.status != incidents::IncidentStatus::kClosed)
+          candidates.push_back(i.id);
+      if (candidates.size() != 1)
+        return FailedPrecondition(std::to_string(candidates.size()) + " unresolved incident(s)" +
+                                  (id.empty() ? "" : " on " + id) + "; name the incident the person " + action.does + "s");
+      id = candidates.front();
+    }
+    Result<incidents::Incident> moved = action.does == "acknowledge" ? (*desk)->Acknowledge(id, action.as, action.reason)
+                                                                       : (*desk)->Resolve(id, action.as, action.reason);
+    return moved.status();
   }
 
  private:
-  static Status NoIncidentsStage() {
-    return FailedPrecondition("the incidents stage (src/incidents/) has no implementation in this build, so no "
-                              "incident can be opened, listed or diagnosed");
+  Result<incidents::IncidentDesk*> Desk() {
+    if (!desk_) {
+      auto desk = MakeIncidentDesk(*services_);
+      if (!desk.ok()) return desk.status();
+      desk_ = std::move(desk).value();
+    }
+    return desk_.get();
   }
   std::shared_ptr<Services> services_;
+  std::unique_ptr<incidents::IncidentDesk> desk_;
 };
 
 }  // namespace

@@ -1,7 +1,13 @@
 // The jobs `dw watch` runs, registered on a WatchLoop: one per monitor on its every:, one per
-// checked table hourly, a collection pass over the platforms every 5 minutes, a daily prune.
+// checked table hourly, a collection pass over the platforms every 5 minutes, a daily prune; the
+// incidents stage's signal pass after every monitor, check and collection run.
 // Shared by `dw watch` and `dw replay` (which runs the same jobs on its simulated clock).
 #include "app/watch_jobs.h"
+
+#include <mutex>
+
+#include "app/incident_desk.h"
+#include "incidents/incidents.h"
 
 #include "observe/changes/collector.h"
 #include "observe/metrics/metric_service.h"
@@ -12,13 +18,46 @@
 namespace dw::app {
 namespace {
 
+// The incidents stage's signal pass, run after every monitor, check and collection run (one at a
+// time: jobs of different warehouses run in parallel, the desk's passes must not). A failing pass
+// fails the job that triggered it, so the loop retries both.
+class SignalEvaluation {
+ public:
+  SignalEvaluation(std::shared_ptr<Services> services, WatchLog log) : services_(std::move(services)), log_(std::move(log)) {}
+
+  Status After(const std::string& what) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!desk_) {
+      auto desk = MakeIncidentDesk(*services_);
+      if (!desk.ok()) return desk.status();
+      desk_ = std::move(desk).value();
+    }
+    auto store = services_->state();
+    if (!store.ok()) return store.status();
+    auto report = incidents::RunSignalPass(services_->workspace(), *desk_, **store, services_->clock());
+    if (!report.ok()) return Status(report.status().code(), "signal evaluation after " + what + ": " + report.status().message());
+    if (!report->opened.empty() || !report->updated.empty() || !report->resolved.empty())
+      log_(FormatRfc3339(services_->clock().Now()) + " incidents after " + what + ": " +
+           std::to_string(report->opened.size()) + " opened, " + std::to_string(report->updated.size()) +
+           " updated, " + std::to_string(report->resolved.size()) + " resolved");
+    return Status::Ok();
+  }
+
+ private:
+  std::mutex mu_;
+  std::shared_ptr<Services> services_;
+  WatchLog log_;
+  std::unique_ptr<incidents::IncidentDesk> desk_;
+};
+
 // How often `dw watch` runs each table's checks and a collection pass over the platforms.
 constexpr int64_t kCheckEveryMs = 60 * 60 * 1000;
 constexpr int64_t kCollectEveryMs = 5 * 60 * 1000;
 constexpr int64_t kPruneEveryMs = 24 * 60 * 60 * 1000;
 
 // One job per monitor, grouped by warehouse so one warehouse runs one query at a time.
-Status AddMonitorJobs(watch::WatchLoop& loop, const std::shared_ptr<Services>& services, const WatchLog& log) {
+Status AddMonitorJobs(watch::WatchLoop& loop, const std::shared_ptr<Services>& services, const WatchLog& log,
+                      const std::shared_ptr<SignalEvaluation>& signals) {
   for (const auto& m : services->workspace().monitors) {
     auto settings = metrics::SettingsFromMonitor(m);
     if (!settings.ok()) return settings.status();
@@ -28,7 +67,7 @@ Status AddMonitorJobs(watch::WatchLoop& loop, const std::shared_ptr<Services>& s
     auto first = std::make_shared<bool>(true);
     DW_RETURN_IF_ERROR(loop.AddJob(
         {"monitor:" + name, "warehouse:" + m.warehouse, settings->every_ms,
-         [services, name, first, log](int64_t, int missed) -> Status {
+         [services, name, first, log, signals](int64_t, int missed) -> Status {
            auto store = services->state();
            if (!store.ok()) return store.status();
            auto run = metrics::RunMonitorOnce(services->workspace(), **store, name,
@@ -45,7 +84,7 @@ Status AddMonitorJobs(watch::WatchLoop& loop, const std::shared_ptr<Services>& s
              caught_up = " (" + std::to_string(missed) + " runs missed while down; no series_sql to backfill them)";
            log(FormatRfc3339(services->clock().Now()) + " monitor " + name + ": " +
                metrics::VerdictKindName(v.kind) + ": " + v.explanation + caught_up);
-           return Status::Ok();
+           return signals->After("monitor " + name);
          }}));
   }
   return Status::Ok();
@@ -53,12 +92,13 @@ Status AddMonitorJobs(watch::WatchLoop& loop, const std::shared_ptr<Services>& s
 
 // One job per checked table, in its warehouse's group (so checks and monitors on one warehouse
 // never run at the same time). Each run is a full `dw check` of that table, recorded.
-Status AddCheckJobs(watch::WatchLoop& loop, const std::shared_ptr<Services>& services, const WatchLog& log) {
+Status AddCheckJobs(watch::WatchLoop& loop, const std::shared_ptr<Services>& services, const WatchLog& log,
+                      const std::shared_ptr<SignalEvaluation>& signals) {
   for (const auto& c : services->workspace().checks) {
     std::string table = c.asset_id;
     DW_RETURN_IF_ERROR(loop.AddJob(
         {"check:" + table, "warehouse:" + c.warehouse, kCheckEveryMs,
-         [services, table, log](int64_t, int) -> Status {
+         [services, table, log, signals](int64_t, int) -> Status {
            auto store = services->state();
            if (!store.ok()) return store.status();
            quality::QualityRequest req;
@@ -69,16 +109,17 @@ Status AddCheckJobs(watch::WatchLoop& loop, const std::shared_ptr<Services>& ser
                std::to_string(report->Count(quality::Verdict::kPass)) + " passed, " +
                std::to_string(report->Count(quality::Verdict::kFail)) + " failed, " +
                std::to_string(report->Count(quality::Verdict::kError)) + " errors");
-           return Status::Ok();
+           return signals->After("check " + table);
          }}));
   }
   return Status::Ok();
 }
 
 // One collection pass over every platform, in its own group.
-Status AddCollectJob(watch::WatchLoop& loop, const std::shared_ptr<Services>& services, const WatchLog& log) {
+Status AddCollectJob(watch::WatchLoop& loop, const std::shared_ptr<Services>& services, const WatchLog& log,
+                      const std::shared_ptr<SignalEvaluation>& signals) {
   if (services->workspace().platforms.empty() && services->workspace().lineage.dbt_manifest.empty()) return Status::Ok();
-  return loop.AddJob({"collect", "platforms", kCollectEveryMs, [services, log](int64_t, int) -> Status {
+  return loop.AddJob({"collect", "platforms", kCollectEveryMs, [services, log, signals](int64_t, int) -> Status {
                         auto store = services->state();
                         if (!store.ok()) return store.status();
                         auto report = observe::changes::CollectChanges(
@@ -86,7 +127,7 @@ Status AddCollectJob(watch::WatchLoop& loop, const std::shared_ptr<Services>& se
                         if (!report.ok()) return report.status();
                         log(FormatRfc3339(services->clock().Now()) + " collect: " +
                             std::to_string(report->new_events()) + " new change event(s)");
-                        return Status::Ok();
+                        return signals->After("collect");
                       }});
 }
 
@@ -107,9 +148,10 @@ Status AddPruneJob(watch::WatchLoop& loop, const std::shared_ptr<Services>& serv
 }  // namespace
 
 Status AddWatchJobs(watch::WatchLoop& loop, const std::shared_ptr<Services>& services, const WatchLog& log) {
-  DW_RETURN_IF_ERROR(AddMonitorJobs(loop, services, log));
-  DW_RETURN_IF_ERROR(AddCheckJobs(loop, services, log));
-  DW_RETURN_IF_ERROR(AddCollectJob(loop, services, log));
+  auto signals = std::make_shared<SignalEvaluation>(services, log);
+  DW_RETURN_IF_ERROR(AddMonitorJobs(loop, services, log, signals));
+  DW_RETURN_IF_ERROR(AddCheckJobs(loop, services, log, signals));
+  DW_RETURN_IF_ERROR(AddCollectJob(loop, services, log, signals));
   return AddPruneJob(loop, services, log);
 }
 

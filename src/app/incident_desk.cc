@@ -1,0 +1,29 @@
+#include "app/incident_desk.h"
+
+#include "app/graph_service.h"
+#include "base/identifiers.h"
+#include "warehouse/read_only_count.h"
+
+namespace dw::app {
+
+Result<std::unique_ptr<incidents::IncidentDesk>> MakeIncidentDesk(Services& services) {
+  auto store = services.state();
+  if (!store.ok()) return store.status();
+  auto graph = services.graph();
+  if (!graph.ok()) return graph.status();
+  const config::Workspace& ws = services.workspace();
+  incidents::DeskOptions options = incidents::DeskOptionsFor(ws);
+  // impact_sql runs on the asset's own warehouse for a table://, else the default one (as
+  // `dw blast-radius --since` counts).
+  options.impact_counter = [&ws](const std::string& asset, const std::string& sql, TimePoint since) -> Result<int64_t> {
+    std::string wh_name = DefaultWarehouse(ws);
+    if (auto id = ParseAssetId(asset); id.ok() && id->kind == "table") wh_name = id->instance;
+    auto wh = ws.warehouses.find(wh_name);
+    if (wh == ws.warehouses.end())
+      return FailedPrecondition("no warehouse '" + wh_name + "' to run the impact_sql of " + asset);
+    return warehouse::RunReadOnlyCount(wh->second, sql, {{"since", FormatRfc3339(since)}});
+  };
+  return std::make_unique<incidents::IncidentDesk>(**store, *graph, services.clock(), std::move(options));
+}
+
+}  // namespace dw::app
