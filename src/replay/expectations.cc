@@ -83,10 +83,21 @@ Verdict CheckIncident(const Expectation& x, ReplayProduct& product, const Produc
       return Failed(x, "acts_next " + want.acts_next->first + " at " + FormatRfc3339(want.acts_next->second) +
                            ", but the severity named " + (pairs.empty() ? std::string("no consumer acting next") : pairs));
   }
+  for (const auto& key : want.holds) {
+    bool held = std::any_of(inc.signals.begin(), inc.signals.end(),
+                            [&](const incidents::SignalRef& r) { return r.key.rfind(key, 0) == 0; });
+    if (!held) {
+      std::string keys;
+      for (const auto& r : inc.signals) keys += (keys.empty() ? "" : ", ") + r.key;
+      return Failed(x, inc.id + " holds no signal " + key + " (it holds: " + keys + ")");
+    }
+  }
+  if (!want.holds.empty()) seen += ", holds " + std::to_string(want.holds.size()) + " named signal(s)";
   if (!want.proposals.empty()) return Failed(x, std::string(kNoActionsStage) + "`proposals` cannot be checked");
   if (want.verified) return Failed(x, std::string(kNoActionsStage) + "`verified` cannot be checked");
   if (want.receipt) return Failed(x, std::string(kNoActionsStage) + "`receipt` cannot be checked");
-  bool needs_diagnosis = want.cause || want.second_cause || !want.ranked_below_cause.empty() || !want.blast_radius_includes.empty();
+  bool needs_diagnosis = want.cause || want.second_cause || !want.ranked_below_cause.empty() ||
+                         !want.blast_radius_includes.empty() || !want.impact.empty();
   if (!needs_diagnosis) return Ok(x, seen);
   auto d = product.Diagnose(inc.id);
   if (!d.ok()) return Failed(x, "the diagnosis of " + inc.id + " failed: " + d.status().message());
@@ -108,6 +119,19 @@ Verdict CheckIncident(const Expectation& x, ReplayProduct& product, const Produc
     if (!HoldsString(d->blast_radius, asset))
       return Failed(x, "the blast radius includes " + asset + ", but it is: " + d->blast_radius.dump());
   if (!want.blast_radius_includes.empty()) seen += ", blast radius holds " + std::to_string(want.blast_radius_includes.size()) + " named asset(s)";
+  for (const auto& want_impact : want.impact) {
+    std::optional<int64_t> count;
+    const Json& impact = d->blast_radius.value("impact", Json::array());
+    for (const auto& i : impact)
+      if (i.is_object() && i.value("asset", "") == want_impact.asset && i.contains("count") && i["count"].is_number_integer())
+        count = i["count"].get<int64_t>();
+    if (!count) return Failed(x, "an impact count for " + want_impact.asset + ", but the blast radius counts: " + impact.dump());
+    if ((want_impact.at_least && *count < *want_impact.at_least) || (want_impact.at_most && *count > *want_impact.at_most))
+      return Failed(x, "an impact of " + (want_impact.at_least ? std::to_string(*want_impact.at_least) : std::string("any")) + " to " +
+                           (want_impact.at_most ? std::to_string(*want_impact.at_most) : std::string("any")) + " for " +
+                           want_impact.asset + ", but it counts " + std::to_string(*count));
+    seen += ", " + std::to_string(*count) + " in reach of " + want_impact.asset;
+  }
   return Ok(x, seen);
 }
 

@@ -64,6 +64,10 @@ Status ProductTimeline::Observe(TimePoint now, std::vector<TimelineRow>& rows) {
       std::pair<std::string, TimePoint> next{inc.severity.consumer, *inc.severity.acts_at};
       if (std::find(t.acts_next.begin(), t.acts_next.end(), next) == t.acts_next.end()) t.acts_next.push_back(next);
     }
+    // A source the incident did not hold before: the row says what joined it.
+    if (!opened)
+      for (size_t k = signals_seen_[inc.id]; k < inc.signals.size(); ++k)
+        rows.push_back({now, "Data Workers", inc.id + " takes " + inc.signals[k].key + ": " + inc.signals[k].summary, true});
     // A new incident, or one that took a new source, is diagnosed as the desk would be asked to.
     if (opened || signals_seen_[inc.id] != inc.signals.size()) {
       signals_seen_[inc.id] = inc.signals.size();

@@ -91,6 +91,15 @@ struct IncidentExpectation {
   std::optional<CauseExpectation> second_cause;  // ranked second
   std::vector<std::string> ranked_below_cause;   // assets: if ranked at all, below the first
   std::vector<std::string> blast_radius_includes;
+  // Added keys (docs/scenarios.md): signal sources the incident must hold ("metric:<name>",
+  // "check:<table>:<check>", "change:..."; a prefix matches), and impact_sql counts of the
+  // diagnosis' blast radius that must fall within bounds ("about 61,000 members in reach").
+  std::vector<std::string> holds;
+  struct Impact {
+    std::string asset;
+    std::optional<int64_t> at_least, at_most;
+  };
+  std::vector<Impact> impact;
   std::string severity;  // empty: not checked
   std::optional<std::pair<std::string, TimePoint>> acts_next;  // asset, at
   // The actions stage's keys (proposals, approvals, verification, receipts).

@@ -140,7 +140,8 @@ std::string CauseText(const CauseExpectation& c) {
 
 IncidentExpectation ReadIncident(const Reader& r, const YAML::Node& n, const std::string& w) {
   r.OnlyKeys(n, w, {"asset", "opened_by", "cause", "second_cause", "ranked_below_cause",
-                    "blast_radius_includes", "severity", "acts_next", "proposals", "verified", "receipt"});
+                    "blast_radius_includes", "severity", "acts_next", "proposals", "verified", "receipt",
+                    "holds", "impact"});
   IncidentExpectation e;
   e.asset = r.String(n["asset"], w + ".asset");
   if (n["opened_by"]) e.opened_by = r.Time(n["opened_by"], w + ".opened_by");
@@ -157,6 +158,20 @@ IncidentExpectation ReadIncident(const Reader& r, const YAML::Node& n, const std
     const YAML::Node& a = n["acts_next"];
     r.OnlyKeys(a, w + ".acts_next", {"asset", "at"});
     e.acts_next = std::make_pair(r.String(a["asset"], w + ".acts_next.asset"), r.Time(a["at"], w + ".acts_next.at"));
+  }
+  e.holds = r.StringList(n["holds"], w + ".holds", false);
+  if (const YAML::Node impact = n["impact"]) {
+    if (!impact.IsSequence()) r.Fail(impact, w + ".impact", "expected a list of {asset, at_least, at_most}");
+    for (size_t i = 0; i < impact.size(); ++i) {
+      std::string k = w + ".impact[" + std::to_string(i) + "]";
+      r.OnlyKeys(impact[i], k, {"asset", "at_least", "at_most"});
+      IncidentExpectation::Impact x;
+      x.asset = r.String(impact[i]["asset"], k + ".asset");
+      if (impact[i]["at_least"]) x.at_least = static_cast<int64_t>(r.Number(impact[i]["at_least"], k + ".at_least"));
+      if (impact[i]["at_most"]) x.at_most = static_cast<int64_t>(r.Number(impact[i]["at_most"], k + ".at_most"));
+      if (!x.at_least && !x.at_most) r.Fail(impact[i], k, "needs at_least or at_most");
+      e.impact.push_back(x);
+    }
   }
   e.proposals = r.StringList(n["proposals"], w + ".proposals", false);
   if (n["verified"]) e.verified = r.Bool(n["verified"], w + ".verified");
