@@ -49,6 +49,10 @@ mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<app::Services>& services
 
 // dw-incidents: record metric points and/or evaluate workspace monitors, with verdicts.
 mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<app::Services>& services);
+// dw-incidents: the ranked causes of one incident (incidents/).
+mcp::ToolSpec DiagnoseIncidentTool(const std::shared_ptr<app::Services>& services);
+// dw-incidents: incidents from the store, filtered, with recurrence counts.
+mcp::ToolSpec GetIncidentHistoryTool(const std::shared_ptr<app::Services>& services);
 // dw-incidents: dw://metrics/{metric}/plot.svg, the picture of a stored metric.
 mcp::ResourceTemplateSpec MetricPlotResource(const std::shared_ptr<app::Services>& services);
 

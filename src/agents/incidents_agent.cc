@@ -7,6 +7,8 @@ namespace dw::agents {
 void AddIncidentsTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services) {
   (void)catalog.AddTool(DescribeWorkspaceTool(services));
   (void)catalog.AddTool(MonitorMetricsTool(services));
+  (void)catalog.AddTool(DiagnoseIncidentTool(services));
+  (void)catalog.AddTool(GetIncidentHistoryTool(services));
   (void)catalog.AddResourceTemplate(MetricPlotResource(services));
 }
 

@@ -131,6 +131,45 @@ int RunCli(int argc, char** argv) {
   mark->add_option("--note", mark_opts.note, "why these points are expected");
   auto* prune = monitor->add_subcommand("prune", "delete metric points older than their retention");
 
+  IncidentsCommand inc_cmd;
+  auto* incidents = app.add_subcommand("incidents", "incidents: scan signals, list, show, diagnose, and a person's transitions");
+  incidents->require_subcommand(1);
+  auto inc_format = [&](CLI::App* sub) {
+    sub->add_option("--format", inc_cmd.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  };
+  auto* inc_scan = incidents->add_subcommand("scan", "one pass: signals observed since the last pass open or update incidents");
+  inc_format(inc_scan);
+  auto* inc_list = incidents->add_subcommand("list", "incidents from the store, newest first, with recurrence counts");
+  inc_list->add_option("--asset", inc_cmd.asset, "root or damaged asset (canonical id)");
+  inc_list->add_option("--domain", inc_cmd.domain, "domain");
+  inc_list->add_option("--status", inc_cmd.status, "open, acknowledged, mitigated, resolved or closed")
+      ->check(CLI::IsMember({"open", "acknowledged", "mitigated", "resolved", "closed"}));
+  inc_list->add_option("--since", inc_cmd.since, "RFC 3339: opened at or after");
+  inc_list->add_option("--until", inc_cmd.until, "RFC 3339: opened before");
+  inc_list->add_option("--limit", inc_cmd.limit, "at most this many, 1 to 1000 (default 50)")->check(CLI::Range(1, 1000));
+  inc_format(inc_list);
+  std::vector<CLI::App*> inc_with_id;
+  for (auto [name, what] : std::vector<std::pair<const char*, const char*>>{
+           {"show", "one incident: signals, severity, transitions"},
+           {"diagnose", "rank the incident's candidate causes, with score parts and evidence"},
+           {"ack", "acknowledge (a person)"},
+           {"mitigate", "mark mitigated (a person)"},
+           {"resolve", "resolve (a person)"},
+           {"close", "close as expected or false_positive (a person); the detector learns its points"}}) {
+    auto* sub = incidents->add_subcommand(name, what);
+    sub->add_option("ID", inc_cmd.id, "incident id")->required();
+    inc_format(sub);
+    if (std::string(name) != "show" && std::string(name) != "diagnose") {
+      sub->add_option("--as", inc_cmd.actor, "your email: who makes the change")->required();
+      sub->add_option("--reason", inc_cmd.reason, "why, in your words");
+    }
+    if (std::string(name) == "close") {
+      sub->add_flag("--expected", inc_cmd.expected, "what it flagged was expected (a planned change)");
+      sub->add_flag("--false-positive", inc_cmd.false_positive, "what it flagged was not a problem");
+    }
+    inc_with_id.push_back(sub);
+  }
+
   bool watch_once = false;
   auto* watch = app.add_subcommand("watch", "run the workspace's monitors on their every: until stopped");
   watch->add_flag("--once", watch_once, "run every monitor once now, then exit");
@@ -172,6 +211,10 @@ int RunCli(int argc, char** argv) {
   if (*prune) return CmdMonitorPrune(g);
   if (*watch) return CmdWatch(g, watch_once);
   if (*replay) return CmdReplay(g, replay_cmd);
+  if (*incidents) {
+    for (CLI::App* sub : incidents->get_subcommands()) inc_cmd.action = sub->get_name();
+    return CmdIncidents(g, inc_cmd);
+  }
   std::cout << app.help();
   return 0;
 }

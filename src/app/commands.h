@@ -98,6 +98,23 @@ struct MonitorScoreOptions {
 // Returns 2 on bad options, 1 when the file cannot be read or the output written.
 int CmdMonitorScore(const GlobalOptions& g, const MonitorScoreOptions& o);
 
+// `dw incidents ...` (incidents/): one signal pass, the history, one incident, its diagnosis, and
+// a person's transitions.
+struct IncidentsCommand {
+  std::string action;  // scan, list, show, diagnose, ack, mitigate, resolve, close
+  std::string id;
+  std::string actor;   // --as
+  std::string reason;  // --reason
+  bool expected = false;        // close --expected
+  bool false_positive = false;  // close --false-positive
+  std::string asset, domain, status, since, until;  // list filters
+  int limit = 50;
+  std::string format = "text";
+};
+// Exit 0 on success; 1 when the incident does not exist, the move is not allowed or the store
+// fails; 2 for a bad argument (a time, an actor that is not an email, close without a kind).
+int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c);
+
 // `dw watch [--once]`: runs the workspace's monitors on their `every:` until SIGTERM/SIGINT;
 // with once, runs each one now and returns 1 if any failed.
 int CmdWatch(const GlobalOptions& g, bool once);

@@ -4,7 +4,7 @@
 
 #include "agents/agents.h"
 #include "app/graph_service.h"
-#include "app/incident_desk.h"
+#include "app/incident_service.h"
 #include "app/services.h"
 #include "app/watch_jobs.h"
 #include "mcp/session.h"
@@ -122,7 +122,7 @@ class ServicesProduct final : public replay::ReplayProduct {
  private:
   Result<incidents::IncidentDesk*> Desk() {
     if (!desk_) {
-      auto desk = MakeIncidentDesk(*services_);
+      auto desk = OpenIncidentDesk(*services_);
       if (!desk.ok()) return desk.status();
       desk_ = std::move(desk).value();
     }

@@ -6,7 +6,7 @@
 
 #include <mutex>
 
-#include "app/incident_desk.h"
+#include "app/incident_service.h"
 #include "incidents/incidents.h"
 
 #include "observe/changes/collector.h"
@@ -18,28 +18,32 @@
 namespace dw::app {
 namespace {
 
-// The incidents stage's signal pass, run after every monitor, check and collection run (one at a
-// time: jobs of different warehouses run in parallel, the desk's passes must not). A failing pass
-// fails the job that triggered it, so the loop retries both.
+// The signal job: after every monitor, check and collection run, one incidents pass over what was
+// observed since the last (incidents::RunSignalPass). Jobs of different groups may end at once;
+// passes are serialised so two never judge the same signals. A pass that fails is logged and
+// does not fail the job whose run it followed: the cursor did not move, so the next pass reads the
+// same signals again.
 class SignalEvaluation {
  public:
   SignalEvaluation(std::shared_ptr<Services> services, WatchLog log) : services_(std::move(services)), log_(std::move(log)) {}
 
   Status After(const std::string& what) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!desk_) {
-      auto desk = MakeIncidentDesk(*services_);
-      if (!desk.ok()) return desk.status();
-      desk_ = std::move(desk).value();
-    }
+    std::string now = FormatRfc3339(services_->clock().Now());
+    auto fail = [&](const Status& s) {
+      log_(now + " incidents pass after " + what + " failed (the next pass retries): " + s.message());
+      return Status::Ok();
+    };
     auto store = services_->state();
-    if (!store.ok()) return store.status();
-    auto report = incidents::RunSignalPass(services_->workspace(), *desk_, **store, services_->clock());
-    if (!report.ok()) return Status(report.status().code(), "signal evaluation after " + what + ": " + report.status().message());
-    if (!report->opened.empty() || !report->updated.empty() || !report->resolved.empty())
-      log_(FormatRfc3339(services_->clock().Now()) + " incidents after " + what + ": " +
-           std::to_string(report->opened.size()) + " opened, " + std::to_string(report->updated.size()) +
-           " updated, " + std::to_string(report->resolved.size()) + " resolved");
+    if (!store.ok()) return fail(store.status());
+    auto desk = OpenIncidentDesk(*services_);
+    if (!desk.ok()) return fail(desk.status());
+    auto r = incidents::RunSignalPass(services_->workspace(), **desk, **store, services_->clock());
+    if (!r.ok()) return fail(r.status());
+    for (const std::string& id : r->opened) log_(now + " incident opened " + id + " (after " + what + ")");
+    for (const std::string& id : r->updated) log_(now + " incident updated " + id + " (after " + what + ")");
+    for (const std::string& id : r->resolved) log_(now + " incident resolved (verified) " + id);
+    for (const incidents::ObservationGap& g : r->gaps) log_(now + " observation gap " + g.source + ": " + g.message);
     return Status::Ok();
   }
 
@@ -47,7 +51,6 @@ class SignalEvaluation {
   std::mutex mu_;
   std::shared_ptr<Services> services_;
   WatchLog log_;
-  std::unique_ptr<incidents::IncidentDesk> desk_;
 };
 
 // How often `dw watch` runs each table's checks and a collection pass over the platforms.

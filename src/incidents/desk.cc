@@ -138,7 +138,6 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
 
   GroupingInput in;
   in.window = options_.group_window;
-  in.max_depth = options_.max_depth;
   std::vector<const Signal*> damage_signal;
   std::unordered_set<std::string> fresh_keys;
   std::optional<TimePoint> earliest, latest;

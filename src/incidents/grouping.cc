@@ -6,7 +6,6 @@
 #include <set>
 #include <unordered_map>
 
-#include "incidents/lineage_walk.h"
 
 namespace dw::incidents {
 
@@ -117,7 +116,77 @@ std::vector<SignalGroup> GroupSignals(const graph::GraphIndex* index, const Grou
       for (size_t t : toks)
         if (tokens[t].kind != Token::kChange) is_anchor[n] = 2;
     }
-    LineageWalker walker(*index);
+    // What lies upstream of each asset, computed once per asset for the whole pass (memoised,
+    // iterative depth-first): Up(n) is the tokens of the anchors upstream of n, stopping at
+    // barriers (whose own upstream is theirs to relate). Damage and incident tokens are kept one
+    // per union-find component (they all join whatever reaches them, so one stands for all);
+    // change tokens are kept each, since each has its own time.
+    constexpr uint8_t kUnseen = 0, kOpen = 1, kDone = 2;
+    constexpr size_t kMaxSet = 32;
+    std::vector<uint8_t> state(index->asset_count(), kUnseen);
+    std::vector<uint32_t> set_of(index->asset_count(), graph::kNone);
+    std::vector<std::vector<size_t>> sets;
+    auto tokens_of = [&](graph::AssetIndex n) -> const std::vector<size_t>& { return at_asset[index->id(n)]; };
+    auto merge_into = [&](std::vector<size_t>& out, const std::vector<size_t>& from) {
+      for (size_t t : from) {
+        bool dup = false;
+        for (size_t o : out)
+          if (o == t || (tokens[t].kind != Token::kChange && tokens[o].kind != Token::kChange && uf.Find(o) == uf.Find(t))) {
+            dup = true;
+            break;
+          }
+        if (!dup && out.size() < kMaxSet) out.push_back(t);
+      }
+    };
+    // The upstream set of a predecessor `m` as seen from below: a barrier contributes itself.
+    auto contribution = [&](graph::AssetIndex m, std::vector<size_t>& out) {
+      if (is_anchor[m] == 2) {
+        merge_into(out, tokens_of(m));
+        return;
+      }
+      if (state[m] == kDone && set_of[m] != graph::kNone) merge_into(out, sets[set_of[m]]);
+    };
+    size_t visited = 0;
+    bool truncated = false;
+    struct Frame {
+      graph::AssetIndex node;
+      size_t next_edge;
+    };
+    std::vector<Frame> stack;
+    // Computes Up(n) for every non-barrier ancestor of `start` not computed yet.
+    auto compute = [&](graph::AssetIndex start) {
+      stack.push_back({start, 0});
+      state[start] = kOpen;
+      while (!stack.empty()) {
+        Frame& f = stack.back();
+        const auto& in_edges = index->in(f.node);
+        if (f.next_edge < in_edges.size()) {
+          const graph::EdgeEntry& e = index->edge(in_edges[f.next_edge++]);
+          if (e.IsStale()) continue;
+          graph::AssetIndex m = e.src;
+          if (state[m] != kUnseen || is_anchor[m] == 2) continue;  // done, on the stack (a cycle), or a barrier
+          if (++visited > in.walk_budget) {
+            truncated = true;
+            continue;
+          }
+          state[m] = kOpen;
+          stack.push_back({m, 0});
+          continue;
+        }
+        std::vector<size_t> up;
+        if (is_anchor[f.node] == 1) merge_into(up, tokens_of(f.node));  // a change's own asset
+        for (graph::EdgeIndex ei : in_edges) {
+          const graph::EdgeEntry& e = index->edge(ei);
+          if (!e.IsStale()) contribution(e.src, up);
+        }
+        if (!up.empty()) {
+          set_of[f.node] = static_cast<uint32_t>(sets.size());
+          sets.push_back(std::move(up));
+        }
+        state[f.node] = kDone;
+        stack.pop_back();
+      }
+    };
     std::vector<std::string> ordered;
     ordered.reserve(at_asset.size());
     for (const auto& [asset, toks] : at_asset) {
@@ -125,31 +194,30 @@ std::vector<SignalGroup> GroupSignals(const graph::GraphIndex* index, const Grou
       if (n == graph::kNone || is_anchor[n] == 2) ordered.push_back(asset);
     }
     std::sort(ordered.begin(), ordered.end());
-    size_t truncated = 0;
     for (const std::string& asset : ordered) {
       graph::AssetIndex start = index->Find(asset);
       if (start == graph::kNone) {
-        auto it = asset_no.find(asset);
-        if (it != asset_no.end())
+        if (asset_no.count(asset))
           notes.push_back(asset + " is not in the context graph: its signals stand on that asset alone");
         continue;
       }
       const std::vector<size_t>& downs = at_asset[asset];
-      const auto& steps = walker.Walk({start}, WalkDirection::kUpstream, in.max_depth, in.walk_budget,
-                                      [&](graph::AssetIndex a) { return is_anchor[a] != 2; });
-      if (walker.truncated()) ++truncated;
-      for (const auto& step : steps) {
-        if (step.depth == 0 || !is_anchor[step.asset]) continue;
-        const std::vector<size_t>& ups = at_asset[index->id(step.asset)];
-        relate(ups, downs);
-        for (size_t u : ups)
-          for (size_t d : downs)
-            if (tokens[u].kind == Token::kDamage && tokens[d].kind == Token::kDamage) has_damage_upstream[tokens[d].ref] = true;
+      std::vector<size_t> ups;
+      for (graph::EdgeIndex ei : index->in(start)) {
+        const graph::EdgeEntry& e = index->edge(ei);
+        if (e.IsStale()) continue;
+        graph::AssetIndex m = e.src;
+        if (state[m] == kUnseen && is_anchor[m] != 2) compute(m);
+        contribution(m, ups);
       }
+      relate(ups, downs);
+      for (size_t u : ups)
+        for (size_t d : downs)
+          if (tokens[u].kind == Token::kDamage && tokens[d].kind == Token::kDamage) has_damage_upstream[tokens[d].ref] = true;
     }
-    if (truncated > 0)
-      notes.push_back(std::to_string(truncated) + " upstream walk(s) reached the budget of " +
-                      std::to_string(in.walk_budget) + " assets: grouping looked no further");
+    if (truncated)
+      notes.push_back("grouping visited its budget of " + std::to_string(in.walk_budget) +
+                      " upstream assets: it looked no further");
   } else if (!assets.empty()) {
     notes.push_back("no context graph: every asset stands alone");
   }
@@ -189,7 +257,7 @@ std::vector<SignalGroup> GroupSignals(const graph::GraphIndex* index, const Grou
   }
   if (!groups.empty())
     for (const std::string& n : notes)
-      if (n.find("walk(s)") != std::string::npos || n.rfind("no context graph", 0) == 0) groups.front().notes.push_back(n);
+      if (n.rfind("grouping visited", 0) == 0 || n.rfind("no context graph", 0) == 0) groups.front().notes.push_back(n);
   return groups;
 }
 

@@ -5,9 +5,10 @@
 // bad point. Two tables that merely share a source with no change behind them stay apart.
 //
 // Every asset that matters (a damaged asset, an open incident's asset, a risky change's asset) is
-// an anchor; each anchor is walked upstream once and the walk stops at the next anchor, whose own
-// walk continues from there, so a storm of signals under a few roots costs what lies between the
-// anchors, not the whole upstream of every signal.
+// an anchor. What lies upstream of each asset is computed once per pass and shared by every anchor
+// below it, and stops at damaged and incident assets (their own upstream is theirs to relate), so
+// a storm of 10,000 signals costs one pass over their common upstream, not one walk each. Cycles
+// are cut where they close. Upstream is followed without a depth limit, to a visit budget.
 #pragma once
 
 #include <chrono>
@@ -38,8 +39,7 @@ struct GroupingInput {
   std::vector<OpenIncident> open;
   std::vector<Change> changes;
   std::chrono::milliseconds window{std::chrono::hours(6)};
-  int max_depth = 50;
-  size_t walk_budget = 20000;  // assets one anchor's walk may visit
+  size_t walk_budget = 5000000;  // upstream assets one pass may visit
 };
 
 struct SignalGroup {

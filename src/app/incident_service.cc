@@ -1,4 +1,4 @@
-#include "app/incident_desk.h"
+#include "app/incident_service.h"
 
 #include "app/graph_service.h"
 #include "base/identifiers.h"
@@ -6,15 +6,14 @@
 
 namespace dw::app {
 
-Result<std::unique_ptr<incidents::IncidentDesk>> MakeIncidentDesk(Services& services) {
+Result<std::unique_ptr<incidents::IncidentDesk>> OpenIncidentDesk(Services& services) {
   auto store = services.state();
   if (!store.ok()) return store.status();
   auto graph = services.graph();
   if (!graph.ok()) return graph.status();
   const config::Workspace& ws = services.workspace();
   incidents::DeskOptions options = incidents::DeskOptionsFor(ws);
-  // impact_sql runs on the asset's own warehouse for a table://, else the default one (as
-  // `dw blast-radius --since` counts).
+  // Impact counts run the asset's trusted impact_sql on the warehouse its table lives in.
   options.impact_counter = [&ws](const std::string& asset, const std::string& sql, TimePoint since) -> Result<int64_t> {
     std::string wh_name = DefaultWarehouse(ws);
     if (auto id = ParseAssetId(asset); id.ok() && id->kind == "table") wh_name = id->instance;
@@ -23,7 +22,8 @@ Result<std::unique_ptr<incidents::IncidentDesk>> MakeIncidentDesk(Services& serv
       return FailedPrecondition("no warehouse '" + wh_name + "' to run the impact_sql of " + asset);
     return warehouse::RunReadOnlyCount(wh->second, sql, {{"since", FormatRfc3339(since)}});
   };
-  return std::make_unique<incidents::IncidentDesk>(**store, *graph, services.clock(), std::move(options));
+  return std::make_unique<incidents::IncidentDesk>(**store, static_cast<const graph::ContextGraph*>(*graph),
+                                                   services.clock(), std::move(options));
 }
 
 }  // namespace dw::app

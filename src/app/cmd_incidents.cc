@@ -1,0 +1,169 @@
+// `dw incidents scan|list|show|diagnose|ack|mitigate|resolve|close`: the judgement stage from the
+// command line. Translates arguments and prints; every decision is incidents/'s.
+#include <iostream>
+
+#include "app/commands.h"
+#include "app/incident_service.h"
+#include "base/rfc3339.h"
+
+namespace dw::app {
+namespace {
+
+int Fail(const std::string& what, const Status& s) {
+  std::cerr << "dw incidents " << what << ": " << s.message() << "\n";
+  return s.code() == StatusCode::kInvalidArgument ? 2 : 1;
+}
+
+std::string Sev(const incidents::Severity& s) { return "SEV" + std::to_string(s.level); }
+
+void PrintIncident(const incidents::Incident& i) {
+  std::cout << i.id << "  " << incidents::IncidentStatusName(i.status)
+            << (i.close_reason != incidents::CloseReason::kNone ? std::string(" (") + incidents::CloseReasonName(i.close_reason) + ")" : "")
+            << "  " << Sev(i.severity) << "\n"
+            << "  " << i.title << "\n"
+            << "  root: " << i.root_asset << "  domain: " << (i.domain.empty() ? "-" : i.domain)
+            << "  owner: " << (i.owner.empty() ? "-" : i.owner) << "\n"
+            << "  opened " << FormatRfc3339(i.opened_at) << ", first bad point " << FormatRfc3339(i.first_bad_at) << "\n"
+            << "  severity: " << i.severity.reason << "\n"
+            << "  damaged:";
+  for (const std::string& a : i.damaged_assets) std::cout << " " << a;
+  std::cout << "\n  signals:\n";
+  for (const incidents::SignalRef& s : i.signals)
+    std::cout << "    " << incidents::SignalKindName(s.kind) << " " << s.key << " (" << incidents::SignalShapeName(s.shape)
+              << ", " << s.count << "x, " << (s.bad_now ? "still bad" : "back to normal") << "): " << s.summary << "\n";
+  std::cout << "  transitions:\n";
+  for (const incidents::Transition& t : i.transitions)
+    std::cout << "    " << FormatRfc3339(t.at) << "  " << (t.from.empty() ? "-" : t.from) << " -> " << t.to << "  by "
+              << t.actor << (t.reason.empty() ? "" : ": " + t.reason) << "\n";
+  if (!i.cause_kind.empty()) std::cout << "  cause: " << i.cause_kind << " on " << i.cause_asset << "\n";
+  if (i.recurrence_of) std::cout << "  recurs: " << *i.recurrence_of << "\n";
+  for (const std::string& n : i.notes) std::cout << "  note: " << n << "\n";
+}
+
+void PrintDiagnosis(const incidents::Diagnosis& d) {
+  std::cout << d.incident_id << ": " << d.summary << "\n"
+            << "first bad point " << FormatRfc3339(d.first_bad_at) << "; changes since " << FormatRfc3339(d.window_from)
+            << " on " << d.assets_examined.size() << " asset(s), " << d.events_examined << " event(s)\n"
+            << Sev(d.severity) << ": " << d.severity.reason << "\n";
+  int rank = 0;
+  for (const incidents::Candidate& c : d.ranked) {
+    std::cout << "\n" << ++rank << ". " << c.kind << " on " << c.asset_id << " at " << FormatRfc3339(c.happened_at)
+              << "  score " << static_cast<int>(c.score.total * 100 + 0.5) << "/100 (time "
+              << static_cast<int>(c.score.time_proximity * 100 + 0.5) << ", lineage "
+              << static_cast<int>(c.score.lineage_distance * 100 + 0.5) << ", risk "
+              << static_cast<int>(c.score.risk * 100 + 0.5) << ", shape " << static_cast<int>(c.score.shape_fit * 100 + 0.5)
+              << ")\n   " << c.explanation << "\n   path:";
+    for (const std::string& p : c.path) std::cout << " " << p;
+    std::cout << "\n";
+    for (const std::string& e : c.evidence) std::cout << "   + " << e << "\n";
+    for (const std::string& e : c.counter_evidence) std::cout << "   - " << e << "\n";
+  }
+  for (const std::string& r : d.ruled_out) std::cout << "ruled out: " << r << "\n";
+  if (d.blast_radius.contains("impact"))
+    for (const Json& im : d.blast_radius["impact"])
+      std::cout << "in reach: " << im.value("asset", "") << ": "
+                << (im.contains("count") ? im["count"].dump() + " since " + im.value("since", "")
+                                         : im.value("error", im.value("note", ""))) << "\n";
+  for (const std::string& n : d.notes) std::cout << "note: " << n << "\n";
+}
+
+}  // namespace
+
+int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
+  const std::string& what = c.action;
+  auto clock = CommandClock(g);
+  if (!clock.ok()) return Fail(what, clock.status());
+  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
+  if (!services->workspace_status().ok()) {
+    std::cerr << "dw incidents " << what << ": " << services->workspace_status().message() << "\n";
+    return 2;
+  }
+  auto desk = OpenIncidentDesk(*services);
+  if (!desk.ok()) return Fail(what, desk.status());
+  const bool json = c.format == "json";
+
+  if (what == "scan") {
+    auto store = services->state();
+    if (!store.ok()) return Fail(what, store.status());
+    auto r = incidents::RunSignalPass(services->workspace(), **desk, **store, **clock);
+    if (!r.ok()) return Fail(what, r.status());
+    if (json) {
+      std::cout << incidents::EvaluationToJson(*r).dump(2) << "\n";
+      return 0;
+    }
+    std::cout << r->signals_seen << " signal(s), " << r->signals_bad << " bad: " << r->opened.size() << " opened, "
+              << r->updated.size() << " updated, " << r->resolved.size() << " resolved by verification\n";
+    for (const std::string& id : r->opened) {
+      auto i = (*desk)->Get(id);
+      if (i.ok()) std::cout << "opened " << id << " (" << Sev(i->severity) << "): " << i->title << "\n";
+    }
+    for (const std::string& id : r->updated) std::cout << "updated " << id << "\n";
+    for (const std::string& id : r->resolved) std::cout << "resolved " << id << " (verified)\n";
+    for (const incidents::ObservationGap& gap : r->gaps)
+      std::cout << "observation gap: " << gap.source << ": " << gap.message << "\n";
+    for (const std::string& n : r->notes) std::cout << "note: " << n << "\n";
+    return 0;
+  }
+
+  if (what == "list") {
+    incidents::IncidentFilter f;
+    f.asset_id = c.asset;
+    f.domain = c.domain;
+    if (!c.status.empty()) f.status = incidents::ParseIncidentStatus(c.status);
+    f.limit = c.limit;
+    if (!c.since.empty()) {
+      auto t = ParseRfc3339(c.since);
+      if (!t.ok()) return Fail(what, InvalidArgument("--since: " + t.status().message()));
+      f.from = *t;
+    }
+    if (!c.until.empty()) {
+      auto t = ParseRfc3339(c.until);
+      if (!t.ok()) return Fail(what, InvalidArgument("--until: " + t.status().message()));
+      f.to = *t;
+    }
+    auto h = (*desk)->GetHistory(f);
+    if (!h.ok()) return Fail(what, h.status());
+    if (json) {
+      std::cout << incidents::HistoryToJson(*h).dump(2) << "\n";
+      return 0;
+    }
+    if (h->incidents.empty()) std::cout << "no incident matches\n";
+    for (const incidents::Incident& i : h->incidents)
+      std::cout << i.id << "  " << incidents::IncidentStatusName(i.status) << "  " << Sev(i.severity) << "  "
+                << FormatRfc3339(i.opened_at) << "  " << i.root_asset << "  " << i.title << "\n";
+    if (h->total > h->incidents.size()) std::cout << "(" << h->total << " match; --limit shows more)\n";
+    for (const incidents::RecurrenceCount& r : h->recurrences)
+      if (r.incidents > 1) std::cout << "recurring: " << r.cause_kind << " on " << r.asset_id << ": " << r.incidents << " incidents\n";
+    return 0;
+  }
+
+  if (what == "diagnose") {
+    auto d = (*desk)->Diagnose(c.id);
+    if (!d.ok()) return Fail(what, d.status());
+    if (json) std::cout << incidents::DiagnosisToJson(*d).dump(2) << "\n";
+    else PrintDiagnosis(*d);
+    return 0;
+  }
+
+  Result<incidents::Incident> inc = Status(StatusCode::kInternal, "unknown action " + what);
+  if (what == "show") {
+    inc = (*desk)->Get(c.id);
+  } else if (what == "ack") {
+    inc = (*desk)->Acknowledge(c.id, c.actor, c.reason);
+  } else if (what == "mitigate") {
+    inc = (*desk)->Mitigate(c.id, c.actor, c.reason);
+  } else if (what == "resolve") {
+    inc = (*desk)->Resolve(c.id, c.actor, c.reason);
+  } else if (what == "close") {
+    if (c.expected == c.false_positive)
+      return Fail(what, InvalidArgument("say why it is closed: --expected or --false-positive (one of them)"));
+    inc = (*desk)->Close(c.id, c.actor, c.expected ? incidents::CloseReason::kExpected : incidents::CloseReason::kFalsePositive,
+                         c.reason);
+  }
+  if (!inc.ok()) return Fail(what, inc.status());
+  if (json) std::cout << incidents::IncidentToJson(*inc).dump(2) << "\n";
+  else PrintIncident(*inc);
+  return 0;
+}
+
+}  // namespace dw::app
