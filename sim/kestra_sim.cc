@@ -331,17 +331,18 @@ void InstallKestra(const Json& script, httplib::Server& server, std::shared_ptr<
   };
   // The flow's revision and source as of now: the latest visible revision entry.
   auto revision_now = [clock](const SimFlow& f) -> std::pair<int64_t, std::string> {
-    std::pair<int64_t, std::string> out{f.revision, f.source};
-    bool any = false;
-    for (const auto& r : f.revisions)
-      if (clock->Visible(r.at)) {
-        out = {r.revision, r.source.empty() ? f.source : r.source};
-        any = true;
-      }
-    // Revisions all in the future: the flow as it was before them (the first one's predecessor).
-    if (!any && !f.revisions.empty() && f.revisions.front().revision > 1)
-      out.first = std::min(f.revision, f.revisions.front().revision - 1);
-    return out;
+    const SimRevision* latest = nullptr;
+    bool all_visible = true;
+    for (const auto& r : f.revisions) {
+      if (clock->Visible(r.at)) latest = &r;
+      else all_visible = false;
+    }
+    // With every dated revision in the past, the flow's own `revision` and `source` are the
+    // current ones (the old meaning: `revisions` is its history), unless a later dated entry says more.
+    if (all_visible && (!latest || f.revision >= latest->revision)) return {f.revision, f.source};
+    if (latest) return {latest->revision, latest->source.empty() ? f.source : latest->source};
+    // Every dated revision is still to come: the flow as it was before the first of them.
+    return {std::max<int64_t>(1, f.revisions.front().revision - 1), f.source};
   };
   server.Get(api + "/flows/search", [st, authorized, revision_now](const httplib::Request& req, httplib::Response& res) {
     if (!authorized(req, res)) return;
