@@ -26,7 +26,7 @@
 
 #include "observe/metrics/detector.h"
 
-using namespace dw::metrics;
+using namespace dw::observe::metrics;
 
 namespace {
 

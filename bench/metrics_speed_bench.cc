@@ -16,7 +16,7 @@
 
 #include "observe/metrics/detector.h"
 
-using namespace dw::metrics;
+using namespace dw::observe::metrics;
 
 namespace {
 

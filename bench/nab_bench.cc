@@ -27,7 +27,7 @@
 #include "observe/metrics/series_csv.h"
 
 namespace fs = std::filesystem;
-using namespace dw::metrics;
+using namespace dw::observe::metrics;
 
 namespace {
 

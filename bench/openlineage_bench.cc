@@ -36,8 +36,8 @@
 #include <thread>
 #include <vector>
 
-#include "app/graph_service.h"
-#include "app/services.h"
+#include "workspace/graph_answers.h"
+#include "workspace/services.h"
 #include "graph/openlineage_event.h"
 #include "graph/openlineage_reader.h"
 #include "mcp/http_transport.h"
@@ -248,12 +248,12 @@ int main(int argc, char** argv) {
   char tmpl[] = "/tmp/dw-olbench-XXXXXX";
   std::string dir = ::mkdtemp(tmpl);
   std::ofstream(dir + "/dataworkers.yaml") << "version: 1\nname: olbench\nlineage:\n  openlineage: true\n";
-  auto services = app::Services::Load(dir, RealClock());
+  auto services = workspace::Services::Load(dir, RealClock());
   if (!services->workspace_status().ok())
     return std::fprintf(stderr, "%s\n", services->workspace_status().message().c_str()), 1;
   mcp::StreamableHttpServer server;
-  (void)server.AddJsonRoute("POST", "/api/v1/lineage", [services](const mcp::JsonRouteRequest& r) {
-    return app::LineageRoute(*services, r);
+  (void)server.AddJsonRoute("POST", "/api/v1/lineage", [services](const net::JsonRouteRequest& r) {
+    return workspace::LineageRoute(*services, r);
   }, /*raw_body=*/true);
   auto catalog = std::make_shared<mcp::Catalog>();
   mcp::HttpServerOptions options;

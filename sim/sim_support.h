@@ -2,7 +2,9 @@
 // this"), the simulated clock that decides which of its entries are visible, scripted faults
 // (an HTML page from a proxy, a 500, a slow answer, malformed JSON) and the loopback server that
 // runs a simulator on its own thread. Test and demo infrastructure only: production code never
-// includes sim/.
+// includes sim/. The simulators serve with cpp-httplib directly rather than through the product's
+// HTTP server (net/http_server.h): they need none of its checks or routes, and a simulator must not
+// change when the product's server does.
 #pragma once
 
 #include <httplib.h>

@@ -44,14 +44,14 @@ std::string AgentNameList() {
 }
 
 std::shared_ptr<const mcp::Catalog> BuildAgentCatalog(const AgentInfo& agent,
-                                                      const std::shared_ptr<app::Services>& services) {
+                                                      const std::shared_ptr<workspace::Services>& services) {
   auto catalog = std::make_shared<mcp::Catalog>();
   agent.add_tools(*catalog, services);
   return catalog;
 }
 
 std::shared_ptr<const mcp::Catalog> BuildCombinedCatalog(
-    const std::shared_ptr<app::Services>& services) {
+    const std::shared_ptr<workspace::Services>& services) {
   auto combined = std::make_shared<mcp::Catalog>();
   for (const auto& agent : AllAgents()) {
     mcp::Catalog one;

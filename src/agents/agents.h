@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "app/services.h"
+#include "workspace/services.h"
 #include "mcp/catalog.h"
 #include "mcp/session.h"
 
@@ -18,7 +18,7 @@ struct AgentInfo {
   std::string title;
   std::string instructions;  // sent as the initialize result's `instructions`
   // Adds the agent's tools (each a thin call into a service) to `catalog`.
-  void (*add_tools)(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services);
+  void (*add_tools)(mcp::Catalog& catalog, const std::shared_ptr<workspace::Services>& services);
 };
 
 // The agents, in a fixed order: dw-incidents, dw-quality, dw-context-catalog, dw-connectors,
@@ -33,34 +33,34 @@ std::string AgentNameList();
 
 // The catalog one agent serves over MCP.
 std::shared_ptr<const mcp::Catalog> BuildAgentCatalog(const AgentInfo& agent,
-                                                      const std::shared_ptr<app::Services>& services);
+                                                      const std::shared_ptr<workspace::Services>& services);
 
 // The union of every agent's tools (a tool that several agents share appears once), served on
 // the HTTP server's /mcp endpoint.
-std::shared_ptr<const mcp::Catalog> BuildCombinedCatalog(const std::shared_ptr<app::Services>& services);
+std::shared_ptr<const mcp::Catalog> BuildCombinedCatalog(const std::shared_ptr<workspace::Services>& services);
 
 // serverInfo and instructions for `agent`.
 mcp::ServerInfo ServerInfoFor(const AgentInfo& agent);
 
 // The tool every agent has: what is configured, with reachability probes (read-only).
-mcp::ToolSpec DescribeWorkspaceTool(const std::shared_ptr<app::Services>& services);
+mcp::ToolSpec DescribeWorkspaceTool(const std::shared_ptr<workspace::Services>& services);
 // run_quality_check (dw-quality).
-mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<app::Services>& services);
+mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<workspace::Services>& services);
 
 // dw-incidents: record metric points and/or evaluate workspace monitors, with verdicts.
-mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<app::Services>& services);
+mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<workspace::Services>& services);
 // dw-incidents: the ranked causes of one incident (incidents/).
-mcp::ToolSpec DiagnoseIncidentTool(const std::shared_ptr<app::Services>& services);
+mcp::ToolSpec DiagnoseIncidentTool(const std::shared_ptr<workspace::Services>& services);
 // dw-incidents: incidents from the store, filtered, with recurrence counts.
-mcp::ToolSpec GetIncidentHistoryTool(const std::shared_ptr<app::Services>& services);
+mcp::ToolSpec GetIncidentHistoryTool(const std::shared_ptr<workspace::Services>& services);
 // dw-incidents: dw://metrics/{metric}/plot.svg, the picture of a stored metric.
-mcp::ResourceTemplateSpec MetricPlotResource(const std::shared_ptr<app::Services>& services);
+mcp::ResourceTemplateSpec MetricPlotResource(const std::shared_ptr<workspace::Services>& services);
 
 // Per-agent tool registration (one file each).
-void AddIncidentsTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services);
-void AddQualityTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services);
-void AddContextCatalogTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services);
-void AddConnectorsTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services);
-void AddSchemaTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services);
+void AddIncidentsTools(mcp::Catalog& catalog, const std::shared_ptr<workspace::Services>& services);
+void AddQualityTools(mcp::Catalog& catalog, const std::shared_ptr<workspace::Services>& services);
+void AddContextCatalogTools(mcp::Catalog& catalog, const std::shared_ptr<workspace::Services>& services);
+void AddConnectorsTools(mcp::Catalog& catalog, const std::shared_ptr<workspace::Services>& services);
+void AddSchemaTools(mcp::Catalog& catalog, const std::shared_ptr<workspace::Services>& services);
 
 }  // namespace dw::agents

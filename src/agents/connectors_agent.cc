@@ -6,7 +6,7 @@
 
 namespace dw::agents {
 
-void AddConnectorsTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services) {
+void AddConnectorsTools(mcp::Catalog& catalog, const std::shared_ptr<workspace::Services>& services) {
   (void)catalog.AddTool(DescribeWorkspaceTool(services));
   (void)catalog.AddTool(ConnectorStatusTool(services));
   (void)catalog.AddTool(ChangeTimelineTool(services));

@@ -1,9 +1,10 @@
 #include "agents/connectors_tools.h"
 
+#include "agents/workspace_guard.h"
 #include "base/iso_time.h"
 #include "observe/changes/change_kinds.h"
 #include "observe/changes/timeline.h"
-#include "platforms/kafka_connect/connect_client.h"
+#include "platforms/kafka_connect/connector_survey.h"
 
 namespace dw::agents {
 namespace {
@@ -27,7 +28,7 @@ Json StatusJson(const std::string& platform, const ConnectorStatus& s) {
 
 }  // namespace
 
-mcp::ToolSpec ConnectorStatusTool(const std::shared_ptr<app::Services>& services) {
+mcp::ToolSpec ConnectorStatusTool(const std::shared_ptr<workspace::Services>& services) {
   mcp::ToolSpec t;
   t.name = "get_connector_status";
   t.title = "Kafka Connect connector status";
@@ -67,60 +68,18 @@ mcp::ToolSpec ConnectorStatusTool(const std::shared_ptr<app::Services>& services
     }
   })");
   t.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = true};
-  t.handler = [services](const Json& args, mcp::ToolCall&) {
-    if (!services->workspace_status().ok()) return mcp::ToolResult::Error(services->workspace_status().message());
-    std::string connector = args.value("connector", "");
-    std::string only = args.value("platform", "");
-    std::vector<const config::PlatformConfig*> platforms;
-    std::string known;
-    for (const auto& [name, p] : services->workspace().platforms) {
-      if (p.type != "kafka-connect") continue;
-      known += (known.empty() ? "" : ", ") + name;
-      if (only.empty() || only == name) platforms.push_back(&p);
-    }
-    if (platforms.empty())
-      return mcp::ToolResult::Error(
-          only.empty() ? "No kafka-connect platform is configured; add one under platforms: in dataworkers.yaml."
-                       : "No kafka-connect platform named '" + only + "'" +
-                             (known.empty() ? "; none is configured." : "; configured: " + known + "."));
-    Json out = {{"connectors", Json::array()}, {"errors", Json::array()}};
-    for (const auto* p : platforms) {
-      platforms::kafka_connect::ConnectClient client(*p, services->http());
-      if (!connector.empty()) {
-        auto s = client.Status(connector);
-        if (s.ok()) {
-          out["connectors"].push_back(StatusJson(p->name, *s));
-        } else if (s.status().code() != StatusCode::kNotFound) {
-          out["errors"].push_back(s.status().message());
-        }
-        continue;
-      }
-      auto all = client.Connectors();
-      if (!all.ok()) {
-        out["errors"].push_back(all.status().message());
-        continue;
-      }
-      for (const auto& [name, s] : *all) out["connectors"].push_back(StatusJson(p->name, s));
-    }
-    if (!connector.empty() && out["connectors"].empty()) {
-      if (!out["errors"].empty())
-        return mcp::ToolResult::Error("Could not read connector '" + connector + "': " +
-                                      out["errors"][0].get<std::string>() +
-                                      ". Check that Kafka Connect is up and its URL in dataworkers.yaml.");
-      return mcp::ToolResult::Error("No connector named '" + connector + "' on " +
-                                    (only.empty() ? "platform(s) " + known : "platform " + only) +
-                                    "; call get_connector_status without a connector to list them.");
-    }
-    if (out["connectors"].empty() && !out["errors"].empty())
-      return mcp::ToolResult::Error("Could not read any Kafka Connect platform: " +
-                                    out["errors"][0].get<std::string>() +
-                                    ". Check that it is up and its URL in dataworkers.yaml.");
+  t.handler = WhenWorkspaceLoaded(services, [services](const Json& args, mcp::ToolCall&) {
+    auto survey = platforms::kafka_connect::SurveyConnectors(services->workspace(), services->http(),
+                                                             args.value("connector", ""), args.value("platform", ""));
+    if (!survey.ok()) return mcp::ToolResult::Error(survey.status().message());
+    Json out = {{"connectors", Json::array()}, {"errors", survey->errors}};
+    for (const auto& [platform, status] : survey->connectors) out["connectors"].push_back(StatusJson(platform, status));
     return mcp::ToolResult::Structured(out);
-  };
+  });
   return t;
 }
 
-mcp::ToolSpec ChangeTimelineTool(const std::shared_ptr<app::Services>& services) {
+mcp::ToolSpec ChangeTimelineTool(const std::shared_ptr<workspace::Services>& services) {
   mcp::ToolSpec t;
   t.name = "get_change_timeline";
   t.title = "Change timeline";
@@ -165,8 +124,7 @@ mcp::ToolSpec ChangeTimelineTool(const std::shared_ptr<app::Services>& services)
     }
   })");
   t.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
-  t.handler = [services](const Json& args, mcp::ToolCall&) {
-    if (!services->workspace_status().ok()) return mcp::ToolResult::Error(services->workspace_status().message());
+  t.handler = WhenWorkspaceLoaded(services, [services](const Json& args, mcp::ToolCall&) {
     observe::changes::TimelineQuery q;
     TimePoint now = services->clock().Now();
     q.to = now + std::chrono::milliseconds(1);
@@ -192,7 +150,7 @@ mcp::ToolSpec ChangeTimelineTool(const std::shared_ptr<app::Services>& services)
     for (const auto& e : page->events) out["events"].push_back(observe::changes::ChangeEventJson(e));
     if (page->next_offset) out["next_offset"] = *page->next_offset;
     return mcp::ToolResult::Structured(out);
-  };
+  });
   return t;
 }
 

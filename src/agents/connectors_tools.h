@@ -4,12 +4,12 @@
 
 #include <memory>
 
-#include "app/services.h"
+#include "workspace/services.h"
 #include "mcp/catalog.h"
 
 namespace dw::agents {
 
-mcp::ToolSpec ConnectorStatusTool(const std::shared_ptr<app::Services>& services);
-mcp::ToolSpec ChangeTimelineTool(const std::shared_ptr<app::Services>& services);
+mcp::ToolSpec ConnectorStatusTool(const std::shared_ptr<workspace::Services>& services);
+mcp::ToolSpec ChangeTimelineTool(const std::shared_ptr<workspace::Services>& services);
 
 }  // namespace dw::agents

@@ -1,7 +1,8 @@
 // Tools of the dw-context-catalog agent: the context graph (lineage, blast radius, search, one
-// asset). Each is a thin call into app/graph_service.
+// asset). Each is a thin call into workspace/graph_answers.h.
 #include "agents/agents.h"
-#include "app/graph_service.h"
+#include "agents/workspace_guard.h"
+#include "workspace/graph_answers.h"
 #include "base/rfc3339.h"
 #include "graph/asset_lookup.h"
 
@@ -9,12 +10,12 @@ namespace dw::agents {
 namespace {
 
 // The graph, or the sentence that says why there is none.
-Result<graph::ContextGraph*> GraphOf(const std::shared_ptr<app::Services>& services) {
+Result<graph::ContextGraph*> GraphOf(const std::shared_ptr<workspace::Services>& services) {
   if (!services->workspace_status().ok()) return services->workspace_status();
   return services->graph();
 }
 
-mcp::ToolSpec TraceLineageTool(const std::shared_ptr<app::Services>& services) {
+mcp::ToolSpec TraceLineageTool(const std::shared_ptr<workspace::Services>& services) {
   mcp::ToolSpec t;
   t.name = "trace_cross_platform_lineage";
   t.title = "Trace lineage across platforms";
@@ -46,21 +47,20 @@ mcp::ToolSpec TraceLineageTool(const std::shared_ptr<app::Services>& services) {
     "required": ["asset", "nodes", "edges", "cycles", "truncated"]
   })");
   t.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
-  t.handler = [services](const Json& args, mcp::ToolCall&) {
-    if (!services->workspace_status().ok()) return mcp::ToolResult::Error(services->workspace_status().message());
+  t.handler = WhenWorkspaceLoaded(services, [services](const Json& args, mcp::ToolCall&) {
     graph::LineageOptions o;
     o.direction = args.value("direction", "both");
     o.depth = args.value("depth", graph::kDefaultLineageDepth);
     o.columns = args.value("columns", false);
     o.include_stale = args.value("include_stale", true);
-    auto r = app::LineageAnswer(*services, args["asset"].get<std::string>(), o);
+    auto r = workspace::LineageAnswer(*services, args["asset"].get<std::string>(), o);
     if (!r.ok()) return mcp::ToolResult::Error(r.status().message());
     return mcp::ToolResult::Structured(std::move(r).value());
-  };
+  });
   return t;
 }
 
-mcp::ToolSpec BlastRadiusTool(const std::shared_ptr<app::Services>& services) {
+mcp::ToolSpec BlastRadiusTool(const std::shared_ptr<workspace::Services>& services) {
   mcp::ToolSpec t;
   t.name = "blast_radius_analysis";
   t.title = "Blast radius of damaged assets";
@@ -97,8 +97,7 @@ mcp::ToolSpec BlastRadiusTool(const std::shared_ptr<app::Services>& services) {
     "required": ["roots", "now", "total", "by_kind", "consumers", "customer_facing", "owners", "impact", "provenance"]
   })");
   t.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = true};
-  t.handler = [services](const Json& args, mcp::ToolCall&) {
-    if (!services->workspace_status().ok()) return mcp::ToolResult::Error(services->workspace_status().message());
+  t.handler = WhenWorkspaceLoaded(services, [services](const Json& args, mcp::ToolCall&) {
     std::optional<TimePoint> since;
     if (args.contains("since")) {
       auto s = ParseRfc3339(args["since"].get<std::string>());
@@ -109,14 +108,14 @@ mcp::ToolSpec BlastRadiusTool(const std::shared_ptr<app::Services>& services) {
     walk.max_depth = args.value("depth", graph::kMaxBlastDepth);
     walk.include_stale = args.value("include_stale", false);
     walk.limit = args.value("max_results", 10000);
-    auto r = app::BlastRadiusAnswer(*services, args["assets"].get<std::vector<std::string>>(), since, walk);
+    auto r = workspace::BlastRadiusAnswer(*services, args["assets"].get<std::vector<std::string>>(), since, walk);
     if (!r.ok()) return mcp::ToolResult::Error(r.status().message());
     return mcp::ToolResult::Structured(std::move(r).value());
-  };
+  });
   return t;
 }
 
-mcp::ToolSpec SearchAssetsTool(const std::shared_ptr<app::Services>& services) {
+mcp::ToolSpec SearchAssetsTool(const std::shared_ptr<workspace::Services>& services) {
   mcp::ToolSpec t;
   t.name = "search_assets";
   t.title = "Search the context graph";
@@ -160,7 +159,7 @@ mcp::ToolSpec SearchAssetsTool(const std::shared_ptr<app::Services>& services) {
   return t;
 }
 
-mcp::ToolSpec GetAssetTool(const std::shared_ptr<app::Services>& services) {
+mcp::ToolSpec GetAssetTool(const std::shared_ptr<workspace::Services>& services) {
   mcp::ToolSpec t;
   t.name = "get_asset";
   t.title = "One asset of the context graph";
@@ -207,7 +206,7 @@ mcp::ToolSpec GetAssetTool(const std::shared_ptr<app::Services>& services) {
 
 }  // namespace
 
-void AddContextCatalogTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services) {
+void AddContextCatalogTools(mcp::Catalog& catalog, const std::shared_ptr<workspace::Services>& services) {
   (void)catalog.AddTool(DescribeWorkspaceTool(services));
   (void)catalog.AddTool(TraceLineageTool(services));
   (void)catalog.AddTool(BlastRadiusTool(services));

@@ -1,9 +1,9 @@
 #include "agents/agents.h"
-#include "app/describe.h"
+#include "workspace/describe.h"
 
 namespace dw::agents {
 
-mcp::ToolSpec DescribeWorkspaceTool(const std::shared_ptr<app::Services>& services) {
+mcp::ToolSpec DescribeWorkspaceTool(const std::shared_ptr<workspace::Services>& services) {
   mcp::ToolSpec t;
   t.name = "describe_workspace";
   t.title = "Describe the workspace";
@@ -19,12 +19,12 @@ mcp::ToolSpec DescribeWorkspaceTool(const std::shared_ptr<app::Services>& servic
     },
     "additionalProperties": false
   })");
-  t.output_schema = app::DescribeOutputSchema();
+  t.output_schema = workspace::DescribeOutputSchema();
   t.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = true};
   t.handler = [services](const Json& args, mcp::ToolCall&) {
-    app::DescribeOptions options;
+    workspace::DescribeOptions options;
     options.probe = args.value("probe", true);
-    auto d = app::DescribeWorkspace(*services, options);
+    auto d = workspace::DescribeWorkspace(*services, options);
     if (!d.ok()) return mcp::ToolResult::Error(d.status().message());
     return mcp::ToolResult::Structured(std::move(d).value());
   };

@@ -2,11 +2,11 @@
 // score parts, evidence, counter-evidence and lineage path; the severity and blast radius as of
 // now. A thin call into incidents::IncidentDesk::Diagnose.
 #include "agents/agents.h"
-#include "app/incident_service.h"
+#include "workspace/incident_service.h"
 
 namespace dw::agents {
 
-mcp::ToolSpec DiagnoseIncidentTool(const std::shared_ptr<app::Services>& services) {
+mcp::ToolSpec DiagnoseIncidentTool(const std::shared_ptr<workspace::Services>& services) {
   mcp::ToolSpec t;
   t.name = "diagnose_incident";
   t.title = "Rank the causes of an incident";
@@ -66,7 +66,7 @@ mcp::ToolSpec DiagnoseIncidentTool(const std::shared_ptr<app::Services>& service
   t.annotations = {.read_only = false, .destructive = false, .idempotent = true, .open_world = false};
   t.handler = [services](const Json& args, mcp::ToolCall&) {
     if (!services->workspace_status().ok()) return mcp::ToolResult::Error(services->workspace_status().message());
-    auto desk = app::OpenIncidentDesk(*services);
+    auto desk = workspace::OpenIncidentDesk(*services);
     if (!desk.ok()) return mcp::ToolResult::Error(desk.status().message());
     const std::string id = args["incident_id"].get<std::string>();
     auto d = (*desk)->Diagnose(id);

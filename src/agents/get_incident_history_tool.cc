@@ -2,12 +2,12 @@
 // and time, newest first, with recurrence counts per cause kind and asset. A thin call into
 // incidents::IncidentDesk::GetHistory (or Get for one id).
 #include "agents/agents.h"
-#include "app/incident_service.h"
+#include "workspace/incident_service.h"
 #include "base/rfc3339.h"
 
 namespace dw::agents {
 
-mcp::ToolSpec GetIncidentHistoryTool(const std::shared_ptr<app::Services>& services) {
+mcp::ToolSpec GetIncidentHistoryTool(const std::shared_ptr<workspace::Services>& services) {
   mcp::ToolSpec t;
   t.name = "get_incident_history";
   t.title = "Incident history";
@@ -50,7 +50,7 @@ mcp::ToolSpec GetIncidentHistoryTool(const std::shared_ptr<app::Services>& servi
   t.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
   t.handler = [services](const Json& args, mcp::ToolCall&) {
     if (!services->workspace_status().ok()) return mcp::ToolResult::Error(services->workspace_status().message());
-    auto desk = app::OpenIncidentDesk(*services);
+    auto desk = workspace::OpenIncidentDesk(*services);
     if (!desk.ok()) return mcp::ToolResult::Error(desk.status().message());
     if (args.contains("id")) {
       auto inc = (*desk)->Get(args["id"].get<std::string>());

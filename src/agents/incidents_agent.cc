@@ -4,7 +4,7 @@
 
 namespace dw::agents {
 
-void AddIncidentsTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services) {
+void AddIncidentsTools(mcp::Catalog& catalog, const std::shared_ptr<workspace::Services>& services) {
   (void)catalog.AddTool(DescribeWorkspaceTool(services));
   (void)catalog.AddTool(MonitorMetricsTool(services));
   (void)catalog.AddTool(DiagnoseIncidentTool(services));

@@ -1,25 +1,15 @@
 // monitor_metrics (dw-incidents): record metric points and/or evaluate named workspace monitors
 // now; answers, per metric, the latest value, its expected band, the score, the verdict and a
-// sentence a person can read. A thin call into observe/metrics/metric_service.
-#include <algorithm>
-
+// sentence a person can read. A thin call into observe/metrics/monitor_metrics.h.
 #include "agents/agents.h"
-#include "observe/metrics/metric_marks.h"
+#include "agents/workspace_guard.h"
 #include "observe/metrics/metric_service.h"
-#include "observe/metrics/series_csv.h"
+#include "observe/metrics/monitor_metrics.h"
+#include "workspace/incident_windows.h"
 
 namespace dw::agents {
-namespace {
 
-Json ReportToJson(const std::string& metric, const metrics::RecordReport& r) {
-  return Json{{"metric", metric},           {"stored", r.stored},
-              {"duplicates", r.duplicates}, {"out_of_order", r.out_of_order},
-              {"replaced", r.replaced},     {"rejected", r.rejected}};
-}
-
-}  // namespace
-
-mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<app::Services>& services) {
+mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<workspace::Services>& services) {
   mcp::ToolSpec t;
   t.name = "monitor_metrics";
   t.title = "Record and judge metrics";
@@ -87,109 +77,18 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<app::Services>& services)
     "additionalProperties": false
   })");
   t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = true};
-  t.handler = [services](const Json& args, mcp::ToolCall&) {
-    if (!services->workspace_status().ok())
-      return mcp::ToolResult::Error(services->workspace_status().message());
-    if (!args.contains("record") && !args.contains("evaluate") && !args.contains("mark_expected"))
-      return mcp::ToolResult::Error(
-          "give record (points to store), mark_expected (ranges) and/or evaluate (monitor names)");
+  t.handler = WhenWorkspaceLoaded(services, [services](const Json& args, mcp::ToolCall&) {
     auto store = services->state();
     if (!store.ok()) return mcp::ToolResult::Error("state store: " + store.status().message());
-    // Parse every point before writing anything, so a bad timestamp stores nothing.
-    std::vector<std::pair<std::string, std::vector<metrics::IncomingPoint>>> batches;
-    for (const Json& rec : args.value("record", Json::array())) {
-      std::string metric = rec["metric"].get<std::string>();
-      std::vector<metrics::IncomingPoint> points;
-      for (size_t i = 0; i < rec["points"].size(); ++i) {
-        const Json& p = rec["points"][i];
-        metrics::IncomingPoint ip;
-        if (p["ts"].is_string()) {
-          auto ts = metrics::ParseSeriesTimestamp(p["ts"].get<std::string>());
-          if (!ts.ok())
-            return mcp::ToolResult::Error("record " + metric + ", point " + std::to_string(i) +
-                                          ": " + ts.status().message() + "; nothing stored");
-          ip.ts_ms = *ts;
-        } else {
-          ip.ts_ms = p["ts"].get<int64_t>();
-        }
-        if (!p["value"].is_null()) ip.value = p["value"].get<double>();
-        points.push_back(ip);
-      }
-      batches.emplace_back(metric, std::move(points));
-    }
-    // Validate every mark before writing anything, too (a metric recorded in this call counts as
-    // known).
-    std::vector<std::string> recording;
-    for (const auto& b : batches) recording.push_back(b.first);
-    std::vector<metrics::MarkRequest> marks;
-    const Json mark_args = args.value("mark_expected", Json::array());
-    for (size_t i = 0; i < mark_args.size(); ++i) {
-      const Json& m = mark_args[i];
-      std::string where = "mark_expected[" + std::to_string(i) + "]";
-      auto from = metrics::ParseRfc3339Millis(m["from"].get<std::string>(), where + ".from");
-      auto to = metrics::ParseRfc3339Millis(m["to"].get<std::string>(), where + ".to");
-      Status bad = !from.ok() ? from.status() : to.status();
-      metrics::MarkRequest req{m["metric"].get<std::string>(), from.ok() ? *from : 0,
-                               to.ok() ? *to : 0, m.value("note", std::string())};
-      if (bad.ok()) bad = metrics::ValidateMark(services->workspace(), **store, req, recording);
-      if (!bad.ok()) {
-        std::string msg = bad.message();
-        if (!msg.starts_with(where)) msg = where + ": " + msg;
-        return mcp::ToolResult::Error(msg + "; nothing stored");
-      }
-      marks.push_back(std::move(req));
-    }
-    Json recorded = Json::array(), judged = Json::array(), errors = Json::array(),
-         marked = Json::array();
-    std::vector<std::string> to_judge;
-    for (const auto& [metric, points] : batches) {
-      auto r = metrics::RecordMetricPoints(**store, metric, points);
-      if (!r.ok()) {
-        errors.push_back({{"metric", metric}, {"error", r.status().message()}});
-        continue;
-      }
-      recorded.push_back(ReportToJson(metric, *r));
-      if (std::find(to_judge.begin(), to_judge.end(), metric) == to_judge.end()) to_judge.push_back(metric);
-    }
-    for (const metrics::MarkRequest& req : marks) {
-      auto r = metrics::MarkExpected(services->workspace(), **store, req);
-      if (!r.ok()) {
-        errors.push_back({{"metric", req.metric}, {"error", r.status().message()}});
-        continue;
-      }
-      marked.push_back({{"metric", req.metric},
-                        {"id", r->id},
-                        {"from", FormatRfc3339(FromUnixMillis(req.from_ms))},
-                        {"to", FormatRfc3339(FromUnixMillis(req.to_ms))},
-                        {"points_covered", r->points_covered}});
-      if (std::find(to_judge.begin(), to_judge.end(), req.metric) == to_judge.end())
-        to_judge.push_back(req.metric);
-    }
-    for (const std::string& metric : to_judge) {
-      auto settings = metrics::SettingsForMetric(services->workspace(), metric);
-      auto j = settings.ok() ? metrics::JudgeLatestPoint(**store, metric, *settings, services->clock())
-                             : Result<metrics::MetricJudgement>(settings.status());
-      if (j.ok()) judged.push_back(metrics::JudgementToJson(*j));
-      else errors.push_back({{"metric", metric}, {"error", j.status().message()}});
-    }
-    for (const Json& name : args.value("evaluate", Json::array())) {
-      std::string monitor = name.get<std::string>();
-      metrics::RecordReport report;
-      auto j = metrics::EvaluateMonitor(services->workspace(), **store, monitor, services->clock(), &report);
-      if (!j.ok()) {
-        errors.push_back({{"metric", monitor}, {"error", j.status().message()}});
-        continue;
-      }
-      recorded.push_back(ReportToJson(monitor, report));
-      judged.push_back(metrics::JudgementToJson(*j));
-    }
-    return mcp::ToolResult::Structured(
-        Json{{"metrics", judged}, {"recorded", recorded}, {"marked", marked}, {"errors", errors}});
-  };
+    auto r = observe::metrics::MonitorMetrics(services->workspace(), **store, services->clock(),
+                                              workspace::IncidentWindows(**store), args);
+    if (!r.ok()) return mcp::ToolResult::Error(r.status().message());
+    return mcp::ToolResult::Structured(*r);
+  });
   return t;
 }
 
-mcp::ResourceTemplateSpec MetricPlotResource(const std::shared_ptr<app::Services>& services) {
+mcp::ResourceTemplateSpec MetricPlotResource(const std::shared_ptr<workspace::Services>& services) {
   mcp::ResourceTemplateSpec r;
   r.uri_template = "dw://metrics/{metric}/plot.svg";
   r.name = "metric_plot";
@@ -200,11 +99,12 @@ mcp::ResourceTemplateSpec MetricPlotResource(const std::shared_ptr<app::Services
   r.read = [services](const std::string& uri, const std::map<std::string, std::string>& vars) -> Result<Json> {
     if (!services->workspace_status().ok()) return services->workspace_status();
     const std::string& metric = vars.at("metric");
-    auto settings = metrics::SettingsForMetric(services->workspace(), metric);
+    auto settings = observe::metrics::SettingsForMetric(services->workspace(), metric);
     if (!settings.ok()) return settings.status();
     auto store = services->state();
     if (!store.ok()) return store.status();
-    auto svg = metrics::PlotMetric(**store, metric, *settings, services->clock());
+    auto svg = observe::metrics::PlotMetric(**store, metric, *settings, services->clock(),
+                                            workspace::IncidentWindows(**store));
     if (!svg.ok()) return svg.status();
     return Json::array({{{"uri", uri}, {"mimeType", "image/svg+xml"}, {"text", *svg}}});
   };

@@ -3,7 +3,7 @@
 
 namespace dw::agents {
 
-void AddQualityTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services) {
+void AddQualityTools(mcp::Catalog& catalog, const std::shared_ptr<workspace::Services>& services) {
   (void)catalog.AddTool(DescribeWorkspaceTool(services));
   (void)catalog.AddTool(RunQualityCheckTool(services));
 }

@@ -1,7 +1,8 @@
 // run_quality_check (dw-quality): the workspace's checks on a table, or an inline check in the same
 // vocabulary, pushed down to the warehouse as one scan per table.
 #include "agents/agents.h"
-#include "app/services.h"
+#include "agents/workspace_guard.h"
+#include "workspace/services.h"
 #include "base/log.h"
 #include "observe/quality/quality_run.h"
 #include "observe/quality/since.h"
@@ -46,7 +47,7 @@ Json InputSchema() {
 
 }  // namespace
 
-mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<app::Services>& services) {
+mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<workspace::Services>& services) {
   mcp::ToolSpec t;
   t.name = "run_quality_check";
   t.title = "Run quality checks on a table";
@@ -58,13 +59,11 @@ mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<app::Services>& services
       "rows with personal data masked. Read-only towards the warehouse; results are recorded in "
       "the state store. Each check is pass, fail, error (with the warehouse's message) or skipped.";
   t.input_schema = InputSchema();
-  t.output_schema = quality::QualityReportSchema();
+  t.output_schema = observe::quality::QualityReportSchema();
   t.annotations = {.read_only = true, .destructive = false, .idempotent = false, .open_world = true};
   t.streams = true;  // progress per table
-  t.handler = [services](const Json& args, mcp::ToolCall& call) {
-    if (!services->workspace_status().ok())
-      return mcp::ToolResult::Error(services->workspace_status().message());
-    quality::QualityRequest req;
+  t.handler = WhenWorkspaceLoaded(services, [services](const Json& args, mcp::ToolCall& call) {
+    observe::quality::QualityRequest req;
     if (args.contains("table")) req.tables.push_back(args["table"].get<std::string>());
     if (args.contains("checks"))
       for (const Json& c : args["checks"]) req.checks.push_back(c.get<std::string>());
@@ -72,7 +71,7 @@ mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<app::Services>& services
     if (args.contains("max_scan_rows")) req.max_scan_rows = args["max_scan_rows"].get<int64_t>();
     if (args.contains("since")) {
       Result<TimePoint> since =
-          quality::ParseSince(args["since"].get<std::string>(), services->clock().Now());
+          observe::quality::ParseSince(args["since"].get<std::string>(), services->clock().Now());
       if (!since.ok()) return mcp::ToolResult::Error(since.status().message());
       req.since = *since;
     }
@@ -81,15 +80,15 @@ mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<app::Services>& services
       return mcp::ToolResult::Error("the state store cannot be opened, so results would be lost: " +
                                     RedactSecrets(store.status().message()));
     }
-    quality::QualityProgress progress = [&call](size_t done, size_t total,
-                                                const quality::TableReport& table) {
+    observe::quality::QualityProgress progress = [&call](size_t done, size_t total,
+                                                const observe::quality::TableReport& table) {
       call.Progress(static_cast<double>(done), static_cast<double>(total), "checked " + table.asset_id);
     };
-    Result<quality::QualityReport> report =
-        quality::RunQuality(services->workspace(), *store, services->clock(), req, progress);
+    Result<observe::quality::QualityReport> report =
+        observe::quality::RunQuality(services->workspace(), *store, services->clock(), req, progress);
     if (!report.ok()) return mcp::ToolResult::Error(RedactSecrets(report.status().message()));
     return mcp::ToolResult::Structured(Json::parse(RedactSecrets(report->ToJson().dump())));
-  };
+  });
   return t;
 }
 

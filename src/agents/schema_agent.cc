@@ -4,7 +4,7 @@
 
 namespace dw::agents {
 
-void AddSchemaTools(mcp::Catalog& catalog, const std::shared_ptr<app::Services>& services) {
+void AddSchemaTools(mcp::Catalog& catalog, const std::shared_ptr<workspace::Services>& services) {
   (void)catalog.AddTool(DescribeWorkspaceTool(services));
 }
 

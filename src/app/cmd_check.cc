@@ -5,8 +5,9 @@
 #include <cstdio>
 #include <iostream>
 
+#include "app/command_start.h"
 #include "app/commands.h"
-#include "app/services.h"
+#include "workspace/services.h"
 #include "base/log.h"
 #include "observe/quality/quality_run.h"
 #include "observe/quality/since.h"
@@ -14,24 +15,24 @@
 namespace dw::app {
 namespace {
 
-const char* Tag(quality::Verdict v) {
+const char* Tag(observe::quality::Verdict v) {
   switch (v) {
-    case quality::Verdict::kPass: return "PASS ";
-    case quality::Verdict::kFail: return "FAIL ";
-    case quality::Verdict::kError: return "ERROR";
-    case quality::Verdict::kSkipped: return "SKIP ";
+    case observe::quality::Verdict::kPass: return "PASS ";
+    case observe::quality::Verdict::kFail: return "FAIL ";
+    case observe::quality::Verdict::kError: return "ERROR";
+    case observe::quality::Verdict::kSkipped: return "SKIP ";
   }
   return "?";
 }
 
-void PrintText(const quality::QualityReport& report) {
-  for (const quality::TableReport& t : report.tables) {
+void PrintText(const observe::quality::QualityReport& report) {
+  for (const observe::quality::TableReport& t : report.tables) {
     std::cout << t.asset_id << "  (" << (t.rows ? std::to_string(*t.rows) + " rows scanned, " : "")
               << t.queries << (t.queries == 1 ? " query, " : " queries, ") << t.duration_ms
               << " ms)\n";
     size_t width = 0;
-    for (const quality::CheckOutcome& o : t.outcomes) width = std::max(width, o.name.size());
-    for (const quality::CheckOutcome& o : t.outcomes) {
+    for (const observe::quality::CheckOutcome& o : t.outcomes) width = std::max(width, o.name.size());
+    for (const observe::quality::CheckOutcome& o : t.outcomes) {
       std::cout << "  " << Tag(o.verdict) << "  " << o.name << std::string(width - o.name.size() + 2, ' ')
                 << o.message << "\n";
       if (o.sample && !o.sample->empty()) {
@@ -48,36 +49,29 @@ void PrintText(const quality::QualityReport& report) {
     for (const std::string& n : t.notes) std::cout << "  note: " << n << "\n";
   }
   std::cout << "\n"
-            << report.Count(quality::Verdict::kPass) + report.Count(quality::Verdict::kFail) +
-                   report.Count(quality::Verdict::kError) + report.Count(quality::Verdict::kSkipped)
+            << report.Count(observe::quality::Verdict::kPass) + report.Count(observe::quality::Verdict::kFail) +
+                   report.Count(observe::quality::Verdict::kError) + report.Count(observe::quality::Verdict::kSkipped)
             << " checks on " << report.tables.size() << (report.tables.size() == 1 ? " table: " : " tables: ")
-            << report.Count(quality::Verdict::kPass) << " passed, "
-            << report.Count(quality::Verdict::kFail) << " failed, "
-            << report.Count(quality::Verdict::kError) << " errors, "
-            << report.Count(quality::Verdict::kSkipped) << " skipped (run " << report.run_id
+            << report.Count(observe::quality::Verdict::kPass) << " passed, "
+            << report.Count(observe::quality::Verdict::kFail) << " failed, "
+            << report.Count(observe::quality::Verdict::kError) << " errors, "
+            << report.Count(observe::quality::Verdict::kSkipped) << " skipped (run " << report.run_id
             << (report.record_error ? ", NOT recorded: " + *report.record_error : "") << ")\n";
 }
 
 }  // namespace
 
 int CmdCheck(const GlobalOptions& g, const CheckOptions& options) {
-  Result<const Clock*> clock = CommandClock(g);
-  if (!clock.ok()) {
-    std::cerr << "dw check: " << clock.status().message() << "\n";
-    return 2;
-  }
-  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
-  if (!services->workspace_status().ok()) {
-    std::cerr << "dw check: " << services->workspace_status().message() << "\n";
-    return 2;
-  }
-  quality::QualityRequest req;
+  StartedCommand start = StartCommand(g, "check");
+  if (!start) return start.exit_code;
+  const auto& services = start.services;
+  observe::quality::QualityRequest req;
   req.tables = options.tables;
   req.checks = options.checks;
   req.max_scan_rows = options.max_scan_rows;
   req.record = options.record;
   if (!options.since.empty()) {
-    Result<TimePoint> since = quality::ParseSince(options.since, services->clock().Now());
+    Result<TimePoint> since = observe::quality::ParseSince(options.since, services->clock().Now());
     if (!since.ok()) {
       std::cerr << "dw check: " << since.status().message() << "\n";
       return 2;
@@ -96,7 +90,7 @@ int CmdCheck(const GlobalOptions& g, const CheckOptions& options) {
   }
   // A progress bar on a terminal for multi-table runs; plain lines when stderr is a log.
   const bool tty = isatty(STDERR_FILENO) == 1;
-  quality::QualityProgress progress = [&](size_t done, size_t total, const quality::TableReport& t) {
+  observe::quality::QualityProgress progress = [&](size_t done, size_t total, const observe::quality::TableReport& t) {
     if (total < 2) return;
     if (tty) {
       const int width = 30;
@@ -109,8 +103,8 @@ int CmdCheck(const GlobalOptions& g, const CheckOptions& options) {
       std::fprintf(stderr, "checked %zu/%zu %s\n", done, total, t.asset_id.c_str());
     }
   };
-  Result<quality::QualityReport> report =
-      quality::RunQuality(services->workspace(), store, services->clock(), req, progress);
+  Result<observe::quality::QualityReport> report =
+      observe::quality::RunQuality(services->workspace(), store, services->clock(), req, progress);
   if (!report.ok()) {
     std::cerr << "dw check: " << RedactSecrets(report.status().message()) << "\n";
     return 2;

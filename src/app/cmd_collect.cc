@@ -1,25 +1,17 @@
 // `dw collect`: one incremental pass of the change timeline collector over every platform.
 #include <iostream>
 
+#include "app/command_start.h"
 #include "app/commands.h"
-#include "app/services.h"
+#include "workspace/services.h"
 #include "observe/changes/collector.h"
 
 namespace dw::app {
 
 int CmdCollect(const GlobalOptions& g, const std::string& format, const std::string& max_log_bytes) {
-  // Every event and observation time comes from the command's clock (--now), so an observed time
-  // (Connect transitions, flow revisions, registry versions) is as of the replayed instant.
-  auto clock = CommandClock(g);
-  if (!clock.ok()) {
-    std::cerr << "dw collect: " << clock.status().message() << "\n";
-    return 2;
-  }
-  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
-  if (!services->workspace_status().ok()) {
-    std::cerr << "dw collect: " << services->workspace_status().message() << "\n";
-    return 2;
-  }
+  StartedCommand start = StartCommand(g, "collect");
+  if (!start) return start.exit_code;
+  const auto& services = start.services;
   observe::changes::CollectOptions options;
   if (!max_log_bytes.empty()) {
     try {

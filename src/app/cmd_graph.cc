@@ -2,24 +2,17 @@
 #include <iostream>
 #include <memory>
 
+#include "app/command_start.h"
 #include "app/commands.h"
-#include "app/graph_service.h"
-#include "app/kestra_flow_ingest.h"
-#include "app/services.h"
+#include "workspace/graph_answers.h"
+#include "graph/ingest.h"
+#include "workspace/services.h"
 #include "base/rfc3339.h"
 
 namespace dw::app {
 namespace {
 
 // Loads the workspace with `clock`; prints the problem and returns nullptr when it fails.
-std::shared_ptr<Services> LoadOrReport(const GlobalOptions& g, const Clock& clock, const char* cmd) {
-  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), clock);
-  if (!services->workspace_status().ok()) {
-    std::cerr << "dw " << cmd << ": " << services->workspace_status().message() << "\n";
-    return nullptr;
-  }
-  return services;
-}
 
 int Fail(const char* cmd, const Status& st) {
   std::cerr << "dw " << cmd << ": " << st.message() << "\n";
@@ -42,13 +35,14 @@ void PrintWarnings(const Json& answer) {
 }  // namespace
 
 int CmdLineage(const GlobalOptions& g, const LineageCommand& c) {
-  auto services = LoadOrReport(g, RealClock(), "lineage");
-  if (!services) return 2;
+  StartedCommand start = StartCommand(g, "lineage");
+  if (!start) return start.exit_code;
+  const auto& services = start.services;
   graph::LineageOptions o;
   o.direction = c.direction;
   o.depth = c.depth;
   o.columns = c.columns;
-  auto r = LineageAnswer(*services, c.asset, o);
+  auto r = workspace::LineageAnswer(*services, c.asset, o);
   if (!r.ok()) return Fail("lineage", r.status());
   if (c.format == "json") {
     std::cout << r->dump(2) << "\n";
@@ -69,21 +63,19 @@ int CmdLineage(const GlobalOptions& g, const LineageCommand& c) {
 }
 
 int CmdBlastRadius(const GlobalOptions& g, const BlastRadiusCommand& c) {
-  Result<const Clock*> command_clock = CommandClock(g);
-  if (!command_clock.ok()) return Fail("blast-radius", command_clock.status());
-  const Clock* clock = *command_clock;
   std::optional<TimePoint> since;
   if (!c.since.empty()) {
     auto t = ParseRfc3339(c.since);
     if (!t.ok()) return Fail("blast-radius", InvalidArgument("--since: " + t.status().message()));
     since = *t;
   }
-  auto services = LoadOrReport(g, *clock, "blast-radius");
-  if (!services) return 2;
+  StartedCommand start = StartCommand(g, "blast-radius");
+  if (!start) return start.exit_code;
+  const auto& services = start.services;
   graph::WalkOptions walk;
   walk.max_depth = c.depth;
   walk.include_stale = c.include_stale;
-  auto r = BlastRadiusAnswer(*services, c.assets, since, walk);
+  auto r = workspace::BlastRadiusAnswer(*services, c.assets, since, walk);
   if (!r.ok()) return Fail("blast-radius", r.status());
   if (c.format == "json") {
     std::cout << r->dump(2) << "\n";
@@ -133,18 +125,19 @@ int CmdBlastRadius(const GlobalOptions& g, const BlastRadiusCommand& c) {
 }
 
 int CmdIngest(const GlobalOptions& g, const std::string& source, const std::string& path) {
-  auto services = LoadOrReport(g, RealClock(), "ingest");
-  if (!services) return 2;
+  StartedCommand start = StartCommand(g, "ingest");
+  if (!start) return start.exit_code;
+  const auto& services = start.services;
   auto graph = services->graph();
   if (!graph.ok()) return Fail("ingest", graph.status());
   if (source != "kestra" && path.empty()) {
     std::cerr << "dw ingest: " << source << " needs the PATH of the file to read\n";
     return 2;
   }
-  Result<Json> r = source == "dbt"      ? IngestDbtManifestFile(services->workspace(), **graph, path)
-                   : source == "kestra" ? IngestKestraFlowsFromApi(services->workspace(), services->http(),
-                                                                   **graph, KestraFlowIngestOptions{path})
-                                        : IngestOpenLineageFile(**graph, path);
+  const graph::IngestSource what = source == "dbt"      ? graph::IngestSource::DbtManifestFile(path)
+                                   : source == "kestra" ? graph::IngestSource::KestraApi({path})
+                                                        : graph::IngestSource::OpenLineageFile(path);
+  Result<Json> r = graph::Ingest(services->workspace(), services->http(), **graph, what);
   if (!r.ok()) return Fail("ingest", r.status());
   std::cout << r->dump() << "\n";
   return 0;

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "app/commands.h"
-#include "app/incident_service.h"
+#include "workspace/incident_service.h"
 #include "base/rfc3339.h"
 
 namespace dw::app {
@@ -73,12 +73,12 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
   const std::string& what = c.action;
   auto clock = CommandClock(g);
   if (!clock.ok()) return Fail(what, clock.status());
-  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
+  auto services = workspace::Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
   if (!services->workspace_status().ok()) {
     std::cerr << "dw incidents " << what << ": " << services->workspace_status().message() << "\n";
     return 2;
   }
-  auto desk = OpenIncidentDesk(*services);
+  auto desk = workspace::OpenIncidentDesk(*services);
   if (!desk.ok()) return Fail(what, desk.status());
   const bool json = c.format == "json";
 

@@ -4,8 +4,9 @@
 #include <iostream>
 
 #include "agents/agents.h"
+#include "app/command_start.h"
 #include "app/commands.h"
-#include "app/services.h"
+#include "workspace/services.h"
 #include "base/log.h"
 #include "mcp/conformance_fixtures.h"
 #include "mcp/stdio_transport.h"
@@ -27,12 +28,9 @@ int CmdMcp(const GlobalOptions& g, const std::string& agent_name, bool conforman
     return 2;
   }
   // A workspace that fails to load does not stop the server: its tools explain the problem.
-  Result<const Clock*> clock = CommandClock(g);
-  if (!clock.ok()) {
-    std::cerr << "dw mcp: " << clock.status().message() << "\n";
-    return 2;
-  }
-  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
+  StartedCommand start = StartCommand(g, "mcp", {.require_workspace = false});
+  if (!start) return start.exit_code;
+  const auto& services = start.services;
   if (!services->workspace_status().ok())
     spdlog::warn("{}", services->workspace_status().message());
   return mcp::ServeStdio(agents::BuildAgentCatalog(*agent, services), agents::ServerInfoFor(*agent),

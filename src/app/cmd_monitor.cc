@@ -3,33 +3,35 @@
 #include <fstream>
 #include <iostream>
 
+#include "app/command_start.h"
 #include "app/commands.h"
-#include "app/services.h"
+#include "workspace/incident_windows.h"
+#include "workspace/services.h"
 #include "observe/metrics/metric_service.h"
 #include "observe/metrics/score_series.h"
 
 namespace dw::app {
 
 int CmdMonitorScore(const GlobalOptions&, const MonitorScoreOptions& o) {
-  metrics::DetectorOptions d;
-  auto season = metrics::ParseSeasonality(o.seasonality);
+  observe::metrics::DetectorOptions d;
+  auto season = observe::metrics::ParseSeasonality(o.seasonality);
   if (!season.ok()) {
     std::cerr << "dw monitor score: --seasonality: " << season.status().message() << "\n";
     return 2;
   }
   d.seasonality = *season;
-  auto direction = metrics::ParseDirection(o.direction);
+  auto direction = observe::metrics::ParseDirection(o.direction);
   if (!direction.ok()) {
     std::cerr << "dw monitor score: --direction: " << direction.status().message() << "\n";
     return 2;
   }
   d.direction = *direction;
   if (o.sensitivity) d.sensitivity = *o.sensitivity;
-  if (Status st = metrics::ValidateDetectorOptions(d); !st.ok()) {
+  if (Status st = observe::metrics::ValidateDetectorOptions(d); !st.ok()) {
     std::cerr << "dw monitor score: " << st.message() << "\n";
     return 2;
   }
-  auto rows = metrics::ReadSeriesCsv(o.file);
+  auto rows = observe::metrics::ReadSeriesCsv(o.file);
   if (!rows.ok()) {
     std::cerr << "dw monitor score: " << rows.status().message() << "\n";
     return 1;
@@ -43,7 +45,7 @@ int CmdMonitorScore(const GlobalOptions&, const MonitorScoreOptions& o) {
     }
   }
   std::ostream& out = o.out.empty() ? std::cout : file;
-  metrics::ScoreSummary s = metrics::WriteScoredSeries(*rows, d, out);
+  observe::metrics::ScoreSummary s = observe::metrics::WriteScoredSeries(*rows, d, out);
   out.flush();
   if (!out) {
     std::cerr << "dw monitor score: writing the result failed\n";
@@ -52,7 +54,7 @@ int CmdMonitorScore(const GlobalOptions&, const MonitorScoreOptions& o) {
   std::cerr << s.points << " points: " << s.anomalies << " anomalous, " << s.insufficient
             << " before enough history, " << s.invalid
             << " ignored (NaN, infinite or out of order); seasonality "
-            << metrics::SeasonalityName(s.seasonality) << "\n";
+            << observe::metrics::SeasonalityName(s.seasonality) << "\n";
   return 0;
 }
 
@@ -61,12 +63,10 @@ int CmdMonitorScore(const GlobalOptions&, const MonitorScoreOptions& o) {
 namespace dw::app {
 
 int CmdMonitorPlot(const GlobalOptions& g, const std::string& metric, const std::string& out_path) {
-  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), RealClock());
-  if (!services->workspace_status().ok()) {
-    std::cerr << "dw monitor plot: " << services->workspace_status().message() << "\n";
-    return 1;
-  }
-  auto settings = metrics::SettingsForMetric(services->workspace(), metric);
+  StartedCommand start = StartCommand(g, "monitor plot", {.workspace_error_exit = 1});
+  if (!start) return start.exit_code;
+  const auto& services = start.services;
+  auto settings = observe::metrics::SettingsForMetric(services->workspace(), metric);
   if (!settings.ok()) {
     std::cerr << "dw monitor plot: " << settings.status().message() << "\n";
     return 1;
@@ -76,7 +76,8 @@ int CmdMonitorPlot(const GlobalOptions& g, const std::string& metric, const std:
     std::cerr << "dw monitor plot: state store: " << store.status().message() << "\n";
     return 1;
   }
-  auto svg = metrics::PlotMetric(**store, metric, *settings, services->clock());
+  auto svg = observe::metrics::PlotMetric(**store, metric, *settings, services->clock(),
+                                          workspace::IncidentWindows(**store));
   if (!svg.ok()) {
     std::cerr << "dw monitor plot: " << svg.status().message() << "\n";
     return 1;

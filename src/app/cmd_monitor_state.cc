@@ -2,8 +2,9 @@
 // (ranges marked expected, retention).
 #include <iostream>
 
+#include "app/command_start.h"
 #include "app/commands.h"
-#include "app/services.h"
+#include "workspace/services.h"
 #include "config/duration.h"
 #include "observe/metrics/metric_marks.h"
 #include "observe/metrics/retention.h"
@@ -11,31 +12,24 @@
 namespace dw::app {
 
 int CmdMonitorMark(const GlobalOptions& g, const MonitorMarkOptions& o) {
-  auto from = metrics::ParseRfc3339Millis(o.from, "--from");
-  auto to = metrics::ParseRfc3339Millis(o.to, "--to");
+  auto from = observe::metrics::ParseRfc3339Millis(o.from, "--from");
+  auto to = observe::metrics::ParseRfc3339Millis(o.to, "--to");
   for (const Status& st : {from.status(), to.status()}) {
     if (!st.ok()) {
       std::cerr << "dw monitor mark: " << st.message() << "\n";
       return 2;
     }
   }
-  Result<const Clock*> clock = CommandClock(g);
-  if (!clock.ok()) {
-    std::cerr << "dw monitor mark: " << clock.status().message() << "\n";
-    return 2;
-  }
-  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
-  if (!services->workspace_status().ok()) {
-    std::cerr << "dw monitor mark: " << services->workspace_status().message() << "\n";
-    return 1;
-  }
+  StartedCommand start = StartCommand(g, "monitor mark", {.workspace_error_exit = 1});
+  if (!start) return start.exit_code;
+  const auto& services = start.services;
   auto store = services->state();
   if (!store.ok()) {
     std::cerr << "dw monitor mark: state store: " << store.status().message() << "\n";
     return 1;
   }
-  metrics::MarkRequest req{o.metric, *from, *to, o.note};
-  auto report = metrics::MarkExpected(services->workspace(), **store, req);
+  observe::metrics::MarkRequest req{o.metric, *from, *to, o.note};
+  auto report = observe::metrics::MarkExpected(services->workspace(), **store, req);
   if (!report.ok()) {
     std::cerr << "dw monitor mark: " << report.status().message() << "\n";
     return report.status().code() == StatusCode::kInvalidArgument ? 2 : 1;
@@ -48,22 +42,15 @@ int CmdMonitorMark(const GlobalOptions& g, const MonitorMarkOptions& o) {
 }
 
 int CmdMonitorPrune(const GlobalOptions& g) {
-  Result<const Clock*> clock = CommandClock(g);
-  if (!clock.ok()) {
-    std::cerr << "dw monitor prune: " << clock.status().message() << "\n";
-    return 2;
-  }
-  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
-  if (!services->workspace_status().ok()) {
-    std::cerr << "dw monitor prune: " << services->workspace_status().message() << "\n";
-    return 1;
-  }
+  StartedCommand start = StartCommand(g, "monitor prune", {.workspace_error_exit = 1});
+  if (!start) return start.exit_code;
+  const auto& services = start.services;
   auto store = services->state();
   if (!store.ok()) {
     std::cerr << "dw monitor prune: state store: " << store.status().message() << "\n";
     return 1;
   }
-  auto report = metrics::PruneMetricPoints(services->workspace(), **store, services->clock());
+  auto report = observe::metrics::PruneMetricPoints(services->workspace(), **store, services->clock());
   if (!report.ok()) {
     std::cerr << "dw monitor prune: " << report.status().message() << "\n";
     return 1;

@@ -6,9 +6,10 @@
 #include <sstream>
 
 #include "agents/agents.h"
+#include "app/command_start.h"
 #include "app/commands.h"
-#include "app/graph_service.h"
-#include "app/services.h"
+#include "workspace/graph_answers.h"
+#include "workspace/services.h"
 #include "base/log.h"
 #include "mcp/conformance_fixtures.h"
 #include "mcp/http_transport.h"
@@ -76,7 +77,7 @@ int CmdServe(const GlobalOptions& g, const std::string& listen, const std::strin
   }
 
   std::vector<mcp::McpEndpoint> endpoints;
-  std::shared_ptr<Services> services;
+  std::shared_ptr<workspace::Services> services;
   if (conformance_fixtures) {
     auto catalog = std::make_shared<mcp::Catalog>();
     mcp::AddConformanceFixtures(*catalog);
@@ -84,12 +85,9 @@ int CmdServe(const GlobalOptions& g, const std::string& listen, const std::strin
                          {"dw-conformance-fixtures", "Data Workers conformance fixtures", DW_VERSION,
                           "Test fixtures of the MCP conformance suite; no product tools."}});
   } else {
-    Result<const Clock*> clock = CommandClock(g);
-    if (!clock.ok()) {
-      std::cerr << "dw serve: " << clock.status().message() << "\n";
-      return 2;
-    }
-    services = Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
+    StartedCommand start = StartCommand(g, "serve", {.require_workspace = false});
+    if (!start) return start.exit_code;
+    services = start.services;
     if (!services->workspace_status().ok())
       spdlog::warn("{}", services->workspace_status().message());
     endpoints.push_back({"/mcp", agents::BuildCombinedCatalog(services),
@@ -107,11 +105,12 @@ int CmdServe(const GlobalOptions& g, const std::string& listen, const std::strin
   sigaddset(&stop, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
 
+  // One HTTP server: MCP's endpoints and, when the workspace accepts events, the OpenLineage
+  // intake (Marquez-compatible) register their routes on it.
   mcp::StreamableHttpServer server;
-  // OpenLineage intake (Marquez-compatible) when the workspace accepts events.
   if (services && services->workspace_status().ok() && services->workspace().lineage.openlineage) {
-    Status st = server.AddJsonRoute("POST", "/api/v1/lineage", [services](const mcp::JsonRouteRequest& req) {
-      return LineageRoute(*services, req);
+    Status st = server.http().AddJsonRoute("POST", "/api/v1/lineage", [services](const net::JsonRouteRequest& req) {
+      return workspace::LineageRoute(*services, req);
     }, /*raw_body=*/true);
     if (!st.ok()) {
       std::cerr << "dw serve: " << st.message() << "\n";

@@ -1,6 +1,7 @@
-// `dw watch [--once]`: the long-running loop that runs the workspace's monitors on their `every:`
-// (see observe/watch/watch_loop.h for jitter, per-warehouse serial runs, catch-up and retries),
-// checks, platform collection, and a daily prune of metric points past their retention.
+// `dw watch [--once]`: the long-running loop that runs the workspace's watch jobs (which jobs and
+// how often: observe/watch/watch_jobs.h, assembled in workspace/watch_jobs.h; jitter, per-warehouse
+// serial runs, catch-up and retries: observe/watch/watch_loop.h). This file only wires the loop to
+// the process: signals, waiting, and the report lines.
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -8,33 +9,31 @@
 #include <memory>
 #include <thread>
 
+#include "app/command_start.h"
 #include "app/commands.h"
-#include "app/services.h"
-#include "app/watch_jobs.h"
-#include "config/workspace.h"
-#include "observe/watch/watch_loop.h"
+#include "observe/watch/watch_jobs.h"
+#include "workspace/watch_jobs.h"
 
 namespace dw::app {
 namespace {
 
 std::atomic<bool> g_stop{false};
+
 extern "C" void OnStopSignal(int) { g_stop = true; }
 
 }  // namespace
 
 int CmdWatch(const GlobalOptions& g, bool once) {
-  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), RealClock());
-  if (!services->workspace_status().ok()) {
-    std::cerr << "dw watch: " << services->workspace_status().message() << "\n";
-    return 1;
-  }
-  watch::WatchLoop loop(services->clock(), {});
-  Status st = AddWatchJobs(loop, services, [](const std::string& line) { std::cout << line << std::endl; });
-  if (!st.ok()) {
+  StartedCommand start = StartCommand(g, "watch", {.workspace_error_exit = 1, .clock_runs = !once});
+  if (!start) return start.exit_code;
+  const auto& services = start.services;
+  observe::watch::WatchLoop loop(services->clock(), {});
+  auto env = workspace::WatchEnvironmentFor(services, [](const std::string& line) { std::cout << line << std::endl; });
+  if (Status st = observe::watch::AddWatchJobs(loop, workspace::WatchJobKinds(), env); !st.ok()) {
     std::cerr << "dw watch: " << st.message() << "\n";
     return 1;
   }
-  auto report = [](const watch::RunRecord& r) {
+  auto report = [](const observe::watch::RunRecord& r) {
     if (!r.status.ok())
       std::cerr << "dw watch: " << r.job << " failed (will retry): " << r.status.message() << std::endl;
   };

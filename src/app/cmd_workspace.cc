@@ -3,9 +3,10 @@
 #include <iostream>
 #include <system_error>
 
+#include "app/command_start.h"
 #include "app/commands.h"
-#include "app/describe.h"
-#include "app/services.h"
+#include "workspace/describe.h"
+#include "workspace/services.h"
 #include "config/workspace.h"
 
 namespace dw::app {
@@ -50,8 +51,9 @@ int CmdInit(const GlobalOptions&, const std::string& dir_arg, const std::string&
 }
 
 int CmdValidate(const GlobalOptions& g, const std::string& format) {
-  auto dir = config::ResolveWorkspaceDir(g.workspace);
-  auto services = Services::Load(dir, RealClock());
+  StartedCommand start = StartCommand(g, "validate", {.require_workspace = false});
+  if (!start) return start.exit_code;
+  const auto& services = start.services;
   const auto& st = services->workspace_status();
   if (format == "json") {
     Json out = {{"workspace", services->dir().string()}, {"valid", st.ok()}};
@@ -85,10 +87,12 @@ int CmdValidate(const GlobalOptions& g, const std::string& format) {
 }
 
 int CmdDescribe(const GlobalOptions& g, bool probe, const std::string& format) {
-  auto services = Services::Load(config::ResolveWorkspaceDir(g.workspace), RealClock());
-  DescribeOptions options;
+  StartedCommand start = StartCommand(g, "describe", {.require_workspace = false});
+  if (!start) return start.exit_code;
+  const auto& services = start.services;
+  workspace::DescribeOptions options;
   options.probe = probe;
-  auto d = DescribeWorkspace(*services, options);
+  auto d = workspace::DescribeWorkspace(*services, options);
   if (!d.ok()) {
     std::cerr << "dw describe: " << d.status().message() << "\n";
     return d.status().code() == StatusCode::kInvalidArgument ? 1 : 2;
@@ -96,7 +100,7 @@ int CmdDescribe(const GlobalOptions& g, bool probe, const std::string& format) {
   if (format == "json") {
     std::cout << d->dump(2) << "\n";
   } else {
-    std::cout << DescribeAsText(*d);
+    std::cout << workspace::DescribeAsText(*d);
   }
   return 0;
 }

@@ -21,6 +21,9 @@ struct GlobalOptions {
 // instant (to replay an example or an incident as of its time). Fails with kInvalidArgument when
 // --now is not an ISO 8601 timestamp. The clock lives for the whole process.
 Result<const Clock*> CommandClock(const GlobalOptions& g);
+// CommandClock for a command that keeps running (`dw watch`): with --now the clock starts at that
+// instant and then advances with real time, so the schedule moves on.
+Result<const Clock*> RunningCommandClock(const GlobalOptions& g);
 
 // `dw init DIR`: writes a commented workspace template; refuses to overwrite an existing one.
 int CmdInit(const GlobalOptions& g, const std::string& dir, const std::string& name);

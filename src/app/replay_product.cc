@@ -3,10 +3,10 @@
 #include <mutex>
 
 #include "agents/agents.h"
-#include "app/graph_service.h"
-#include "app/incident_service.h"
-#include "app/services.h"
-#include "app/watch_jobs.h"
+#include "workspace/incident_service.h"
+#include "workspace/services.h"
+#include "workspace/graph_answers.h"
+#include "workspace/watch_jobs.h"
 #include "mcp/session.h"
 
 namespace dw::app {
@@ -34,10 +34,11 @@ class CollectingSink : public mcp::MessageSink {
 
 class ServicesProduct final : public replay::ReplayProduct {
  public:
-  explicit ServicesProduct(std::shared_ptr<Services> services) : services_(std::move(services)) {}
+  explicit ServicesProduct(std::shared_ptr<workspace::Services> services) : services_(std::move(services)) {}
 
-  Status AddWatchJobs(watch::WatchLoop& loop, std::function<void(std::string)> log) override {
-    return app::AddWatchJobs(loop, services_, [log](const std::string& line) { log(line); });
+  Status AddWatchJobs(observe::watch::WatchLoop& loop, std::function<void(std::string)> log) override {
+    auto env = workspace::WatchEnvironmentFor(services_, [log](const std::string& line) { log(line); });
+    return observe::watch::AddWatchJobs(loop, workspace::WatchJobKinds(), env);
   }
 
   Result<store::StateStore*> State() override { return services_->state(); }
@@ -57,11 +58,11 @@ class ServicesProduct final : public replay::ReplayProduct {
   }
 
   Status PostOpenLineage(const std::string& jsonl) override {
-    mcp::JsonRouteRequest req;
+    net::JsonRouteRequest req;
     req.method = "POST";
     req.path = "/api/v1/lineage";
     req.raw_body = jsonl;
-    mcp::JsonRouteReply reply = LineageRoute(*services_, req);
+    net::JsonRouteReply reply = workspace::LineageRoute(*services_, req);
     if (reply.status >= 200 && reply.status < 300) return Status::Ok();
     return InvalidArgument("the OpenLineage intake answered HTTP " + std::to_string(reply.status) + ": " +
                            (reply.text.empty() ? reply.body.dump() : reply.text));
@@ -122,20 +123,20 @@ class ServicesProduct final : public replay::ReplayProduct {
  private:
   Result<incidents::IncidentDesk*> Desk() {
     if (!desk_) {
-      auto desk = OpenIncidentDesk(*services_);
+      auto desk = workspace::OpenIncidentDesk(*services_);
       if (!desk.ok()) return desk.status();
       desk_ = std::move(desk).value();
     }
     return desk_.get();
   }
-  std::shared_ptr<Services> services_;
+  std::shared_ptr<workspace::Services> services_;
   std::unique_ptr<incidents::IncidentDesk> desk_;
 };
 
 }  // namespace
 
 Result<std::unique_ptr<replay::ReplayProduct>> MakeReplayProduct(const std::filesystem::path& dir, const Clock& clock) {
-  auto services = Services::Load(dir, clock);
+  auto services = workspace::Services::Load(dir, clock);
   if (!services->workspace_status().ok()) return services->workspace_status();
   return std::unique_ptr<replay::ReplayProduct>(new ServicesProduct(std::move(services)));
 }

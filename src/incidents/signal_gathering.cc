@@ -36,32 +36,50 @@ std::string MonitorAsset(const config::MonitorConfig& m, const std::string& from
   return IsCanonicalAssetId(id) ? id : "";
 }
 
-Status GatherMetric(const std::string& metric, const metrics::MonitorSettings& settings,
+Status GatherMetric(const std::string& metric, const observe::metrics::MonitorSettings& settings,
                     const std::string& asset, store::StateStore& store, const Clock& clock,
                     const GatherOptions& options, SignalBatch* out) {
-  auto judged = metrics::JudgeLatestPoint(store, metric, settings, clock);
+  // Points inside an incident on this metric or asset are judged but not learnt (the caller
+  // passes the windows since the layout work; the incident record's body is this stage's).
+  observe::metrics::UnlearntWindows unlearnt = [&store](const std::string& m, const std::string& a, TimePoint from,
+                                                        TimePoint to) -> Result<std::vector<observe::metrics::UnlearntWindow>> {
+    auto overlapping = store.IncidentsOverlapping(from, to);
+    if (!overlapping.ok()) return overlapping.status();
+    std::vector<observe::metrics::UnlearntWindow> out;
+    for (const auto& i : *overlapping) {
+      bool covers = !a.empty() && i.asset_id == a;
+      if (i.body.is_object() && i.body.contains("damaged_assets") && i.body["damaged_assets"].is_array())
+        for (const Json& d : i.body["damaged_assets"]) covers |= !a.empty() && d.is_string() && d.get<std::string>() == a;
+      if (i.body.is_object() && i.body.contains("signals") && i.body["signals"].is_array())
+        for (const Json& sig : i.body["signals"])
+          covers |= sig.is_object() && sig.value("key", std::string()) == "metric:" + m;
+      if (covers) out.push_back({"incident " + i.id, i.opened_at, i.closed_at});
+    }
+    return out;
+  };
+  auto judged = observe::metrics::JudgeLatestPoint(store, metric, settings, clock, unlearnt);
   if (!judged.ok()) {
     if (judged.status().code() == StatusCode::kNotFound) return Status::Ok();  // no point yet
     return judged.status();
   }
-  const metrics::Verdict& v = judged->latest;
+  const observe::metrics::Verdict& v = judged->latest;
   if (FromUnixMillis(v.ts_ms) < options.since) return Status::Ok();  // judged at an earlier pass
-  if (v.kind == metrics::VerdictKind::kInsufficientHistory || v.kind == metrics::VerdictKind::kInvalid ||
-      v.kind == metrics::VerdictKind::kExpected)
+  if (v.kind == observe::metrics::VerdictKind::kInsufficientHistory || v.kind == observe::metrics::VerdictKind::kInvalid ||
+      v.kind == observe::metrics::VerdictKind::kExpected)
     return Status::Ok();
   Signal s;
   s.kind = SignalKind::kMetric;
   s.key = "metric:" + metric;
   s.asset_id = asset;
   s.at = FromUnixMillis(v.ts_ms);
-  s.bad = metrics::IsAlarm(v.kind);
+  s.bad = observe::metrics::IsAlarm(v.kind);
   s.value = v.value;
   s.expected = Finite(v.expected);
   s.shape = s.bad ? ShapeOfMetric(metric, v.value, s.expected, settings.detector.expected_high,
-                                  v.kind == metrics::VerdictKind::kStuck)
+                                  v.kind == observe::metrics::VerdictKind::kStuck)
                   : SignalShape::kUnknown;
-  s.summary = metric + ": " + (v.explanation.empty() ? std::string(metrics::VerdictKindName(v.kind)) : v.explanation);
-  s.evidence = metrics::JudgementToJson(*judged);
+  s.summary = metric + ": " + (v.explanation.empty() ? std::string(observe::metrics::VerdictKindName(v.kind)) : v.explanation);
+  s.evidence = observe::metrics::JudgementToJson(*judged);
   if (asset.empty()) out->notes.push_back("metric " + metric + " names no asset and its SQL no table: its incident stands on the metric alone");
   out->signals.push_back(std::move(s));
   return Status::Ok();
@@ -71,7 +89,7 @@ Status GatherMetrics(const config::Workspace& ws, store::StateStore& store, cons
                      const GatherOptions& options, SignalBatch* out) {
   std::set<std::string> done;
   for (const auto& m : ws.monitors) {
-    auto settings = metrics::SettingsForMetric(ws, m.name);
+    auto settings = observe::metrics::SettingsForMetric(ws, m.name);
     if (!settings.ok()) {
       out->notes.push_back("monitor " + m.name + " was not judged: " + settings.status().message());
       continue;
@@ -83,7 +101,7 @@ Status GatherMetrics(const config::Workspace& ws, store::StateStore& store, cons
   if (!names.ok()) return names.status();
   for (const std::string& name : *names) {
     if (done.count(name) || name.rfind("quality:", 0) != 0) continue;
-    auto settings = metrics::SettingsForMetric(ws, name);
+    auto settings = observe::metrics::SettingsForMetric(ws, name);
     if (!settings.ok()) continue;
     DW_RETURN_IF_ERROR(GatherMetric(name, *settings, settings->asset_id, store, clock, options, out));
   }

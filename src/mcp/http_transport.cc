@@ -2,23 +2,19 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <mutex>
 #include <set>
 #include <thread>
 #include <utility>
 
 #include <httplib.h>
-#include <sys/socket.h>
 
 #include "base/log.h"
-#include "mcp/http_connection_server.h"
-#include "mcp/http_fast_route.h"
-#include "mcp/http_security.h"
 #include "mcp/http_session_table.h"
 #include "mcp/response_stream.h"
-#include "mcp/sse.h"
-#include "mcp/worker_pool.h"
+#include "net/http_media_type.h"
+#include "net/sse.h"
+#include "net/worker_pool.h"
 
 namespace dw::mcp {
 namespace {
@@ -55,23 +51,6 @@ void Reply(httplib::Response& res, int status, const Json& body) {
   res.set_content(Dump(body), kJsonType);
 }
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-std::string Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return std::string(s);
-}
-
-// The media type of a header value without parameters, lower-cased ("application/json").
-std::string MediaType(std::string_view value) {
-  return Lower(Trim(value.substr(0, value.find(';'))));
-}
-
 // True iff an Accept header admits both JSON and SSE, which the spec requires of every POST.
 // Wildcards count (httplib and curl send "*/*"); no Accept at all means "anything" (RFC 9110).
 bool AcceptsJsonAndSse(const httplib::Request& req) {
@@ -83,7 +62,7 @@ bool AcceptsJsonAndSse(const httplib::Request& req) {
     size_t start = 0;
     while (start <= all.size()) {
       size_t comma = all.find(',', start);
-      std::string type = MediaType(std::string_view(all).substr(
+      std::string type = net::MediaType(std::string_view(all).substr(
           start, comma == std::string::npos ? std::string::npos : comma - start));
       json |= type == "application/json" || type == "application/*" || type == "*/*";
       sse |= type == "text/event-stream" || type == "text/*" || type == "*/*";
@@ -103,15 +82,6 @@ int HttpStatusFor(const Json& response) {
       (!response.contains("id") || response["id"].is_null()))
     return 400;
   return 200;
-}
-
-std::string RegexEscape(const std::string& path) {
-  std::string out;
-  for (char c : path) {
-    if (std::string_view(".^$|()[]{}*+?\\").find(c) != std::string_view::npos) out.push_back('\\');
-    out.push_back(c);
-  }
-  return out;
 }
 
 // Drains a finished stream into a vector.
@@ -148,116 +118,44 @@ void ReplyCollected(httplib::Response& res, const std::vector<Json>& messages, c
   } else {
     std::string body;
     for (size_t i = 0; i < messages.size(); ++i)
-      body += FormatSseEvent(std::to_string(i + 1), Dump(messages[i]));
+      body += net::FormatSseEvent(std::to_string(i + 1), Dump(messages[i]));
     res.status = 200;
     res.set_header("Cache-Control", "no-cache");
     res.set_content(body, kSseType);
   }
 }
 
-// Parses a JSON route body; returns false with a reason for bad JSON or nesting over `max_depth`.
-bool ParseRouteBody(const std::string& body, int max_depth, Json* out, std::string* why) {
-  if (body.empty()) {
-    *out = nullptr;
-    return true;
-  }
-  bool too_deep = false;
-  Json parsed = Json::parse(
-      body,
-      [&](int depth, Json::parse_event_t, Json&) {
-        if (depth > max_depth) too_deep = true;
-        return !too_deep;
-      },
-      /*allow_exceptions=*/false);
-  if (too_deep) {
-    *why = "JSON nesting deeper than " + std::to_string(max_depth);
-    return false;
-  }
-  if (parsed.is_discarded()) {
-    *why = "the body is not valid JSON";
-    return false;
-  }
-  *out = std::move(parsed);
-  return true;
+// The server's own rejections (Host/Origin, token, size, handler failure) as JSON-RPC errors, the
+// shape every MCP client can read.
+Json McpRejection(int status, const std::string& message) {
+  if (status == 413) return RpcError(-32600, message);
+  if (status == 500) return RpcError(kInternalError, message);
+  return RpcError(kTransportError, message);
 }
-
-// httplib asks for a TaskQueue per server; ours grows with the number of open connections (each
-// keep-alive connection or SSE stream holds a thread) instead of queueing behind a fixed few.
-class PoolTaskQueue final : public httplib::TaskQueue {
- public:
-  PoolTaskQueue(size_t min_threads, size_t max_threads)
-      : pool_(min_threads, max_threads, std::chrono::seconds(30)) {}
-  void enqueue(std::function<void()> fn) override {
-    // Submit only fails after shutdown, which httplib begins after its accept loop has ended.
-    if (!pool_.Submit(fn)) fn();
-  }
-  void shutdown() override { pool_.Shutdown(); }
-
- private:
-  WorkerPool pool_;
-};
-
-struct JsonRoute {
-  std::string method;
-  std::string path;
-  JsonRouteHandler handler;
-  bool raw_body = false;
-};
 
 }  // namespace
 
 struct StreamableHttpServer::Impl {
   HttpServerOptions options;
   std::vector<McpEndpoint> endpoints;
-  std::vector<JsonRoute> json_routes;
 
-  std::unique_ptr<OriginPolicy> origin_policy;
-  std::unique_ptr<BearerCheck> bearer;
+  net::HttpServer http;
   std::unique_ptr<HttpSessionTable> sessions;
-  std::unique_ptr<WorkerPool> calls;  // runs tools/call so the POST can stream while it works
-  std::unique_ptr<httplib::Server> server;
-  std::thread listener;
+  std::unique_ptr<net::WorkerPool> calls;  // runs tools/call so the POST can stream while it works
   std::atomic<uint64_t> next_stream{1};
   std::mutex mu;  // guards started/stopped transitions
   bool started = false;
-  int port = 0;
 
-  bool Admit(const httplib::Request& req, httplib::Response& res);
   void HandlePost(int ep, const httplib::Request& req, httplib::Response& res);
   void HandleDelete(int ep, const httplib::Request& req, httplib::Response& res);
   void Initialize(int ep, const Json& message, httplib::Response& res);
   void StreamToolCall(HttpSessionTable::Lease lease, Json message, httplib::Response& res);
-  void HandleJsonRoute(const JsonRoute& route, const httplib::Request& req, httplib::Response& res);
-  const JsonRouteHandler* AdmitFast(const FastRequestHead& head) const;
-  void InstallRoutes();
+  Status AddEndpointRoutes();
 };
-
-// Host/Origin and bearer checks shared by every route but /healthz. Returns false after writing
-// the rejection.
-bool StreamableHttpServer::Impl::Admit(const httplib::Request& req, httplib::Response& res) {
-  // Exactly one Host: two could smuggle a foreign name past a check that reads only the first.
-  if (req.get_header_value_count("Host") != 1 ||
-      !origin_policy->HostAllowed(req.get_header_value("Host"))) {
-    Reply(res, 403, RpcError(kTransportError, "Forbidden: Host header not allowed"));
-    return false;
-  }
-  if (req.has_header("Origin") && (req.get_header_value_count("Origin") != 1 ||
-                                   !origin_policy->OriginAllowed(req.get_header_value("Origin")))) {
-    Reply(res, 403, RpcError(kTransportError, "Forbidden: Origin not allowed"));
-    return false;
-  }
-  if (bearer->enabled() && (req.get_header_value_count("Authorization") != 1 ||
-                            !bearer->Allows(req.get_header_value("Authorization")))) {
-    res.set_header("WWW-Authenticate", "Bearer realm=\"dw\"");
-    Reply(res, 401, RpcError(kTransportError, "Unauthorized: a valid bearer token is required"));
-    return false;
-  }
-  return true;
-}
 
 void StreamableHttpServer::Impl::HandlePost(int ep, const httplib::Request& req,
                                             httplib::Response& res) {
-  if (MediaType(req.get_header_value("Content-Type")) != kJsonType) {
+  if (net::MediaType(req.get_header_value("Content-Type")) != kJsonType) {
     Reply(res, 415,
           RpcError(kTransportError, "Unsupported Media Type: Content-Type must be application/json"));
     return;
@@ -415,7 +313,7 @@ void StreamableHttpServer::Impl::StreamToolCall(HttpSessionTable::Lease lease, J
               break;
           }
         }
-        std::string event = FormatSseEvent(
+        std::string event = net::FormatSseEvent(
             std::to_string(state->stream_no) + "-" + std::to_string(++state->seq), Dump(next));
         if (!sink.write(event.data(), event.size())) return false;
         state->last_write = std::chrono::steady_clock::now();
@@ -438,143 +336,44 @@ void StreamableHttpServer::Impl::HandleDelete(int ep, const httplib::Request& re
   res.status = 204;
 }
 
-void StreamableHttpServer::Impl::HandleJsonRoute(const JsonRoute& route, const httplib::Request& req,
-                                                 httplib::Response& res) {
-  JsonRouteRequest request;
-  request.method = req.method;
-  request.path = req.path;
-  for (const auto& [k, v] : req.params) request.query.emplace(k, v);
-  std::string why;
-  if (!req.body.empty() && MediaType(req.get_header_value("Content-Type")) != kJsonType) {
-    Reply(res, 415, Json{{"error", "Content-Type must be application/json"}});
-    return;
-  }
-  request.max_json_depth = options.limits.max_json_depth;
-  if (route.raw_body) {
-    request.raw_body = req.body;
-  } else if (!ParseRouteBody(req.body, options.limits.max_json_depth, &request.body, &why)) {
-    Reply(res, 400, Json{{"error", why}});
-    return;
-  }
-  JsonRouteReply reply = route.handler(request);
-  if (!reply.text.empty()) {
-    res.status = reply.status;
-    res.set_content(reply.text, kJsonType);
-    return;
-  }
-  Reply(res, reply.status, reply.body);
-}
-
-// The fast path's admission: the raw-body route at this method and exact path, when every check
-// Admit and HandleJsonRoute make would pass; otherwise nullptr and httplib serves the request (and
-// writes whatever rejection applies).
-const JsonRouteHandler* StreamableHttpServer::Impl::AdmitFast(const FastRequestHead& head) const {
-  const JsonRoute* route = nullptr;
-  for (const JsonRoute& r : json_routes)
-    if (r.raw_body && r.method == head.method && r.path == head.target) route = &r;
-  if (route == nullptr) return nullptr;
-  if (head.host_count != 1 || !origin_policy->HostAllowed(head.host)) return nullptr;
-  if (head.origin_count > 1 || (head.origin_count == 1 && !origin_policy->OriginAllowed(head.origin)))
-    return nullptr;
-  if (bearer->enabled() && (head.authorization_count != 1 || !bearer->Allows(head.authorization)))
-    return nullptr;
-  if (head.content_length == 0 || head.content_length > options.limits.max_message_bytes ||
-      MediaType(head.content_type) != kJsonType)
-    return nullptr;
-  return &route->handler;
-}
-
-void StreamableHttpServer::Impl::InstallRoutes() {
-  httplib::Server& s = *server;
-  s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    // httplib compresses JSON bodies whenever the client offers gzip or br, and its brotli runs at
-    // quality 11: milliseconds of CPU per tools/list to save bytes on a loopback link. Serving
-    // identity is always allowed, so drop the offer. (The Request is httplib's own non-const
-    // object; only the handler signature is const.)
-    const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
-    if (req.path == "/healthz") return httplib::Server::HandlerResponse::Unhandled;
-    return Admit(req, res) ? httplib::Server::HandlerResponse::Unhandled
-                           : httplib::Server::HandlerResponse::Handled;
-  });
-  s.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
-    Reply(res, 200, Json{{"status", "ok"}});
-  });
+Status StreamableHttpServer::Impl::AddEndpointRoutes() {
   for (size_t i = 0; i < endpoints.size(); ++i) {
     const int ep = static_cast<int>(i);
-    const std::string pattern = RegexEscape(endpoints[i].path);
-    s.Post(pattern, [this, ep](const httplib::Request& req, httplib::Response& res) {
+    const std::string& path = endpoints[i].path;
+    auto add = [&](const std::string& method, net::HttpHandler h) {
+      Status st = http.AddHandler(method, path, std::move(h));
+      if (!st.ok()) return InvalidArgument("MCP endpoint " + path + ": " + st.message());
+      return st;
+    };
+    Status st = add("POST", [this, ep](const httplib::Request& req, httplib::Response& res) {
       HandlePost(ep, req, res);
     });
-    s.Delete(pattern, [this, ep](const httplib::Request& req, httplib::Response& res) {
-      HandleDelete(ep, req, res);
-    });
+    if (st.ok())
+      st = add("DELETE", [this, ep](const httplib::Request& req, httplib::Response& res) {
+        HandleDelete(ep, req, res);
+      });
     // No standalone server-to-client stream: everything the server sends rides on a POST's
     // response, and clients (Claude Code, the TypeScript SDK) accept 405 here.
     auto not_allowed = [](const httplib::Request&, httplib::Response& res) {
       res.set_header("Allow", "POST, DELETE");
       Reply(res, 405, RpcError(kTransportError, "Method Not Allowed"));
     };
-    s.Get(pattern, not_allowed);
-    s.Put(pattern, not_allowed);
-    s.Patch(pattern, not_allowed);
-    s.Options(pattern, not_allowed);
+    for (const char* method : {"GET", "PUT", "PATCH", "OPTIONS"})
+      if (st.ok()) st = add(method, not_allowed);
+    if (!st.ok()) return st;
   }
-  for (const JsonRoute& route : json_routes) {
-    auto handler = [this, &route](const httplib::Request& req, httplib::Response& res) {
-      HandleJsonRoute(route, req, res);
-    };
-    const std::string pattern = RegexEscape(route.path);
-    if (route.method == "GET") s.Get(pattern, handler);
-    if (route.method == "POST") s.Post(pattern, handler);
-    if (route.method == "PUT") s.Put(pattern, handler);
-    if (route.method == "PATCH") s.Patch(pattern, handler);
-    if (route.method == "DELETE") s.Delete(pattern, handler);
-  }
-  // Give the bodies httplib writes itself (413, 404) the same JSON shape as ours.
-  s.set_error_handler(httplib::Server::HandlerWithResponse(
-      [](const httplib::Request&, httplib::Response& res) {
-    if (!res.body.empty() || res.is_chunked_content_provider_)
-      return httplib::Server::HandlerResponse::Unhandled;
-    if (res.status == 413) {
-      Reply(res, 413, RpcError(-32600, "Invalid Request: the message exceeds the size limit"));
-    } else if (res.status == 404) {
-      Reply(res, 404, Json{{"error", "not found"}});
-    } else {
-      return httplib::Server::HandlerResponse::Unhandled;
-    }
-    return httplib::Server::HandlerResponse::Handled;
-  }));
-  s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "unknown exception";
-    try {
-      if (ep) std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    spdlog::error("mcp http: handler failed: {}", RedactSecrets(what));
-    Reply(res, 500, RpcError(kInternalError, "Internal error"));
-  });
+  return Status::Ok();
 }
 
 StreamableHttpServer::StreamableHttpServer() : impl_(std::make_unique<Impl>()) {}
 
 StreamableHttpServer::~StreamableHttpServer() { Stop(); }
 
+net::HttpServer& StreamableHttpServer::http() { return impl_->http; }
+
 Status StreamableHttpServer::AddJsonRoute(const std::string& method, const std::string& path,
-                                          JsonRouteHandler handler, bool raw_body) {
-  static const std::set<std::string> kMethods = {"GET", "POST", "PUT", "PATCH", "DELETE"};
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  if (impl_->started) return FailedPrecondition("AddJsonRoute must be called before Start");
-  if (!kMethods.count(method)) return InvalidArgument("unsupported HTTP method for a JSON route: " + method);
-  if (path.empty() || path.front() != '/' || path == "/healthz")
-    return InvalidArgument("a JSON route needs an absolute path other than /healthz: '" + path + "'");
-  for (const JsonRoute& r : impl_->json_routes)
-    if (r.method == method && r.path == path)
-      return InvalidArgument("JSON route " + method + " " + path + " is already registered");
-  if (!handler) return InvalidArgument("JSON route " + method + " " + path + " has no handler");
-  impl_->json_routes.push_back({method, path, std::move(handler), raw_body});
-  return Status::Ok();
+                                          net::JsonRouteHandler handler, bool raw_body) {
+  return impl_->http.AddJsonRoute(method, path, std::move(handler), raw_body);
 }
 
 Status StreamableHttpServer::Start(HttpServerOptions options, std::vector<McpEndpoint> endpoints) {
@@ -589,92 +388,39 @@ Status StreamableHttpServer::Start(HttpServerOptions options, std::vector<McpEnd
                              e.path + "'");
     if (!e.catalog) return InvalidArgument("MCP endpoint " + e.path + " has no catalog");
     if (!paths.insert(e.path).second) return InvalidArgument("MCP endpoint " + e.path + " is listed twice");
-    for (const JsonRoute& r : m.json_routes)
-      if (r.path == e.path) return InvalidArgument("path " + e.path + " is both MCP and a JSON route");
   }
-  if (options.port < 0 || options.port > 65535)
-    return InvalidArgument("port out of range: " + std::to_string(options.port));
-  std::string bind_host = options.host;
-  if (bind_host.size() >= 2 && bind_host.front() == '[' && bind_host.back() == ']')
-    bind_host = bind_host.substr(1, bind_host.size() - 2);
-  const bool loopback = IsLoopbackHost(bind_host);
-  if (!loopback && options.bearer_token.empty())
-    return FailedPrecondition("refusing to listen on " + options.host +
-                              " without a bearer token: anyone who can reach that address could "
-                              "call the tools; set a token or listen on 127.0.0.1");
   if (options.threads < 1) options.threads = 1;
   if (options.max_threads < options.threads) options.max_threads = options.threads;
+  m.endpoints = std::move(endpoints);
+  if (Status st = m.AddEndpointRoutes(); !st.ok()) return st;
 
-  std::vector<std::string> extra_hosts = options.allowed_hosts;
-  if (!loopback && !IsWildcardHost(bind_host)) extra_hosts.push_back(bind_host);
-  m.origin_policy = std::make_unique<OriginPolicy>(
-      extra_hosts, IsWildcardHost(bind_host) && !options.bearer_token.empty());
-  m.bearer = std::make_unique<BearerCheck>(options.bearer_token);
+  net::HttpServerOptions http;
+  http.host = options.host;
+  http.port = options.port;
+  http.bearer_token = options.bearer_token;
+  http.max_body_bytes = options.limits.max_message_bytes;
+  http.max_json_depth = options.limits.max_json_depth;
+  http.threads = options.threads;
+  http.max_threads = options.max_threads;
+  http.allowed_hosts = options.allowed_hosts;
+  http.rejection_body = McpRejection;
+  http.log_name = "mcp http";
   m.sessions = std::make_unique<HttpSessionTable>(options.max_sessions, options.session_idle_ttl,
                                                   options.clock ? *options.clock : RealClock());
-  m.calls = std::make_unique<WorkerPool>(std::min(options.threads, 4),
-                                         static_cast<size_t>(options.max_threads),
-                                         std::chrono::seconds(30));
+  m.calls = std::make_unique<net::WorkerPool>(std::min(options.threads, 4),
+                                              static_cast<size_t>(options.max_threads),
+                                              std::chrono::seconds(30));
   m.options = std::move(options);
-  m.endpoints = std::move(endpoints);
-
-  auto connection_server = std::make_unique<ConnectionServer>();
-  ConnectionServer* backlog_server = connection_server.get();
-  m.server = std::move(connection_server);
-  httplib::Server& s = *m.server;
-  const size_t min_threads = static_cast<size_t>(m.options.threads);
-  const size_t max_threads = static_cast<size_t>(m.options.max_threads);
-  s.new_task_queue = [min_threads, max_threads] { return new PoolTaskQueue(min_threads, max_threads); };
-  s.set_tcp_nodelay(true);  // small JSON replies must not wait for Nagle/delayed-ACK
-  // httplib's default also sets SO_REUSEPORT, which would let a second server bind the same port
-  // and silently take half the connections; keep SO_REUSEADDR only (fast restarts).
-  s.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-  constexpr size_t kKeepAliveMax = 100000;
-  constexpr time_t kKeepAliveSeconds = 5;
-  s.set_keep_alive_max_count(kKeepAliveMax);
-  s.set_keep_alive_timeout(kKeepAliveSeconds);
-  s.set_payload_max_length(m.options.limits.max_message_bytes);
-  m.InstallRoutes();
-  FastRoutes fast;
-  Impl* impl = &m;
-  fast.admit = [impl](const FastRequestHead& head) { return impl->AdmitFast(head); };
-  fast.max_json_depth = m.options.limits.max_json_depth;
-  fast.read_timeout_ms = CPPHTTPLIB_READ_TIMEOUT_SECOND * 1000;
-  fast.write_timeout_ms = CPPHTTPLIB_WRITE_TIMEOUT_SECOND * 1000;
-  fast.keep_alive = "timeout=" + std::to_string(kKeepAliveSeconds) + ", max=" + std::to_string(kKeepAliveMax);
-  backlog_server->SetFastRoutes(std::move(fast));
-
-  int port = m.options.port;
-  if (port == 0) {
-    port = s.bind_to_any_port(bind_host);
-    if (port < 0) port = 0;
-  } else if (!s.bind_to_port(bind_host, port)) {
-    port = 0;
-  }
-  if (port == 0) {
-    m.server.reset();
+  if (Status st = m.http.Start(std::move(http)); !st.ok()) {
     m.calls.reset();
-    return Unavailable("cannot listen on " + m.options.host + ":" + std::to_string(m.options.port) +
-                       " (address in use or not available)");
+    return st;
   }
-  if (!backlog_server->RaiseBacklog(SOMAXCONN))
-    spdlog::warn("mcp http: could not raise the listen backlog; bursts of connections may be dropped");
-  m.port = port;
-  httplib::Server* server = m.server.get();
-  m.listener = std::thread([server] { server->listen_after_bind(); });
-  // stop() is a no-op until the accept loop runs, so wait for it before reporting success.
-  for (int i = 0; i < 5000 && !server->is_running(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   m.started = true;
-  spdlog::info("mcp http: listening on {}:{} ({} endpoint(s), token {})", m.options.host, port,
-               m.endpoints.size(), m.bearer->enabled() ? "required" : "not required");
+  spdlog::info("mcp http: serving {} endpoint(s)", m.endpoints.size());
   return Status::Ok();
 }
 
-int StreamableHttpServer::port() const { return impl_->port; }
+int StreamableHttpServer::port() const { return impl_->http.port(); }
 
 void StreamableHttpServer::Stop() {
   std::lock_guard<std::mutex> lock(impl_->mu);
@@ -683,13 +429,10 @@ void StreamableHttpServer::Stop() {
   // Sessions first: their in-flight tool calls are cancelled, so SSE streams end with a response
   // instead of holding their connection threads (which the server's shutdown joins).
   m.sessions->CloseAll();
-  m.server->stop();
-  if (m.listener.joinable()) m.listener.join();
+  m.http.Stop();
   m.sessions->CloseAll();  // any session created while stopping
   m.calls->Shutdown();
   m.started = false;
-  m.port = 0;
-  spdlog::info("mcp http: stopped");
 }
 
 size_t StreamableHttpServer::session_count() const {

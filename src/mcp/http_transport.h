@@ -2,8 +2,9 @@
 // each configured path takes JSON-RPC messages by POST and answers with one application/json body
 // or, when the server has something to say before the response (tools/call logging, progress,
 // sampling and elicitation requests), with a text/event-stream of those messages ending with the
-// response. Sessions are named by the Mcp-Session-Id header. The same server carries a few plain
-// JSON routes (health, OpenLineage intake) behind the same Host/Origin and bearer checks.
+// response. Sessions are named by the Mcp-Session-Id header. The HTTP server underneath
+// (net/http_server.h) carries other protocols' routes (health, OpenLineage intake) behind the same
+// Host/Origin and bearer checks.
 //
 // HTTP status rules (what a client sees for each kind of failure):
 //   403  Host or Origin not allowed (DNS-rebinding protection)     401  missing or wrong bearer token
@@ -18,17 +19,15 @@
 #pragma once
 
 #include <chrono>
-#include <functional>
-#include <map>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "base/clock.h"
 #include "base/json.h"
 #include "base/status.h"
 #include "mcp/catalog.h"
+#include "net/http_server.h"
 #include "mcp/session.h"
 
 namespace dw::mcp {
@@ -54,29 +53,9 @@ struct HttpServerOptions {
   const Clock* clock = nullptr;  // session expiry; nullptr = the real clock
 };
 
-// A plain JSON route (not MCP): the parsed body (null when empty) and the query parameters.
-// Routes registered with `raw_body` get the body text instead (body stays null), for handlers
-// that stream-parse it; `max_json_depth` is the server's nesting limit they should apply.
-struct JsonRouteRequest {
-  std::string method;
-  std::string path;
-  Json body;
-  std::map<std::string, std::string> query;
-  std::string_view raw_body;
-  int max_json_depth = 0;
-};
-
-struct JsonRouteReply {
-  int status = 200;
-  Json body = Json::object();
-  // When not empty, the body as JSON text, sent instead of `body`: a handler on a hot path (the
-  // OpenLineage intake answers every event) can skip building a document only to serialize it.
-  std::string text;
-};
-
-// Must not throw; a failure is a reply with a 4xx/5xx status and a body that says why.
-using JsonRouteHandler = std::function<JsonRouteReply(const JsonRouteRequest&)>;
-
+// MCP's endpoints on the process's one HTTP server (net/http_server.h), which this object owns:
+// other protocols (the OpenLineage intake) register their routes on http() before Start(), and
+// share its Host/Origin and bearer checks. The server's own rejections are JSON-RPC errors here.
 class StreamableHttpServer {
  public:
   StreamableHttpServer();
@@ -85,20 +64,18 @@ class StreamableHttpServer {
   StreamableHttpServer(const StreamableHttpServer&) = delete;
   StreamableHttpServer& operator=(const StreamableHttpServer&) = delete;
 
-  // Registers a JSON route (method "GET", "POST", "PUT", "PATCH" or "DELETE"; exact path) served
-  // behind the same Host/Origin and bearer checks as MCP. Bodies that are not JSON get 400.
-  // REQUIRES: called before Start(). Fails with kInvalidArgument for an unknown method or a path
-  // that is taken, kFailedPrecondition after Start().
-  // With `raw_body` the body is handed over unparsed (still only application/json), and plain
-  // HTTP/1.1 requests to the route are served by the fast path (http_fast_route.h: same checks,
-  // one read and one send); anything else still goes through httplib.
-  Status AddJsonRoute(const std::string& method, const std::string& path, JsonRouteHandler handler,
+  // The HTTP server the endpoints are served on, for other protocols' routes (before Start()).
+  net::HttpServer& http();
+
+  // http().AddJsonRoute(...): see net::HttpServer::AddJsonRoute.
+  Status AddJsonRoute(const std::string& method, const std::string& path, net::JsonRouteHandler handler,
                       bool raw_body = false);
 
-  // Binds and starts serving `endpoints` plus GET /healthz (always open: no token, no Host check).
-  // Fails with kFailedPrecondition for a non-loopback host without a bearer token or when already
-  // started, kInvalidArgument for bad endpoints or port, kUnavailable when the address cannot be
-  // bound. Returns once the server accepts connections.
+  // Registers `endpoints` on http() and starts it, with GET /healthz (always open: no token, no
+  // Host check). Fails with kFailedPrecondition for a non-loopback host without a bearer token or
+  // when already started, kInvalidArgument for bad endpoints (or a path another route holds) or
+  // port, kUnavailable when the address cannot be bound. Returns once the server accepts
+  // connections.
   Status Start(HttpServerOptions options, std::vector<McpEndpoint> endpoints);
 
   // The bound port (the chosen one when options.port was 0); 0 before Start().

@@ -14,7 +14,7 @@
 
 #include "base/log.h"
 #include "mcp/jsonrpc.h"
-#include "mcp/worker_pool.h"
+#include "net/worker_pool.h"
 
 namespace dw::mcp {
 namespace {
@@ -204,7 +204,7 @@ class StdioServer {
   std::mutex mu_;
   std::condition_variable drained_;
   size_t admitted_ = 0;
-  WorkerPool pool_;  // last: its threads use the members above until Shutdown joins them
+  net::WorkerPool pool_;  // last: its threads use the members above until Shutdown joins them
 };
 
 }  // namespace

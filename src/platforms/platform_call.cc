@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "base/log.h"
+#include "base/url_redaction.h"
 
 namespace dw::platforms {
 namespace {
@@ -141,7 +142,7 @@ net::HttpRequest PlatformCall::Request(std::string method, std::string url) cons
 
 Status PlatformCall::StatusFromResponse(const std::string& method, const std::string& url,
                                         const net::HttpResponse& resp) const {
-  std::string where = Label() + ": " + method + " " + net::RedactUrl(url);
+  std::string where = Label() + ": " + method + " " + RedactUrl(url);
   long code = resp.status;
   if (LooksLikeHtml(resp)) {
     return Status(code >= 200 && code < 300 ? StatusCode::kDataLoss : StatusCode::kUnavailable,
@@ -175,7 +176,7 @@ Result<Json> PlatformCall::GetJson(const std::vector<std::string>& segments,
     return StatusFromResponse("GET", req.url, *resp);
   Json j = Json::parse(resp->body, nullptr, false);
   if (j.is_discarded())
-    return DataLoss(Label() + ": GET " + net::RedactUrl(req.url) + ": the body is not valid JSON (" +
+    return DataLoss(Label() + ": GET " + RedactUrl(req.url) + ": the body is not valid JSON (" +
                     std::to_string(resp->body.size()) + " bytes)");
   return j;
 }
@@ -192,7 +193,7 @@ Result<Json> PlatformCall::PostJson(const std::vector<std::string>& segments, st
     return StatusFromResponse("POST", req.url, *resp);
   Json j = Json::parse(resp->body, nullptr, false);
   if (j.is_discarded())
-    return DataLoss(Label() + ": POST " + net::RedactUrl(req.url) + ": the body is not valid JSON");
+    return DataLoss(Label() + ": POST " + RedactUrl(req.url) + ": the body is not valid JSON");
   return j;
 }
 

@@ -1,16 +1,40 @@
 #include "platforms/probe.h"
 
+#include <string_view>
+
+#include "base/url_redaction.h"
+
 namespace dw::platforms {
 namespace {
 
+std::string FlinkProbe(const config::PlatformConfig& p) { return net::JoinUrl(p.url, {"overview"}); }
+
+std::string SchemaRegistryProbe(const config::PlatformConfig& p) { return net::JoinUrl(p.url, {"config"}); }
+
+std::string KestraProbe(const config::PlatformConfig& p) {
+  std::string tenant = p.tenant.empty() ? "main" : p.tenant;
+  return net::JoinUrl(p.url, {"api", "v1", tenant, "flows", "search"}) + "?size=1";
+}
+
+// Kafka Connect answers its version on /; so does anything else that serves HTTP at its URL.
+std::string RootProbe(const config::PlatformConfig& p) { return net::JoinUrl(p.url, {}); }
+
+// The cheapest read-only endpoint of each platform type, by its `type:` name (one registry: a new
+// platform's probe is one entry).
 std::string ProbeUrl(const config::PlatformConfig& p) {
-  if (p.type == "flink") return net::JoinUrl(p.url, {"overview"});
-  if (p.type == "schema-registry") return net::JoinUrl(p.url, {"config"});
-  if (p.type == "kestra") {
-    std::string tenant = p.tenant.empty() ? "main" : p.tenant;
-    return net::JoinUrl(p.url, {"api", "v1", tenant, "flows", "search"}) + "?size=1";
-  }
-  return net::JoinUrl(p.url, {});  // kafka-connect answers its version on /
+  struct Entry {
+    std::string_view type;
+    std::string (*url)(const config::PlatformConfig&);
+  };
+  static constexpr Entry kProbes[] = {
+      {"flink", FlinkProbe},
+      {"schema-registry", SchemaRegistryProbe},
+      {"kestra", KestraProbe},
+      {"kafka-connect", RootProbe},
+  };
+  for (const Entry& e : kProbes)
+    if (e.type == p.type) return e.url(p);
+  return RootProbe(p);
 }
 
 }  // namespace
@@ -20,7 +44,7 @@ PlatformProbe ProbePlatform(const config::PlatformConfig& platform, net::HttpCli
   PlatformProbe probe;
   net::HttpRequest req;
   req.url = ProbeUrl(platform);
-  probe.endpoint = net::RedactUrl(req.url);
+  probe.endpoint = RedactUrl(req.url);
   req.timeout = timeout;
   req.connect_timeout = std::min(timeout, std::chrono::milliseconds(2000));
   req.max_response_bytes = 1024 * 1024;

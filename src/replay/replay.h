@@ -166,7 +166,7 @@ class ReplayProduct {
   virtual ~ReplayProduct() = default;
   // Adds every job `dw watch` runs (monitors on their every:, checks, collection passes, the
   // incidents stage's signal evaluation) to `loop`, each writing its one-line log to `log`.
-  virtual Status AddWatchJobs(watch::WatchLoop& loop, std::function<void(std::string)> log) = 0;
+  virtual Status AddWatchJobs(observe::watch::WatchLoop& loop, std::function<void(std::string)> log) = 0;
   // The state store the product writes (opened on first use).
   virtual Result<store::StateStore*> State() = 0;
   // The product's incidents whose damaged assets or root include `asset_id` ("" for all), newest

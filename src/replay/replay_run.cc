@@ -146,16 +146,16 @@ Result<ReplayReport> Replay(const Scenario& s, const ReplayOptions& options) {
   if (!store.ok()) return store.status();
   for (size_t i = 0; i < s.history.size(); ++i) {
     std::string key = "history[" + std::to_string(i) + "].csv";
-    auto rows = metrics::ReadSeriesCsv(s.history[i].csv.string());
+    auto rows = observe::metrics::ReadSeriesCsv(s.history[i].csv.string());
     if (!rows.ok()) return InvalidArgument(At(s, s.history[i].line, key, rows.status().message()));
-    std::vector<metrics::IncomingPoint> points;
+    std::vector<observe::metrics::IncomingPoint> points;
     for (const auto& r : *rows) {
       if (r.ts_ms >= ToUnixMillis(s.start))
         return InvalidArgument(At(s, s.history[i].line, key, "a point at " + FormatRfc3339(FromUnixMillis(r.ts_ms)) +
                                                               " is not before clock.start; history is what was recorded before the story"));
       points.push_back({r.ts_ms, r.value});
     }
-    auto recorded = metrics::RecordMetricPoints(**store, s.history[i].metric, points);
+    auto recorded = observe::metrics::RecordMetricPoints(**store, s.history[i].metric, points);
     if (!recorded.ok()) return InvalidArgument(At(s, s.history[i].line, key, recorded.status().message()));
   }
 
@@ -167,7 +167,7 @@ Result<ReplayReport> Replay(const Scenario& s, const ReplayOptions& options) {
   DW_RETURN_IF_ERROR(tell_simulators(s.start));
 
   std::vector<std::string> job_log;
-  watch::WatchLoop loop(clock, {});
+  observe::watch::WatchLoop loop(clock, {});
   DW_RETURN_IF_ERROR((*product)->AddWatchJobs(loop, [&job_log](std::string line) { job_log.push_back(std::move(line)); }));
   ProductTimeline conclusions(**product);
 
@@ -177,7 +177,7 @@ Result<ReplayReport> Replay(const Scenario& s, const ReplayOptions& options) {
     Status st = Status::Ok();
     if (e.sql) st = RunWorldSql(ws, *e.sql);
     if (st.ok() && e.metric) {
-      auto r = metrics::RecordMetricPoints(**store, e.metric->name, {{ToUnixMillis(e.at), e.metric->value}});
+      auto r = observe::metrics::RecordMetricPoints(**store, e.metric->name, {{ToUnixMillis(e.at), e.metric->value}});
       st = r.status();
     }
     if (st.ok() && e.file) {

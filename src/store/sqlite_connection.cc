@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include "store/sqlite_status.h"
 #include "store/sqlite_values.h"
 #include "store/sqlite_wal_checkpointer.h"
 
@@ -14,34 +15,13 @@
 namespace dw::store {
 namespace {
 
-// Maps a SQLite result code to the Status a caller can branch on.
+// The Status of a failed call on the state store (store/sqlite_status.h decides the code).
 Status SqliteError(int code, const std::string& what, sqlite3* db) {
   std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code);
   std::string message = what + ": " + detail;
-  switch (code & 0xff) {
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      return Unavailable(message + " (another process holds the state store lock)");
-    case SQLITE_CANTOPEN:
-    case SQLITE_IOERR:
-      return Unavailable(message);
-    case SQLITE_NOTADB:
-    case SQLITE_CORRUPT:
-      return DataLoss(message);
-    case SQLITE_FULL:
-      return ResourceExhausted(message);
-    case SQLITE_READONLY:
-    case SQLITE_PERM:
-    case SQLITE_AUTH:
-      return PermissionDenied(message);
-    case SQLITE_CONSTRAINT:
-      if (code == SQLITE_CONSTRAINT_UNIQUE || code == SQLITE_CONSTRAINT_PRIMARYKEY) {
-        return Status(StatusCode::kAlreadyExists, message);
-      }
-      return InvalidArgument(message);
-    default:
-      return Internal(message);
-  }
+  const int primary = code & 0xff;
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) message += " (another process holds the state store lock)";
+  return Status(SqliteStatusCode(code, /*user_sql=*/false), message);
 }
 
 class SqliteConnection final : public SqlConnection {

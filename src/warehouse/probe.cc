@@ -7,7 +7,9 @@
 #include <sqlite3.h>
 
 #include "base/log.h"
-#include "net/http_client.h"
+#include "base/url_redaction.h"
+#include "warehouse/backends.h"
+#include "warehouse/probe_backends.h"
 
 namespace dw::warehouse {
 namespace {
@@ -18,7 +20,9 @@ std::chrono::milliseconds Since(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
 }
 
-WarehouseProbe ProbeSqlite(const config::WarehouseConfig& wh) {
+}  // namespace
+
+WarehouseProbe ProbeSqliteWarehouse(const config::WarehouseConfig& wh, std::chrono::milliseconds /*timeout*/) {
   WarehouseProbe p;
   auto start = Clock::now();
   std::error_code ec;
@@ -52,7 +56,7 @@ WarehouseProbe ProbeSqlite(const config::WarehouseConfig& wh) {
   return p;
 }
 
-WarehouseProbe ProbePostgres(const config::WarehouseConfig& wh, std::chrono::milliseconds timeout) {
+WarehouseProbe ProbePostgresWarehouse(const config::WarehouseConfig& wh, std::chrono::milliseconds timeout) {
   WarehouseProbe p;
   auto start = Clock::now();
   long secs = std::max<long>(1, static_cast<long>(timeout.count() / 1000));
@@ -78,19 +82,20 @@ WarehouseProbe ProbePostgres(const config::WarehouseConfig& wh, std::chrono::mil
   return p;
 }
 
-}  // namespace
-
 WarehouseProbe ProbeWarehouse(const config::WarehouseConfig& wh, std::chrono::milliseconds timeout) {
-  if (wh.type == "sqlite") return ProbeSqlite(wh);
-  if (wh.type == "postgres") return ProbePostgres(wh, timeout);
+  if (const WarehouseBackend* backend = FindWarehouseBackend(wh.type)) return backend->probe(wh, timeout);
   WarehouseProbe p;
   p.detail = "unsupported warehouse type '" + wh.type + "'";
   return p;
 }
 
 std::string DisplayLocation(const config::WarehouseConfig& wh) {
-  if (wh.type == "sqlite") return wh.path;
-  return RedactSecrets(net::RedactUrl(wh.dsn));
+  if (const WarehouseBackend* backend = FindWarehouseBackend(wh.type)) return backend->location(wh);
+  return RedactSecrets(RedactUrl(wh.dsn));
 }
+
+std::string SqliteLocation(const config::WarehouseConfig& wh) { return wh.path; }
+
+std::string PostgresLocation(const config::WarehouseConfig& wh) { return RedactSecrets(RedactUrl(wh.dsn)); }
 
 }  // namespace dw::warehouse

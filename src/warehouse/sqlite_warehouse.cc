@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include "store/sqlite_status.h"
 #include "store/sqlite_values.h"
 
 #include <algorithm>
@@ -184,26 +185,7 @@ class SqliteWarehouse final : public Warehouse {
 
   Status Error(int code, const std::string& what) const {
     std::string message = what + " on warehouse '" + name_ + "': " + sqlite3_errmsg(db_);
-    switch (code & 0xff) {
-      case SQLITE_BUSY:
-      case SQLITE_LOCKED:
-      case SQLITE_CANTOPEN:
-      case SQLITE_IOERR:
-        return Unavailable(message);
-      case SQLITE_READONLY:
-      case SQLITE_PERM:
-      case SQLITE_AUTH:
-        return PermissionDenied(message);
-      case SQLITE_NOTADB:
-      case SQLITE_CORRUPT:
-        return DataLoss(message);
-      case SQLITE_ERROR:
-      case SQLITE_RANGE:
-      case SQLITE_MISMATCH:
-        return InvalidArgument(message);
-      default:
-        return Internal(message);
-    }
+    return Status(store::SqliteStatusCode(code, /*user_sql=*/true), message);
   }
 
   // Binds `v` to the parameter named "$<i+1>". SQLite numbers named parameters in order of first

@@ -1,7 +1,6 @@
 #include "warehouse/warehouse.h"
 
-#include "warehouse/postgres_warehouse.h"
-#include "warehouse/sqlite_warehouse.h"
+#include "warehouse/backends.h"
 
 namespace dw::warehouse {
 
@@ -19,10 +18,9 @@ std::vector<std::string> TableSchema::ColumnNames() const {
 }
 
 Result<std::unique_ptr<Warehouse>> OpenWarehouse(const config::WarehouseConfig& config) {
-  if (config.type == "sqlite") return OpenSqliteWarehouse(config.name, config.path);
-  if (config.type == "postgres") return OpenPostgresWarehouse(config.name, config.dsn);
+  if (const WarehouseBackend* backend = FindWarehouseBackend(config.type)) return backend->open(config);
   return InvalidArgument("warehouse '" + config.name + "' has unsupported type '" + config.type +
-                         "' (supported: sqlite, postgres)");
+                         "' (supported: " + WarehouseBackendNames() + ")");
 }
 
 }  // namespace dw::warehouse

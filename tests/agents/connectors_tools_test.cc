@@ -24,7 +24,7 @@ class ConnectorsToolsTest : public ::testing::Test {
     dir_.Write("dataworkers.yaml",
                "version: 1\nname: t\nwarehouses:\n  main: {type: sqlite, path: warehouse.db}\n"
                "platforms:\n  connect: {type: kafka-connect, url: \"" + sim_->url() + "\"}\n");
-    services_ = app::Services::Load(dir_.path(), clock_);
+    services_ = workspace::Services::Load(dir_.path(), clock_);
     ASSERT_TRUE(services_->workspace_status().ok()) << services_->workspace_status().message();
     catalog_ = BuildAgentCatalog(*FindAgent("dw-connectors"), services_);
   }
@@ -43,7 +43,7 @@ class ConnectorsToolsTest : public ::testing::Test {
   dw::testing::TempDir dir_;
   SimulatedClock clock_{FromUnixMillis(1795547000000)};  // 2026-11-24T19:03:20Z
   std::unique_ptr<sim::RunningSim> sim_;
-  std::shared_ptr<app::Services> services_;
+  std::shared_ptr<workspace::Services> services_;
   std::shared_ptr<const mcp::Catalog> catalog_;
 };
 

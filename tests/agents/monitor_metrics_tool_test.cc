@@ -18,7 +18,7 @@ class MonitorMetricsToolTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_.Write("dataworkers.yaml", "version: 1\nname: t\n");
-    services_ = app::Services::Load(dir_.path(), clock_);
+    services_ = workspace::Services::Load(dir_.path(), clock_);
     ASSERT_TRUE(services_->workspace_status().ok()) << services_->workspace_status().message();
     catalog_ = BuildAgentCatalog(*FindAgent("dw-incidents"), services_);
   }
@@ -43,7 +43,7 @@ class MonitorMetricsToolTest : public ::testing::Test {
 
   dw::testing::TempDir dir_;
   SimulatedClock clock_{FromUnixMillis(kStart + 42 * kHour)};
-  std::shared_ptr<app::Services> services_;
+  std::shared_ptr<workspace::Services> services_;
   std::shared_ptr<const mcp::Catalog> catalog_;
 };
 

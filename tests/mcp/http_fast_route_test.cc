@@ -1,7 +1,7 @@
 // The fast path for raw-body JSON routes: which heads it reads, and, over a real socket, that it
 // answers plain POSTs itself while every other request on the same keep-alive connection (other
 // paths, failed checks, split heads) still gets httplib's answer, in order.
-#include "mcp/http_fast_route.h"
+#include "net/http_fast_route.h"
 
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -20,6 +20,11 @@
 namespace dw::mcp {
 namespace {
 
+using net::FastHead;
+using net::FastRequestHead;
+using net::JsonRouteReply;
+using net::JsonRouteRequest;
+using net::ParseFastRequestHead;
 FastHead Parse(std::string_view text, FastRequestHead* head) { return ParseFastRequestHead(text, head); }
 
 constexpr char kPlain[] =

@@ -1,5 +1,5 @@
 // Streamable HTTP: DNS-rebinding protection (Host/Origin) and the bearer token.
-#include "mcp/http_security.h"
+#include "net/http_security.h"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +8,11 @@
 namespace dw::mcp {
 namespace {
 
+using net::BearerCheck;
+using net::IsLoopbackHost;
+using net::IsWildcardHost;
+using net::OriginPolicy;
+using net::ParseHostHeader;
 using testing::HttpReply;
 using testing::HttpTestServer;
 using testing::Request;

@@ -5,12 +5,13 @@
 #include <mutex>
 
 #include "mcp/http_transport.h"
-#include "mcp/sse.h"
+#include "net/sse.h"
 #include "tests/mcp/http_test_server.h"
 
 namespace dw::mcp {
 namespace {
 
+using net::FormatSseEvent;
 using testing::HttpReply;
 using testing::HttpTestServer;
 using testing::SseMessages;

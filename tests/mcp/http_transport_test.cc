@@ -9,6 +9,8 @@
 namespace dw::mcp {
 namespace {
 
+using net::JsonRouteReply;
+using net::JsonRouteRequest;
 using testing::HttpReply;
 using testing::HttpTestServer;
 using testing::Request;

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "base/log.h"
+#include "base/url_redaction.h"
 
 namespace dw::net {
 namespace {

@@ -5,7 +5,7 @@
 #include "observe/metrics/context_novelty.h"
 #include "observe/metrics/detector.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 constexpr int64_t kHour = 3600LL * 1000;
@@ -56,4 +56,4 @@ TEST(ContextNoveltyTest, DetectorRanksANovelPointWithoutChangingTheVerdict) {
 }
 
 }  // namespace
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

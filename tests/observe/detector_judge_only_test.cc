@@ -4,7 +4,7 @@
 
 #include "observe/metrics/detector.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 constexpr int64_t kHour = 3600LL * 1000;
@@ -44,4 +44,4 @@ TEST(DetectorJudgeOnlyTest, PointsAreJudgedButNeverLearntNorRelearnt) {
 }
 
 }  // namespace
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 constexpr int64_t kHour = 3600LL * 1000;
@@ -288,4 +288,4 @@ TEST(FormatMetricValueTest, ThousandsAndSignificantDigits) {
 }
 
 }  // namespace
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

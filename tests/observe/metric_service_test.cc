@@ -9,8 +9,9 @@
 #include <limits>
 
 #include "tests/support/subprocess.h"
+#include "workspace/incident_windows.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 constexpr int64_t kHour = 3600LL * 1000;
@@ -70,14 +71,14 @@ TEST_F(MetricServiceTest, JudgesTheLatestStoredPointAgainstTheOnesBefore) {
   ASSERT_TRUE(RecordMetricPoints(*store_, "avg_active_balance", pts).ok());
   MonitorSettings settings;
   settings.detector.seasonality = Seasonality::kNone;
-  auto j = JudgeLatestPoint(*store_, "avg_active_balance", settings, clock_);
+  auto j = JudgeLatestPoint(*store_, "avg_active_balance", settings, clock_, workspace::IncidentWindows(*store_));
   ASSERT_TRUE(j.ok()) << j.status().ToString();
   EXPECT_EQ(j->latest.kind, VerdictKind::kAnomaly);
   EXPECT_EQ(j->history_points, 91u);
   Json out = JudgementToJson(*j);
   EXPECT_EQ(out["verdict"], "anomaly");
   EXPECT_NE(out["sentence"].get<std::string>().find("9% of its expected 1,14"), std::string::npos) << out.dump();
-  EXPECT_EQ(JudgeLatestPoint(*store_, "nothing_here", settings, clock_).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(JudgeLatestPoint(*store_, "nothing_here", settings, clock_, workspace::IncidentWindows(*store_)).status().code(), StatusCode::kNotFound);
 }
 
 TEST_F(MetricServiceTest, EvaluatesAWorkspaceMonitorOnItsSqliteWarehouse) {
@@ -100,32 +101,32 @@ TEST_F(MetricServiceTest, EvaluatesAWorkspaceMonitorOnItsSqliteWarehouse) {
                 {"sql", "SELECT avg(balance) FROM b WHERE updated_at >= :window_start AND updated_at < :window_end"}};
   ws.monitors.push_back(m);
   RecordReport report;
-  auto j = EvaluateMonitor(ws, *store_, "avg_active_balance", clock_, &report);  // now: 2026-01-05 04:00
+  auto j = EvaluateMonitor(ws, *store_, "avg_active_balance", clock_, workspace::IncidentWindows(*store_), &report);  // now: 2026-01-05 04:00
   ASSERT_TRUE(j.ok()) << j.status().ToString();
   EXPECT_DOUBLE_EQ(j->latest.value, 200.0);  // only the last hour's rows
   EXPECT_EQ(j->latest.kind, VerdictKind::kInsufficientHistory);
   EXPECT_EQ(report.stored, 1u);
 
-  auto unknown = EvaluateMonitor(ws, *store_, "avg_active_balanc", clock_, nullptr);
+  auto unknown = EvaluateMonitor(ws, *store_, "avg_active_balanc", clock_, workspace::IncidentWindows(*store_), nullptr);
   EXPECT_EQ(unknown.status().code(), StatusCode::kNotFound);
   EXPECT_NE(unknown.status().message().find("did you mean"), std::string::npos) << unknown.status().message();
 
   ws.monitors[0].spec["sql"] = "SELECT balance, updated_at, 1 FROM b";
-  EXPECT_EQ(EvaluateMonitor(ws, *store_, "avg_active_balance", clock_, nullptr).status().code(),
+  EXPECT_EQ(EvaluateMonitor(ws, *store_, "avg_active_balance", clock_, workspace::IncidentWindows(*store_), nullptr).status().code(),
             StatusCode::kInvalidArgument);
   // A PostgreSQL warehouse runs through the same Warehouse interface; an unreachable one is
   // Unavailable, naming it.
   ws.warehouses["main"].type = "postgres";
   ws.warehouses["main"].dsn = "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2";
-  auto pg = EvaluateMonitor(ws, *store_, "avg_active_balance", clock_, nullptr);
+  auto pg = EvaluateMonitor(ws, *store_, "avg_active_balance", clock_, workspace::IncidentWindows(*store_), nullptr);
   EXPECT_EQ(pg.status().code(), StatusCode::kUnavailable);
   EXPECT_NE(pg.status().message().find("warehouse 'main'"), std::string::npos) << pg.status().message();
 }
 
 }  // namespace
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 TEST_F(MetricServiceTest, AMonitorWhoseQueryFindsNoRowsSaysSo) {
@@ -141,10 +142,10 @@ TEST_F(MetricServiceTest, AMonitorWhoseQueryFindsNoRowsSaysSo) {
   m.warehouse = "main";
   m.spec = Json{{"sql", "SELECT avg(balance) FROM b WHERE updated_at >= :window_start"}};
   ws.monitors.push_back(m);
-  auto j = EvaluateMonitor(ws, *store_, "avg_active_balance", clock_, nullptr);
+  auto j = EvaluateMonitor(ws, *store_, "avg_active_balance", clock_, workspace::IncidentWindows(*store_), nullptr);
   EXPECT_EQ(j.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(j.status().message().find("returned no value"), std::string::npos) << j.status().message();
 }
 
 }  // namespace
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -5,8 +5,9 @@
 #include "config/time_zone.h"
 #include "observe/metrics/metric_service.h"
 #include "tests/support/subprocess.h"
+#include "workspace/incident_windows.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 constexpr int64_t kHour = 3600LL * 1000;
@@ -51,7 +52,7 @@ TEST_F(MetricTimeZoneTest, ANineOClockPeakKeepsItsSlotAcrossTheSpringClockChange
   const int64_t latest = kMarch1 + hours * kHour;
   clock_.Set(FromUnixMillis(latest));
 
-  auto local = JudgeLatestPoint(*store_, "logins", Settings("Europe/Berlin"), clock_);
+  auto local = JudgeLatestPoint(*store_, "logins", Settings("Europe/Berlin"), clock_, workspace::IncidentWindows(*store_));
   ASSERT_TRUE(local.ok()) << local.status().ToString();
   EXPECT_EQ(local->latest.kind, VerdictKind::kNormal) << local->latest.explanation;
   EXPECT_EQ(local->latest.ts_ms, latest);  // the real time, not the wall-clock one
@@ -59,13 +60,13 @@ TEST_F(MetricTimeZoneTest, ANineOClockPeakKeepsItsSlotAcrossTheSpringClockChange
   EXPECT_NEAR(local->latest.expected, 1000, 5);
 
   // In UTC the same peak moved from the 08:00 slot to 07:00 and is called a spike.
-  auto utc = JudgeLatestPoint(*store_, "logins", Settings("UTC"), clock_);
+  auto utc = JudgeLatestPoint(*store_, "logins", Settings("UTC"), clock_, workspace::IncidentWindows(*store_));
   ASSERT_TRUE(utc.ok());
   EXPECT_TRUE(IsAlarm(utc->latest.kind)) << utc->latest.explanation;
   EXPECT_EQ(utc->latest.slot, "07:00");
 
   // Every point after the change was judged normal under the zone (no daily false alarm).
-  auto replay = ReplayMetric(*store_, "logins", Settings("Europe/Berlin"), clock_);
+  auto replay = ReplayMetric(*store_, "logins", Settings("Europe/Berlin"), clock_, workspace::IncidentWindows(*store_));
   ASSERT_TRUE(replay.ok());
   size_t alarms_after_change = 0;
   const int64_t change = kMarch1 + (28 * 24 + 1) * kHour;  // 29 March 01:00 UTC
@@ -79,7 +80,7 @@ TEST_F(MetricTimeZoneTest, TheRepeatedHourInAutumnIsJudgedNotDropped) {
   clock_.Set(FromUnixMillis(oct20));
   RecordNineOClockPeaks(oct20 - 20 * 24 * kHour, 28 * 24);
   clock_.Set(FromUnixMillis(oct20 + 8 * 24 * kHour));
-  auto replay = ReplayMetric(*store_, "logins", Settings("Europe/Berlin"), clock_);
+  auto replay = ReplayMetric(*store_, "logins", Settings("Europe/Berlin"), clock_, workspace::IncidentWindows(*store_));
   ASSERT_TRUE(replay.ok()) << replay.status().ToString();
   ASSERT_EQ(replay->verdicts.size(), 28u * 24);
   for (size_t i = 0; i < replay->verdicts.size(); ++i) {
@@ -99,4 +100,4 @@ TEST_F(MetricTimeZoneTest, TheRepeatedHourInAutumnIsJudgedNotDropped) {
 }
 
 }  // namespace
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -7,8 +7,9 @@
 #include "observe/metrics/metric_service.h"
 #include "observe/metrics/retention.h"
 #include "tests/store/store_test_support.h"
+#include "workspace/incident_windows.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 using store::test_support::ScratchLocation;
@@ -59,7 +60,7 @@ class MetricTrainingTest : public ::testing::TestWithParam<std::string> {
     return *s;
   }
   MetricJudgement Judge(const MonitorSettings& s) {
-    auto j = JudgeLatestPoint(*store_, "balance", s, clock_);
+    auto j = JudgeLatestPoint(*store_, "balance", s, clock_, workspace::IncidentWindows(*store_));
     EXPECT_TRUE(j.ok()) << j.status().ToString();
     return j.ok() ? *j : MetricJudgement{};
   }
@@ -87,7 +88,7 @@ TEST_P(MetricTrainingTest, AMarkedRangeIsStoredAndLearntOnEveryLaterEvaluation) 
   Json out = JudgementToJson(j);
   EXPECT_EQ(out["marked_expected_points"], 6);
   // The marked points themselves come back as expected, with the person's note.
-  auto replay = ReplayMetric(*store_, "balance", s, clock_);
+  auto replay = ReplayMetric(*store_, "balance", s, clock_, workspace::IncidentWindows(*store_));
   ASSERT_TRUE(replay.ok());
   EXPECT_EQ(replay->verdicts[602].kind, VerdictKind::kExpected);
   EXPECT_NE(replay->verdicts[602].explanation.find("new pricing"), std::string::npos);
@@ -141,11 +142,11 @@ TEST_P(MetricTrainingTest, PointsInsideAnIncidentOnTheMetricAreJudgedButNotLearn
   store::IncidentRecord other = inc;
   other.id = "inc-other";
   other.asset_id = "table://main/other";
-  EXPECT_FALSE(IncidentCoversMetric(other, "balance", s.asset_id));
+  EXPECT_FALSE(workspace::IncidentCoversMetric(other, "balance", s.asset_id));
   other.body = Json{{"metrics", {"x", "balance"}}};
-  EXPECT_TRUE(IncidentCoversMetric(other, "balance", s.asset_id));
-  EXPECT_TRUE(IncidentCoversMetric(other, "x", ""));
-  EXPECT_FALSE(IncidentCoversMetric(other, "y", ""));
+  EXPECT_TRUE(workspace::IncidentCoversMetric(other, "balance", s.asset_id));
+  EXPECT_TRUE(workspace::IncidentCoversMetric(other, "x", ""));
+  EXPECT_FALSE(workspace::IncidentCoversMetric(other, "y", ""));
 
   // Marked expected wins over the incident: the new level is learnt after all.
   ASSERT_TRUE(MarkExpected(ws_, *store_, {"balance", kStart + 600 * kHour, kStart + 604 * kHour, ""}).ok());
@@ -217,4 +218,4 @@ INSTANTIATE_TEST_SUITE_P(Store, MetricTrainingTest, ::testing::Values("sqlite", 
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -7,8 +7,9 @@
 
 #include "observe/watch/watch_loop.h"
 #include "tests/support/subprocess.h"
+#include "workspace/incident_windows.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 constexpr int64_t kHour = 3600LL * 1000;
@@ -43,11 +44,11 @@ class MonitorCatchUpTest : public ::testing::Test {
 
   // A fresh watch loop, as `dw watch` builds it on start: the monitor job checks for a catch-up on
   // its first run and when the loop reports missed slots.
-  std::unique_ptr<watch::WatchLoop> StartWatch() {
-    auto loop = std::make_unique<watch::WatchLoop>(clock_, watch::WatchOptions{});
+  std::unique_ptr<observe::watch::WatchLoop> StartWatch() {
+    auto loop = std::make_unique<observe::watch::WatchLoop>(clock_, observe::watch::WatchOptions{});
     auto first = std::make_shared<bool>(true);
     Status added = loop->AddJob({"monitor:orders", "warehouse:main", kHour, [this, first](int64_t, int missed) {
-                                   auto run = RunMonitorOnce(ws_, *store_, "orders", clock_, *first || missed > 0);
+                                   auto run = RunMonitorOnce(ws_, *store_, "orders", clock_, *first || missed > 0, workspace::IncidentWindows(*store_));
                                    if (!run.ok()) return run.status();
                                    *first = false;
                                    runs_.push_back(*run);
@@ -120,7 +121,7 @@ TEST_F(MonitorCatchUpTest, AMonitorWithSqlToGetsItsMissedBucketsFromSeriesSql) {
   EXPECT_FALSE(again->ran);
   // Through RunMonitorOnce after more downtime: the backfill, then the monitor's own sql.
   clock_.Advance(std::chrono::hours(5));
-  auto run = RunMonitorOnce(ws_, *store_, "orders", clock_, true);
+  auto run = RunMonitorOnce(ws_, *store_, "orders", clock_, true, workspace::IncidentWindows(*store_));
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   ASSERT_TRUE(run->catch_up.has_value());
   EXPECT_EQ(run->queries, 2);
@@ -138,4 +139,4 @@ TEST_F(MonitorCatchUpTest, MonitorsWithoutSeriesSqlOrUnknownAreHandled) {
 }
 
 }  // namespace
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 // 200 rows: probation is floor(0.15 * 200) = 30 rows; one window on rows 100..103 (width 4).
@@ -120,4 +120,4 @@ TEST(NabScoreTest, ThresholdIsSharedAcrossFiles) {
 }
 
 }  // namespace
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -7,7 +7,7 @@
 
 #include "tests/support/subprocess.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 TEST(SeriesCsvTest, ParsesNabAndRfc3339Timestamps) {
@@ -45,4 +45,4 @@ TEST(SeriesCsvTest, NamesTheBadLine) {
 }
 
 }  // namespace
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

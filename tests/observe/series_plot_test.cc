@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 size_t Count(const std::string& s, const std::string& what) {
@@ -35,4 +35,4 @@ TEST(SeriesPlotTest, EmptySeriesSaysSo) {
 }
 
 }  // namespace
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

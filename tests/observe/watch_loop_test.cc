@@ -6,7 +6,7 @@
 #include <map>
 #include <thread>
 
-namespace dw::watch {
+namespace dw::observe::watch {
 namespace {
 
 constexpr int64_t kHour = 3600LL * 1000;
@@ -128,4 +128,4 @@ TEST(WatchLoopTest, OnceRunsEverythingAndStopEndsTheLoop) {
 }
 
 }  // namespace
-}  // namespace dw::watch
+}  // namespace dw::observe::watch

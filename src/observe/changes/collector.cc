@@ -63,6 +63,22 @@ store::ChangeEvent MakeEvent(const CollectContext& ctx, std::string dedup_key, s
   return e;
 }
 
+CollectorFn FindCollector(std::string_view type) {
+  struct Entry {
+    std::string_view type;
+    CollectorFn collect;
+  };
+  static constexpr Entry kCollectors[] = {
+      {"flink", CollectFlink},
+      {"kestra", CollectKestra},
+      {"kafka-connect", CollectKafkaConnect},
+      {"schema-registry", CollectSchemaRegistry},
+  };
+  for (const Entry& e : kCollectors)
+    if (e.type == type) return e.collect;
+  return nullptr;
+}
+
 Result<CollectReport> CollectChanges(const config::Workspace& workspace, net::HttpClient& http,
                                      store::StateStore& store, const Clock& clock,
                                      const CollectOptions& options) {
@@ -74,10 +90,7 @@ Result<CollectReport> CollectChanges(const config::Workspace& workspace, net::Ht
     CollectContext ctx{workspace, platform, http, store, clock, options};
     Collected got;
     Status s;
-    if (platform.type == "flink") s = CollectFlink(ctx, got, pass);
-    else if (platform.type == "kestra") s = CollectKestra(ctx, got, pass);
-    else if (platform.type == "kafka-connect") s = CollectKafkaConnect(ctx, got, pass);
-    else if (platform.type == "schema-registry") s = CollectSchemaRegistry(ctx, got, pass);
+    if (CollectorFn collect = FindCollector(platform.type)) s = collect(ctx, got, pass);
     else s = InvalidArgument("platform '" + name + "': no collector for type '" + platform.type + "'");
 
     // An outage is one observation, from when it began until the platform answers again.

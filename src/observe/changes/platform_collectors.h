@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/workspace.h"
@@ -33,6 +34,12 @@ Status CollectFlink(const CollectContext& ctx, Collected& out, PlatformPass& pas
 Status CollectKestra(const CollectContext& ctx, Collected& out, PlatformPass& pass);
 Status CollectKafkaConnect(const CollectContext& ctx, Collected& out, PlatformPass& pass);
 Status CollectSchemaRegistry(const CollectContext& ctx, Collected& out, PlatformPass& pass);
+
+using CollectorFn = Status (*)(const CollectContext& ctx, Collected& out, PlatformPass& pass);
+
+// The collector for platforms of `type` (the workspace's `type:`), or nullptr. One registry, in
+// collector.cc: a new platform's collector is its own file plus one entry there.
+CollectorFn FindCollector(std::string_view type);
 
 // The cursor name "changes/<platform>/<what>".
 std::string CursorName(const config::PlatformConfig& platform, const std::string& what);

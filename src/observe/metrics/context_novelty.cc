@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 
 ContextNovelty::ContextNovelty(int levels, size_t depth)
     : levels_(std::clamp(levels, 2, 16)), depth_(std::clamp<size_t>(depth, 1, 3)) {
@@ -50,4 +50,4 @@ size_t ContextNovelty::MemoryBytes() const {
   return sizeof(*this) + recent_.size() * sizeof(int) + seen_.capacity() * sizeof(uint32_t);
 }
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

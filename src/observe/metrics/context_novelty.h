@@ -12,7 +12,7 @@
 #include <deque>
 #include <vector>
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 
 class ContextNovelty {
  public:
@@ -36,4 +36,4 @@ class ContextNovelty {
   size_t points_ = 0;
 };
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

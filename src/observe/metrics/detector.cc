@@ -6,7 +6,7 @@
 
 #include "observe/metrics/robust_stats.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -685,4 +685,4 @@ size_t StreamingDetector::MemoryBytes() const {
   return bytes;
 }
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -24,7 +24,7 @@
 #include "observe/metrics/context_novelty.h"
 #include "observe/metrics/seasonality.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 
 enum class Direction { kBoth, kDrop, kSpike };
 // Parses "both", "drop", "spike"; InvalidArgument otherwise.
@@ -190,4 +190,4 @@ class StreamingDetector {
 // ("1,140", "0.0912", "-3.5").
 std::string FormatMetricValue(double v);
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

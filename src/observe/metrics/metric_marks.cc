@@ -5,7 +5,7 @@
 #include "config/suggest.h"
 #include "observe/metrics/series_csv.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 constexpr int64_t kMaxMarkMs = 400LL * 24 * 3600 * 1000;
@@ -78,4 +78,4 @@ Result<MarkReport> MarkExpected(const config::Workspace& ws, store::StateStore& 
   return report;
 }
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

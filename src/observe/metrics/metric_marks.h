@@ -14,7 +14,7 @@
 #include "config/workspace.h"
 #include "store/state_store.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 
 // Parses an RFC 3339 time with a zone ("2027-01-15T08:00:00Z", "...+01:00", optional fraction)
 // into Unix ms. InvalidArgument naming `what` and quoting the text otherwise (a bare date or a
@@ -45,4 +45,4 @@ Status ValidateMark(const config::Workspace& ws, store::StateStore& store, const
 Result<MarkReport> MarkExpected(const config::Workspace& ws, store::StateStore& store,
                                 const MarkRequest& req);
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -11,7 +11,7 @@
 #include "observe/metrics/series_csv.h"
 #include "observe/metrics/series_plot.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 bool ValidMetricName(const std::string& s) {
@@ -129,22 +129,9 @@ std::string AssetOfQualitySeries(const std::string& metric) {
   return metric.substr(prefix.size(), end - prefix.size());
 }
 
-bool IncidentCoversMetric(const store::IncidentRecord& incident, const std::string& metric,
-                          const std::string& asset_id) {
-  if (!asset_id.empty() && incident.asset_id == asset_id) return true;
-  const Json& body = incident.body;
-  if (!body.is_object()) return false;
-  auto one = body.find("metric");
-  if (one != body.end() && one->is_string() && one->get<std::string>() == metric) return true;
-  auto many = body.find("metrics");
-  if (many != body.end() && many->is_array())
-    for (const Json& m : *many)
-      if (m.is_string() && m.get<std::string>() == metric) return true;
-  return false;
-}
-
 Result<MetricReplay> ReplayMetric(store::StateStore& store, const std::string& metric,
-                                  const MonitorSettings& settings, const Clock& clock) {
+                                  const MonitorSettings& settings, const Clock& clock,
+                                  const UnlearntWindows& unlearnt) {
   int64_t now = ToUnixMillis(clock.Now());
   TimePoint from = FromUnixMillis(now - settings.training_window_ms);
   TimePoint to = FromUnixMillis(now + 1);
@@ -154,11 +141,12 @@ Result<MetricReplay> ReplayMetric(store::StateStore& store, const std::string& m
   if (points->empty()) return out;
   auto marks = store.MetricMarks(metric, points->front().ts, points->back().ts);
   if (!marks.ok()) return marks.status();
-  auto incidents = store.IncidentsOverlapping(points->front().ts, to);
-  if (!incidents.ok()) return incidents.status();
-  std::vector<const store::IncidentRecord*> covering;
-  for (const auto& i : *incidents)
-    if (IncidentCoversMetric(i, metric, settings.asset_id)) covering.push_back(&i);
+  std::vector<UnlearntWindow> windows;
+  if (unlearnt) {
+    auto got = unlearnt(metric, settings.asset_id, points->front().ts, to);
+    if (!got.ok()) return got.status();
+    windows = std::move(got).value();
+  }
 
   std::optional<config::TimeZone> zone;
   if (settings.timezone != "UTC") {
@@ -188,9 +176,9 @@ Result<MetricReplay> ReplayMetric(store::StateStore& store, const std::string& m
     const store::MetricMark* mark = nullptr;
     for (const auto& m : *marks)
       if (m.from <= p.ts && p.ts <= m.to) mark = &m;
-    const store::IncidentRecord* incident = nullptr;
-    for (const auto* i : covering)
-      if (i->opened_at <= p.ts && (!i->closed_at || p.ts < *i->closed_at)) incident = i;
+    const UnlearntWindow* window = nullptr;
+    for (const auto& w : windows)
+      if (w.from <= p.ts && (!w.to || p.ts < *w.to)) window = &w;
     Verdict v;
     if (mark) {
       v = det.Observe(local, p.value, /*expected=*/true);
@@ -198,11 +186,11 @@ Result<MetricReplay> ReplayMetric(store::StateStore& store, const std::string& m
         ++out.marked_points;
         if (!mark->note.empty()) v.explanation += " (marked: " + mark->note + ")";
       }
-    } else if (incident) {
+    } else if (window) {
       v = det.ObserveWithoutLearning(local, p.value);
       if (v.kind != VerdictKind::kInvalid) {
         ++out.incident_points;
-        v.explanation += "; inside incident " + incident->id + ", so not learnt";
+        v.explanation += "; inside " + window->label + ", so not learnt";
       }
     } else {
       v = det.Observe(local, p.value);
@@ -224,8 +212,9 @@ Result<MetricReplay> ReplayMetric(store::StateStore& store, const std::string& m
 }
 
 Result<MetricJudgement> JudgeLatestPoint(store::StateStore& store, const std::string& metric,
-                                         const MonitorSettings& settings, const Clock& clock) {
-  auto replay = ReplayMetric(store, metric, settings, clock);
+                                         const MonitorSettings& settings, const Clock& clock,
+                                         const UnlearntWindows& unlearnt) {
+  auto replay = ReplayMetric(store, metric, settings, clock, unlearnt);
   if (!replay.ok()) return replay.status();
   if (replay->verdicts.empty())
     return NotFound("metric " + metric + " has no point in the last " +
@@ -242,7 +231,7 @@ Result<MetricJudgement> JudgeLatestPoint(store::StateStore& store, const std::st
 
 Result<MetricJudgement> EvaluateMonitor(const config::Workspace& ws, store::StateStore& store,
                                         const std::string& name, const Clock& clock,
-                                        RecordReport* recorded) {
+                                        const UnlearntWindows& unlearnt, RecordReport* recorded) {
   const config::MonitorConfig* monitor = nullptr;
   std::vector<std::string> names;
   for (const auto& m : ws.monitors) {
@@ -287,12 +276,13 @@ Result<MetricJudgement> EvaluateMonitor(const config::Workspace& ws, store::Stat
   if (report->stored == 0)
     return FailedPrecondition("monitor " + name + ": the query returned no value (NULL) for " + start +
                               " to " + end + ", so nothing was recorded; no rows in the window?");
-  return JudgeLatestPoint(store, name, *settings, clock);
+  return JudgeLatestPoint(store, name, *settings, clock, unlearnt);
 }
 
 Result<std::string> PlotMetric(store::StateStore& store, const std::string& metric,
-                               const MonitorSettings& settings, const Clock& clock) {
-  auto replay = ReplayMetric(store, metric, settings, clock);
+                               const MonitorSettings& settings, const Clock& clock,
+                               const UnlearntWindows& unlearnt) {
+  auto replay = ReplayMetric(store, metric, settings, clock, unlearnt);
   if (!replay.ok()) return replay.status();
   if (replay->verdicts.empty())
     return NotFound("metric " + metric.substr(0, 80) + " has no point in the last " +
@@ -331,4 +321,4 @@ Json JudgementToJson(const MetricJudgement& j) {
               {"incident_points", j.incident_points}};
 }
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -2,6 +2,7 @@
 // streaming detector over the stored history, and monitors from the workspace evaluated now.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,7 +14,7 @@
 #include "observe/metrics/detector.h"
 #include "store/state_store.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 
 // The detector options a monitor block asks for (defaults where it is silent; training_window
 // defaults to 28 days). InvalidArgument naming the monitor and key when a value is unusable.
@@ -21,8 +22,8 @@ struct MonitorSettings {
   DetectorOptions detector;
   int64_t training_window_ms = 28LL * 24 * 3600 * 1000;
   int64_t every_ms = 3600LL * 1000;
-  // Incidents on this asset cover the metric (the monitor's `asset:`, or the table of a
-  // quality:<table>:... series); "" when none is known.
+  // The asset the metric measures (the monitor's `asset:`, or the table of a quality:<table>:...
+  // series), handed to UnlearntWindows; "" when none is known.
   std::string asset_id;
   // The monitor's own `retention:`, when it sets one (else the workspace's metrics.retention).
   std::optional<int64_t> retention_ms;
@@ -31,6 +32,19 @@ struct MonitorSettings {
   std::string timezone = "UTC";
 };
 Result<MonitorSettings> SettingsFromMonitor(const config::MonitorConfig& m);
+
+// A stretch of time whose points are judged but not learnt, for a reason only the caller knows
+// (an incident covering the metric was open then: what an incident covers is the incidents
+// stage's to decide, so this stage reads no incidents).
+struct UnlearntWindow {
+  std::string label;             // named in the verdict: "...; inside <label>, so not learnt"
+  TimePoint from;
+  std::optional<TimePoint> to;   // unset: still open
+};
+// The windows overlapping [from, to) for `metric` (of `asset_id`, "" when unknown); the
+// provider's error fails the judgement. An empty function means none.
+using UnlearntWindows = std::function<Result<std::vector<UnlearntWindow>>(
+    const std::string& metric, const std::string& asset_id, TimePoint from, TimePoint to)>;
 
 // A point offered for recording; value nullopt for an explicit null.
 struct IncomingPoint {
@@ -66,8 +80,8 @@ struct MetricJudgement {
 // Every stored point of `metric` within the training window before now, replayed through a fresh
 // detector that sees local wall-clock time in `settings.timezone` (verdicts keep the real
 // timestamps; a wall-clock hour repeated when clocks go back is judged in the same slot): points inside a range marked expected (store MetricMarks) are learnt as expected;
-// other points inside the window of an incident covering the metric (IncidentCoversMetric) are
-// judged but not learnt; the rest are judged and learnt as usual. The store's error on failure.
+// other points inside one of `unlearnt`'s windows are judged but not learnt; the rest are judged
+// and learnt as usual. The store's (or the window provider's) error on failure.
 struct MetricReplay {
   std::vector<Verdict> verdicts;  // one per stored point, oldest first
   Seasonality seasonality = Seasonality::kNone;
@@ -75,29 +89,28 @@ struct MetricReplay {
   size_t incident_points = 0;
 };
 Result<MetricReplay> ReplayMetric(store::StateStore& store, const std::string& metric,
-                                  const MonitorSettings& settings, const Clock& clock);
-
-// Whether `incident` is about `metric`: its body names it ("metric": M or "metrics": [..M..]) or
-// its asset_id is `asset_id` (when not empty).
-bool IncidentCoversMetric(const store::IncidentRecord& incident, const std::string& metric,
-                          const std::string& asset_id);
+                                  const MonitorSettings& settings, const Clock& clock,
+                                  const UnlearntWindows& unlearnt);
 
 // The asset of a quality series "quality:<asset id>:<measure>..." ("" for any other name).
 std::string AssetOfQualitySeries(const std::string& metric);
+// ReplayMetric's verdict on the latest point.
 Result<MetricJudgement> JudgeLatestPoint(store::StateStore& store, const std::string& metric,
-                                         const MonitorSettings& settings, const Clock& clock);
+                                         const MonitorSettings& settings, const Clock& clock,
+                                         const UnlearntWindows& unlearnt);
 
 // Runs monitor `name` now: its SQL on its warehouse (one value, stored at now), then judges it.
 // NotFound (with close names) for an unknown monitor; the query's error otherwise. A monitor with
 // only series_sql stores every (bucket, value) row it returns (a backfill) and judges the latest.
 Result<MetricJudgement> EvaluateMonitor(const config::Workspace& ws, store::StateStore& store,
                                         const std::string& name, const Clock& clock,
-                                        RecordReport* recorded);
+                                        const UnlearntWindows& unlearnt, RecordReport* recorded);
 
 // An SVG of `metric`'s stored points within the training window, judged by replaying the
 // detector (see series_plot.h). NotFound when no point is stored.
 Result<std::string> PlotMetric(store::StateStore& store, const std::string& metric,
-                               const MonitorSettings& settings, const Clock& clock);
+                               const MonitorSettings& settings, const Clock& clock,
+                               const UnlearntWindows& unlearnt);
 
 // The settings for `metric`: those of the workspace monitor with that name, else the defaults;
 // with the workspace's time zone either way.
@@ -107,4 +120,4 @@ Result<MonitorSettings> SettingsForMetric(const config::Workspace& ws, const std
 // band_high, score, verdict, sentence, seasonality, history_points); unbounded band sides are null.
 Json JudgementToJson(const MetricJudgement& j);
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

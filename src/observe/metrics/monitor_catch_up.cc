@@ -4,7 +4,7 @@
 #include "observe/metrics/monitor_query.h"
 #include "observe/metrics/series_csv.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 // 2200-01-01: later than any real point.
@@ -78,7 +78,8 @@ Result<CatchUpReport> CatchUpMonitor(const config::Workspace& ws, store::StateSt
 }
 
 Result<MonitorRun> RunMonitorOnce(const config::Workspace& ws, store::StateStore& store,
-                                  const std::string& name, const Clock& clock, bool check_catch_up) {
+                                  const std::string& name, const Clock& clock, bool check_catch_up,
+                                  const UnlearntWindows& unlearnt) {
   auto monitor = FindMonitor(ws, name);
   if (!monitor.ok()) return monitor.status();
   MonitorRun run;
@@ -95,16 +96,16 @@ Result<MonitorRun> RunMonitorOnce(const config::Workspace& ws, store::StateStore
     // The backfill already read every bucket up to now: judge from the store.
     auto settings = SettingsForMetric(ws, name);
     if (!settings.ok()) return settings.status();
-    auto j = JudgeLatestPoint(store, name, *settings, clock);
+    auto j = JudgeLatestPoint(store, name, *settings, clock, unlearnt);
     if (!j.ok()) return j.status();
     run.judgement = *j;
     return run;
   }
-  auto j = EvaluateMonitor(ws, store, name, clock, nullptr);
+  auto j = EvaluateMonitor(ws, store, name, clock, unlearnt, nullptr);
   ++run.queries;
   if (!j.ok()) return j.status();
   run.judgement = *j;
   return run;
 }
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

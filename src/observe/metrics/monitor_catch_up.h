@@ -14,7 +14,7 @@
 #include "observe/metrics/metric_service.h"
 #include "store/state_store.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 
 struct CatchUpReport {
   bool ran = false;        // a backfill query ran
@@ -43,7 +43,9 @@ struct MonitorRun {
   std::optional<CatchUpReport> catch_up;  // set when a backfill query ran
   int queries = 0;                        // warehouse queries this run made
 };
+// `unlearnt`: the windows kept out of training (see ReplayMetric).
 Result<MonitorRun> RunMonitorOnce(const config::Workspace& ws, store::StateStore& store,
-                                  const std::string& name, const Clock& clock, bool check_catch_up);
+                                  const std::string& name, const Clock& clock, bool check_catch_up,
+                                  const UnlearntWindows& unlearnt);
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -5,7 +5,7 @@
 #include "warehouse/named_params.h"
 #include "warehouse/warehouse.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 // A cell as a metric value: numbers as they are, numeric text (PostgreSQL numeric) parsed.
@@ -57,4 +57,4 @@ Result<std::vector<MonitorRow>> RunMonitorQuery(const config::WarehouseConfig& w
   return rows;
 }
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

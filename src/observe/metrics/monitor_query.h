@@ -11,7 +11,7 @@
 #include "base/status.h"
 #include "config/workspace.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 
 struct MonitorRow {
   std::optional<std::string> bucket;  // the first column of a (bucket, value) series query
@@ -27,4 +27,4 @@ Result<std::vector<MonitorRow>> RunMonitorQuery(const config::WarehouseConfig& w
                                                 const std::string& window_start,
                                                 const std::string& window_end);
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

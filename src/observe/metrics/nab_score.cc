@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 double ScaledSigmoid(double x) {
@@ -116,4 +116,4 @@ NabResult ScoreNab(const std::vector<NabFile>& files, const NabProfile& profile)
   return result;
 }
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

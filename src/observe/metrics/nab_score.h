@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 
 struct NabProfile {
   std::string name;
@@ -66,4 +66,4 @@ struct NabResult {
 // Chooses the threshold maximising the corpus total for `profile` and returns the score there.
 NabResult ScoreNab(const std::vector<NabFile>& files, const NabProfile& profile);
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -5,7 +5,7 @@
 #include "config/duration.h"
 #include "observe/metrics/metric_service.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 
 Result<PruneReport> PruneMetricPoints(const config::Workspace& ws, store::StateStore& store,
                                       const Clock& clock) {
@@ -39,4 +39,4 @@ Result<PruneReport> PruneMetricPoints(const config::Workspace& ws, store::StateS
   return report;
 }
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -12,7 +12,7 @@
 #include "config/workspace.h"
 #include "store/state_store.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 
 struct PrunedMetric {
   std::string metric;
@@ -32,4 +32,4 @@ struct PruneReport {
 Result<PruneReport> PruneMetricPoints(const config::Workspace& ws, store::StateStore& store,
                                       const Clock& clock);
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 
 double MedianInPlace(std::vector<double>& values) {
   if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
@@ -30,4 +30,4 @@ double ScaledMadInPlace(std::vector<double>& values, double center) {
   return 1.4826 * MedianInPlace(values);
 }
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

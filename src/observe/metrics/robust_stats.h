@@ -3,7 +3,7 @@
 
 #include <vector>
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 
 // The median of `values` (average of the two middle ones for an even count); NaN when empty.
 // Reorders `values` (callers pass a scratch copy).
@@ -14,4 +14,4 @@ double QuantileInPlace(std::vector<double>& values, double q);
 // standard deviation of normal noise; NaN when empty. Overwrites `values` with |v - center|.
 double ScaledMadInPlace(std::vector<double>& values, double center);
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 std::string Cell(double v) {
@@ -39,4 +39,4 @@ ScoreSummary WriteScoredSeries(const std::vector<SeriesRow>& rows, const Detecto
   return s;
 }
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -8,7 +8,7 @@
 #include "observe/metrics/detector.h"
 #include "observe/metrics/series_csv.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 
 struct ScoreSummary {
   size_t points = 0;
@@ -25,4 +25,4 @@ struct ScoreSummary {
 ScoreSummary WriteScoredSeries(const std::vector<SeriesRow>& rows, const DetectorOptions& options,
                                std::ostream& out);
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 constexpr int64_t kHourMs = 3600LL * 1000;
@@ -91,4 +91,4 @@ std::string SeasonalSlotLabel(Seasonality s, int64_t ts_ms) {
   return "";
 }
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

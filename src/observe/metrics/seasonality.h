@@ -8,7 +8,7 @@
 
 #include "base/status.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 
 enum class Seasonality { kNone, kAuto, kHourOfDay, kDayOfWeek, kHourOfWeek, kDayOfMonth };
 
@@ -27,4 +27,4 @@ int SeasonalSlotCount(Seasonality s);
 // "" for kNone/kAuto.
 std::string SeasonalSlotLabel(Seasonality s, int64_t ts_ms);
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

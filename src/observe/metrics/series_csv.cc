@@ -8,7 +8,7 @@
 #include <fstream>
 #include <limits>
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 bool Digits(std::string_view s, size_t pos, size_t n, int* out) {
@@ -158,4 +158,4 @@ Result<std::vector<SeriesRow>> ReadSeriesCsv(const std::string& path) {
   return rows;
 }
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -8,7 +8,7 @@
 
 #include "base/status.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 
 struct SeriesRow {
   int64_t ts_ms = 0;
@@ -26,4 +26,4 @@ std::string FormatSeriesTimestamp(int64_t ts_ms);
 // the file cannot be opened. Rows keep the file's order.
 Result<std::vector<SeriesRow>> ReadSeriesCsv(const std::string& path);
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

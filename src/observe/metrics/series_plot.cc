@@ -6,7 +6,7 @@
 
 #include "observe/metrics/series_csv.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 namespace {
 
 constexpr double kW = 900, kH = 360, kLeft = 80, kRight = 20, kTop = 40, kBottom = 40;
@@ -106,4 +106,4 @@ std::string RenderSeriesSvg(const std::string& title, const std::vector<Verdict>
   return svg;
 }
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -7,7 +7,7 @@
 
 #include "observe/metrics/detector.h"
 
-namespace dw::metrics {
+namespace dw::observe::metrics {
 
 // An SVG (900x360) of `verdicts` in time order: the band of normal values as a shaded area (where
 // the detector had one), the values as a line, alarms as red dots with their verdict in a
@@ -15,4 +15,4 @@ namespace dw::metrics {
 // Text is XML-escaped. An empty series yields a picture that says "no points".
 std::string RenderSeriesSvg(const std::string& title, const std::vector<Verdict>& verdicts);
 
-}  // namespace dw::metrics
+}  // namespace dw::observe::metrics

@@ -1,6 +1,6 @@
 #include "observe/quality/check_outcome.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 
 const char* VerdictName(Verdict v) {
   switch (v) {
@@ -40,4 +40,4 @@ CheckOutcome Errored(std::string name, std::string type, std::string message) {
   return o;
 }
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

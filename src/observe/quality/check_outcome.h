@@ -10,7 +10,7 @@
 
 #include "base/json.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 
 enum class Verdict { kPass, kFail, kError, kSkipped };
 
@@ -38,4 +38,4 @@ CheckOutcome Skipped(std::string name, std::string type, std::string reason);
 // An error outcome with `message` (typically the warehouse's own words).
 CheckOutcome Errored(std::string name, std::string type, std::string message);
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

@@ -6,7 +6,7 @@
 #include "config/duration.h"
 #include "config/suggest.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 namespace {
 
 const std::vector<std::string>& KnownKeys() {
@@ -231,4 +231,4 @@ Result<TableCheckSpec> ParseCheckSpec(const Json& block, const std::string& path
   return spec;
 }
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

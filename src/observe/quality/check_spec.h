@@ -13,7 +13,7 @@
 #include "base/json.h"
 #include "base/status.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 
 struct VolumeSpec {
   std::optional<int64_t> min_rows;
@@ -68,4 +68,4 @@ enum class SpecSource { kWorkspace, kInline };
 // taken from a caller).
 Result<TableCheckSpec> ParseCheckSpec(const Json& block, const std::string& path, SpecSource source);
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

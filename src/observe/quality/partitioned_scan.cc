@@ -4,7 +4,7 @@
 #include <thread>
 #include <vector>
 
-namespace dw::quality {
+namespace dw::observe::quality {
 namespace {
 
 using warehouse::SqlRow;
@@ -112,4 +112,4 @@ std::optional<Result<warehouse::QueryOutcome>> RunPartitionedScan(warehouse::War
   return Result<warehouse::QueryOutcome>(std::move(merged));
 }
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

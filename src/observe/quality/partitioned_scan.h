@@ -11,7 +11,7 @@
 #include "observe/quality/scan_plan.h"
 #include "warehouse/warehouse.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 
 struct PartitionOptions {
   int partitions = 2;             // connections (and threads) to use; 1 or less: do not split
@@ -28,4 +28,4 @@ std::optional<Result<warehouse::QueryOutcome>> RunPartitionedScan(warehouse::War
                                                                   const AggregateScan& scan,
                                                                   const PartitionOptions& options);
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

@@ -14,7 +14,7 @@
 #include "observe/quality/table_run.h"
 #include "warehouse/warehouse.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
@@ -458,4 +458,4 @@ const Json& QualityReportSchema() {
   return schema;
 }
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

@@ -19,7 +19,7 @@
 #include "observe/quality/check_outcome.h"
 #include "store/state_store.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 
 struct QualityRequest {
   std::vector<std::string> tables;       // as written by the caller; empty: every configured table
@@ -73,4 +73,4 @@ Result<QualityReport> RunQuality(const config::Workspace& workspace, store::Stat
 // The JSON Schema of QualityReport::ToJson (the MCP tool's outputSchema).
 const Json& QualityReportSchema();
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

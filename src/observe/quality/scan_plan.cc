@@ -1,6 +1,6 @@
 #include "observe/quality/scan_plan.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 namespace {
 
 using warehouse::Dialect;
@@ -147,4 +147,4 @@ BoundQuery CompileSample(const Dialect& d, const warehouse::TableId& table,
   return q;
 }
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

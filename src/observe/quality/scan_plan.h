@@ -14,7 +14,7 @@
 #include "observe/quality/time_column.h"
 #include "warehouse/warehouse.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 
 // A statement and its parameters ($1..$N).
 struct BoundQuery {
@@ -73,4 +73,4 @@ BoundQuery CompileSample(const warehouse::Dialect& d, const warehouse::TableId& 
 // The parameter for a value from accepted_values: numbers and booleans as numbers, strings as text.
 warehouse::SqlValue ValueParam(const Json& v);
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

@@ -2,7 +2,7 @@
 
 #include <map>
 
-namespace dw::quality {
+namespace dw::observe::quality {
 
 Json SchemaDrift::ToJson() const {
   Json cols = Json::array();
@@ -58,4 +58,4 @@ SchemaDrift CompareSchema(const std::optional<Json>& previous, const warehouse::
   return drift;
 }
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

@@ -8,7 +8,7 @@
 #include "base/json.h"
 #include "warehouse/warehouse.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 
 struct SchemaDrift {
   bool first_run = false;
@@ -32,4 +32,4 @@ struct SchemaDrift {
 // this is the first run).
 SchemaDrift CompareSchema(const std::optional<Json>& previous, const warehouse::TableSchema& table);
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

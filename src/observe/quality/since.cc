@@ -3,7 +3,7 @@
 #include "base/time_text.h"
 #include "config/duration.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 
 Result<TimePoint> ParseSince(const std::string& text, TimePoint now) {
   if (std::optional<int64_t> ms = ParseTimestampMillis(text)) return FromUnixMillis(*ms);
@@ -14,4 +14,4 @@ Result<TimePoint> ParseSince(const std::string& text, TimePoint now) {
                          "now (90m, 2h, 1d)");
 }
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

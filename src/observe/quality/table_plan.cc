@@ -4,7 +4,7 @@
 
 #include "config/suggest.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 namespace {
 
 std::string KeyName(const std::vector<std::string>& key) {
@@ -156,4 +156,4 @@ Result<TablePlan> PlanTable(warehouse::Warehouse& wh, const warehouse::TableSche
   return plan;
 }
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

@@ -15,7 +15,7 @@
 #include "observe/quality/time_column.h"
 #include "warehouse/warehouse.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 
 struct TablePlan {
   warehouse::TableSchema table;
@@ -41,4 +41,4 @@ Result<TableCheckSpec> SelectChecks(const TableCheckSpec& spec, const std::vecto
 Result<TablePlan> PlanTable(warehouse::Warehouse& wh, const warehouse::TableSchema& table,
                             const TableCheckSpec& spec, std::optional<int64_t> since_ms);
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

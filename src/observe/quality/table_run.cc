@@ -9,7 +9,7 @@
 #include "observe/quality/partitioned_scan.h"
 #include "observe/quality/schema_drift.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 namespace {
 
 using warehouse::SqlRow;
@@ -466,4 +466,4 @@ TableRunResult RunTablePlan(warehouse::Warehouse& wh, const TablePlan& plan,
   return TableRunner(wh, plan, context).Run();
 }
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

@@ -13,7 +13,7 @@
 #include "observe/quality/table_plan.h"
 #include "warehouse/warehouse.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 
 struct TableRunContext {
   int64_t now_ms = 0;                        // from the Clock
@@ -35,4 +35,4 @@ struct TableRunResult {
 TableRunResult RunTablePlan(warehouse::Warehouse& wh, const TablePlan& plan,
                             const TableRunContext& context);
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-namespace dw::quality {
+namespace dw::observe::quality {
 namespace {
 
 using warehouse::Engine;
@@ -121,4 +121,4 @@ Result<TimeColumn> ResolveTimeColumn(warehouse::Warehouse& wh, const warehouse::
   return tc;
 }
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

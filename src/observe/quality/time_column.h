@@ -12,7 +12,7 @@
 #include "base/time_text.h"
 #include "warehouse/warehouse.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 
 struct TimeColumn {
   std::string name;
@@ -33,4 +33,4 @@ struct TimeColumn {
 Result<TimeColumn> ResolveTimeColumn(warehouse::Warehouse& wh, const warehouse::TableSchema& table,
                                      const std::string& column);
 
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

@@ -4,7 +4,7 @@
 #include <map>
 #include <thread>
 
-namespace dw::watch {
+namespace dw::observe::watch {
 namespace {
 
 // FNV-1a: a stable per-job hash, so a job's jitter is the same on every start.
@@ -136,4 +136,4 @@ size_t WatchLoop::Run(const std::atomic<bool>& stop, const std::function<void(in
   return runs;
 }
 
-}  // namespace dw::watch
+}  // namespace dw::observe::watch

@@ -16,7 +16,7 @@
 #include "base/clock.h"
 #include "base/status.h"
 
-namespace dw::watch {
+namespace dw::observe::watch {
 
 struct WatchJob {
   std::string name;       // unique, e.g. "monitor:avg_active_balance"
@@ -81,4 +81,4 @@ class WatchLoop {
   std::vector<Slot> slots_;
 };
 
-}  // namespace dw::watch
+}  // namespace dw::observe::watch

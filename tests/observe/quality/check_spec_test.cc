@@ -5,7 +5,7 @@
 
 #include "observe/quality/table_plan.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 namespace {
 
 Status Parse(const char* json, SpecSource source = SpecSource::kInline) {
@@ -85,4 +85,4 @@ TEST(CheckSpecTest, SelectionKeepsNamedChecksAndRefusesUnknownOnes) {
 }
 
 }  // namespace
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

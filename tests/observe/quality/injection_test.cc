@@ -7,7 +7,7 @@
 #include "observe/quality/since.h"
 #include "tests/observe/quality/quality_fixture.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 namespace {
 
 using test_support::FixtureNow;
@@ -170,4 +170,4 @@ INSTANTIATE_TEST_SUITE_P(Backends, InjectionTest, ::testing::Values("sqlite", "p
                          warehouse::test_support::BackendName);
 
 }  // namespace
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

@@ -14,7 +14,7 @@
 #include "tests/support/subprocess.h"
 #include "tests/warehouse/scratch_warehouse.h"
 
-namespace dw::quality::test_support {
+namespace dw::observe::quality::test_support {
 
 using warehouse::test_support::ScratchWarehouse;
 
@@ -97,4 +97,4 @@ class QualityFixture : public ::testing::TestWithParam<std::string> {
   std::string pending_;
 };
 
-}  // namespace dw::quality::test_support
+}  // namespace dw::observe::quality::test_support

@@ -10,7 +10,7 @@
 #include "observe/quality/table_run.h"
 #include "tests/observe/quality/quality_fixture.h"
 
-namespace dw::quality {
+namespace dw::observe::quality {
 namespace {
 
 using test_support::FixtureNow;
@@ -416,9 +416,9 @@ INSTANTIATE_TEST_SUITE_P(Backends, QualityRunTest, ::testing::Values("sqlite", "
                          warehouse::test_support::BackendName);
 
 }  // namespace
-}  // namespace dw::quality
+}  // namespace dw::observe::quality
 
-namespace dw::quality {
+namespace dw::observe::quality {
 namespace {
 
 using test_support::FixtureNow;
@@ -468,4 +468,4 @@ INSTANTIATE_TEST_SUITE_P(Backends, PartitionedScanTest, ::testing::Values("sqlit
                          warehouse::test_support::BackendName);
 
 }  // namespace
-}  // namespace dw::quality
+}  // namespace dw::observe::quality

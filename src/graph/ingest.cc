@@ -1,0 +1,204 @@
+#include "graph/ingest.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "graph/dbt_manifest.h"
+#include "graph/kestra_flows.h"
+#include "graph/notes_source.h"
+#include "graph/openlineage_event.h"
+
+namespace dw::graph {
+namespace {
+
+Result<std::string> ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound(path.string() + ": cannot read the file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string KestraInstance(const config::Workspace& ws) {
+  for (const auto& [name, p] : ws.platforms)
+    if (p.type == "kestra") return name;
+  return "kestra";
+}
+
+Result<Json> IngestDbtManifestFile(const config::Workspace& ws, ContextGraph& graph,
+                                   const std::filesystem::path& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  Json manifest = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (manifest.is_discarded()) return InvalidArgument(path.string() + ": not valid JSON");
+  auto batch = graph.Read([&](const GraphIndex& index) {
+    return DbtManifestBatch(manifest, DefaultWarehouse(ws), index);
+  });
+  if (!batch.ok()) return InvalidArgument(path.string() + ": " + batch.status().message());
+  auto applied = graph.Apply(*batch);
+  if (!applied.ok()) return applied.status();
+  return SummaryJson(*applied);
+}
+
+// The workspace's own sources: notes, then lineage.dbt_manifest and lineage.kestra_flows when set.
+// One sentence per source that failed (the others are still ingested).
+std::vector<std::string> IngestWorkspaceSources(const config::Workspace& ws, ContextGraph& graph) {
+  std::vector<std::string> warnings;
+  auto notes = graph.Apply(NotesBatch(ws.assets));
+  if (!notes.ok()) warnings.push_back("workspace notes: " + notes.status().message());
+  if (!ws.lineage.dbt_manifest.empty()) {
+    auto r = IngestDbtManifestFile(ws, graph, ws.lineage.dbt_manifest);
+    if (!r.ok()) warnings.push_back("lineage.dbt_manifest: " + r.status().message());
+  }
+  if (!ws.lineage.kestra_flows.empty()) {
+    KestraFlowOptions options{KestraInstance(ws), DefaultWarehouse(ws)};
+    auto batch = graph.Read([&](const GraphIndex& index) {
+      return KestraFlowsBatch(ws.lineage.kestra_flows, options, index);
+    });
+    if (!batch.ok()) {
+      warnings.push_back(batch.status().message());
+    } else if (auto r = graph.Apply(*batch); !r.ok()) {
+      warnings.push_back("lineage.kestra_flows: " + r.status().message());
+    }
+  }
+  return warnings;
+}
+
+Result<Json> IngestOpenLineageFile(ContextGraph& graph, const std::filesystem::path& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  // The lines are parsed across the cores (the index is only read meanwhile).
+  const int threads = static_cast<int>(std::max(1u, std::min(4u, std::thread::hardware_concurrency())));
+  auto batches = graph.Read([&](const GraphIndex& index) {
+    return RunEventLinesBatches(*text, index, graph.clock().Now(), threads);
+  });
+  if (!batches.ok()) return InvalidArgument(path.string() + ":" + batches.status().message());
+  size_t events = batches->size();
+  auto applied = graph.Apply(MergeBatches(std::move(batches).value()));
+  if (!applied.ok()) return applied.status();
+  Json out = SummaryJson(*applied);
+  out["events"] = events;
+  return out;
+}
+
+Result<Json> IngestOpenLineageBody(ContextGraph& graph, std::string_view text, int max_depth) {
+  auto read = ReadOpenLineageBody(text, max_depth);
+  if (!read.ok()) return read.status();
+  auto ingested = IngestRunEvents(graph, *read);
+  if (!ingested.ok()) return ingested.status();
+  Json out = SummaryJson(ingested->applied);
+  out["events"] = ingested->events;
+  out["group_events"] = ingested->group_events;
+  return out;
+}
+
+}  // namespace
+
+IngestSource IngestSource::DbtManifestFile(std::filesystem::path p) {
+  IngestSource s;
+  s.kind = Kind::kDbtManifestFile;
+  s.path = std::move(p);
+  return s;
+}
+
+IngestSource IngestSource::OpenLineageFile(std::filesystem::path p) {
+  IngestSource s;
+  s.kind = Kind::kOpenLineageFile;
+  s.path = std::move(p);
+  return s;
+}
+
+IngestSource IngestSource::OpenLineageBody(std::string_view text, int max_depth) {
+  IngestSource s;
+  s.kind = Kind::kOpenLineageBody;
+  s.body = text;
+  s.max_json_depth = max_depth;
+  return s;
+}
+
+IngestSource IngestSource::KestraApi(KestraFlowIngestOptions options) {
+  IngestSource s;
+  s.kind = Kind::kKestraApi;
+  s.kestra = std::move(options);
+  return s;
+}
+
+Result<Json> Ingest(const config::Workspace& ws, net::HttpClient& http, ContextGraph& graph,
+                    const IngestSource& source) {
+  switch (source.kind) {
+    case IngestSource::Kind::kWorkspace:
+      return Json{{"warnings", IngestWorkspaceSources(ws, graph)}};
+    case IngestSource::Kind::kDbtManifestFile:
+      return IngestDbtManifestFile(ws, graph, source.path);
+    case IngestSource::Kind::kOpenLineageFile:
+      return IngestOpenLineageFile(graph, source.path);
+    case IngestSource::Kind::kOpenLineageBody:
+      return IngestOpenLineageBody(graph, source.body, source.max_json_depth);
+    case IngestSource::Kind::kKestraApi:
+      return IngestKestraFlowsFromApi(ws, http, graph, source.kestra);
+  }
+  return InvalidArgument("unknown ingestion source");
+}
+
+Json SummaryJson(const ApplySummary& s) {
+  return Json{{"assets_described", s.assets_described}, {"placeholders_added", s.placeholders_added},
+              {"edges_added", s.edges_added},           {"edges_refreshed", s.edges_refreshed},
+              {"edges_marked_stale", s.edges_marked_stale}, {"runs_recorded", s.runs_recorded}};
+}
+
+std::string DefaultWarehouse(const config::Workspace& ws) {
+  if (ws.warehouses.size() == 1) return ws.warehouses.begin()->first;
+  if (ws.warehouses.count("main") || ws.warehouses.empty()) return "main";
+  return ws.warehouses.begin()->first;
+}
+
+Result<RunEventText> ReadOpenLineageBody(std::string_view text, int max_depth) {
+  RunEventTextError why = RunEventTextError::kNone;
+  auto read = ParseRunEventText(text, /*allow_array=*/true, max_depth, &why);
+  if (!read.ok())
+    return InvalidArgument(why == RunEventTextError::kTooDeep ? read.status().message()
+                                                              : "the body is not valid JSON");
+  if (!read->array && read->events.front().shape == JsonShape::kNull)
+    return InvalidArgument("$: the body is empty; send an OpenLineage run event");
+  return read;
+}
+
+Result<IngestedEvents> IngestRunEvents(ContextGraph& graph, const RunEventText& read) {
+  const std::vector<RunEventFields>& events = read.events;
+  std::vector<SourceBatch> batches;
+  batches.reserve(events.size());
+  Status failed;
+  graph.Read([&](const GraphIndex& index) {
+    for (size_t i = 0; i < events.size() && failed.ok(); ++i) {
+      auto b = RunEventFieldsBatch(events[i], index, graph.clock().Now());
+      if (!b.ok()) {
+        std::string msg = b.status().message();
+        // "$.x" inside element i is "$[i].x" of the body.
+        failed = read.array ? InvalidArgument("$[" + std::to_string(i) + "]" + msg.substr(msg.rfind('$', 0) == 0 ? 1 : 0))
+                            : b.status();
+      } else {
+        batches.push_back(std::move(b).value());
+      }
+    }
+    return 0;
+  });
+  if (!failed.ok()) return failed;
+  auto applied = graph.ApplyGrouped(std::move(batches));
+  if (!applied.ok()) return applied.status();
+  return IngestedEvents{applied->applied, events.size(), applied->group_batches};
+}
+
+std::string IngestedEventsText(const IngestedEvents& in) {
+  const ApplySummary& s = in.applied;
+  return fmt::format(
+      "{{\"assets_described\":{},\"edges_added\":{},\"edges_marked_stale\":{},\"edges_refreshed\":{},"
+      "\"events\":{},\"group_events\":{},\"placeholders_added\":{},\"runs_recorded\":{}}}",
+      s.assets_described, s.edges_added, s.edges_marked_stale, s.edges_refreshed, in.events,
+      in.group_events, s.placeholders_added, s.runs_recorded);
+}
+
+}  // namespace dw::graph

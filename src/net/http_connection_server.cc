@@ -1,0 +1,144 @@
+#include "net/http_connection_server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "net/socket_wait.h"
+
+namespace dw::net {
+namespace {
+
+int Millis(time_t sec, time_t usec) { return static_cast<int>(sec * 1000 + usec / 1000); }
+
+void Address(socket_t sock, bool peer, std::string& ip, int& port) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  int r = peer ? ::getpeername(sock, reinterpret_cast<sockaddr*>(&addr), &len)
+               : ::getsockname(sock, reinterpret_cast<sockaddr*>(&addr), &len);
+  if (r != 0) return;
+  char text[INET6_ADDRSTRLEN] = {0};
+  if (addr.ss_family == AF_INET) {
+    const auto* a = reinterpret_cast<const sockaddr_in*>(&addr);
+    ::inet_ntop(AF_INET, &a->sin_addr, text, sizeof text);
+    port = ntohs(a->sin_port);
+  } else if (addr.ss_family == AF_INET6) {
+    const auto* a = reinterpret_cast<const sockaddr_in6*>(&addr);
+    ::inet_ntop(AF_INET6, &a->sin6_addr, text, sizeof text);
+    port = ntohs(a->sin6_port);
+  }
+  ip = text;
+}
+
+// httplib's Stream over one connection for the requests httplib serves, as its own SocketStream
+// does (poll with the read or write timeout, then recv or send), except that it lives as long as
+// the connection: bytes read ahead (a pipelined next request) stay buffered for the next request.
+class ConnectionStream final : public httplib::Stream {
+ public:
+  ConnectionStream(socket_t sock, int read_timeout_ms, int write_timeout_ms)
+      : sock_(sock), read_timeout_ms_(read_timeout_ms), write_timeout_ms_(write_timeout_ms) {}
+
+  bool buffered() const { return off_ < len_; }
+
+  bool is_readable() const override { return buffered() || WaitForSocket(sock_, POLLIN, read_timeout_ms_); }
+  bool is_writable() const override {
+    if (!WaitForSocket(sock_, POLLOUT, write_timeout_ms_)) return false;
+    // Alive unless the peer has closed: readable with nothing to read.
+    if (!WaitForSocket(sock_, POLLIN, 0)) return true;
+    char byte;
+    return ::recv(sock_, &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+  }
+  ssize_t read(char* ptr, size_t size) override {
+    if (!buffered()) {
+      if (!WaitForSocket(sock_, POLLIN, read_timeout_ms_)) return -1;
+      ssize_t n;
+      if (size >= sizeof buf_) {
+        do n = ::recv(sock_, ptr, size, 0); while (n < 0 && errno == EINTR);
+        return n;
+      }
+      do n = ::recv(sock_, buf_, sizeof buf_, 0); while (n < 0 && errno == EINTR);
+      if (n <= 0) return n;
+      off_ = 0;
+      len_ = static_cast<size_t>(n);
+    }
+    size_t take = std::min(size, len_ - off_);
+    std::memcpy(ptr, buf_ + off_, take);
+    off_ += take;
+    return static_cast<ssize_t>(take);
+  }
+  ssize_t write(const char* ptr, size_t size) override {
+    if (!WaitForSocket(sock_, POLLOUT, write_timeout_ms_)) return -1;
+    ssize_t n;
+    do n = ::send(sock_, ptr, size, MSG_NOSIGNAL); while (n < 0 && errno == EINTR);
+    return n;
+  }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override { Address(sock_, true, ip, port); }
+  void get_local_ip_and_port(std::string& ip, int& port) const override { Address(sock_, false, ip, port); }
+  socket_t socket() const override { return sock_; }
+
+ private:
+  socket_t sock_;
+  int read_timeout_ms_;
+  int write_timeout_ms_;
+  char buf_[4096];
+  size_t off_ = 0;
+  size_t len_ = 0;
+};
+
+}  // namespace
+
+bool ConnectionServer::RaiseBacklog(int backlog) { return ::listen(svr_sock_, backlog) == 0; }
+
+bool ConnectionServer::WaitForRequest(socket_t sock) const {
+  const auto idle_since = std::chrono::steady_clock::now();
+  const auto idle_limit = std::chrono::seconds(keep_alive_timeout_sec_);
+  // A blocking one-byte peek (the socket's receive timeout is the 50 ms poll interval) rather than
+  // poll(): one cheaper call per request on a busy connection.
+  for (;;) {
+    if (svr_sock_ == INVALID_SOCKET) return false;
+    char byte;
+    ssize_t n = ::recv(sock, &byte, 1, MSG_PEEK);
+    if (n >= 0) return true;  // a request, or the peer's close for the caller to see
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) return true;  // the caller meets the error
+    if (std::chrono::steady_clock::now() - idle_since > idle_limit) return false;
+  }
+}
+
+bool ConnectionServer::process_and_close_socket(socket_t sock) {
+  ConnectionStream stream(sock, Millis(read_timeout_sec_, read_timeout_usec_),
+                          Millis(write_timeout_sec_, write_timeout_usec_));
+  // Blocking reads wake every 50 ms so an idle connection notices the server stopping. (Every
+  // other read polls first or does not wait.)
+  timeval wake{0, 50 * 1000};
+  ::setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &wake, sizeof wake);
+  bool ret = false;
+  for (size_t left = keep_alive_max_count_; left > 0 && svr_sock_ != INVALID_SOCKET; --left) {
+    if (!stream.buffered() && !WaitForRequest(sock)) break;
+    if (fast_ && !stream.buffered()) {
+      FastOutcome f = ServeFastRequest(sock, *fast_, left == 1);
+      if (f == FastOutcome::kServed) {
+        ret = true;
+        continue;
+      }
+      if (f != FastOutcome::kNotServed) {
+        ret = f == FastOutcome::kServedAndClosed;
+        break;
+      }
+    }
+    bool closed = false;
+    ret = process_request(stream, left == 1, closed, nullptr);
+    if (!ret || closed) break;
+  }
+  ::shutdown(sock, SHUT_RDWR);
+  ::close(sock);
+  return ret;
+}
+
+}  // namespace dw::net

@@ -1,0 +1,41 @@
+#include "warehouse/backends.h"
+
+#include "warehouse/postgres_warehouse.h"
+#include "warehouse/probe_backends.h"
+#include "warehouse/sqlite_warehouse.h"
+
+namespace dw::warehouse {
+namespace {
+
+Result<std::unique_ptr<Warehouse>> OpenSqlite(const config::WarehouseConfig& c) {
+  return OpenSqliteWarehouse(c.name, c.path);
+}
+
+Result<std::unique_ptr<Warehouse>> OpenPostgres(const config::WarehouseConfig& c) {
+  return OpenPostgresWarehouse(c.name, c.dsn);
+}
+
+// Every back end, one entry each.
+const std::vector<WarehouseBackend>& Backends() {
+  static const std::vector<WarehouseBackend> kBackends = {
+      {"sqlite", OpenSqlite, ProbeSqliteWarehouse, SqliteLocation},
+      {"postgres", OpenPostgres, ProbePostgresWarehouse, PostgresLocation},
+  };
+  return kBackends;
+}
+
+}  // namespace
+
+const WarehouseBackend* FindWarehouseBackend(std::string_view type) {
+  for (const WarehouseBackend& b : Backends())
+    if (b.type == type) return &b;
+  return nullptr;
+}
+
+std::string WarehouseBackendNames() {
+  std::string out;
+  for (const WarehouseBackend& b : Backends()) out += (out.empty() ? "" : ", ") + std::string(b.type);
+  return out;
+}
+
+}  // namespace dw::warehouse

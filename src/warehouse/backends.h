@@ -1,0 +1,35 @@
+// The warehouse back ends, found by their `type:` name in one registry (as DuckDB finds its
+// storage extensions): opening a configured warehouse, probing it for `describe`, and showing where
+// it lives. Adding a back end (DuckDB, BigQuery) is one entry in backends.cc plus its own files.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "config/workspace.h"
+#include "warehouse/probe.h"
+#include "warehouse/warehouse.h"
+
+namespace dw::warehouse {
+
+struct WarehouseBackend {
+  std::string_view type;  // the workspace's `type:`, e.g. "sqlite"
+  // Opens the configured warehouse (read-only where the engine allows it).
+  Result<std::unique_ptr<Warehouse>> (*open)(const config::WarehouseConfig& config);
+  // Opens it read-only and runs a trivial query within `timeout`; never throws, never writes.
+  WarehouseProbe (*probe)(const config::WarehouseConfig& config, std::chrono::milliseconds timeout);
+  // Where it lives, safe to show (no password).
+  std::string (*location)(const config::WarehouseConfig& config);
+};
+
+// The back end for `type`, or nullptr.
+const WarehouseBackend* FindWarehouseBackend(std::string_view type);
+
+// "sqlite, postgres": every registered type, for error messages.
+std::string WarehouseBackendNames();
+
+}  // namespace dw::warehouse

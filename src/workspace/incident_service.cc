@@ -1,0 +1,29 @@
+#include "workspace/incident_service.h"
+
+#include "graph/ingest.h"
+#include "base/identifiers.h"
+#include "warehouse/read_only_count.h"
+
+namespace dw::workspace {
+
+Result<std::unique_ptr<incidents::IncidentDesk>> OpenIncidentDesk(Services& services) {
+  auto store = services.state();
+  if (!store.ok()) return store.status();
+  auto graph = services.graph();
+  if (!graph.ok()) return graph.status();
+  const config::Workspace& ws = services.workspace();
+  incidents::DeskOptions options = incidents::DeskOptionsFor(ws);
+  // Impact counts run the asset's trusted impact_sql on the warehouse its table lives in.
+  options.impact_counter = [&ws](const std::string& asset, const std::string& sql, TimePoint since) -> Result<int64_t> {
+    std::string wh_name = graph::DefaultWarehouse(ws);
+    if (auto id = ParseAssetId(asset); id.ok() && id->kind == "table") wh_name = id->instance;
+    auto wh = ws.warehouses.find(wh_name);
+    if (wh == ws.warehouses.end())
+      return FailedPrecondition("no warehouse '" + wh_name + "' to run the impact_sql of " + asset);
+    return warehouse::RunReadOnlyCount(wh->second, sql, {{"since", FormatRfc3339(since)}});
+  };
+  return std::make_unique<incidents::IncidentDesk>(**store, static_cast<const graph::ContextGraph*>(*graph),
+                                                   services.clock(), std::move(options));
+}
+
+}  // namespace dw::workspace
