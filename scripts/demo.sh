@@ -46,6 +46,26 @@ check() {
   if [ "$rc" -eq 1 ]; then echo "(exit 1: a check failed)"; elif [ "$rc" -ne 0 ]; then exit "$rc"; fi
 }
 
+# Starts `dw-sim PLATFORM` on PORT with SCRIPT and waits until it accepts connections (at most
+# 10 s); a simulator that exits or never listens stops the demo with its log.
+start_sim() {  # start_sim PLATFORM PORT SCRIPT
+  local log="$root/build/demo/dw-sim-$1-$2.log"
+  if (exec 3<>"/dev/tcp/127.0.0.1/$2") 2>/dev/null; then
+    echo "demo: port $2 is already taken; stop what listens there (dw-sim $1 needs it)" >&2; exit 2
+  fi
+  "$root/build/dw-sim" "$1" --listen "127.0.0.1:$2" --script "$3" >"$log" 2>&1 &
+  local pid=$!
+  sim_pids+=("$pid")
+  for _ in $(seq 1 100); do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "demo: dw-sim $1 on port $2 exited:" >&2; cat "$log" >&2; exit 2
+    fi
+    if (exec 3<>"/dev/tcp/127.0.0.1/$2") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  echo "demo: dw-sim $1 is not listening on port $2 after 10 s" >&2; cat "$log" >&2; exit 2
+}
+
 work=$(prepare "$example")
 
 # The example's platforms are dw-sim simulators on the ports its workspace names, each replaying
@@ -61,10 +81,8 @@ for script in "$work"/sim/*.json; do
     registry) platform=schema-registry; port=18085 ;;
     *) continue ;;
   esac
-  "$root/build/dw-sim" "$platform" --listen "127.0.0.1:$port" --script "$script" >/dev/null &
-  sim_pids+=($!)
+  start_sim "$platform" "$port" "$script"
 done
-sleep 0.5
 
 echo "== dw validate"
 "$dw" --workspace "$work" validate
@@ -79,7 +97,8 @@ echo "== dw agents --check (each agent started over MCP stdio)"
 "$dw" --workspace "$work" agents --check
 echo
 echo "== dw collect (one pass of the change timeline over the simulated platforms)"
-"$dw" --workspace "$work" collect || true
+# Every platform of the example has a simulator, so any failure here is a failure of the demo.
+"$dw" --workspace "$work" collect
 if [ "$example" = loyalty-flink ]; then
   echo
   ev=$(prepare ev-kestra)
@@ -87,9 +106,7 @@ if [ "$example" = loyalty-flink ]; then
   check "$ev" ev-kestra
   echo
   echo "== its flows read through the (simulated) Kestra API: dw ingest kestra, then the blast radius of the KV entry"
-  "$root/build/dw-sim" kestra --listen 127.0.0.1:18080 --script "$ev/sim/kestra.json" >/dev/null &
-  sim_pids+=($!)
-  sleep 0.5
+  start_sim kestra 18080 "$ev/sim/kestra.json"
   "$dw" --workspace "$ev" ingest kestra
   "$dw" --workspace "$ev" --now "$(replay_at ev-kestra)" blast-radius kv://kestra/pricing/tariffs_current
 fi

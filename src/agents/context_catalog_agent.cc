@@ -9,12 +9,6 @@
 namespace dw::agents {
 namespace {
 
-// The graph, or the sentence that says why there is none.
-Result<graph::ContextGraph*> GraphOf(const std::shared_ptr<workspace::Services>& services) {
-  if (!services->workspace_status().ok()) return services->workspace_status();
-  return services->graph();
-}
-
 mcp::ToolSpec TraceLineageTool(const std::shared_ptr<workspace::Services>& services) {
   mcp::ToolSpec t;
   t.name = "trace_cross_platform_lineage";
@@ -126,7 +120,7 @@ mcp::ToolSpec SearchAssetsTool(const std::shared_ptr<workspace::Services>& servi
     "properties": {
       "query": {"type": "string", "maxLength": 256, "description": "Fragment of an id or alias (case-insensitive)."},
       "kind": {"type": "string", "enum": ["kafka", "pubsub", "flink", "table", "dbt", "kestra", "kv",
-                                          "connect", "subject", "sync", "dashboard", "api"]},
+                                          "connect", "subject", "sync", "dashboard", "api", "job"]},
       "owner": {"type": "string", "maxLength": 256},
       "domain": {"type": "string", "maxLength": 128},
       "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}
@@ -140,21 +134,15 @@ mcp::ToolSpec SearchAssetsTool(const std::shared_ptr<workspace::Services>& servi
   })");
   t.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
   t.handler = [services](const Json& args, mcp::ToolCall&) {
-    auto g = GraphOf(services);
-    if (!g.ok()) return mcp::ToolResult::Error(g.status().message());
     graph::AssetQuery q;
     q.text = args.value("query", "");
     q.kind = args.value("kind", "");
     q.owner = args.value("owner", "");
     q.domain = args.value("domain", "");
     q.limit = args.value("limit", 50);
-    Json out = (*g)->Read([&](const graph::GraphIndex& index) {
-      graph::AssetMatches m = graph::SearchAssets(index, q);
-      Json assets = Json::array();
-      for (graph::AssetIndex a : m.assets) assets.push_back(graph::AssetJson(index, a));
-      return Json{{"assets", assets}, {"total", m.total}, {"truncated", m.total > m.assets.size()}};
-    });
-    return mcp::ToolResult::Structured(std::move(out));
+    auto out = workspace::AssetSearchAnswer(*services, q);
+    if (!out.ok()) return mcp::ToolResult::Error(out.status().message());
+    return mcp::ToolResult::Structured(std::move(out).value());
   };
   return t;
 }
@@ -183,23 +171,9 @@ mcp::ToolSpec GetAssetTool(const std::shared_ptr<workspace::Services>& services)
   })");
   t.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
   t.handler = [services](const Json& args, mcp::ToolCall&) {
-    auto g = GraphOf(services);
-    if (!g.ok()) return mcp::ToolResult::Error(g.status().message());
-    const std::string id = args["id"].get<std::string>();
-    Json out = (*g)->Read([&](const graph::GraphIndex& index) {
-      graph::AssetIndex a = index.Find(id);
-      if (a == graph::kNone) a = index.FindAlias(id);
-      if (a == graph::kNone)
-        return Json{{"found", false}, {"id", id}, {"closest", graph::ClosestIds(index, id, 5)}};
-      Json up = Json::array(), down = Json::array();
-      for (graph::EdgeIndex e : index.in(a))
-        if (up.size() < 100) up.push_back(graph::EdgeJson(index, e, false));
-      for (graph::EdgeIndex e : index.out(a))
-        if (down.size() < 100) down.push_back(graph::EdgeJson(index, e, false));
-      return Json{{"found", true}, {"id", index.id(a)}, {"asset", graph::AssetJson(index, a, true)},
-                  {"upstream", up}, {"downstream", down}};
-    });
-    return mcp::ToolResult::Structured(std::move(out));
+    auto out = workspace::AssetAnswer(*services, args["id"].get<std::string>());
+    if (!out.ok()) return mcp::ToolResult::Error(out.status().message());
+    return mcp::ToolResult::Structured(std::move(out).value());
   };
   return t;
 }

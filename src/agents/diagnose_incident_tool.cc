@@ -2,7 +2,7 @@
 // score parts, evidence, counter-evidence and lineage path; the severity and blast radius as of
 // now. A thin call into incidents::IncidentDesk::Diagnose.
 #include "agents/agents.h"
-#include "workspace/incident_service.h"
+#include "workspace/incident_desk.h"
 
 namespace dw::agents {
 

@@ -2,7 +2,7 @@
 // and time, newest first, with recurrence counts per cause kind and asset. A thin call into
 // incidents::IncidentDesk::GetHistory (or Get for one id).
 #include "agents/agents.h"
-#include "workspace/incident_service.h"
+#include "workspace/incident_desk.h"
 #include "base/rfc3339.h"
 
 namespace dw::agents {

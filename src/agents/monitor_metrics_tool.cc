@@ -76,6 +76,48 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<workspace::Services>& ser
     },
     "additionalProperties": false
   })");
+  t.output_schema = Json::parse(R"({
+    "type": "object",
+    "properties": {
+      "metrics": {"type": "array", "description": "the judgement of each metric touched", "items": {
+        "type": "object",
+        "properties": {
+          "metric": {"type": "string"}, "latest_ts": {"type": "string"},
+          "latest_value": {"type": "number"}, "expected": {"type": ["number", "null"]},
+          "band_low": {"type": ["number", "null"]}, "band_high": {"type": ["number", "null"]},
+          "score": {"type": "number"}, "verdict": {"type": "string"}, "sentence": {"type": "string"},
+          "seasonality": {"type": "string"}, "history_points": {"type": "integer"},
+          "marked_expected_points": {"type": "integer"}, "incident_points": {"type": "integer"}
+        },
+        "required": ["metric", "latest_ts", "latest_value", "expected", "band_low", "band_high",
+                     "score", "verdict", "sentence", "seasonality", "history_points"]
+      }},
+      "recorded": {"type": "array", "description": "what was stored per metric", "items": {
+        "type": "object",
+        "properties": {
+          "metric": {"type": "string"}, "stored": {"type": "integer"},
+          "duplicates": {"type": "integer"}, "out_of_order": {"type": "integer"},
+          "replaced": {"type": "integer"}, "rejected": {"type": "array", "items": {"type": "string"}}
+        },
+        "required": ["metric", "stored", "duplicates", "out_of_order", "replaced", "rejected"]
+      }},
+      "marked": {"type": "array", "description": "ranges stored as expected", "items": {
+        "type": "object",
+        "properties": {
+          "metric": {"type": "string"}, "id": {"type": "integer"}, "from": {"type": "string"},
+          "to": {"type": "string"}, "points_covered": {"type": "integer"}
+        },
+        "required": ["metric", "id", "from", "to", "points_covered"]
+      }},
+      "errors": {"type": "array", "description": "metrics that could not be recorded or judged",
+        "items": {
+          "type": "object",
+          "properties": {"metric": {"type": "string"}, "error": {"type": "string"}},
+          "required": ["metric", "error"]
+        }}
+    },
+    "required": ["metrics", "recorded", "marked", "errors"]
+  })");
   t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = true};
   t.handler = WhenWorkspaceLoaded(services, [services](const Json& args, mcp::ToolCall&) {
     auto store = services->state();

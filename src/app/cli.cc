@@ -2,17 +2,24 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <map>
 
 #include <CLI/CLI.hpp>
 
 #include "app/commands.h"
+#include "app/redacted_output.h"
 #include "base/log.h"
 
 namespace dw::app {
 
 int RunCli(int argc, char** argv) {
+  RedactStandardStreams();
   CLI::App app{"dw: Data Workers, the operations desk for whether what data pipelines write is right"};
   app.require_subcommand(0, 1);
+  // Global options anywhere on the line (`dw check --workspace DIR`, as kubectl and dbt take
+  // theirs): a subcommand hands an option it does not know to its parent. Subcommands inherit
+  // this setting when they are created, so it is set before any of them.
+  app.fallthrough();
   GlobalOptions g;
   if (const char* lvl = std::getenv("DW_LOG_LEVEL")) g.log_level = lvl;
   app.set_version_flag("--version", std::string("dw ") + DW_VERSION);
@@ -78,8 +85,12 @@ int RunCli(int argc, char** argv) {
   LineageCommand lineage_cmd;
   auto* lineage = app.add_subcommand("lineage", "upstream and downstream of an asset in the context graph");
   lineage->add_option("ASSET", lineage_cmd.asset, "asset id or alias")->required();
-  lineage->add_option("--direction", lineage_cmd.direction, "upstream, downstream or both (default both)")
-      ->check(CLI::IsMember({"upstream", "downstream", "both"}));
+  lineage->add_option("--direction", lineage_cmd.direction,
+                      "upstream (or up), downstream (or down), or both (default both)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, std::string>{{"up", "upstream"}, {"down", "downstream"},
+                                             {"upstream", "upstream"}, {"downstream", "downstream"},
+                                             {"both", "both"}}));
   lineage->add_option("--depth", lineage_cmd.depth, "hops to follow, 1 to 50 (default 5)")->check(CLI::Range(1, 50));
   lineage->add_flag("--columns", lineage_cmd.columns, "include column-level lineage where known");
   lineage->add_option("--format", lineage_cmd.format, "text or json")->check(CLI::IsMember({"text", "json"}));
@@ -215,8 +226,9 @@ int RunCli(int argc, char** argv) {
     for (CLI::App* sub : incidents->get_subcommands()) inc_cmd.action = sub->get_name();
     return CmdIncidents(g, inc_cmd);
   }
-  std::cout << app.help();
-  return 0;
+  // No command: nothing was done, which a script must not mistake for success.
+  std::cerr << app.help() << "dw: a command is required (see the list above)\n";
+  return 2;
 }
 
 }  // namespace dw::app

@@ -114,6 +114,11 @@ int CmdCheck(const GlobalOptions& g, const CheckOptions& options) {
   } else {
     PrintText(*report);
   }
+  // Results that were lost are a run that did not do its work, whatever the checks found.
+  if (report->record_error) {
+    std::cerr << "dw check: the results could not be recorded: " << *report->record_error << "\n";
+    return 2;
+  }
   return report->ExitCode();
 }
 

@@ -16,7 +16,7 @@ namespace {
 
 int Fail(const char* cmd, const Status& st) {
   std::cerr << "dw " << cmd << ": " << st.message() << "\n";
-  return st.code() == StatusCode::kInvalidArgument || st.code() == StatusCode::kNotFound ? 2 : 1;
+  return 2;  // the command could not do its work (docs/cli.md)
 }
 
 std::string Origins(const Json& sources) {

@@ -2,8 +2,9 @@
 // command line. Translates arguments and prints; every decision is incidents/'s.
 #include <iostream>
 
+#include "app/command_start.h"
 #include "app/commands.h"
-#include "workspace/incident_service.h"
+#include "workspace/incident_desk.h"
 #include "base/rfc3339.h"
 
 namespace dw::app {
@@ -71,13 +72,10 @@ void PrintDiagnosis(const incidents::Diagnosis& d) {
 
 int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
   const std::string& what = c.action;
-  auto clock = CommandClock(g);
-  if (!clock.ok()) return Fail(what, clock.status());
-  auto services = workspace::Services::Load(config::ResolveWorkspaceDir(g.workspace), **clock);
-  if (!services->workspace_status().ok()) {
-    std::cerr << "dw incidents " << what << ": " << services->workspace_status().message() << "\n";
-    return 2;
-  }
+  StartedCommand start = StartCommand(g, "incidents " + what);
+  if (!start) return start.exit_code;
+  const auto& services = start.services;
+  const Clock* clock = &services->clock();
   auto desk = workspace::OpenIncidentDesk(*services);
   if (!desk.ok()) return Fail(what, desk.status());
   const bool json = c.format == "json";
@@ -85,7 +83,7 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
   if (what == "scan") {
     auto store = services->state();
     if (!store.ok()) return Fail(what, store.status());
-    auto r = incidents::RunSignalPass(services->workspace(), **desk, **store, **clock);
+    auto r = incidents::RunSignalPass(services->workspace(), **desk, **store, *clock);
     if (!r.ok()) return Fail(what, r.status());
     if (json) {
       std::cout << incidents::EvaluationToJson(*r).dump(2) << "\n";

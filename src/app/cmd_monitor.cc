@@ -7,6 +7,7 @@
 #include "app/commands.h"
 #include "workspace/incident_windows.h"
 #include "workspace/services.h"
+#include "observe/metrics/metric_marks.h"
 #include "observe/metrics/metric_service.h"
 #include "observe/metrics/score_series.h"
 
@@ -34,14 +35,14 @@ int CmdMonitorScore(const GlobalOptions&, const MonitorScoreOptions& o) {
   auto rows = observe::metrics::ReadSeriesCsv(o.file);
   if (!rows.ok()) {
     std::cerr << "dw monitor score: " << rows.status().message() << "\n";
-    return 1;
+    return 2;
   }
   std::ofstream file;
   if (!o.out.empty()) {
     file.open(o.out);
     if (!file) {
       std::cerr << "dw monitor score: cannot write " << o.out << "\n";
-      return 1;
+      return 2;
     }
   }
   std::ostream& out = o.out.empty() ? std::cout : file;
@@ -49,7 +50,7 @@ int CmdMonitorScore(const GlobalOptions&, const MonitorScoreOptions& o) {
   out.flush();
   if (!out) {
     std::cerr << "dw monitor score: writing the result failed\n";
-    return 1;
+    return 2;
   }
   std::cerr << s.points << " points: " << s.anomalies << " anomalous, " << s.insufficient
             << " before enough history, " << s.invalid
@@ -63,31 +64,35 @@ int CmdMonitorScore(const GlobalOptions&, const MonitorScoreOptions& o) {
 namespace dw::app {
 
 int CmdMonitorPlot(const GlobalOptions& g, const std::string& metric, const std::string& out_path) {
-  StartedCommand start = StartCommand(g, "monitor plot", {.workspace_error_exit = 1});
+  StartedCommand start = StartCommand(g, "monitor plot");
   if (!start) return start.exit_code;
   const auto& services = start.services;
   auto settings = observe::metrics::SettingsForMetric(services->workspace(), metric);
   if (!settings.ok()) {
     std::cerr << "dw monitor plot: " << settings.status().message() << "\n";
-    return 1;
+    return 2;
   }
   auto store = services->state();
   if (!store.ok()) {
     std::cerr << "dw monitor plot: state store: " << store.status().message() << "\n";
-    return 1;
+    return 2;
+  }
+  if (Status known = observe::metrics::CheckKnownMetric(services->workspace(), **store, metric); !known.ok()) {
+    std::cerr << "dw monitor plot: " << known.message() << "\n";
+    return 2;
   }
   auto svg = observe::metrics::PlotMetric(**store, metric, *settings, services->clock(),
                                           workspace::IncidentWindows(**store));
   if (!svg.ok()) {
     std::cerr << "dw monitor plot: " << svg.status().message() << "\n";
-    return 1;
+    return 2;
   }
   std::ofstream out(out_path);
   out << *svg;
   out.close();
   if (!out) {
     std::cerr << "dw monitor plot: cannot write " << out_path << "\n";
-    return 1;
+    return 2;
   }
   std::cerr << "wrote " << out_path << "\n";
   return 0;

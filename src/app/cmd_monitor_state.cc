@@ -20,19 +20,19 @@ int CmdMonitorMark(const GlobalOptions& g, const MonitorMarkOptions& o) {
       return 2;
     }
   }
-  StartedCommand start = StartCommand(g, "monitor mark", {.workspace_error_exit = 1});
+  StartedCommand start = StartCommand(g, "monitor mark");
   if (!start) return start.exit_code;
   const auto& services = start.services;
   auto store = services->state();
   if (!store.ok()) {
     std::cerr << "dw monitor mark: state store: " << store.status().message() << "\n";
-    return 1;
+    return 2;
   }
   observe::metrics::MarkRequest req{o.metric, *from, *to, o.note};
   auto report = observe::metrics::MarkExpected(services->workspace(), **store, req);
   if (!report.ok()) {
     std::cerr << "dw monitor mark: " << report.status().message() << "\n";
-    return report.status().code() == StatusCode::kInvalidArgument ? 2 : 1;
+    return 2;
   }
   std::cout << "marked " << o.metric << " expected from " << FormatRfc3339(FromUnixMillis(*from))
             << " to " << FormatRfc3339(FromUnixMillis(*to)) << " (mark " << report->id << ", "
@@ -42,18 +42,18 @@ int CmdMonitorMark(const GlobalOptions& g, const MonitorMarkOptions& o) {
 }
 
 int CmdMonitorPrune(const GlobalOptions& g) {
-  StartedCommand start = StartCommand(g, "monitor prune", {.workspace_error_exit = 1});
+  StartedCommand start = StartCommand(g, "monitor prune");
   if (!start) return start.exit_code;
   const auto& services = start.services;
   auto store = services->state();
   if (!store.ok()) {
     std::cerr << "dw monitor prune: state store: " << store.status().message() << "\n";
-    return 1;
+    return 2;
   }
   auto report = observe::metrics::PruneMetricPoints(services->workspace(), **store, services->clock());
   if (!report.ok()) {
     std::cerr << "dw monitor prune: " << report.status().message() << "\n";
-    return 1;
+    return 2;
   }
   for (const auto& m : report->metrics)
     std::cout << m.metric << ": deleted " << m.deleted << " point(s) older than "

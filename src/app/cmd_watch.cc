@@ -24,14 +24,14 @@ extern "C" void OnStopSignal(int) { g_stop = true; }
 }  // namespace
 
 int CmdWatch(const GlobalOptions& g, bool once) {
-  StartedCommand start = StartCommand(g, "watch", {.workspace_error_exit = 1, .clock_runs = !once});
+  StartedCommand start = StartCommand(g, "watch", {.clock_runs = !once});
   if (!start) return start.exit_code;
   const auto& services = start.services;
   observe::watch::WatchLoop loop(services->clock(), {});
   auto env = workspace::WatchEnvironmentFor(services, [](const std::string& line) { std::cout << line << std::endl; });
   if (Status st = observe::watch::AddWatchJobs(loop, workspace::WatchJobKinds(), env); !st.ok()) {
     std::cerr << "dw watch: " << st.message() << "\n";
-    return 1;
+    return 2;
   }
   auto report = [](const observe::watch::RunRecord& r) {
     if (!r.status.ok())

@@ -7,9 +7,20 @@
 #include "app/commands.h"
 #include "workspace/describe.h"
 #include "workspace/services.h"
+#include "config/inert_keys.h"
 #include "config/workspace.h"
 
 namespace dw::app {
+namespace {
+
+// 0 valid, 1 the file has errors (what validate checks), 2 there is no file to check (missing,
+// unreadable): the convention of docs/cli.md.
+int ValidateExitCode(const workspace::Services& services) {
+  if (services.workspace_status().ok()) return 0;
+  return services.config_errors().empty() ? 2 : 1;
+}
+
+}  // namespace
 
 int CmdInit(const GlobalOptions&, const std::string& dir_arg, const std::string& name_arg) {
   namespace fs = std::filesystem;
@@ -18,7 +29,7 @@ int CmdInit(const GlobalOptions&, const std::string& dir_arg, const std::string&
   fs::path file = dir / config::kWorkspaceFileName;
   if (fs::exists(file, ec)) {
     std::cerr << "dw init: " << file.string() << " already exists; nothing was changed\n";
-    return 1;
+    return 2;
   }
   fs::create_directories(dir, ec);
   if (ec) {
@@ -65,8 +76,14 @@ int CmdValidate(const GlobalOptions& g, const std::string& format) {
       errors.push_back({{"file", (services->dir() / config::kWorkspaceFileName).string()},
                         {"line", 0}, {"column", 0}, {"path", ""}, {"message", st.message()}});
     out["errors"] = errors;
+    Json warnings = Json::array();
+    if (st.ok())
+      for (const auto& w : config::InertKeyWarnings(services->dir() / config::kWorkspaceFileName))
+        warnings.push_back({{"file", w.file}, {"line", w.line}, {"column", w.column},
+                            {"path", w.path}, {"message", w.message}});
+    out["warnings"] = warnings;
     std::cout << out.dump(2) << "\n";
-    return st.ok() ? 0 : 1;
+    return ValidateExitCode(*services);
   }
   if (!st.ok()) {
     if (services->config_errors().empty()) {
@@ -76,13 +93,15 @@ int CmdValidate(const GlobalOptions& g, const std::string& format) {
       std::cerr << services->config_errors().size() << " error(s) in "
                 << (services->dir() / config::kWorkspaceFileName).string() << "\n";
     }
-    return 1;
+    return ValidateExitCode(*services);
   }
   const auto& ws = services->workspace();
   std::cout << "workspace " << ws.name << " is valid: " << ws.warehouses.size() << " warehouse(s), "
             << ws.platforms.size() << " platform(s), " << ws.domains.size() << " domain(s), "
             << ws.assets.size() << " asset(s), " << ws.checks.size() << " check block(s), "
             << ws.monitors.size() << " monitor(s)\n";
+  for (const auto& w : config::InertKeyWarnings(services->dir() / config::kWorkspaceFileName))
+    std::cerr << "warning: " << w.ToString() << "\n";
   return 0;
 }
 
@@ -95,7 +114,7 @@ int CmdDescribe(const GlobalOptions& g, bool probe, const std::string& format) {
   auto d = workspace::DescribeWorkspace(*services, options);
   if (!d.ok()) {
     std::cerr << "dw describe: " << d.status().message() << "\n";
-    return d.status().code() == StatusCode::kInvalidArgument ? 1 : 2;
+    return 2;
   }
   if (format == "json") {
     std::cout << d->dump(2) << "\n";

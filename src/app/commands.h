@@ -1,4 +1,6 @@
-// One function per `dw` command; cli.cc parses arguments into these option structs.
+// One function per `dw` command; cli.cc parses arguments into these option structs. Every command
+// returns the exit code of docs/cli.md: 0 ok, 1 the thing it checks failed, 2 it could not do its
+// work.
 #pragma once
 
 #include <cstdint>
@@ -55,7 +57,8 @@ struct CheckOptions {
 };
 
 // `dw check [TABLE...]`: runs the configured checks and prints the results. Exit code 0 when every
-// check passed, 1 when one failed, 2 when one could not run or the run was refused.
+// check passed, 1 when one failed, 2 when one could not run, the run was refused, or the results
+// could not be recorded.
 int CmdCheck(const GlobalOptions& g, const CheckOptions& options);
 struct LineageCommand {
   std::string asset;
@@ -80,8 +83,8 @@ struct BlastRadiusCommand {
 int CmdBlastRadius(const GlobalOptions& g, const BlastRadiusCommand& c);
 
 // `dw ingest dbt PATH` / `dw ingest openlineage FILE` / `dw ingest kestra [PLATFORM]`: stores what
-// the file, or the Kestra platform's flows, assert in the graph. Exit 0, 1 (unreachable, refused),
-// 2 (bad input or a missing file/platform).
+// the file, or the Kestra platform's flows, assert in the graph. Exit 0 stored, 2 anything else (a
+// missing file or a directory, bad input, no such platform, unreachable).
 int CmdIngest(const GlobalOptions& g, const std::string& source, const std::string& path);
 
 // `dw collect`: one incremental pass of the change collector over every platform. Exit 0 when
@@ -98,7 +101,7 @@ struct MonitorScoreOptions {
 };
 // `dw monitor score FILE.csv`: reads timestamp,value and writes timestamp,value,anomaly_score,
 // is_anomaly,expected_low,expected_high, judging each point with only the points before it.
-// Returns 2 on bad options, 1 when the file cannot be read or the output written.
+// Returns 2 on bad options, when the file cannot be read or the output written; 0 otherwise.
 int CmdMonitorScore(const GlobalOptions& g, const MonitorScoreOptions& o);
 
 // `dw incidents ...` (incidents/): one signal pass, the history, one incident, its diagnosis, and
@@ -119,11 +122,13 @@ struct IncidentsCommand {
 int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c);
 
 // `dw watch [--once]`: runs the workspace's monitors on their `every:` until SIGTERM/SIGINT;
-// with once, runs each one now and returns 1 if any failed.
+// with once, runs each one now and returns 1 if any failed (a collection pass that could not read a
+// platform, or check results that could not be recorded, count); 2 when it cannot start.
 int CmdWatch(const GlobalOptions& g, bool once);
 
 // `dw monitor plot NAME --out FILE.svg`: the stored series of NAME with its expected band and
-// anomalies. Returns 1 when there is no point, the store fails, or the file cannot be written.
+// anomalies. Returns 2 for an unknown metric, no point, a store error or a file that cannot be
+// written.
 int CmdMonitorPlot(const GlobalOptions& g, const std::string& metric, const std::string& out_path);
 
 struct MonitorMarkOptions {
@@ -133,11 +138,11 @@ struct MonitorMarkOptions {
   std::string note;
 };
 // `dw monitor mark NAME --from T --to T [--note TEXT]`: stores the range as expected (see
-// observe/metrics/metric_marks.h). Returns 2 on a bad time, 1 on an unknown metric or store error.
+// observe/metrics/metric_marks.h). Returns 2 on a bad time, an unknown metric or a store error.
 int CmdMonitorMark(const GlobalOptions& g, const MonitorMarkOptions& o);
 
 // `dw monitor prune`: deletes metric points older than their retention and says how many.
-// Returns 1 on a bad workspace or store error.
+// Returns 2 on a bad workspace or store error.
 int CmdMonitorPrune(const GlobalOptions& g);
 
 struct ReplayCommand {

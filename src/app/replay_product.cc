@@ -3,7 +3,7 @@
 #include <mutex>
 
 #include "agents/agents.h"
-#include "workspace/incident_service.h"
+#include "workspace/incident_desk.h"
 #include "workspace/services.h"
 #include "workspace/graph_answers.h"
 #include "workspace/watch_jobs.h"

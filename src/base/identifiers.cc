@@ -79,6 +79,7 @@ const std::vector<std::string>& KnownAssetKinds() {
       "sync",     // a reverse-ETL sync: sync://<tool>/<sync>
       "dashboard",  // a BI dashboard: dashboard://<tool>/<dashboard>
       "api",      // an HTTP endpoint another team serves: api://<service>/<path>
+      "job",      // an OpenLineage job of another integration: job://<namespace>/<name>
   };
   return kinds;
 }
@@ -94,16 +95,7 @@ namespace {
 // Allocates only for a message: ids are checked on every intake, most of them valid.
 Status CheckAssetId(std::string_view text, std::string_view* kind_out, std::string_view* instance_out,
                     std::string_view* name_out) {
-  // Built by appending: GCC 12 at -O3 reports a false -Wrestrict (GCC bug 105651) inside
-  // `"'" + std::string(text) + "'"`, which stops a Release build with warnings as errors.
-  auto quoted = [text] {
-    std::string q;
-    q.reserve(text.size() + 2);
-    q.push_back('\'');
-    q.append(text);
-    q.push_back('\'');
-    return q;
-  };
+  auto quoted = [text] { return "'" + std::string(text) + "'"; };
   size_t sep = text.find("://");
   if (sep == std::string_view::npos)
     return InvalidArgument(quoted() + " is not an asset id: expected <kind>://<instance>/<name>, "
@@ -167,16 +159,7 @@ std::string TableRef::QualifiedName() const { return schema.empty() ? table : sc
 
 Result<TableRef> ParseTableRef(std::string_view text) {
   // Made only for a message: ids are checked on every intake, most of them valid.
-  // Built by appending: GCC 12 at -O3 reports a false -Wrestrict (GCC bug 105651) inside
-  // `"'" + std::string(text) + "'"`, which stops a Release build with warnings as errors.
-  auto quoted = [text] {
-    std::string q;
-    q.reserve(text.size() + 2);
-    q.push_back('\'');
-    q.append(text);
-    q.push_back('\'');
-    return q;
-  };
+  auto quoted = [text] { return "'" + std::string(text) + "'"; };
   TableRef ref;
   if (text.starts_with("table://")) {
     auto id = ParseAssetId(text);

@@ -1,5 +1,6 @@
 // Logging: everything goes to stderr (stdout belongs to protocol messages and command output).
-// Secrets must never be passed to the logger; use RedactSecrets on anything that might carry one.
+// The sink redacts every line it writes (base/redaction.h), so a secret that reaches a log message
+// is still never printed.
 #pragma once
 
 #include <string>
@@ -7,17 +8,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/redaction.h"  // RedactSecrets, RegisterSecret: callers of the logger use them too
+
 namespace dw {
 
 // Sets up the process logger on stderr at `level` ("trace", "debug", "info", "warn", "error",
 // "off"); an unknown level falls back to "info". Safe to call more than once.
 void InitLogging(std::string_view level);
-
-// Returns `text` with every occurrence of each registered secret replaced by "***".
-std::string RedactSecrets(std::string text);
-
-// Registers a secret value (a password, token or webhook URL read from the environment) so that
-// RedactSecrets hides it. Values shorter than 4 characters are ignored (they would mask too much).
-void RegisterSecret(std::string value);
 
 }  // namespace dw

@@ -4,6 +4,7 @@
 
 #include "base/identifiers.h"
 #include "config/duration.h"
+#include "config/state_location.h"
 #include "config/suggest.h"
 
 namespace dw::config {
@@ -121,10 +122,22 @@ Workspace Builder::Build(const Json& doc) {
   if (doc.contains("name") && ws.name.empty()) Error("name", "the workspace name is empty");
   ws.timezone = Str(doc, "timezone", "UTC");
   const std::string state = Str(doc, "state");
-  if (state.starts_with("postgresql://") || state.starts_with("postgres://"))
-    ws.state = state;
-  else
-    ws.state = state.empty() ? (dir_ / ".dw" / "state.db").string() : Resolve(state);
+  switch (ClassifyStateLocation(state)) {
+    case StateLocationForm::kPostgresUrl:
+    case StateLocationForm::kPostgresKeywords:
+      ws.state = state;
+      break;
+    case StateLocationForm::kUnknownScheme:
+      // Only the scheme is echoed: the rest may hold a password.
+      Error("state", "'" + LocationScheme(state) +
+                         "://' is not a state store: `state` is a SQLite file path, a "
+                         "postgresql:// URL or a libpq keyword/value string" +
+                         DidYouMean(LocationScheme(state), {"postgresql", "postgres"}));
+      break;
+    case StateLocationForm::kSqlitePath:
+      ws.state = state.empty() ? (dir_ / ".dw" / "state.db").string() : Resolve(state);
+      break;
+  }
   BuildWarehouses(doc, &ws);
   BuildPlatforms(doc, &ws);
   BuildDomains(doc, &ws);

@@ -15,11 +15,17 @@
 namespace dw::graph {
 namespace {
 
+// The file's bytes. A directory is refused by name: an ifstream opens one on Linux and reads
+// nothing, which would ingest zero events and report success.
 Result<std::string> ReadFile(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return InvalidArgument(path.string() + " is a directory; give the file to read");
   std::ifstream in(path, std::ios::binary);
   if (!in) return NotFound(path.string() + ": cannot read the file");
   std::stringstream ss;
   ss << in.rdbuf();
+  if (in.bad()) return Unavailable(path.string() + ": reading the file failed");
   return ss.str();
 }
 

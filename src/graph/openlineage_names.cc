@@ -91,7 +91,7 @@ Result<std::string> ResolveRunEventJob(const std::string& jns, const std::string
   if (AssetIndex aliased = job_id.empty() ? index.FindAlias(job_alias) : kNone; aliased != kNone)
     job_id = index.id(aliased);
   if (job_id.empty()) {
-    static const char* const kAll[] = {"flink", "kestra", "dbt"};
+    static const char* const kAll[] = {"flink", "kestra", "dbt", "job"};
     size_t found = 0;
     AssetIndex only = kNone;
     const std::string short_name = SanitizeName(jname);
@@ -105,10 +105,15 @@ Result<std::string> ResolveRunEventJob(const std::string& jns, const std::string
     if (found == 1) job_id = index.id(only);
   }
   if (job_id.empty()) {
-    if (kind.empty())
-      return InvalidArgument("$.job: cannot tell what kind of job '" + job_alias +
-                             "' is: no asset has this name and job.facets.jobType.integration is "
-                             "not FLINK, DBT or KESTRA; record the job in the workspace notes");
+    // A job of an integration we have no kind for (Airflow, Spark, Trino, a custom client) is
+    // still lineage: a generic job, job://<namespace>/<name>, as Marquez accepts every valid event.
+    if (kind.empty()) {
+      job_id = "job://" + SanitizeInstance(jns) + "/" + SanitizeName(jname);
+      if (!IsCanonicalAssetId(job_id))
+        return InvalidArgument("$.job.name: '" + job_alias + "' does not make a valid asset id (" +
+                               job_id + ")");
+      return job_id;
+    }
     std::string name = SanitizeName(jname);
     if (kind == "kestra" && name.find('.') == std::string::npos) name = SanitizeInstance(jns) + "." + name;
     job_id = kind + "://" + SanitizeInstance(jns) + "/" + name;

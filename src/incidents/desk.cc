@@ -180,7 +180,7 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
         in.damage.push_back({d, s.at});
         damage_signal.push_back(&s);
       }
-      in.changes.push_back({s.asset_id, s.key, s.at});
+      in.changes.push_back({s.asset_id, s.key, s.at, "restore_skipped_state"});
     } else {
       in.damage.push_back({s.asset_id.empty() ? s.key : s.asset_id, s.at});
       damage_signal.push_back(&s);
@@ -198,7 +198,7 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
     for (const auto& c : in.changes) keys.insert(c.key);
     for (const store::ChangeEvent& e : *events)
       if (e.risk >= kGroupingRisk && keys.insert("change:" + e.dedup_key).second)
-        in.changes.push_back({e.asset_id, "change:" + e.dedup_key, e.happened_at});
+        in.changes.push_back({e.asset_id, "change:" + e.dedup_key, e.happened_at, e.kind});
     std::stable_sort(in.changes.begin(), in.changes.end(),
                      [](const auto& a, const auto& b) { return a.at != b.at ? a.at < b.at : a.key < b.key; });
     for (const Incident& a : active) {
@@ -226,10 +226,16 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
         const Signal* guard = nullptr;
         for (const Signal* s : sigs)
           if (s->kind == SignalKind::kChange && !guard) guard = s;
+        // The change that ties the group is its first known cause (diagnosis refines it), so a
+        // recurrence links at once; without one the cause waits for the first diagnosis.
         if (guard) {
           inc->root_asset = guard->asset_id;
+          inc->cause_kind = "restore_skipped_state";
+          inc->cause_asset = guard->asset_id;
         } else if (!g.changes.empty()) {
           inc->root_asset = in.changes[g.changes.front()].asset;
+          inc->cause_kind = in.changes[g.changes.front()].kind;
+          inc->cause_asset = inc->root_asset;
         } else {
           inc->root_asset = g.most_upstream;
         }
@@ -256,9 +262,10 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
         inc->signals.push_back(RefOf(*s));
         inc->first_bad_at = std::min(inc->first_bad_at, s->at);
       }
+      std::set<std::string> damaged(inc->damaged_assets.begin(), inc->damaged_assets.end());
       for (const std::string& a : g.assets)
-        if (a.find("://") != std::string::npos) AddUnique(inc->damaged_assets, a);
-      std::sort(inc->damaged_assets.begin(), inc->damaged_assets.end());
+        if (a.find("://") != std::string::npos) damaged.insert(a);
+      inc->damaged_assets.assign(damaged.begin(), damaged.end());
       for (const std::string& n : g.notes) AddUnique(inc->notes, n);
       for (const Signal* s : sigs)
         if (s->asset_id.empty()) AddUnique(inc->notes, s->key + " names no asset: the incident stands on it alone");
@@ -323,15 +330,6 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
 
   for (Incident& inc : opened) {
     size_up(inc, true);
-    // A first diagnosis names the likely cause, so a recurrence links at once.
-    auto d = WithIndex([&](const graph::GraphIndex* ix) {
-      return RankCauses(inc, store_, ix, no_counts, now, nullptr);
-    });
-    if (!d.ok()) return d.status();
-    if (!d->ranked.empty()) {
-      inc.cause_kind = d->ranked.front().cause_kind;
-      inc.cause_asset = d->ranked.front().asset_id;
-    }
     DW_RETURN_IF_ERROR(LinkRecurrence(inc));
   }
 

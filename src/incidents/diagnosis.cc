@@ -16,7 +16,8 @@ namespace dw::incidents {
 
 namespace {
 
-constexpr size_t kWalkBudget = 100000;
+constexpr size_t kWalkBudget = 20000;
+constexpr size_t kPerAssetQueries = 64;  // more upstream assets than this: one range scan
 
 std::string Hhmm(TimePoint t) { return FormatRfc3339(t).substr(11, 5); }
 
@@ -129,18 +130,33 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
     d.notes.push_back("no context graph: only the damaged assets' own change events were read");
   }
 
-  // Read the events of every place, oldest first.
+  // Read the events of every place: one indexed query per asset for a few assets; one range scan
+  // of the window, kept by asset, when the upstream is wide (thousands of queries cost more).
   std::vector<std::pair<store::ChangeEvent, size_t>> events;  // event, place
-  for (size_t p = 0; p < places.size(); ++p) {
-    d.assets_examined.push_back(places[p].asset);
-    auto got = store.ChangeEventsFor(places[p].asset, d.window_from, window_to);
+  for (const Place& p : places) d.assets_examined.push_back(p.asset);
+  if (places.size() <= kPerAssetQueries) {
+    for (size_t p = 0; p < places.size(); ++p) {
+      auto got = store.ChangeEventsFor(places[p].asset, d.window_from, window_to);
+      if (!got.ok()) return got.status();
+      for (store::ChangeEvent& e : *got) events.emplace_back(std::move(e), p);
+    }
+  } else {
+    std::unordered_map<std::string, size_t> place_of;
+    for (size_t p = 0; p < places.size(); ++p) place_of.emplace(places[p].asset, p);
+    auto got = store.ChangeEventsBetween(d.window_from, window_to);
     if (!got.ok()) return got.status();
-    for (store::ChangeEvent& e : *got) events.emplace_back(std::move(e), p);
+    for (store::ChangeEvent& e : *got) {
+      auto it = place_of.find(e.asset_id);
+      if (it != place_of.end()) events.emplace_back(std::move(e), it->second);
+    }
+    std::stable_sort(events.begin(), events.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   }
   d.events_examined = events.size();
-  std::vector<store::ChangeEvent> all;
-  all.reserve(events.size());
-  for (const auto& [e, p] : events) all.push_back(e);
+  // The other events on the same asset (for a duplicated run): events are grouped by place.
+  std::unordered_map<size_t, std::vector<store::ChangeEvent>> same_asset;
+  for (const auto& [e, p] : events)
+    if (e.kind == "execution") same_asset[p].push_back(e);
+  const std::vector<store::ChangeEvent> none;
 
   const double half_life_ms = 6.0 * 3600 * 1000;
   std::vector<Scored> scored;
@@ -162,7 +178,8 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
     c.score.time_proximity = std::pow(0.5, before_ms / half_life_ms);
     c.score.lineage_distance = 1.0 / (1.0 + place.hops);
     c.score.risk = std::clamp(std::isfinite(e.risk) ? e.risk : 0.0, 0.0, 1.0);
-    ShapeFit fit = FitShape(e, shapes, all, index);
+    auto others = same_asset.find(p);
+    ShapeFit fit = FitShape(e, shapes, others == same_asset.end() ? none : others->second, index);
     c.score.shape_fit = fit.fit;
     c.cause_kind = fit.cause_kind;
     c.score.total = kWeightTime * c.score.time_proximity + kWeightDistance * c.score.lineage_distance +

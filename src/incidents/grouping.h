@@ -34,6 +34,7 @@ struct GroupingInput {
     std::string asset;
     std::string key;
     TimePoint at;
+    std::string kind;  // the change kind, for the incident's first cause
   };
   std::vector<Damage> damage;
   std::vector<OpenIncident> open;

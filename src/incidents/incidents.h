@@ -26,6 +26,7 @@
 #include "base/status.h"
 #include "config/workspace.h"
 #include "graph/context_graph.h"
+#include "observe/metrics/metric_service.h"
 #include "store/records.h"
 #include "store/state_store.h"
 
@@ -178,8 +179,10 @@ struct Incident {
   std::vector<SignalRef> signals;
   std::vector<Transition> transitions;  // oldest first; the first is the opening
   Severity severity;
-  std::string cause_kind;   // kind of the top-ranked cause when last diagnosed ("" before)
-  std::string cause_asset;  // its asset
+  // The cause as known: the release guard's restore or the change that tied the group at opening,
+  // then the top-ranked candidate of the latest diagnosis ("" while unknown).
+  std::string cause_kind;
+  std::string cause_asset;
   std::optional<std::string> recurrence_of;  // the earlier incident with the same cause on the
                                              // same asset within 30 days
   std::vector<std::string> notes;  // e.g. "table://x is not in the context graph: ..."
@@ -300,6 +303,14 @@ struct CoverWindow {
   TimePoint from;
   std::optional<TimePoint> to;  // nullopt while still open
 };
+
+// The windows during which incidents keep a metric's points out of the detector's training
+// (observe::metrics judges them but does not learn them, so the damage never becomes the
+// baseline): every incident whose signals name the metric, or whose root or damaged assets include
+// the metric's asset, from its first bad point until it was resolved (open: still running). An
+// incident a person closed as expected or false_positive gives none: its points are marked
+// expected instead. Each is labelled "incident <id>". `store` must outlive the function.
+observe::metrics::UnlearntWindows MetricWindows(store::StateStore& store);
 
 // ---------------------------------------------------------------------------------------------
 // The desk: one per workspace and store.

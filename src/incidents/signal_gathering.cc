@@ -39,25 +39,7 @@ std::string MonitorAsset(const config::MonitorConfig& m, const std::string& from
 Status GatherMetric(const std::string& metric, const observe::metrics::MonitorSettings& settings,
                     const std::string& asset, store::StateStore& store, const Clock& clock,
                     const GatherOptions& options, SignalBatch* out) {
-  // Points inside an incident on this metric or asset are judged but not learnt (the caller
-  // passes the windows since the layout work; the incident record's body is this stage's).
-  observe::metrics::UnlearntWindows unlearnt = [&store](const std::string& m, const std::string& a, TimePoint from,
-                                                        TimePoint to) -> Result<std::vector<observe::metrics::UnlearntWindow>> {
-    auto overlapping = store.IncidentsOverlapping(from, to);
-    if (!overlapping.ok()) return overlapping.status();
-    std::vector<observe::metrics::UnlearntWindow> out;
-    for (const auto& i : *overlapping) {
-      bool covers = !a.empty() && i.asset_id == a;
-      if (i.body.is_object() && i.body.contains("damaged_assets") && i.body["damaged_assets"].is_array())
-        for (const Json& d : i.body["damaged_assets"]) covers |= !a.empty() && d.is_string() && d.get<std::string>() == a;
-      if (i.body.is_object() && i.body.contains("signals") && i.body["signals"].is_array())
-        for (const Json& sig : i.body["signals"])
-          covers |= sig.is_object() && sig.value("key", std::string()) == "metric:" + m;
-      if (covers) out.push_back({"incident " + i.id, i.opened_at, i.closed_at});
-    }
-    return out;
-  };
-  auto judged = observe::metrics::JudgeLatestPoint(store, metric, settings, clock, unlearnt);
+  auto judged = observe::metrics::JudgeLatestPoint(store, metric, settings, clock, MetricWindows(store));
   if (!judged.ok()) {
     if (judged.status().code() == StatusCode::kNotFound) return Status::Ok();  // no point yet
     return judged.status();

@@ -1,5 +1,7 @@
 #include "mcp/jsonrpc.h"
 
+#include "base/redaction.h"
+
 namespace dw::mcp {
 
 bool IsValidRequestId(const Json& id) {
@@ -13,6 +15,8 @@ Json MakeResult(const Json& id, Json result) {
 Json MakeError(const Json& id, const RpcError& error) {
   Json err{{"code", error.code}, {"message", error.message}};
   if (!error.data.is_null()) err["data"] = error.data;
+  // Error messages quote what failed (a driver's message, a location): never a secret.
+  RedactSecretsIn(err);
   return Json{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(err)}};
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/log.h"
+#include "base/redaction.h"
 #include "mcp/json_schema.h"
 #include "mcp/jsonrpc.h"
 
@@ -21,6 +22,7 @@ void ToolInvocation::Log(LogLevel level, const Json& data, const std::string& lo
   if (static_cast<int>(level) < log_level_.load()) return;
   Json params{{"level", LogLevelName(level)}, {"data", data}};
   if (!logger.empty()) params["logger"] = logger;
+  RedactSecretsIn(params);
   sink_.Send(MakeNotification("notifications/message", std::move(params)));
 }
 
@@ -30,6 +32,7 @@ void ToolInvocation::Progress(double progress, std::optional<double> total,
   Json params{{"progressToken", progress_token_}, {"progress", progress}};
   if (total) params["total"] = *total;
   if (!message.empty()) params["message"] = message;
+  RedactSecretsIn(params);
   sink_.Send(MakeNotification("notifications/progress", std::move(params)));
 }
 
@@ -85,6 +88,8 @@ Json RunTool(const ToolSpec& tool, const Json& arguments, ToolCall& call) {
   Json out{{"content", std::move(result.content)}};
   if (result.structured) out["structuredContent"] = std::move(*result.structured);
   if (result.is_error) out["isError"] = true;
+  // Every tool's result leaves through here: no tool can hand a secret to the client.
+  RedactSecretsIn(out);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <algorithm>
 
 #include "net/socket_wait.h"
 
@@ -91,7 +92,28 @@ class ConnectionStream final : public httplib::Stream {
   size_t len_ = 0;
 };
 
+thread_local bool t_close_after_response = false;
+
+// Ends a connection whose request body was refused part-way without resetting it under the
+// client: our side is shut for writing (the response is out), then what the client still sends is
+// read and dropped for a moment, so a client that reads its response while uploading sees the 413
+// instead of a reset. Bounded in time and bytes; memory stays one buffer.
+void LingeringClose(socket_t sock) {
+  ::shutdown(sock, SHUT_WR);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  char drain[16 * 1024];
+  size_t left = 64 * 1024 * 1024;
+  while (left > 0 && std::chrono::steady_clock::now() < until) {
+    ssize_t n = ::recv(sock, drain, sizeof drain, 0);
+    if (n == 0) break;
+    if (n < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) break;
+    if (n > 0) left -= std::min(left, static_cast<size_t>(n));
+  }
+}
+
 }  // namespace
+
+void ConnectionServer::CloseAfterResponse() { t_close_after_response = true; }
 
 bool ConnectionServer::RaiseBacklog(int backlog) { return ::listen(svr_sock_, backlog) == 0; }
 
@@ -133,7 +155,13 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
       }
     }
     bool closed = false;
+    t_close_after_response = false;
     ret = process_request(stream, left == 1, closed, nullptr);
+    if (t_close_after_response) {
+      t_close_after_response = false;
+      LingeringClose(sock);
+      break;
+    }
     if (!ret || closed) break;
   }
   ::shutdown(sock, SHUT_RDWR);

@@ -21,6 +21,12 @@ class ConnectionServer final : public httplib::Server {
   // Returns false when the kernel refuses. REQUIRES: bound.
   bool RaiseBacklog(int backlog);
 
+  // Asks the loop serving the current connection to close it once the response being built is
+  // written: the handler refused the request's body part-way (over the size limit), so the bytes
+  // that follow on the socket are the rest of that body, not a next request. REQUIRES: called
+  // from a handler (which runs on its connection's thread).
+  static void CloseAfterResponse();
+
   // Enables the fast path. REQUIRES: called before listening.
   void SetFastRoutes(FastRoutes routes) { fast_ = std::move(routes); }
 

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "base/log.h"
+#include "base/redaction.h"
 #include "net/http_connection_server.h"
 #include "net/http_fast_route.h"
 #include "net/http_media_type.h"
@@ -121,6 +122,13 @@ struct HttpServer::Impl {
   Status CheckNewRoute(const std::string& method, const std::string& path, bool json) const;
   bool Admit(const httplib::Request& req, httplib::Response& res);
   void HandleJsonRoute(const JsonRoute& route, const httplib::Request& req, httplib::Response& res);
+  // Reads the body through `reader` into req.body, at most options.max_body_bytes of it after
+  // any Content-Encoding is inflated, whatever the framing (Content-Length, chunked, none).
+  // httplib 0.11 caps only a declared Content-Length, so a chunked body or a small gzip body that
+  // inflates to gigabytes would otherwise be held whole in memory. Returns false after writing
+  // the rejection (413 over the limit, else what httplib found: 400, 415) and asking for the
+  // connection to close (what follows on it is the rest of the refused body).
+  bool ReadBody(const httplib::Request& req, const httplib::ContentReader& reader, httplib::Response& res);
   const JsonRouteHandler* AdmitFast(const FastRequestHead& head) const;
   void InstallRoutes();
 };
@@ -163,6 +171,38 @@ bool HttpServer::Impl::Admit(const httplib::Request& req, httplib::Response& res
     return false;
   }
   return true;
+}
+
+bool HttpServer::Impl::ReadBody(const httplib::Request& req, const httplib::ContentReader& reader,
+                                httplib::Response& res) {
+  const size_t cap = options.max_body_bytes;
+  // httplib's own Request object; the handlers read the body from it as from a plain route.
+  std::string& body = const_cast<httplib::Request&>(req).body;
+  body.clear();
+  bool too_large = false;
+  // The receiver sees the body after httplib's decompressor, chunk by chunk: refusing the chunk
+  // that would pass the cap stops both the reading and the inflating.
+  const bool read = reader([&](const char* data, size_t n) {
+    if (n > cap - body.size()) {
+      too_large = true;
+      return false;
+    }
+    body.append(data, n);
+    return true;
+  });
+  if (read) return true;
+  body.clear();
+  ConnectionServer::CloseAfterResponse();
+  if (too_large || res.status == 413) {
+    Reply(res, 413, options.rejection_body(413, "Invalid Request: the message exceeds the size limit of " +
+                                                    std::to_string(cap) + " bytes (after decompression)"));
+  } else if (res.status == 415) {
+    Reply(res, 415, options.rejection_body(415, "Unsupported Media Type: Content-Encoding must be gzip, "
+                                                "deflate or br"));
+  } else {
+    Reply(res, 400, options.rejection_body(400, "Bad Request: the body could not be read"));
+  }
+  return false;
 }
 
 void HttpServer::Impl::HandleJsonRoute(const JsonRoute& route, const httplib::Request& req,
@@ -226,13 +266,22 @@ void HttpServer::Impl::InstallRoutes() {
   s.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     Reply(res, 200, Json{{"status", "ok"}});
   });
-  auto install = [&s](const std::string& method, const std::string& path, httplib::Server::Handler h) {
+  // Every method that may carry a body (POST, PUT, PATCH, DELETE) is served with a content
+  // reader, so that no body is read but by ReadBody; the last routes catch every other path,
+  // because httplib would otherwise read an unrouted request's body whole before answering 404.
+  auto with_body = [this](httplib::Server::Handler h) {
+    return [this, h = std::move(h)](const httplib::Request& req, httplib::Response& res,
+                                    const httplib::ContentReader& reader) {
+      if (ReadBody(req, reader, res)) h(req, res);
+    };
+  };
+  auto install = [&s, &with_body](const std::string& method, const std::string& path, httplib::Server::Handler h) {
     const std::string pattern = RegexEscape(path);
     if (method == "GET") s.Get(pattern, std::move(h));
-    if (method == "POST") s.Post(pattern, std::move(h));
-    if (method == "PUT") s.Put(pattern, std::move(h));
-    if (method == "PATCH") s.Patch(pattern, std::move(h));
-    if (method == "DELETE") s.Delete(pattern, std::move(h));
+    if (method == "POST") s.Post(pattern, with_body(std::move(h)));
+    if (method == "PUT") s.Put(pattern, with_body(std::move(h)));
+    if (method == "PATCH") s.Patch(pattern, with_body(std::move(h)));
+    if (method == "DELETE") s.Delete(pattern, with_body(std::move(h)));
     if (method == "OPTIONS") s.Options(pattern, std::move(h));
   };
   for (const HandlerRoute& route : handlers) install(route.method, route.path, route.handler);
@@ -241,6 +290,13 @@ void HttpServer::Impl::InstallRoutes() {
       HandleJsonRoute(route, req, res);
     });
   }
+  auto unrouted = with_body([](const httplib::Request&, httplib::Response& res) {
+    Reply(res, 404, Json{{"error", "not found"}});
+  });
+  s.Post(".*", unrouted);
+  s.Put(".*", unrouted);
+  s.Patch(".*", unrouted);
+  s.Delete(".*", unrouted);
   // Give the bodies httplib writes itself (413, 404) the same JSON shape as ours.
   s.set_error_handler(httplib::Server::HandlerWithResponse(
       [this](const httplib::Request&, httplib::Response& res) {
@@ -281,7 +337,17 @@ Status HttpServer::AddJsonRoute(const std::string& method, const std::string& pa
     return InvalidArgument("a JSON route needs an absolute path other than /healthz: '" + path + "'");
   if (Status st = impl_->CheckNewRoute(method, path, /*json=*/true); !st.ok()) return st;
   if (!handler) return InvalidArgument("JSON route " + method + " " + path + " has no handler");
-  impl_->json_routes.push_back({method, path, std::move(handler), raw_body});
+  // Every reply of every JSON route, on the fast path or httplib's, leaves through this wrapper:
+  // a refusal that quotes what failed never carries a secret.
+  JsonRouteHandler redacting = [handler = std::move(handler)](const JsonRouteRequest& request) {
+    JsonRouteReply reply = handler(request);
+    if (reply.status >= 400) {
+      if (!reply.text.empty()) reply.text = RedactSecrets(std::move(reply.text));
+      RedactSecretsIn(reply.body);
+    }
+    return reply;
+  };
+  impl_->json_routes.push_back({method, path, std::move(redacting), raw_body});
   return Status::Ok();
 }
 

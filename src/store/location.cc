@@ -4,6 +4,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/redaction.h"
+#include "config/state_location.h"
+
 namespace dw::store {
 namespace {
 
@@ -74,11 +77,14 @@ void ReplaceAll(std::string& text, const std::string& needle, std::string_view w
 }  // namespace
 
 bool IsPostgresLocation(const std::string& location) {
-  return StartsWith(location, "postgresql://") || StartsWith(location, "postgres://");
+  config::StateLocationForm form = config::ClassifyStateLocation(location);
+  return form == config::StateLocationForm::kPostgresUrl ||
+         form == config::StateLocationForm::kPostgresKeywords;
 }
 
 std::string RedactLocation(const std::string& location) {
-  if (!IsPostgresLocation(location)) return location;
+  if (!StartsWith(location, "postgresql://") && !StartsWith(location, "postgres://"))
+    return RedactConnectionPasswords(location);
   std::vector<Span> spans = QueryPasswords(location);
   Span userinfo = UserinfoPassword(location);
   if (userinfo.found()) spans.insert(spans.begin(), userinfo);
@@ -91,7 +97,7 @@ std::string RedactLocation(const std::string& location) {
 }
 
 std::string RedactPasswordIn(std::string text, const std::string& location) {
-  if (!IsPostgresLocation(location)) return text;
+  if (!IsPostgresLocation(location)) return RedactConnectionPasswords(std::move(text));
   // Drivers quote a URL they cannot parse whole; the redacted form replaces it however short
   // the password.
   ReplaceAll(text, location, RedactLocation(location));
@@ -100,12 +106,13 @@ std::string RedactPasswordIn(std::string text, const std::string& location) {
   if (userinfo.found()) spans.push_back(userinfo);
   for (const Span& span : spans) {
     std::string raw = location.substr(span.begin, span.end - span.begin);
-    // Very short passwords would mask unrelated text; the URL itself is redacted separately.
-    if (raw.size() < 3) continue;
+    // A very short password replaced everywhere would mask unrelated letters; those are hidden
+    // where they stand alone by the registered-secret net (base/redaction.h) instead.
+    if (raw.size() < 4) continue;
     ReplaceAll(text, raw, "***");
     ReplaceAll(text, PercentDecode(raw), "***");
   }
-  return text;
+  return RedactConnectionPasswords(std::move(text));
 }
 
 }  // namespace dw::store

@@ -67,4 +67,34 @@ Result<Json> BlastRadiusAnswer(Services& services, const std::vector<std::string
   return report->body;
 }
 
+Result<Json> AssetSearchAnswer(Services& services, const graph::AssetQuery& query) {
+  if (!services.workspace_status().ok()) return services.workspace_status();
+  auto graph = services.graph();
+  if (!graph.ok()) return graph.status();
+  return (*graph)->Read([&](const graph::GraphIndex& index) {
+    graph::AssetMatches m = graph::SearchAssets(index, query);
+    Json assets = Json::array();
+    for (graph::AssetIndex a : m.assets) assets.push_back(graph::AssetJson(index, a));
+    return Json{{"assets", assets}, {"total", m.total}, {"truncated", m.total > m.assets.size()}};
+  });
+}
+
+Result<Json> AssetAnswer(Services& services, const std::string& id) {
+  if (!services.workspace_status().ok()) return services.workspace_status();
+  auto graph = services.graph();
+  if (!graph.ok()) return graph.status();
+  return (*graph)->Read([&](const graph::GraphIndex& index) {
+    graph::AssetIndex a = index.Find(id);
+    if (a == graph::kNone) a = index.FindAlias(id);
+    if (a == graph::kNone) return Json{{"found", false}, {"id", id}, {"closest", graph::ClosestIds(index, id, 5)}};
+    Json up = Json::array(), down = Json::array();
+    for (graph::EdgeIndex e : index.in(a))
+      if (up.size() < 100) up.push_back(graph::EdgeJson(index, e, false));
+    for (graph::EdgeIndex e : index.out(a))
+      if (down.size() < 100) down.push_back(graph::EdgeJson(index, e, false));
+    return Json{{"found", true}, {"id", index.id(a)}, {"asset", graph::AssetJson(index, a, true)},
+                {"upstream", up}, {"downstream", down}};
+  });
+}
+
 }  // namespace dw::workspace

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "graph/asset_lookup.h"
 #include "graph/blast_radius.h"
 #include "graph/context_graph.h"
 #include "graph/lineage_query.h"
@@ -28,5 +29,12 @@ Result<Json> LineageAnswer(Services& services, const std::string& asset, const g
 // workspace's warehouse (the asset's own warehouse for table://, else the default one).
 Result<Json> BlastRadiusAnswer(Services& services, const std::vector<std::string>& assets,
                                std::optional<TimePoint> since, const graph::WalkOptions& walk);
+
+// search_assets: {assets: [asset JSON], total, truncated} for `query` (see graph::SearchAssets).
+Result<Json> AssetSearchAnswer(Services& services, const graph::AssetQuery& query);
+
+// get_asset: the asset by id or alias with its direct edges (at most 100 each way): {found: true,
+// id, asset, upstream, downstream}; an unknown id answers {found: false, id, closest: 5 ids}.
+Result<Json> AssetAnswer(Services& services, const std::string& id);
 
 }  // namespace dw::workspace

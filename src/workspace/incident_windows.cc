@@ -1,5 +1,7 @@
 #include "workspace/incident_windows.h"
 
+#include "incidents/incidents.h"
+
 namespace dw::workspace {
 
 bool IncidentCoversMetric(const store::IncidentRecord& incident, const std::string& metric,
@@ -17,15 +19,8 @@ bool IncidentCoversMetric(const store::IncidentRecord& incident, const std::stri
 }
 
 observe::metrics::UnlearntWindows IncidentWindows(store::StateStore& store) {
-  return [&store](const std::string& metric, const std::string& asset_id, TimePoint from,
-                  TimePoint to) -> Result<std::vector<observe::metrics::UnlearntWindow>> {
-    auto incidents = store.IncidentsOverlapping(from, to);
-    if (!incidents.ok()) return incidents.status();
-    std::vector<observe::metrics::UnlearntWindow> out;
-    for (const auto& i : *incidents)
-      if (IncidentCoversMetric(i, metric, asset_id)) out.push_back({"incident " + i.id, i.opened_at, i.closed_at});
-    return out;
-  };
+  // The incidents stage owns the incident record's body and this rule with it.
+  return incidents::MetricWindows(store);
 }
 
 }  // namespace dw::workspace

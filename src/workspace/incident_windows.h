@@ -1,6 +1,6 @@
-// Which stored incidents keep a metric's points out of training, until the incidents stage owns
-// the incident record's body and this rule with it: the observe stage asks through
-// observe::metrics::UnlearntWindows and never reads incidents itself.
+// Which stored incidents keep a metric's points out of training: the incidents stage's rule
+// (incidents::MetricWindows); the observe stage asks through observe::metrics::UnlearntWindows and
+// never reads incidents itself.
 #pragma once
 
 #include <string>
@@ -16,8 +16,9 @@ namespace dw::workspace {
 bool IncidentCoversMetric(const store::IncidentRecord& incident, const std::string& metric,
                           const std::string& asset_id);
 
-// The windows of the incidents in `store` that cover the metric, each labelled "incident <id>"
-// and open until the incident closed. `store` must outlive the function.
+// incidents::MetricWindows(store): the windows of the incidents that cover the metric, each
+// labelled "incident <id>", from the first bad point until the incident closed; none for an
+// incident closed as expected or false_positive. `store` must outlive the function.
 observe::metrics::UnlearntWindows IncidentWindows(store::StateStore& store);
 
 }  // namespace dw::workspace

@@ -3,7 +3,7 @@
 #include <mutex>
 
 #include "incidents/incidents.h"
-#include "workspace/incident_service.h"
+#include "workspace/incident_desk.h"
 #include "workspace/incident_windows.h"
 
 namespace dw::workspace {
@@ -20,37 +20,32 @@ std::shared_ptr<const observe::watch::WatchEnvironment> WatchEnvironmentFor(
   env->state = [services] { return services->state(); };
   env->http = &services->http();
   env->clock = &services->clock();
-  env->say = say;
-  // The signal job: after every monitor, check and collection run, one incidents pass over what
-  // was observed since the last (incidents::RunSignalPass). Jobs of different groups may end at
-  // once; passes are serialised so two never judge the same signals. A pass that fails is said
-  // and does not fail the job whose run it followed: the cursor did not move, so the next pass
-  // reads the same signals again.
-  auto mu = std::make_shared<std::mutex>();
-  env->after_run = [services, say, mu](const std::string& after) -> Status {
-    std::lock_guard<std::mutex> lock(*mu);
-    std::string now = FormatRfc3339(services->clock().Now());
-    auto fail = [&](const Status& s) {
-      say(now + " incidents pass after " + after + " failed (the next pass retries): " + s.message());
-      return Status::Ok();
-    };
+  env->say = std::move(say);
+  env->unlearnt = [services](const std::string& metric, const std::string& asset_id, TimePoint from,
+                             TimePoint to) -> Result<std::vector<observe::metrics::UnlearntWindow>> {
+    auto store = services->state();
+    if (!store.ok()) return store.status();
+    return IncidentWindows(**store)(metric, asset_id, from, to);
+  };
+  // The incidents stage's signal job: after every monitor, check and collection run, one pass
+  // over what was observed since the last (incidents::RunSignalPass). Jobs of different groups may
+  // end at once; passes are serialised so two never judge the same signals. A failed pass is
+  // reported and retried by the next one (its cursor did not move).
+  auto pass_mu = std::make_shared<std::mutex>();
+  env->after_run = [services, pass_mu, say = env->say](const std::string& job) {
+    std::lock_guard<std::mutex> lock(*pass_mu);
+    const std::string now = FormatRfc3339(services->clock().Now());
+    auto fail = [&](const Status& s) { say(now + " incidents after " + job + ": FAILED (the next pass retries): " + s.message()); };
     auto store = services->state();
     if (!store.ok()) return fail(store.status());
     auto desk = OpenIncidentDesk(*services);
     if (!desk.ok()) return fail(desk.status());
     auto r = incidents::RunSignalPass(services->workspace(), **desk, **store, services->clock());
     if (!r.ok()) return fail(r.status());
-    for (const std::string& id : r->opened) say(now + " incident opened " + id + " (after " + after + ")");
-    for (const std::string& id : r->updated) say(now + " incident updated " + id + " (after " + after + ")");
-    for (const std::string& id : r->resolved) say(now + " incident resolved (verified) " + id);
+    for (const std::string& id : r->opened) say(now + " incident opened " + id + " (after " + job + ")");
+    for (const std::string& id : r->updated) say(now + " incident updated " + id + " (after " + job + ")");
+    for (const std::string& id : r->resolved) say(now + " incident resolved by verification " + id);
     for (const incidents::ObservationGap& g : r->gaps) say(now + " observation gap " + g.source + ": " + g.message);
-    return Status::Ok();
-  };
-  env->unlearnt = [services](const std::string& metric, const std::string& asset_id, TimePoint from,
-                             TimePoint to) -> Result<std::vector<observe::metrics::UnlearntWindow>> {
-    auto store = services->state();
-    if (!store.ok()) return store.status();
-    return IncidentWindows(**store)(metric, asset_id, from, to);
   };
   return env;
 }

@@ -5,6 +5,7 @@
 #include "agents/agents.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/null_tool_call.h"
+#include "mcp/tool_invocation.h"
 
 namespace dw::agents {
 namespace {
@@ -93,6 +94,87 @@ TEST_F(MonitorMetricsToolTest, ABadMarkStoresNothingFromTheCall) {
   auto marks = (*store)->MetricMarks("signups", FromUnixMillis(0), FromUnixMillis(kStart + 1000 * kHour));
   ASSERT_TRUE(marks.ok());
   EXPECT_TRUE(marks->empty());
+}
+
+}  // namespace
+}  // namespace dw::agents
+
+namespace dw::agents {
+namespace {
+
+// The contract path a client's call takes (input validation, the handler, the output schema
+// check, redaction).
+Json RunThroughContract(const mcp::Catalog& catalog, const std::string& tool, const Json& args) {
+  const mcp::ToolSpec* spec = catalog.FindTool(tool);
+  EXPECT_NE(spec, nullptr) << tool;
+  if (spec == nullptr) return Json::object();
+  dw::testing::NullCall call;
+  return mcp::RunTool(*spec, args, call);
+}
+
+TEST_F(MonitorMetricsToolTest, AnIntegerTimestampOutOfRangeIsRefusedWithItsPath) {
+  for (Json ts : {Json(9223372036854775807LL), Json(18446744073709551615ULL), Json(-1),
+                  Json(253402300800000LL)}) {
+    Json points = Json::array({{{"ts", kStart}, {"value", 1.0}}, {{"ts", ts}, {"value", 2.0}}});
+    auto r = Call(Json{{"record", Json::array({{{"metric", "signups"}, {"points", points}}})}});
+    ASSERT_TRUE(r.is_error) << ts.dump() << ": " << (r.structured ? r.structured->dump() : "");
+    std::string text = r.content.dump();
+    EXPECT_NE(text.find("record[0].points[1].ts"), std::string::npos) << text;
+    EXPECT_NE(text.find("out of range"), std::string::npos) << text;
+    EXPECT_EQ(Stored(), 0u) << "nothing of a refused call is stored";
+  }
+  // The largest accepted value is 9999-12-31T23:59:59.999Z, stored as such.
+  Json edge = Json::array({{{"ts", 253402300799999LL}, {"value", 1.0}}});
+  auto ok = Call(Json{{"record", Json::array({{{"metric", "far"}, {"points", edge}}})}});
+  ASSERT_FALSE(ok.is_error) << ok.content.dump();
+  EXPECT_EQ((*ok.structured)["recorded"][0]["stored"], 1);
+}
+
+TEST_F(MonitorMetricsToolTest, DeclaresAnOutputSchemaItsResultsMatch) {
+  const mcp::ToolSpec* spec = catalog_->FindTool("monitor_metrics");
+  ASSERT_NE(spec, nullptr);
+  ASSERT_TRUE(spec->output_schema.has_value());
+  Json out = RunThroughContract(*catalog_, "monitor_metrics",
+                                {{"record", Record()}, {"evaluate", Json::array({"nosuch"})}});
+  ASSERT_FALSE(out.value("isError", false)) << out.dump();
+  ASSERT_TRUE(out.contains("structuredContent"));
+  EXPECT_EQ(out["structuredContent"]["metrics"].size(), 1u);
+  EXPECT_EQ(out["structuredContent"]["errors"].size(), 1u);  // the unknown monitor
+}
+
+TEST(AgentCatalogsTest, EveryToolOfEveryAgentDeclaresAnOutputSchema) {
+  dw::testing::TempDir dir;
+  dir.Write("dataworkers.yaml", "version: 1\nname: t\n");
+  SimulatedClock clock{FromUnixMillis(kStart)};
+  auto services = workspace::Services::Load(dir.path(), clock);
+  for (const AgentInfo& agent : AllAgents()) {
+    auto catalog = BuildAgentCatalog(agent, services);
+    for (const mcp::ToolSpec& tool : catalog->tools()) {
+      ASSERT_TRUE(tool.output_schema.has_value()) << agent.name << ": " << tool.name;
+      EXPECT_EQ((*tool.output_schema)["type"], "object") << agent.name << ": " << tool.name;
+    }
+  }
+}
+
+TEST(MonitorMetricsRedactionTest, AKeywordValueDsnPasswordNeverReachesTheClient) {
+  for (const std::string dsn : {"host=127.0.0.1 port=1 dbname=x user=u password=plainsecret1",
+                                "host=127.0.0.1 port=1 dbname=x user=u password='p@ss w0rd!'",
+                                "host=127.0.0.1 port=1 dbname=x user=u password=z7"}) {
+    dw::testing::TempDir dir;
+    dir.Write("dataworkers.yaml", "version: 1\nname: t\nwarehouses:\n  pg: {type: postgres, dsn: \"" +
+                                      dsn + "\"}\nmonitors:\n  - {name: m, warehouse: pg, sql: \"SELECT 1\", every: 1h}\n");
+    SimulatedClock clock{FromUnixMillis(kStart)};
+    auto services = workspace::Services::Load(dir.path(), clock);
+    ASSERT_TRUE(services->workspace_status().ok()) << services->workspace_status().message();
+    auto catalog = BuildAgentCatalog(*FindAgent("dw-incidents"), services);
+    Json out = RunThroughContract(*catalog, "monitor_metrics", {{"evaluate", Json::array({"m"})}});
+    std::string text = out.dump();
+    ASSERT_NE(text.find("could not connect"), std::string::npos) << text;
+    EXPECT_EQ(text.find("plainsecret1"), std::string::npos) << text;
+    EXPECT_EQ(text.find("w0rd"), std::string::npos) << text;
+    EXPECT_EQ(text.find("z7"), std::string::npos) << text;
+    EXPECT_NE(text.find("127.0.0.1"), std::string::npos) << "the host stays visible: " << text;
+  }
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ TEST(AppCliTest, InitWritesAValidWorkspaceAndRefusesToOverwrite) {
   EXPECT_NE(v.out.find("workspace fresh is valid"), std::string::npos) << v.out;
 
   auto again = RunCommand(kDw + " init " + Q(dir));
-  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_EQ(again.exit_code, 2);  // it could not do its work (docs/cli.md)
   EXPECT_NE(again.err.find("already exists"), std::string::npos);
   EXPECT_EQ(testing::ReadWholeFile(dir / "dataworkers.yaml"), before);
 }
@@ -86,7 +86,7 @@ TEST(AppCliTest, ValidateJsonListsErrors) {
 TEST(AppCliTest, ValidateWithoutWorkspaceSaysHowToMakeOne) {
   TempDir tmp;
   auto r = RunCommand("cd " + Q(tmp.path()) + " && env -u DW_WORKSPACE " + kDw + " validate");
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);  // no file to check (docs/cli.md)
   EXPECT_NE(r.err.find("dw init"), std::string::npos) << r.err;
 }
 

@@ -35,7 +35,7 @@ TEST(MonitorScoreCliTest, WritesOneScoredRowPerPointAndFlagsTheDrop) {
   std::istringstream out(r.out);
   std::string line, last_but_one, last;
   std::getline(out, line);
-  EXPECT_EQ(line, "timestamp,value,anomaly_score,is_anomaly,expected_low,expected_high");
+  EXPECT_EQ(line, "timestamp,value,anomaly_score,is_anomaly,expected_low,expected_high,note");
   int rows = 0, anomalies = 0;
   while (std::getline(out, line)) {
     ++rows;
@@ -47,7 +47,8 @@ TEST(MonitorScoreCliTest, WritesOneScoredRowPerPointAndFlagsTheDrop) {
   EXPECT_EQ(anomalies, 1) << r.out;
   EXPECT_EQ(last_but_one.rfind("2026-01-09 08:00:00,9,", 0), 0u) << last_but_one;
   EXPECT_NE(last_but_one.find(",1,"), std::string::npos) << last_but_one;
-  EXPECT_EQ(last, "2026-01-09 09:00:00,nan,0.000000,0,,");
+  // A point that could not be judged says so: no score, no verdict, a note (never "0, 0").
+  EXPECT_EQ(last.rfind("2026-01-09 09:00:00,nan,,,,,not judged: ", 0), 0u) << last;
   EXPECT_NE(r.err.find("1 anomalous"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("1 ignored"), std::string::npos) << r.err;
 }
@@ -68,8 +69,31 @@ TEST(MonitorScoreCliTest, BadOptionsAndFilesAreNamed) {
   EXPECT_NE(bad_season.err.find("seasonality \"weekly\""), std::string::npos) << bad_season.err;
   auto bad_file = tmp.Write("b.csv", "timestamp,value\n2026-01-01 00:00:00,abc\n");
   auto r = RunCommand(kDw + " monitor score " + Q(bad_file));
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);  // the command could not do its work (docs/cli.md)
   EXPECT_NE(r.err.find("b.csv:2"), std::string::npos) << r.err;
+}
+
+TEST(MonitorScoreCliTest, ABadTimestampNamesEveryAcceptedForm) {
+  TempDir tmp;
+  auto bad = tmp.Write("t.csv", "timestamp,value\n05/01/2026 10:00,3\n");
+  auto r = RunCommand(kDw + " monitor score " + Q(bad));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is not a timestamp"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("RFC 3339"), std::string::npos) << r.err;
+  // The ISO form the message names is accepted.
+  auto iso = tmp.Write("i.csv", "timestamp,value\n2026-01-05T10:00:00Z,3\n2026-01-05T11:00:00+01:00,4\n");
+  auto ok = RunCommand(kDw + " monitor score " + Q(iso));
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
+TEST(MonitorScoreCliTest, AnOutOfOrderRowIsMarkedNotJudged) {
+  TempDir tmp;
+  auto in = tmp.Write("o.csv", "timestamp,value\n2026-01-05 10:00:00,3\n2026-01-05 09:00:00,4\n");
+  auto r = RunCommand(kDw + " monitor score " + Q(in));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2026-01-05 09:00:00,4,,,,,not judged: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2026-01-05 10:00:00,3,0.000000,0,,,too little history to judge"), std::string::npos)
+      << r.out;
 }
 
 }  // namespace

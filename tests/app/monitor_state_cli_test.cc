@@ -44,7 +44,7 @@ TEST(MonitorStateCliTest, MarksARangeExpectedAndPrunesOldPoints) {
   EXPECT_EQ(no_zone.exit_code, 2);
   EXPECT_NE(no_zone.err.find("--from"), std::string::npos) << no_zone.err;
   auto unknown = RunCommand(dw + " monitor mark ordres --from 2026-04-08T00:00:00Z --to 2026-04-10T00:00:00Z");
-  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("did you mean"), std::string::npos) << unknown.err;
 
   auto prune = RunCommand(dw + " monitor prune");

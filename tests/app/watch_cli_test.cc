@@ -66,8 +66,8 @@ TEST(MonitorPlotCliTest, WritesAnSvgOfAStoredMetric) {
   EXPECT_NE(text.find("<polyline"), std::string::npos);
   EXPECT_NE(text.find("<circle"), std::string::npos) << "the drop to 5 is marked";
   auto missing = RunCommand(std::string(DW_BINARY) + ws + " monitor plot nothing --out '" + svg.string() + "'");
-  EXPECT_EQ(missing.exit_code, 1);
-  EXPECT_NE(missing.err.find("no point"), std::string::npos) << missing.err;
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("unknown metric \"nothing\""), std::string::npos) << missing.err;
 }
 
 }  // namespace

@@ -81,6 +81,12 @@ for (const agent of agents) {
     const info = client.getServerVersion();
     check(info && info.name === agent, `serverInfo.name is ${info && info.name}, expected ${agent}`);
     const { tools } = await client.listTools();
+    // ARCHITECTURE.md: every tool of every agent declares an output schema and read-only hints.
+    for (const t of tools) {
+      check(t.outputSchema && t.outputSchema.type === 'object', `${agent}: ${t.name} has no outputSchema`);
+      check(t.annotations && typeof t.annotations.readOnlyHint === 'boolean',
+        `${agent}: ${t.name} does not say whether it is read-only`);
+    }
     const tool = tools.find((t) => t.name === 'describe_workspace');
     check(tool, 'describe_workspace not listed');
     check(tool.annotations && tool.annotations.readOnlyHint === true, 'describe_workspace not marked read-only');
@@ -141,6 +147,21 @@ for (const agent of agents) {
             `marked point not learnt as expected: ${JSON.stringify(mk.structuredContent)}`);
       const bad = await client.callTool({ name: 'monitor_metrics', arguments: { mark_expected: [{ metric: 'sdk_test_metric', from: at, to: new Date(t0).toISOString() }] } });
       check(bad.isError && /is after/.test(JSON.stringify(bad.content)), `a backwards range was not refused: ${JSON.stringify(bad.content)}`);
+      // get_incident_history: the store's history, matching its output schema (no incident yet).
+      const history = tools.find((t) => t.name === 'get_incident_history');
+      check(history && history.annotations.readOnlyHint === true, 'get_incident_history missing or not read-only');
+      const h = await client.callTool({ name: 'get_incident_history', arguments: { status: 'open', limit: 10 } });
+      check(!h.isError, `get_incident_history failed: ${JSON.stringify(h.content)}`);
+      check(ajv.validate(history.outputSchema, h.structuredContent), `history schema: ${ajv.errorsText()}`);
+      check(Array.isArray(h.structuredContent.incidents) && h.structuredContent.total === h.structuredContent.incidents.length,
+            `history ${JSON.stringify(h.structuredContent)}`);
+      const badStatus = await client.callTool({ name: 'get_incident_history', arguments: { status: 'sleeping' } });
+      check(badStatus.isError === true, `unknown status not refused: ${JSON.stringify(badStatus)}`);
+      // diagnose_incident: an unknown id is an error a person can act on, never an empty diagnosis.
+      const diagnose = tools.find((t) => t.name === 'diagnose_incident');
+      check(diagnose && diagnose.outputSchema && diagnose.annotations.destructiveHint === false, 'diagnose_incident missing or unannotated');
+      const d = await client.callTool({ name: 'diagnose_incident', arguments: { incident_id: 'inc-20261124-1405-000000' } });
+      check(d.isError === true && /no incident inc-20261124-1405-000000/.test(d.content[0].text), `unknown incident not reported: ${JSON.stringify(d)}`);
     }
     const extra = agentTools[agent] ? `; ${await agentTools[agent](client, tools)}` : '';
     console.log(`ok   ${agent}: ${tools.length} tool(s), describe_workspace matches its output schema${extra}`);

@@ -102,5 +102,23 @@ TEST_F(LineageRouteTest, AnArrayIsAllOrNothingAndNamesTheElement) {
   EXPECT_EQ(Json::parse(res->body)["error"].get<std::string>().rfind("$: the body is empty", 0), 0u);
 }
 
+TEST_F(LineageRouteTest, AnEventOfAnyIntegrationIsStoredAsAGenericJob) {
+  // What Airflow, Spark or a custom client sends: a spec-valid event with no jobType facet.
+  Json e = Event(7);
+  e["job"] = {{"namespace", "airflow-prod"}, {"name", "daily_revenue.load"}};
+  httplib::Client client("127.0.0.1", server_.port());
+  auto res = client.Post("/api/v1/lineage", e.dump(), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 201) << res->body;
+  EXPECT_EQ(Edges(), 2u);
+  // The job is an asset like any other, with its inputs and outputs resolved by the usual aliases.
+  auto answer = LineageAnswer(*services_, "job://airflow-prod/daily_revenue.load", graph::LineageOptions{});
+  ASSERT_TRUE(answer.ok()) << answer.status().ToString();
+  EXPECT_EQ((*answer)["edges"].size(), 2u) << answer->dump();
+  std::string text = answer->dump();
+  EXPECT_NE(text.find("/in-7\""), std::string::npos) << text;
+  EXPECT_NE(text.find("/out-7\""), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace dw::workspace

@@ -29,24 +29,26 @@ Result<int64_t> ParseRfc3339Millis(std::string_view text, const std::string& wha
   return *ms;
 }
 
+Status CheckKnownMetric(const config::Workspace& ws, store::StateStore& store,
+                        const std::string& metric, const std::vector<std::string>& also_known) {
+  bool known = std::any_of(ws.monitors.begin(), ws.monitors.end(),
+                           [&](const config::MonitorConfig& m) { return m.name == metric; }) ||
+               std::find(also_known.begin(), also_known.end(), metric) != also_known.end();
+  if (known) return Status::Ok();
+  Result<std::vector<std::string>> names = store.MetricNames();
+  if (!names.ok()) return names.status();
+  if (std::find(names->begin(), names->end(), metric) != names->end()) return Status::Ok();
+  std::vector<std::string> candidates = *names;
+  for (const auto& m : ws.monitors) candidates.push_back(m.name);
+  candidates.insert(candidates.end(), also_known.begin(), also_known.end());
+  return NotFound("unknown metric \"" + metric.substr(0, 80) +
+                  "\": neither a workspace monitor nor a stored metric" +
+                  config::DidYouMean(metric, candidates));
+}
+
 Status ValidateMark(const config::Workspace& ws, store::StateStore& store, const MarkRequest& req,
                     const std::vector<std::string>& also_known) {
-  bool known = std::any_of(ws.monitors.begin(), ws.monitors.end(),
-                           [&](const config::MonitorConfig& m) { return m.name == req.metric; }) ||
-               std::find(also_known.begin(), also_known.end(), req.metric) != also_known.end();
-  if (!known) {
-    Result<std::vector<std::string>> names = store.MetricNames();
-    if (!names.ok()) return names.status();
-    known = std::find(names->begin(), names->end(), req.metric) != names->end();
-    if (!known) {
-      std::vector<std::string> candidates = *names;
-      for (const auto& m : ws.monitors) candidates.push_back(m.name);
-      candidates.insert(candidates.end(), also_known.begin(), also_known.end());
-      return NotFound("metric \"" + req.metric.substr(0, 80) +
-                      "\" is neither a workspace monitor nor a stored metric" +
-                      config::DidYouMean(req.metric, candidates));
-    }
-  }
+  DW_RETURN_IF_ERROR(CheckKnownMetric(ws, store, req.metric, also_known));
   if (req.from_ms > req.to_ms)
     return InvalidArgument("from " + FormatRfc3339(FromUnixMillis(req.from_ms)) + " is after to " +
                            FormatRfc3339(FromUnixMillis(req.to_ms)));

@@ -33,6 +33,11 @@ struct MarkReport {
   size_t points_covered = 0;  // stored points of the metric inside the range now
 };
 
+// Ok when `metric` is a workspace monitor, has stored points or is in `also_known`; else
+// NotFound("unknown metric ...") with the closest names; the store's error if it cannot be read.
+Status CheckKnownMetric(const config::Workspace& ws, store::StateStore& store,
+                        const std::string& metric, const std::vector<std::string>& also_known = {});
+
 // Checks `req` without writing: the metric is a workspace monitor, has stored points or is in
 // `also_known` (metrics about to be recorded in the same call), else NotFound with close names;
 // from <= to, the range is at most 400 days, the note at most 500 characters (InvalidArgument

@@ -23,21 +23,21 @@ Result<Json> MonitorMetrics(const config::Workspace& ws, store::StateStore& stor
     return InvalidArgument("give record (points to store), mark_expected (ranges) and/or evaluate (monitor names)");
   // Parse every point before writing anything, so a bad timestamp stores nothing.
   std::vector<std::pair<std::string, std::vector<IncomingPoint>>> batches;
-  for (const Json& rec : args.value("record", Json::array())) {
+  const Json record_args = args.value("record", Json::array());
+  for (size_t k = 0; k < record_args.size(); ++k) {
+    const Json& rec = record_args[k];
     std::string metric = rec["metric"].get<std::string>();
     std::vector<IncomingPoint> points;
     for (size_t i = 0; i < rec["points"].size(); ++i) {
       const Json& p = rec["points"][i];
+      const std::string where = "record[" + std::to_string(k) + "].points[" + std::to_string(i) + "].ts";
+      auto ts = p["ts"].is_string() ? ParseSeriesTimestamp(p["ts"].get<std::string>())
+                                    : SeriesMillisFromJson(p["ts"]);
+      if (!ts.ok())
+        return InvalidArgument(where + " (metric " + metric + "): " + ts.status().message() +
+                               "; nothing stored");
       IncomingPoint ip;
-      if (p["ts"].is_string()) {
-        auto ts = ParseSeriesTimestamp(p["ts"].get<std::string>());
-        if (!ts.ok())
-          return InvalidArgument("record " + metric + ", point " + std::to_string(i) +
-                                        ": " + ts.status().message() + "; nothing stored");
-        ip.ts_ms = *ts;
-      } else {
-        ip.ts_ms = p["ts"].get<int64_t>();
-      }
+      ip.ts_ms = *ts;
       if (!p["value"].is_null()) ip.value = p["value"].get<double>();
       points.push_back(ip);
     }

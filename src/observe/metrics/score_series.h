@@ -19,9 +19,11 @@ struct ScoreSummary {
 };
 
 // Feeds `rows` in order to one StreamingDetector with `options` and writes
-// `timestamp,value,anomaly_score,is_anomaly,expected_low,expected_high` for every row (empty
-// expected_* while there is no baseline or on an unbounded side; anomaly_score and is_anomaly 0 on
-// an invalid row). REQUIRES: ValidateDetectorOptions(options).ok().
+// `timestamp,value,anomaly_score,is_anomaly,expected_low,expected_high,note` for every row (empty
+// expected_* while there is no baseline or on an unbounded side). A row the detector could not
+// judge (NaN, infinite, out of order) has empty anomaly_score, is_anomaly and expected_* and a
+// note saying why, so it never reads as a normal point; a row judged before there is enough
+// history has the note "too little history to judge". REQUIRES: ValidateDetectorOptions(options).ok().
 ScoreSummary WriteScoredSeries(const std::vector<SeriesRow>& rows, const DetectorOptions& options,
                                std::ostream& out);
 

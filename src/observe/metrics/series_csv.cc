@@ -42,9 +42,24 @@ std::vector<std::string_view> SplitCsv(std::string_view line) {
 
 }  // namespace
 
+Result<int64_t> SeriesMillisFromJson(const Json& ts) {
+  constexpr int64_t kMaxMillis = 253402300799999LL;  // 9999-12-31T23:59:59.999Z
+  const bool in_range = (ts.is_number_unsigned() && ts.get<uint64_t>() <= static_cast<uint64_t>(kMaxMillis)) ||
+                        (ts.is_number_integer() && !ts.is_number_unsigned() && ts.get<int64_t>() >= 0 &&
+                         ts.get<int64_t>() <= kMaxMillis);
+  if (!in_range)
+    return InvalidArgument(ts.dump() + " is out of range: Unix milliseconds from 0 (1970-01-01) to " +
+                           std::to_string(kMaxMillis) + " (9999-12-31), or an RFC 3339 string");
+  return ts.get<int64_t>();
+}
+
 Result<int64_t> ParseSeriesTimestamp(std::string_view text) {
   std::string_view s = Trim(text);
-  auto bad = [&] { return InvalidArgument("timestamp \"" + std::string(s) + "\" is not YYYY-MM-DD[ HH:MM:SS]"); };
+  auto bad = [&] {
+    return InvalidArgument("\"" + std::string(s) +
+                           "\" is not a timestamp: use YYYY-MM-DD, YYYY-MM-DD HH:MM:SS or RFC 3339 "
+                           "(2026-01-05T10:00:00Z, 2026-01-05T11:00:00+01:00)");
+  };
   int y, mo, d, h = 0, mi = 0, se = 0;
   if (!Digits(s, 0, 4, &y) || s.size() < 10 || s[4] != '-' || !Digits(s, 5, 2, &mo) || s[7] != '-' ||
       !Digits(s, 8, 2, &d))

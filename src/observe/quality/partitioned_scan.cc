@@ -46,8 +46,8 @@ std::vector<Merge> MergeKinds(const AggregateScan& scan, size_t columns) {
   std::vector<Merge> kinds(columns, Merge::kSum);  // count(*), nulls, windows, invalid values
   if (scan.max_time) kinds[static_cast<size_t>(*scan.max_time)] = Merge::kMax;
   for (const auto& [_, lo_hi] : scan.min_max) {
-    kinds[static_cast<size_t>(lo_hi.first)] = Merge::kMin;
-    kinds[static_cast<size_t>(lo_hi.second)] = Merge::kMax;
+    if (lo_hi.first >= 0) kinds[static_cast<size_t>(lo_hi.first)] = Merge::kMin;
+    if (lo_hi.second >= 0) kinds[static_cast<size_t>(lo_hi.second)] = Merge::kMax;
   }
   return kinds;
 }

@@ -26,6 +26,7 @@ struct Target {
   const config::WarehouseConfig* warehouse = nullptr;
   TableCheckSpec spec;
   bool named = false;  // the caller named this table (an unknown one then fails the run)
+  bool samples = true;  // failed checks may carry sample rows (see InlineCheckTable)
   TableReport report;
   std::optional<TablePlan> plan;
 };
@@ -54,6 +55,46 @@ std::vector<std::string> ConfiguredTables(const config::Workspace& ws) {
 void FailAll(TableReport& report, const TableCheckSpec& spec, const std::string& message) {
   for (const auto& [name, type] : CheckNames(spec)) report.outcomes.push_back(Errored(name, type, message));
   if (report.outcomes.empty()) report.notes.push_back(message);
+}
+
+// True iff `ref` names a database's own catalog (SQLite's sqlite_* tables; PostgreSQL's pg_catalog,
+// information_schema and pg_* relations): an inline check never reads one.
+bool IsSystemCatalog(const TableRef& ref) {
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  const std::string schema = lower(ref.schema);
+  const std::string table = lower(ref.table);
+  return table.starts_with("sqlite_") || table.starts_with("pg_") || schema == "pg_catalog" ||
+         schema == "information_schema" || schema.starts_with("pg_");
+}
+
+// The rule for inline checks (a check an MCP client writes, on a table it names): they run only
+// on tables the team has told the workspace about, in a `checks:` block or an `assets:` note
+// (id, reads or writes), never on a system catalog; and they return sample rows only for a table
+// with a `checks:` block, because that is where the team declares which columns are personal
+// (`pii`). Returns whether samples are allowed, or the refusal.
+Result<bool> InlineCheckTable(const config::Workspace& ws, const TableRef& ref, const std::string& text) {
+  const std::string asset_id = ref.AssetIdString();
+  if (IsSystemCatalog(ref))
+    return InvalidArgument("'" + text + "' is a system catalog; inline checks run only on the " +
+                           "workspace's own tables");
+  for (const config::CheckConfig& c : ws.checks)
+    if (c.asset_id == asset_id) return true;
+  std::vector<std::string> known = ConfiguredTables(ws);
+  for (const config::AssetNote& a : ws.assets) {
+    std::vector<std::string> ids = {a.id};
+    ids.insert(ids.end(), a.reads.begin(), a.reads.end());
+    ids.insert(ids.end(), a.writes.begin(), a.writes.end());
+    for (const std::string& id : ids) {
+      if (id == asset_id) return false;
+      if (id.starts_with("table://")) known.push_back(id);
+    }
+  }
+  return NotFound("inline checks run only on tables the workspace knows (a `checks:` block or an "
+                  "`assets:` note), and " + asset_id + " is in neither" +
+                  config::ClosestList(asset_id, known));
 }
 
 Result<std::vector<Target>> ResolveTargets(const config::Workspace& ws, const QualityRequest& req) {
@@ -109,11 +150,17 @@ Result<std::vector<Target>> ResolveTargets(const config::Workspace& ws, const Qu
       }
       continue;
     }
+    Result<bool> samples = InlineCheckTable(ws, *ref, text);
+    if (!samples.ok()) return samples.status();
     Target t;
     t.ref = *ref;
     t.asset_id = asset_id;
     t.warehouse = &ws.warehouses.at(ref->warehouse);
     t.named = true;
+    t.samples = *samples;
+    if (!t.samples)
+      t.report.notes.push_back("no sample rows: an inline check shows failed rows only on a table "
+                               "with a `checks:` block, where its personal columns are declared");
     Result<TableCheckSpec> spec = ParseCheckSpec(*req.inline_check, "check", SpecSource::kInline);
     if (!spec.ok()) return spec.status();
     if (spec->Empty()) return InvalidArgument("check: declares no check to run");
@@ -334,6 +381,7 @@ Result<QualityReport> RunQuality(const config::Workspace& ws, store::StateStore*
       TableRunContext ctx;
       ctx.now_ms = ToUnixMillis(clock.Now());
       ctx.timeout = t.warehouse->query_timeout;
+      if (!t.samples) ctx.sample_limit = 0;
       // SQLite scans one statement on one core: large tables are split across the machine's cores.
       ctx.scan_partitions = static_cast<int>(std::min(4u, std::max(1u, std::thread::hardware_concurrency())));
       if (store != nullptr) {

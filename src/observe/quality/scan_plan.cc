@@ -87,9 +87,14 @@ AggregateScan CompileAggregateScan(const Dialect& d, const warehouse::TableSchem
                                      d.Quote(c) + " NOT IN (" + list + ") THEN 1 ELSE 0 END)"));
   }
   for (const auto& [c, r] : spec.range) {
-    int lo = add("min(" + d.Quote(c) + ")");
-    int hi = add("max(" + d.Quote(c) + ")");
+    int lo = r.min ? add("min(" + d.Quote(c) + ")") : -1;
+    int hi = r.max ? add("max(" + d.Quote(c) + ")") : -1;
     scan.min_max.emplace_back(c, std::make_pair(lo, hi));
+    // FILTER (SQLite 3.30+, PostgreSQL 9.4+): on 2M SQLite rows, min plus this count scans in
+    // about 0.9x the time of min plus max, where sum(CASE ...) took 1.1x (docs/PERFORMANCE.md).
+    if (r.min || r.max)
+      scan.out_of_range.emplace_back(
+          c, add("count(*) FILTER (WHERE " + OutOfRange(d, c, r, params) + ")"));
   }
   std::string select;
   for (const std::string& e : exprs) select += (select.empty() ? "" : ", ") + e;

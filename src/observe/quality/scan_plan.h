@@ -30,7 +30,10 @@ struct AggregateScan {
   std::optional<int> max_time;                         // freshness
   std::optional<int> rows_in_window;                   // volume.window
   std::vector<std::pair<std::string, int>> invalid;    // accepted_values column -> invalid count
-  std::vector<std::pair<std::string, std::pair<int, int>>> min_max;  // range column -> (min, max)
+  // range column -> (min, max): each computed only when the check declares that bound (-1 when
+  // not), so a scan reads no more than the declared checks need.
+  std::vector<std::pair<std::string, std::pair<int, int>>> min_max;
+  std::vector<std::pair<std::string, int>> out_of_range;  // range column -> rows outside the range
 };
 
 // The filter every query of a run shares: "" or "WHERE <time column> >= $1" for an incremental

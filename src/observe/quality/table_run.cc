@@ -292,38 +292,60 @@ class TableRunner {
   CheckOutcome InRange(const std::string& name, const std::string& column) {
     CheckOutcome o = Measured(name, "range");
     RangeSpec spec;
-    std::pair<int, int> idx{0, 0};
+    std::pair<int, int> idx{-1, -1};
+    int outside_idx = -1;
     for (const auto& [c, r] : plan_.runnable.range)
       if (c == column) spec = r;
     for (const auto& [c, i] : scan_->min_max)
       if (c == column) idx = i;
+    for (const auto& [c, i] : scan_->out_of_range)
+      if (c == column) outside_idx = i;
     o.threshold = ThresholdOf(spec);
-    const SqlValue& lo_cell = row_[static_cast<size_t>(idx.first)];
-    const SqlValue& hi_cell = row_[static_cast<size_t>(idx.second)];
-    if (std::holds_alternative<std::monostate>(lo_cell)) {
-      o.observed = {{"min", nullptr}, {"max", nullptr}};
+    static const SqlValue kNone;
+    auto cell = [&](int i) -> const SqlValue& { return i < 0 ? kNone : row_[static_cast<size_t>(i)]; };
+    const SqlValue& lo_cell = cell(idx.first);
+    const SqlValue& hi_cell = cell(idx.second);
+    const SqlValue& outside_cell = cell(outside_idx);
+    // Only the declared bounds were computed (min for a minimum, max for a maximum).
+    const bool no_value = (idx.first < 0 || std::holds_alternative<std::monostate>(lo_cell)) &&
+                          (idx.second < 0 || std::holds_alternative<std::monostate>(hi_cell));
+    if (no_value) {
+      o.observed = {{"out_of_range", 0}};
+      if (idx.first >= 0) o.observed["min"] = nullptr;
+      if (idx.second >= 0) o.observed["max"] = nullptr;
       o.verdict = Verdict::kPass;
       o.message = column + " holds no value to compare";
       return o;
     }
     std::optional<double> lo = Number(lo_cell), hi = Number(hi_cell);
-    if (!lo || !hi || std::holds_alternative<std::string>(lo_cell) ||
-        std::holds_alternative<std::string>(hi_cell)) {
-      return Errored(name, "range", column + " holds non-numeric values (min " +
-                                        CellJson(lo_cell).dump() + ", max " + CellJson(hi_cell).dump() +
+    if ((idx.first >= 0 && (!lo || std::holds_alternative<std::string>(lo_cell))) ||
+        (idx.second >= 0 && (!hi || std::holds_alternative<std::string>(hi_cell)))) {
+      return Errored(name, "range", column + " holds non-numeric values (" +
+                                        (idx.first >= 0 ? "min " + CellJson(lo_cell).dump() : "") +
+                                        (idx.first >= 0 && idx.second >= 0 ? ", " : "") +
+                                        (idx.second >= 0 ? "max " + CellJson(hi_cell).dump() : "") +
                                         "); range compares numbers");
     }
+    const int64_t outside = Number(outside_cell) ? static_cast<int64_t>(*Number(outside_cell)) : 0;
     // Personal data never leaves the warehouse, not even as an extreme value.
     const bool pii = std::count(plan_.declared.pii.begin(), plan_.declared.pii.end(), column) > 0;
-    Json lo_json = pii ? Json(kMasked) : CellJson(lo_cell);
-    Json hi_json = pii ? Json(kMasked) : CellJson(hi_cell);
-    o.observed = {{"min", lo_json}, {"max", hi_json}};
-    bool below = spec.min && *lo < *spec.min;
-    bool above = spec.max && *hi > *spec.max;
-    o.verdict = below || above ? Verdict::kFail : Verdict::kPass;
-    o.message = column + " spans " + lo_json.dump() + " to " + hi_json.dump() +
-                (below ? ", below the minimum " + Num(*spec.min) : "") +
-                (above ? ", above the maximum " + Num(*spec.max) : "");
+    o.observed = {{"out_of_range", outside}};
+    std::string spans;
+    if (idx.first >= 0) {
+      o.observed["min"] = pii ? Json(kMasked) : CellJson(lo_cell);
+      spans += "min " + o.observed["min"].dump();
+    }
+    if (idx.second >= 0) {
+      o.observed["max"] = pii ? Json(kMasked) : CellJson(hi_cell);
+      spans += (spans.empty() ? "max " : ", max ") + o.observed["max"].dump();
+    }
+    o.verdict = outside > 0 ? Verdict::kFail : Verdict::kPass;
+    std::string bounds = spec.min && spec.max ? "between " + Num(*spec.min) + " and " + Num(*spec.max)
+                         : spec.min           ? "at least " + Num(*spec.min)
+                                              : "at most " + Num(*spec.max);
+    o.message = outside > 0 ? std::to_string(outside) + " row(s) of " + column + " outside the range (" +
+                                  bounds + "; " + spans + ")"
+                            : column + " is " + bounds + " in every row (" + spans + ")";
     if (o.verdict == Verdict::kFail) {
       SampleRequest req;
       req.kind = SampleRequest::Kind::kOutOfRange;
@@ -420,6 +442,7 @@ class TableRunner {
   // Runs the sample query for a failed check and attaches its rows, pii columns masked. A sample
   // that cannot be fetched is noted in the message; the verdict stands.
   void AttachSample(CheckOutcome& o, const SampleRequest& req) {
+    if (ctx_.sample_limit <= 0) return;  // samples withheld for this table (quality_run.cc)
     Result<warehouse::QueryOutcome> out =
         Query(CompileSample(d_, plan_.table.id, req, plan_.filter, ctx_.sample_limit));
     if (!out.ok()) {

@@ -9,12 +9,6 @@
 namespace dw::observe::watch {
 namespace {
 
-// What a later stage does after a monitor, check or collection run (the incidents stage's signal
-// pass); nothing when the environment has no hook.
-Status AfterRun(const WatchEnvironment& env, const std::string& what) {
-  return env.after_run ? env.after_run(what) : Status::Ok();
-}
-
 constexpr int64_t kMinute = 60 * 1000;
 
 using Env = std::shared_ptr<const WatchEnvironment>;
@@ -48,7 +42,8 @@ Status AddMonitorJobs(WatchLoop& loop, const Env& env, int64_t /*every_ms: the m
              caught_up = " (" + std::to_string(missed) + " runs missed while down; no series_sql to backfill them)";
            env->say(FormatRfc3339(env->clock->Now()) + " monitor " + name + ": " +
                     std::string(metrics::VerdictKindName(v.kind)) + ": " + v.explanation + caught_up);
-           return AfterRun(*env, "monitor " + name);
+           if (env->after_run) env->after_run("monitor:" + name);
+           return Status::Ok();
          }}));
   }
   return Status::Ok();
@@ -67,17 +62,20 @@ Status AddCheckJobs(WatchLoop& loop, const Env& env, int64_t every_ms) {
            req.tables = {table};
            auto report = quality::RunQuality(*env->workspace, *store, *env->clock, req);
            if (!report.ok()) return report.status();
+           if (report->record_error)
+             return Unavailable("the results of " + table + " could not be recorded: " + *report->record_error);
            env->say(FormatRfc3339(env->clock->Now()) + " check " + table + ": " +
                     std::to_string(report->Count(quality::Verdict::kPass)) + " passed, " +
                     std::to_string(report->Count(quality::Verdict::kFail)) + " failed, " +
                     std::to_string(report->Count(quality::Verdict::kError)) + " errors");
-           return AfterRun(*env, "check " + table);
+           if (env->after_run) env->after_run("check:" + table);
+           return Status::Ok();
          }}));
   }
   return Status::Ok();
 }
 
-// One collection pass over every platform (and the workspace's dbt manifest), in its own group.
+// One collection pass over every platform, in its own group.
 Status AddCollectJob(WatchLoop& loop, const Env& env, int64_t every_ms) {
   if (env->workspace->platforms.empty() && env->workspace->lineage.dbt_manifest.empty()) return Status::Ok();
   return loop.AddJob({"collect", "platforms", every_ms, [env](int64_t, int) -> Status {
@@ -87,7 +85,19 @@ Status AddCollectJob(WatchLoop& loop, const Env& env, int64_t every_ms) {
                         if (!report.ok()) return report.status();
                         env->say(FormatRfc3339(env->clock->Now()) + " collect: " +
                                  std::to_string(report->new_events()) + " new change event(s)");
-                        return AfterRun(*env, "collection");
+                        if (env->after_run) env->after_run("collect");
+                        // A pass that could not read some platform failed, even though the
+                        // others were collected (as `dw collect` exits 1).
+                        if (report->any_errors()) {
+                          std::string failed;
+                          for (const auto& p : report->platforms) {
+                            if (p.reachable && p.errors.empty()) continue;
+                            failed += (failed.empty() ? "" : "; ") + p.platform +
+                                      (p.errors.empty() ? " unreachable" : ": " + p.errors.front());
+                          }
+                          return Unavailable("some platforms could not be read: " + failed);
+                        }
+                        return Status::Ok();
                       }});
 }
 

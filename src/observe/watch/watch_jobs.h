@@ -30,9 +30,10 @@ struct WatchEnvironment {
   const Clock* clock = nullptr;
   std::function<void(const std::string& line)> say;  // one line per finished run, for the operator
   metrics::UnlearntWindows unlearnt;  // what monitors keep out of training (incidents' windows)
-  // Run after every monitor, check and collection run that succeeded (the incidents stage's signal
-  // pass, set by the workspace layer); its error fails that run. Optional.
-  std::function<Status(const std::string& after)> after_run;
+  // Called after every successful monitor, check and collection run with the job's name (the
+  // incidents stage evaluates the signals it produced there); may be empty. Its failure is its own
+  // to report: the run it follows has succeeded.
+  std::function<void(const std::string& job)> after_run;
 };
 
 // A kind of job. `add` adds this kind's jobs for env's workspace (none when it configures nothing

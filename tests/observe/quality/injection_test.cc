@@ -158,6 +158,9 @@ TEST_P(InjectionTest, HostileColumnNamesThatExistAreQuotedAndChecked) {
                   .ok());
   QualityRequest req;
   req.tables = {"table://wh/" + (wh_->postgres() ? wh_->schema() + "." : std::string()) + table};
+  config::AssetNote note;
+  note.id = req.tables[0];
+  workspace_.assets.push_back(note);
   req.inline_check = Json::object({{"not_null", {column}}, {"range", {{column, {{"max", 2}}}}}});
   auto r = Run(req);
   ASSERT_TRUE(r.ok()) << r.status().ToString();

@@ -55,7 +55,9 @@ TEST_P(QualityRunTest, EveryCheckPassesOnCleanDataInOneScanPerTable) {
   // One aggregate SELECT, one GROUP BY for the key, one custom query: nothing per column.
   EXPECT_EQ(t.queries, 3);
   EXPECT_EQ(Outcome(*r, "range:balance").observed["min"], Json(10.0));
-  EXPECT_EQ(Outcome(*r, "range:balance").observed["max"], Json(200.0));
+  // A range with only a minimum computes no maximum: the scan reads what the checks need.
+  EXPECT_FALSE(Outcome(*r, "range:balance").observed.contains("max"));
+  EXPECT_EQ(Outcome(*r, "range:balance").observed["out_of_range"], 0);
   EXPECT_EQ(Outcome(*r, "freshness").observed["latest"], "2026-11-24T13:59:00.000Z");
   EXPECT_EQ(Outcome(*r, "freshness").observed["age_seconds"], Json(60.0));
 }
@@ -91,6 +93,10 @@ TEST_P(QualityRunTest, EachCheckFailsOnDataBuiltForIt) {
   const CheckOutcome& range = Outcome(*r, "range:balance");
   EXPECT_EQ(range.verdict, Verdict::kFail);
   EXPECT_EQ(range.observed["min"], Json(-5.0));
+  // How many rows fall outside, counted in the same scan (as not_null and accepted_values do).
+  EXPECT_EQ(range.observed["out_of_range"], 1);
+  EXPECT_EQ(range.message.rfind("1 row(s) of balance outside the range (at least 0; min -5.0)", 0), 0u)
+      << range.message;
   EXPECT_EQ((*range.sample)[0], Json::parse(R"({"member_id": 22, "balance": -5.0})"));
 
   const CheckOutcome& custom = Outcome(*r, "custom:negative_balances");
@@ -289,6 +295,45 @@ TEST_P(QualityRunTest, InlineChecksSpeakTheSameVocabularyWithoutSql) {
   auto sql = Run(req);
   ASSERT_FALSE(sql.ok());
   EXPECT_NE(sql.status().message().find("cannot carry SQL"), std::string::npos);
+}
+
+TEST_P(QualityRunTest, InlineChecksRunOnlyOnTablesTheWorkspaceKnowsAndNeverOnCatalogs) {
+  ASSERT_TRUE(wh_->Exec("CREATE TABLE " + wh_->Sql("secrets") + " (token TEXT); INSERT INTO " +
+                        wh_->Sql("secrets") + " VALUES ('tok-1')").ok());
+  QualityRequest req;
+  req.inline_check = Json::parse(R"({"accepted_values": {"token": ["x"]}})");
+  // A real table the workspace does not mention: refused, naming the rule, nothing queried.
+  req.tables = {wh_->AssetId("secrets")};
+  auto unknown = Run(req);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(unknown.status().message().find("tables the workspace knows"), std::string::npos)
+      << unknown.status().message();
+  // The database's own catalog: refused even if a note named it.
+  const std::string catalog = wh_->postgres() ? "wh.pg_catalog.pg_class" : "wh.sqlite_master";
+  config::AssetNote note;
+  note.id = wh_->postgres() ? "table://wh/pg_catalog.pg_class" : "table://wh/sqlite_master";
+  workspace_.assets.push_back(note);
+  req.tables = {catalog};
+  req.inline_check = Json::parse(R"({"not_null": ["name"]})");
+  auto system = Run(req);
+  ASSERT_FALSE(system.ok());
+  EXPECT_NE(system.status().message().find("system catalog"), std::string::npos) << system.status().message();
+  // A table known only from a note runs, but shows no sample rows (no `checks:` block declares its
+  // personal columns); with a checks block, failed rows are sampled.
+  req.tables = {wh_->AssetId("balances")};
+  req.inline_check = Json::parse(R"({"range": {"balance": {"max": 100}}})");
+  auto noted = Run(req);
+  ASSERT_TRUE(noted.ok()) << noted.status().ToString();
+  EXPECT_EQ(Outcome(*noted, "range:balance").verdict, Verdict::kFail);
+  EXPECT_FALSE(Outcome(*noted, "range:balance").sample.has_value() &&
+               !Outcome(*noted, "range:balance").sample->empty())
+      << Dump(*noted);
+  Configure(Json::parse(R"({"not_null": ["member_id"]})"));
+  auto configured = Run(req);
+  ASSERT_TRUE(configured.ok()) << configured.status().ToString();
+  ASSERT_TRUE(Outcome(*configured, "range:balance").sample.has_value()) << Dump(*configured);
+  EXPECT_FALSE(Outcome(*configured, "range:balance").sample->empty());
 }
 
 TEST_P(QualityRunTest, OnlySelectedChecksRunAndAreReported) {

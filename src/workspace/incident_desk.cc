@@ -1,7 +1,7 @@
-#include "workspace/incident_service.h"
+#include "workspace/incident_desk.h"
 
-#include "graph/ingest.h"
 #include "base/identifiers.h"
+#include "graph/ingest.h"
 #include "warehouse/read_only_count.h"
 
 namespace dw::workspace {

@@ -1,0 +1,259 @@
+// Every `dw` command against docs/cli.md: one exit-code convention (0 ok, 1 the thing checked
+// failed, 2 the command could not do its work), global options anywhere on the line, and no
+// secret in anything a command prints, whichever path prints it.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <vector>
+
+#include "base/json.h"
+#include "tests/support/subprocess.h"
+
+namespace dw {
+namespace {
+
+using testing::CommandResult;
+using testing::RunCommand;
+using testing::TempDir;
+
+const std::string kDw = DW_BINARY;
+
+std::string Q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+// A scratch copy of examples/NAME with its warehouse built from warehouse.sql.
+std::filesystem::path CopyExample(const TempDir& tmp, const std::string& name) {
+  namespace fs = std::filesystem;
+  fs::path dst = tmp.path() / name;
+  fs::copy(fs::path(DW_SOURCE_DIR) / "examples" / name, dst, fs::copy_options::recursive);
+  sqlite3* db = nullptr;
+  sqlite3_open((dst / "warehouse.db").c_str(), &db);
+  std::string sql = testing::ReadWholeFile(dst / "warehouse.sql");
+  char* err = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(db);
+  return dst;
+}
+
+class ExitCodesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    loyalty_ = CopyExample(tmp_, "loyalty-flink");
+    empty_ = tmp_.path() / "empty";
+    std::filesystem::create_directories(empty_);
+    // Platforms on a port nothing listens on: every call is refused at once.
+    unreachable_ = tmp_.path() / "unreachable";
+    tmp_.Write("unreachable/dataworkers.yaml",
+               "version: 1\nname: u\nplatforms:\n"
+               "  kestra: {type: kestra, url: \"http://127.0.0.1:1\"}\n"
+               "  flink: {type: flink, url: \"http://127.0.0.1:1\"}\n");
+    tmp_.Write("events/a.jsonl", "");
+  }
+  CommandResult Dw(const std::string& args) { return RunCommand(kDw + " " + args); }
+
+  TempDir tmp_;
+  std::filesystem::path loyalty_, empty_, unreachable_;
+};
+
+struct Row {
+  std::string args;  // after `dw`; {L} loyalty, {E} empty folder, {U} unreachable, {T} temp dir
+  int code;
+  std::string says;  // stderr or stdout must contain this ("" for no requirement)
+};
+
+TEST_F(ExitCodesTest, EveryCommandFollowsTheConvention) {
+  const std::vector<Row> rows = {
+      {"", 2, "a command is required"},
+      {"frobnicate", 2, ""},
+      {"init {L}", 2, "already exists"},
+      {"init {T}/fresh", 0, "created"},
+      {"--workspace {L} validate", 0, "is valid"},
+      {"--workspace {E} validate", 2, "no dataworkers.yaml"},
+      {"--workspace {U}/../unreachable validate --format json", 0, "\"valid\": true"},
+      {"--workspace {L} describe --no-probe", 0, ""},
+      {"--workspace {E} describe --no-probe", 2, ""},
+      {"agents", 0, ""},
+      {"mcp no-such-agent", 2, ""},
+      {"--workspace {L} --now 2026-11-24T14:00:00Z check", 0, "9 passed"},
+      {"--workspace {L} --now 2026-11-24T16:00:00Z check", 1, "FAIL   freshness"},
+      {"--workspace {L} check main.no_such_table", 2, "no checks are configured"},
+      {"--workspace {E} check", 2, ""},
+      {"--workspace {L} lineage table://main/member_balances --direction up", 0, ""},
+      {"--workspace {L} lineage table://main/member_balances --direction down", 0, ""},
+      {"--workspace {L} lineage table://main/member_balances --direction sideways", 2, ""},
+      {"--workspace {L} lineage table://main/no_such", 2, ""},
+      {"--workspace {L} blast-radius table://main/no_such", 2, ""},
+      {"--workspace {L} ingest openlineage {T}/events", 2, "is a directory"},
+      {"--workspace {L} ingest openlineage {T}/events/a.jsonl", 0, ""},
+      {"--workspace {L} ingest dbt {T}/no-such-manifest.json", 2, "cannot read"},
+      {"--workspace {L} ingest kestra", 2, ""},  // no Kestra platform
+      {"--workspace {U} ingest kestra", 2, ""},  // unreachable
+      {"--workspace {U} collect", 1, "UNREACHABLE"},
+      {"--workspace {E} collect", 2, ""},
+      {"monitor score {T}/no-such.csv", 2, ""},
+      {"--workspace {L} monitor plot no_such_metric --out {T}/p.svg", 2, "unknown metric"},
+      {"--workspace {L} monitor mark no_such_metric --from 2026-01-01T00:00:00Z --to 2026-01-02T00:00:00Z",
+       2, "unknown metric"},
+      {"--workspace {L} monitor mark x --from yesterday --to 2026-01-02T00:00:00Z", 2, "--from"},
+      {"--workspace {E} monitor prune", 2, ""},
+      {"--workspace {L} monitor prune", 0, ""},
+      {"--workspace {E} watch --once", 2, ""},
+      {"--workspace {U} watch --once", 1, "some platforms could not be read"},
+  };
+  for (const Row& row : rows) {
+    std::string args = row.args;
+    for (auto [tag, path] : {std::pair<std::string, std::filesystem::path>{"{L}", loyalty_},
+                             {"{E}", empty_}, {"{U}", unreachable_}, {"{T}", tmp_.path()}})
+      for (size_t p = args.find(tag); p != std::string::npos; p = args.find(tag))
+        args.replace(p, tag.size(), path.string());
+    CommandResult r = Dw(args);
+    EXPECT_EQ(r.exit_code, row.code) << "dw " << args << "\nstdout: " << r.out << "\nstderr: " << r.err;
+    if (!row.says.empty()) {
+      EXPECT_NE((r.out + r.err).find(row.says), std::string::npos)
+          << "dw " << args << "\nstdout: " << r.out << "\nstderr: " << r.err;
+    }
+  }
+}
+
+TEST_F(ExitCodesTest, LineageAcceptsTheShortDirectionsTheReadmeShows) {
+  auto up = Dw("--workspace " + Q(loyalty_) + " lineage table://main/member_balances --direction up --format json");
+  auto upstream = Dw("--workspace " + Q(loyalty_) +
+                     " lineage table://main/member_balances --direction upstream --format json");
+  ASSERT_EQ(up.exit_code, 0) << up.err;
+  ASSERT_EQ(upstream.exit_code, 0) << upstream.err;
+  // The same answer (last_seen times aside: each run stamps the notes it reads).
+  Json a = Json::parse(up.out), b = Json::parse(upstream.out);
+  EXPECT_EQ(a["direction"], "upstream");
+  EXPECT_EQ(a["nodes"], b["nodes"]);
+  EXPECT_EQ(a["edges"].size(), b["edges"].size());
+  EXPECT_GT(a["edges"].size(), 0u);
+}
+
+TEST_F(ExitCodesTest, GlobalOptionsWorkAfterTheCommand) {
+  const std::string ws = Q(loyalty_);
+  for (const std::string& args :
+       {"check --workspace " + ws + " --now 2026-11-24T14:00:00Z",
+        "check main.member_balances -w " + ws + " --now 2026-11-24T14:00:00Z --log-level error",
+        "validate --workspace " + ws, "describe --no-probe --workspace " + ws,
+        "agents --workspace " + ws, "lineage table://main/member_balances --workspace " + ws,
+        "monitor prune --workspace " + ws, "mcp dw-quality --workspace " + ws}) {
+    CommandResult r = Dw(args);
+    EXPECT_EQ(r.exit_code, 0) << "dw " << args << "\n" << r.out << r.err;
+    EXPECT_EQ(r.err.find("not expected"), std::string::npos) << "dw " << args << "\n" << r.err;
+  }
+  // collect and serve take them too (they fail here for other reasons, never on the option).
+  for (const std::string& args : {"collect --workspace " + Q(empty_),
+                                  "serve --workspace " + Q(empty_) + " --listen 127.0.0.1:notaport"}) {
+    CommandResult r = Dw(args);
+    EXPECT_EQ(r.exit_code, 2) << "dw " << args;
+    EXPECT_EQ(r.err.find("were not expected"), std::string::npos) << "dw " << args << "\n" << r.err;
+  }
+}
+
+TEST_F(ExitCodesTest, ResultsThatCouldNotBeRecordedAreAnError) {
+  const std::string check = "--workspace " + Q(loyalty_) + " --now 2026-11-24T14:00:00Z check";
+  ASSERT_EQ(Dw(check).exit_code, 0);  // creates the state store
+  // Break the store on purpose: every write of a check result fails from now on.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((loyalty_ / ".dw" / "state.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "CREATE TRIGGER refuse BEFORE INSERT ON check_results "
+                         "BEGIN SELECT RAISE(ABORT, 'simulated disk failure'); END;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  CommandResult r = Dw(check);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("could not be recorded"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("9 passed"), std::string::npos) << "the results are still shown: " << r.out;
+}
+
+// A PostgreSQL warehouse nobody listens for, its password in each libpq form.
+struct SecretCase {
+  std::string dsn;
+  std::vector<std::string> secret_parts;
+};
+
+TEST_F(ExitCodesTest, NoCommandPrintsAConnectionPassword) {
+  const std::vector<SecretCase> cases = {
+      {"host=127.0.0.1 port=1 dbname=x user=u password=plainsecret1", {"plainsecret1"}},
+      {"host=127.0.0.1 port=1 dbname=x user=u password='p@ss w0rd!'", {"p@ss", "w0rd"}},
+      {"host=127.0.0.1 port=1 dbname=x user=u password=ab", {"password=ab"}},
+      {"postgresql://u:url-secret-9@127.0.0.1:1/x", {"url-secret-9"}},
+  };
+  for (const SecretCase& c : cases) {
+    TempDir tmp;
+    tmp.Write("dataworkers.yaml",
+              "version: 1\nname: s\nwarehouses:\n  pg: {type: postgres, dsn: \"" + c.dsn +
+                  "\"}\nchecks:\n  - table: pg.public.t\n    not_null: [a]\n"
+                  "monitors:\n  - {name: m, warehouse: pg, sql: \"SELECT 1\", every: 1h}\n");
+    const std::string ws = " --workspace " + Q(tmp.path());
+    for (const std::string& args : {ws + " check", ws + " check --format json", ws + " describe",
+                                    ws + " describe --format json", ws + " watch --once",
+                                    ws + " --log-level debug check"}) {
+      CommandResult r = Dw(args);
+      std::string all = r.out + r.err;
+      EXPECT_NE(all.find("127.0.0.1"), std::string::npos) << "the host stays readable: dw" << args << "\n" << all;
+      for (const std::string& part : c.secret_parts)
+        EXPECT_EQ(all.find(part), std::string::npos) << "dw" << args << " printed " << part << ":\n" << all;
+    }
+  }
+}
+
+TEST_F(ExitCodesTest, AKeywordValueStateStoreIsPostgresNeverAFileNamedAfterIt) {
+  TempDir tmp;
+  tmp.Write("dataworkers.yaml",
+            "version: 1\nname: s\nstate: \"host=127.0.0.1 port=1 dbname=x user=u password=LeakMe1234\"\n");
+  CommandResult r = Dw("--workspace " + Q(tmp.path()) + " monitor prune");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ((r.out + r.err).find("LeakMe1234"), std::string::npos) << r.out << r.err;
+  for (const auto& entry : std::filesystem::directory_iterator(tmp.path()))
+    EXPECT_EQ(entry.path().filename().string().find("password"), std::string::npos) << entry.path();
+}
+
+TEST_F(ExitCodesTest, AStateUrlOfAnUnknownSchemeIsAValidationError) {
+  for (const std::string state : {"postgresq://bob:LeakMe1234@db:5432/dw", "mysql://bob:LeakMe1234@db/dw"}) {
+    TempDir tmp;
+    tmp.Write("dataworkers.yaml", "version: 1\nname: s\nstate: \"" + state + "\"\n");
+    CommandResult v = Dw("--workspace " + Q(tmp.path()) + " validate");
+    EXPECT_EQ(v.exit_code, 1) << v.out << v.err;
+    EXPECT_NE(v.err.find("dataworkers.yaml:3:"), std::string::npos) << v.err;
+    EXPECT_NE(v.err.find("is not a state store"), std::string::npos) << v.err;
+    EXPECT_EQ(v.err.find("LeakMe1234"), std::string::npos) << v.err;
+    CommandResult c = Dw("--workspace " + Q(tmp.path()) + " check");
+    EXPECT_EQ(c.exit_code, 2);
+    // Nothing was created: no folder named after the URL's parts.
+    size_t entries = 0;
+    for (const auto& e : std::filesystem::directory_iterator(tmp.path())) entries += e.path().filename() != "dataworkers.yaml";
+    EXPECT_EQ(entries, 0u) << state;
+  }
+  TempDir typo;
+  typo.Write("dataworkers.yaml", "version: 1\nname: s\nstate: \"postgresq://db/dw\"\n");
+  EXPECT_NE(Dw("--workspace " + Q(typo.path()) + " validate").err.find("did you mean 'postgresql'"),
+            std::string::npos);
+}
+
+TEST_F(ExitCodesTest, ValidateWarnsAboutKeysAcceptedButNotActedOn) {
+  TempDir tmp;
+  tmp.Write("dataworkers.yaml",
+            "version: 1\nname: s\n"
+            "domains:\n  loyalty: {owners: [ana@example.com], approvers: [ana@example.com]}\n"
+            "notify:\n  slack: {webhook: \"https://hooks.slack.test/T0/B0/xyz\"}\n");
+  CommandResult r = Dw("--workspace " + Q(tmp.path()) + " validate");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("dataworkers.yaml:4:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("domains.loyalty.approvers: accepted but not acted on"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("dataworkers.yaml:5:1: notify: accepted but not acted on: notifications"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("owners"), std::string::npos) << "owners work today: " << r.err;
+  EXPECT_EQ(r.err.find("hooks.slack.test"), std::string::npos) << r.err;
+  CommandResult j = Dw("--workspace " + Q(tmp.path()) + " validate --format json");
+  EXPECT_EQ(j.exit_code, 0);
+  Json out = Json::parse(j.out);
+  ASSERT_EQ(out["warnings"].size(), 2u) << j.out;
+  EXPECT_EQ(out["warnings"][1]["path"], "notify");
+}
+
+}  // namespace
+}  // namespace dw
