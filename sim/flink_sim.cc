@@ -8,6 +8,16 @@
 // failed}, config?: {key: value}, exceptions?: [{at, name, stacktrace, task?}]}],
 // "jobmanager_config": {key: value}, "logs": [{name, lines: [{at, level?, logger?, message}],
 // filler_bytes?}], "generate": {"jobs": N, "from": T}, "faults": [...]}
+//
+// Everything a job reports can carry its time, so the job's story unfolds as the clock moves:
+//   "states": [{at, state}]              the state from `at` on (RUNNING -> RESTARTING -> RUNNING);
+//   "restores": [{id, at, is_savepoint?, external_path?}]   several restores (a failover after a
+//                                        TaskManager loss restores the latest checkpoint);
+//   "checkpoints": [{at, completed, failed}]   the counts from `at` on;
+//   "config": [{at, values: {key: value}}]     keys set from `at` on (later entries override).
+// `last-modification` is the time of the latest visible state change, restore or end. The old
+// single-valued keys keep their meaning (a `restored` is one more restore; `checkpoints` and
+// `config` objects hold from the job's start).
 #include <algorithm>
 #include <sstream>
 
@@ -26,14 +36,25 @@ struct SimException {
   std::string name, stacktrace, task;
 };
 
+struct SimCheckpointCounts {
+  int64_t at = 0;
+  int64_t completed = 0, failed = 0;
+};
+
+struct SimConfigAt {
+  int64_t at = 0;
+  std::vector<std::pair<std::string, std::string>> values;
+};
+
 struct SimJob {
   std::string jid, name, state = "RUNNING";
   int64_t start = 0;
   std::optional<int64_t> end;
   std::vector<SimVertex> vertices;
-  std::optional<Json> restored;  // {id, at, is_savepoint, external_path}
-  int64_t completed = 0, failed = 0;
-  std::vector<std::pair<std::string, std::string>> config;
+  std::vector<std::pair<int64_t, std::string>> states;  // (at, state), in time order
+  std::vector<Json> restores;  // {id, restore_timestamp, is_savepoint, external_path}, in time order
+  std::vector<SimCheckpointCounts> checkpoints;  // in time order
+  std::vector<SimConfigAt> config;               // in time order
   std::vector<SimException> exceptions;
 };
 
@@ -104,18 +125,49 @@ FlinkState ParseScript(const Json& s) {
     for (const auto& v : j.value("vertices", Json::array()))
       job.vertices.push_back({v.at("id").get<std::string>(), v.at("name").get<std::string>(),
                               v.value("parallelism", int64_t{1})});
-    if (j.contains("restored")) {
-      const Json& r = j["restored"];
-      job.restored = Json{{"id", r.at("id").get<int64_t>()},
-                          {"restore_timestamp", ScriptTime(r.at("at"), w + ".restored.at")},
-                          {"is_savepoint", r.value("is_savepoint", true)},
-                          {"external_path", r.value("external_path", "<checkpoint-not-externally-addressable>")}};
+    auto restore = [&](const Json& r, const std::string& where) {
+      if (!r.is_object() || !r.contains("id") || !r.contains("at"))
+        throw std::invalid_argument(where + ": needs id and at");
+      job.restores.push_back(Json{{"id", r.at("id").get<int64_t>()},
+                                  {"restore_timestamp", ScriptTime(r.at("at"), where + ".at")},
+                                  {"is_savepoint", r.value("is_savepoint", true)},
+                                  {"external_path", r.value("external_path", "<checkpoint-not-externally-addressable>")}});
+    };
+    if (j.contains("restored")) restore(j["restored"], w + ".restored");
+    const Json restores = j.value("restores", Json::array());
+    for (size_t k = 0; k < restores.size(); ++k) restore(restores[k], w + ".restores[" + std::to_string(k) + "]");
+    std::sort(job.restores.begin(), job.restores.end(), [](const Json& a, const Json& b) {
+      return a["restore_timestamp"].get<int64_t>() < b["restore_timestamp"].get<int64_t>();
+    });
+    const Json states = j.value("states", Json::array());
+    for (size_t k = 0; k < states.size(); ++k) {
+      std::string where = w + ".states[" + std::to_string(k) + "]";
+      if (!states[k].is_object() || !states[k].contains("state") || !states[k]["state"].is_string())
+        throw std::invalid_argument(where + ": needs at and state");
+      job.states.emplace_back(ScriptTime(states[k].at("at"), where + ".at"), states[k]["state"].get<std::string>());
     }
+    std::stable_sort(job.states.begin(), job.states.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     if (j.contains("checkpoints")) {
-      job.completed = j["checkpoints"].value("completed", int64_t{0});
-      job.failed = j["checkpoints"].value("failed", int64_t{0});
+      const Json& c = j["checkpoints"];
+      if (c.is_array()) {
+        for (size_t k = 0; k < c.size(); ++k)
+          job.checkpoints.push_back({ScriptTime(c[k].at("at"), w + ".checkpoints[" + std::to_string(k) + "].at"),
+                                     c[k].value("completed", int64_t{0}), c[k].value("failed", int64_t{0})});
+        std::stable_sort(job.checkpoints.begin(), job.checkpoints.end(), [](const auto& a, const auto& b) { return a.at < b.at; });
+      } else {
+        job.checkpoints.push_back({job.start, c.value("completed", int64_t{0}), c.value("failed", int64_t{0})});
+      }
     }
-    job.config = ConfigPairs(j.value("config", Json()), w + ".config");
+    if (j.contains("config") && j["config"].is_array()) {
+      const Json& c = j["config"];
+      for (size_t k = 0; k < c.size(); ++k) {
+        std::string where = w + ".config[" + std::to_string(k) + "]";
+        job.config.push_back({ScriptTime(c[k].at("at"), where + ".at"), ConfigPairs(c[k].value("values", Json()), where + ".values")});
+      }
+      std::stable_sort(job.config.begin(), job.config.end(), [](const auto& a, const auto& b) { return a.at < b.at; });
+    } else {
+      job.config.push_back({job.start, ConfigPairs(j.value("config", Json()), w + ".config")});
+    }
     for (const auto& e : j.value("exceptions", Json::array()))
       job.exceptions.push_back({ScriptTime(e.at("at"), w + ".exceptions.at"),
                                 e.value("name", "java.lang.RuntimeException"),
@@ -133,7 +185,7 @@ FlinkState ParseScript(const Json& s) {
       job.name = "gen-job-" + std::to_string(i);
       job.start = from + i;
       job.vertices.push_back({Hex32(static_cast<uint64_t>(i), 1), "Source -> Sink", 2});
-      job.completed = 10;
+      job.checkpoints.push_back({job.start, 10, 0});
       st.jobs.push_back(std::move(job));
     }
   }
@@ -166,19 +218,31 @@ void InstallFlink(const Json& script, httplib::Server& server, std::shared_ptr<S
       if (j.jid == jid && clock->Visible(j.start)) return &j;
     return nullptr;
   };
+  // The state at the clock's now: the job's end (its final `state`) once visible, else the latest
+  // visible `states` entry, else RUNNING for a job that ends later, else its `state`.
   auto job_state = [clock](const SimJob& j) {
     if (j.end && clock->Visible(*j.end)) return j.state == "RUNNING" ? std::string("FINISHED") : j.state;
-    return j.end ? std::string("RUNNING") : j.state;
+    std::string state = j.end ? std::string("RUNNING") : j.state;
+    for (const auto& [at, st] : j.states)
+      if (clock->Visible(at)) state = st;
+    return state;
   };
   auto summary = [clock, job_state](const SimJob& j) {
     bool ended = j.end && clock->Visible(*j.end);
     int64_t now = clock->now().value_or(j.start);
+    // Flink moves last-modification whenever the job's status changes (a restart, a restore).
+    int64_t modified = j.start;
+    for (const auto& [at, st] : j.states)
+      if (clock->Visible(at)) modified = std::max(modified, at);
+    for (const auto& r : j.restores)
+      if (clock->Visible(r["restore_timestamp"].get<int64_t>())) modified = std::max(modified, r["restore_timestamp"].get<int64_t>());
+    if (ended) modified = std::max(modified, *j.end);
     Json tasks = {{"total", j.vertices.size()}, {"created", 0}, {"scheduled", 0}, {"deploying", 0},
                   {"running", ended ? 0 : j.vertices.size()}, {"finished", ended ? j.vertices.size() : 0},
                   {"canceling", 0}, {"canceled", 0}, {"failed", 0}, {"reconciling", 0}, {"initializing", 0}};
     return Json{{"jid", j.jid}, {"name", j.name}, {"state", job_state(j)}, {"start-time", j.start},
                 {"end-time", ended ? *j.end : -1}, {"duration", (ended ? *j.end : now) - j.start},
-                {"last-modification", ended ? *j.end : j.start}, {"tasks", tasks}};
+                {"last-modification", modified}, {"tasks", tasks}};
   };
   // Flink answers an unknown or malformed job id with these.
   auto job_or_error = [visible_job](const httplib::Request& req, httplib::Response& res) -> const SimJob* {
@@ -233,12 +297,24 @@ void InstallFlink(const Json& script, httplib::Server& server, std::shared_ptr<S
   server.Get(R"(/jobs/([^/]+)/checkpoints)", [job_or_error, clock](const httplib::Request& req, httplib::Response& res) {
     const SimJob* j = job_or_error(req, res);
     if (!j) return;
+    // latest.restored is the latest restore visible; counts.restored how many there were.
     Json restored = nullptr;
-    if (j->restored && clock->Visible((*j->restored)["restore_timestamp"].get<int64_t>())) restored = *j->restored;
+    int64_t restores = 0;
+    for (const auto& r : j->restores)
+      if (clock->Visible(r["restore_timestamp"].get<int64_t>())) {
+        restored = r;
+        ++restores;
+      }
+    int64_t completed = 0, failed = 0;
+    for (const auto& c : j->checkpoints)
+      if (clock->Visible(c.at)) {
+        completed = c.completed;
+        failed = c.failed;
+      }
     Json stats = {{"min", 0}, {"max", 0}, {"avg", 0}, {"p50", 0}, {"p90", 0}, {"p95", 0}, {"p99", 0}, {"p999", 0}};
     Json body = {
-        {"counts", {{"restored", restored.is_null() ? 0 : 1}, {"total", j->completed + j->failed},
-                    {"in_progress", 0}, {"completed", j->completed}, {"failed", j->failed}}},
+        {"counts", {{"restored", restores}, {"total", completed + failed},
+                    {"in_progress", 0}, {"completed", completed}, {"failed", failed}}},
         {"summary", {{"checkpointed_size", stats}, {"state_size", stats}, {"end_to_end_duration", stats},
                      {"alignment_buffered", stats}, {"processed_data", stats}, {"persisted_data", stats}}},
         {"latest", {{"completed", nullptr}, {"savepoint", nullptr}, {"failed", nullptr}, {"restored", restored}}},
@@ -287,11 +363,24 @@ void InstallFlink(const Json& script, httplib::Server& server, std::shared_ptr<S
                  {"exceptionHistory", {{"entries", entries}, {"truncated", seen.size() > max}}}};
     res.set_content(body.dump(), "application/json; charset=UTF-8");
   });
-  server.Get(R"(/jobs/([^/]+)/config)", [job_or_error](const httplib::Request& req, httplib::Response& res) {
+  // The job's configuration as of now: the entries visible, later ones overriding earlier keys.
+  auto job_config = [clock](const SimJob& j) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& c : j.config) {
+      if (!clock->Visible(c.at)) continue;
+      for (const auto& kv : c.values) {
+        auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == kv.first; });
+        if (it == out.end()) out.push_back(kv);
+        else it->second = kv.second;
+      }
+    }
+    return out;
+  };
+  server.Get(R"(/jobs/([^/]+)/config)", [job_or_error, job_config](const httplib::Request& req, httplib::Response& res) {
     const SimJob* j = job_or_error(req, res);
     if (!j) return;
     Json user = Json::object();
-    for (const auto& [k, v] : j->config) user[k] = v;
+    for (const auto& [k, v] : job_config(*j)) user[k] = v;
     int64_t par = j->vertices.empty() ? 1 : j->vertices.front().parallelism;
     Json body = {{"jid", j->jid}, {"name", j->name},
                  {"execution-config", {{"execution-mode", "PIPELINED"}, {"restart-strategy", "Cluster level default restart strategy"},
@@ -304,11 +393,11 @@ void InstallFlink(const Json& script, httplib::Server& server, std::shared_ptr<S
     for (const auto& [k, v] : pairs) out.push_back({{"key", k}, {"value", v}});
     return out.dump();
   };
-  server.Get(R"(/jobs/([^/]+)/jobmanager/config)", [job_or_error, st, config_body](const httplib::Request& req, httplib::Response& res) {
+  server.Get(R"(/jobs/([^/]+)/jobmanager/config)", [job_or_error, st, config_body, job_config](const httplib::Request& req, httplib::Response& res) {
     const SimJob* j = job_or_error(req, res);
     if (!j) return;
     auto pairs = st->jm_config;
-    for (const auto& kv : j->config) pairs.push_back(kv);
+    for (const auto& kv : job_config(*j)) pairs.push_back(kv);
     res.set_content(config_body(pairs), "application/json; charset=UTF-8");
   });
   server.Get("/jobmanager/config", [st, config_body](const httplib::Request&, httplib::Response& res) {
@@ -353,6 +442,12 @@ void InstallFlink(const Json& script, httplib::Server& server, std::shared_ptr<S
     auto tail = std::make_shared<std::string>();
     for (const auto* l : visible_lines(*log)) *tail += l->text;
     size_t filler = log->filler_bytes;
+    // An empty log is an empty 200 body; a content provider of length 0 would never finish the
+    // response (the client waits and the server thread spins).
+    if (filler + tail->size() == 0) {
+      res.set_content("", "text/plain");
+      return;
+    }
     res.set_content_provider(
         filler + tail->size(), "text/plain",
         [filler, tail](size_t offset, size_t length, httplib::DataSink& sink) {

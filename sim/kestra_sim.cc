@@ -8,6 +8,16 @@
 // "executions": [{id, namespace, flowId, flowRevision, state, start, end?, taskRuns?: [{id?,
 // taskId, state?, outputs?}], logs?: [{at, level?, taskId?, message}]}], "kv": [{namespace, key,
 // type, value}], "generate": {executions: N, namespace, flow, from, every_ms}, "faults": [...]}
+//
+// Everything can carry its time, so the platform at simulated T answers with what had happened by T:
+//   flows[].revisions[]: {revision, at, source?}: the flow's revision (and its source) is the latest
+//       one visible; `revision`/`source` of the flow hold before any;
+//   flows[].triggers[].changes: [{at, disabled}]: the trigger toggled at `at` (updatedDate moves);
+//   kv[]: {namespace, key, type, value, at?}: a value from `at` on (absent before; of several
+//       entries for one key the latest visible wins);
+//   executions[]: originalId (another execution's id for a replay; default its own) and
+//       histories: [{state, at}] (its state history, e.g. CREATED, RUNNING, RESTARTED, RUNNING,
+//       SUCCESS: the current state is the latest visible entry).
 #include <algorithm>
 
 #include "base/iso_time.h"
@@ -28,6 +38,8 @@ struct SimTaskRun {
 
 struct SimExecution {
   std::string id, ns, flow, state;
+  std::string original_id;  // another execution's id when this one is a replay of it
+  std::vector<std::pair<std::string, int64_t>> histories;  // (state, at), in time order
   int64_t revision = 1, start = 0;
   std::optional<int64_t> end;
   std::vector<SimTaskRun> task_runs;
@@ -38,13 +50,19 @@ struct SimTrigger {
   std::string id;
   bool disabled = false;
   int64_t at = 0;
+  std::vector<std::pair<int64_t, bool>> changes;  // (at, disabled), in time order
+};
+
+struct SimRevision {
+  int64_t revision = 1, at = 0;
+  std::string source;  // "" : the flow's source
 };
 
 struct SimFlow {
   std::string ns, id, source;
   int64_t revision = 1;
   bool disabled = false;
-  std::vector<std::pair<int64_t, int64_t>> revisions;  // (revision, at)
+  std::vector<SimRevision> revisions;  // in time order
   std::vector<SimTrigger> triggers;
 };
 
@@ -106,10 +124,17 @@ KestraState ParseScript(const Json& s) {
     flow.source = f.value("source", "id: " + flow.id + "\nnamespace: " + flow.ns + "\n");
     flow.disabled = f.value("disabled", false);
     for (const auto& r : f.value("revisions", Json::array()))
-      flow.revisions.emplace_back(r.at("revision").get<int64_t>(), ScriptTime(r.at("at"), "flows[].revisions[].at"));
-    for (const auto& t : f.value("triggers", Json::array()))
-      flow.triggers.push_back({t.at("id").get<std::string>(), t.value("disabled", false),
-                               t.contains("at") ? ScriptTime(t["at"], "flows[].triggers[].at") : 0});
+      flow.revisions.push_back({r.at("revision").get<int64_t>(), ScriptTime(r.at("at"), "flows[].revisions[].at"),
+                                r.value("source", "")});
+    std::stable_sort(flow.revisions.begin(), flow.revisions.end(), [](const auto& a, const auto& b) { return a.at < b.at; });
+    for (const auto& t : f.value("triggers", Json::array())) {
+      SimTrigger trig{t.at("id").get<std::string>(), t.value("disabled", false),
+                      t.contains("at") ? ScriptTime(t["at"], "flows[].triggers[].at") : 0, {}};
+      for (const auto& c : t.value("changes", Json::array()))
+        trig.changes.emplace_back(ScriptTime(c.at("at"), "flows[].triggers[].changes[].at"), c.at("disabled").get<bool>());
+      std::stable_sort(trig.changes.begin(), trig.changes.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      flow.triggers.push_back(std::move(trig));
+    }
     st.flows.push_back(std::move(flow));
   }
   const Json execs = s.value("executions", Json::array());
@@ -124,6 +149,10 @@ KestraState ParseScript(const Json& s) {
     x.state = e.value("state", "SUCCESS");
     x.start = ScriptTime(e.at("start"), w + ".start");
     if (e.contains("end")) x.end = ScriptTime(e["end"], w + ".end");
+    x.original_id = e.value("originalId", x.id);
+    for (const auto& h : e.value("histories", Json::array()))
+      x.histories.emplace_back(h.at("state").get<std::string>(), ScriptTime(h.at("at"), w + ".histories[].at"));
+    std::stable_sort(x.histories.begin(), x.histories.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
     int n = 0;
     for (const auto& t : e.value("taskRuns", Json::array()))
       x.task_runs.push_back({t.value("id", x.id.substr(0, 8) + "tr" + std::to_string(n++)),
@@ -154,6 +183,8 @@ KestraState ParseScript(const Json& s) {
   std::stable_sort(st.executions.begin(), st.executions.end(),
                    [](const auto& a, const auto& b) { return a.start < b.start; });
   st.kv = s.value("kv", Json::array());
+  for (auto& kv : st.kv)
+    if (kv.contains("at")) kv["at_ms"] = ScriptTime(kv["at"], "kv[].at");
   return st;
 }
 
@@ -187,7 +218,25 @@ void InstallKestra(const Json& script, httplib::Server& server, std::shared_ptr<
     Message(res, 401, "Unauthorized");
     return false;
   };
-  auto exec_json = [clock](const SimExecution& x, bool with_tasks) {
+  // A scripted state history: the entries visible now, the current state the latest of them.
+  auto scripted_state = [clock](const SimExecution& x, std::optional<int64_t> end) {
+    Json histories = Json::array();
+    std::string current = "CREATED";
+    for (const auto& [state, at] : x.histories)
+      if (clock->Visible(at)) {
+        histories.push_back({{"state", state}, {"date", IsoMillis(at)}});
+        current = state;
+      }
+    Json st = {{"current", current}, {"startDate", IsoMillis(x.start)}, {"histories", histories}};
+    if (end) {
+      st["endDate"] = IsoMillis(*end);
+      st["duration"] = static_cast<double>(*end - x.start) / 1000.0;
+    } else {
+      st["duration"] = nullptr;
+    }
+    return st;
+  };
+  auto exec_json = [clock, scripted_state](const SimExecution& x, bool with_tasks) {
     std::optional<int64_t> end;
     if (x.end.has_value() && clock->Visible(x.end.value())) end = x.end.value();
     Json tasks = Json::array();
@@ -202,7 +251,8 @@ void InstallKestra(const Json& script, httplib::Server& server, std::shared_ptr<
     return Json{{"id", x.id}, {"namespace", x.ns}, {"flowId", x.flow}, {"flowRevision", x.revision},
                 {"taskRunList", tasks},
                 {"labels", Json::array({{{"key", "system.correlationId"}, {"value", x.id}}})},
-                {"state", StateJson(x.state, x.start, end)}, {"originalId", x.id}, {"deleted", false},
+                {"state", x.histories.empty() ? StateJson(x.state, x.start, end) : scripted_state(x, end)},
+                {"originalId", x.original_id}, {"deleted", false},
                 {"metadata", {{"attemptNumber", 1}, {"originalCreatedDate", IsoMillis(x.start)}}},
                 {"scheduleDate", IsoMillis(x.start)}};
   };
@@ -279,7 +329,22 @@ void InstallKestra(const Json& script, httplib::Server& server, std::shared_ptr<
       if (f.ns == ns && f.id == id) return &f;
     return nullptr;
   };
-  server.Get(api + "/flows/search", [st, authorized](const httplib::Request& req, httplib::Response& res) {
+  // The flow's revision and source as of now: the latest visible revision entry.
+  auto revision_now = [clock](const SimFlow& f) -> std::pair<int64_t, std::string> {
+    const SimRevision* latest = nullptr;
+    bool all_visible = true;
+    for (const auto& r : f.revisions) {
+      if (clock->Visible(r.at)) latest = &r;
+      else all_visible = false;
+    }
+    // With every dated revision in the past, the flow's own `revision` and `source` are the
+    // current ones (the old meaning: `revisions` is its history), unless a later dated entry says more.
+    if (all_visible && (!latest || f.revision >= latest->revision)) return {f.revision, f.source};
+    if (latest) return {latest->revision, latest->source.empty() ? f.source : latest->source};
+    // Every dated revision is still to come: the flow as it was before the first of them.
+    return {std::max<int64_t>(1, f.revisions.front().revision - 1), f.source};
+  };
+  server.Get(api + "/flows/search", [st, authorized, revision_now](const httplib::Request& req, httplib::Response& res) {
     if (!authorized(req, res)) return;
     int size = 10, page = 1;
     try {
@@ -297,21 +362,22 @@ void InstallKestra(const Json& script, httplib::Server& server, std::shared_ptr<
     size_t first = static_cast<size_t>(page - 1) * static_cast<size_t>(size);
     for (size_t i = first; i < st->flows.size() && results.size() < static_cast<size_t>(size); ++i) {
       const auto& f = st->flows[i];
-      results.push_back({{"id", f.id}, {"namespace", f.ns}, {"revision", f.revision}, {"disabled", f.disabled},
+      results.push_back({{"id", f.id}, {"namespace", f.ns}, {"revision", revision_now(f).first}, {"disabled", f.disabled},
                          {"deleted", false}});
     }
     res.set_content(Json{{"results", results}, {"total", st->flows.size()}}.dump(), "application/json");
   });
-  server.Get(api + R"(/flows/([^/]+)/([^/]+))", [find_flow, authorized](const httplib::Request& req, httplib::Response& res) {
+  server.Get(api + R"(/flows/([^/]+)/([^/]+))", [find_flow, authorized, revision_now](const httplib::Request& req, httplib::Response& res) {
     if (!authorized(req, res)) return;
     const SimFlow* f = find_flow(std::string(req.matches[1]), std::string(req.matches[2]));
     if (!f) {
       Message(res, 404, "Unable to find flow " + std::string(req.matches[1]) + "." + std::string(req.matches[2]));
       return;
     }
-    Json body = {{"id", f->id}, {"namespace", f->ns}, {"revision", f->revision}, {"disabled", f->disabled},
+    auto [revision, source] = revision_now(*f);
+    Json body = {{"id", f->id}, {"namespace", f->ns}, {"revision", revision}, {"disabled", f->disabled},
                  {"deleted", false}, {"tasks", Json::array()}};
-    if (req.get_param_value("source") == "true") body["source"] = f->source;
+    if (req.get_param_value("source") == "true") body["source"] = source;
     res.set_content(body.dump(), "application/json");
   });
   server.Get(api + R"(/flows/([^/]+)/([^/]+)/revisions)", [find_flow, clock, authorized](const httplib::Request& req, httplib::Response& res) {
@@ -322,30 +388,52 @@ void InstallKestra(const Json& script, httplib::Server& server, std::shared_ptr<
       return;
     }
     Json out = Json::array();
-    for (const auto& [rev, at] : f->revisions)
-      if (clock->Visible(at)) out.push_back({{"id", f->id}, {"namespace", f->ns}, {"revision", rev}});
+    for (const auto& r : f->revisions)
+      if (clock->Visible(r.at))
+        out.push_back({{"id", f->id}, {"namespace", f->ns}, {"revision", r.revision},
+                       {"source", r.source.empty() ? f->source : r.source}, {"updated", IsoMillis(r.at)}});
     if (out.empty()) out.push_back({{"id", f->id}, {"namespace", f->ns}, {"revision", f->revision}});
     res.set_content(out.dump(), "application/json");
   });
-  server.Get(api + "/triggers/search", [st, authorized](const httplib::Request& req, httplib::Response& res) {
+  server.Get(api + "/triggers/search", [st, clock, authorized](const httplib::Request& req, httplib::Response& res) {
     if (!authorized(req, res)) return;
     Json results = Json::array();
     for (const auto& f : st->flows)
-      for (const auto& t : f.triggers)
+      for (const auto& t : f.triggers) {
+        // The trigger as of now: its latest visible toggle, else its scripted state.
+        bool disabled = t.disabled;
+        int64_t updated = t.at;
+        for (const auto& [at, d] : t.changes)
+          if (clock->Visible(at)) {
+            disabled = d;
+            updated = at;
+          }
         results.push_back({{"triggerContext", {{"tenantId", st->tenant}, {"namespace", f.ns}, {"flowId", f.id},
-                                               {"triggerId", t.id}, {"disabled", t.disabled},
-                                               {"updatedDate", t.at ? Json(IsoMillis(t.at)) : Json(nullptr)}}},
-                           {"abstractTrigger", {{"id", t.id}, {"disabled", t.disabled}}}});
+                                               {"triggerId", t.id}, {"disabled", disabled},
+                                               {"updatedDate", updated ? Json(IsoMillis(updated)) : Json(nullptr)}}},
+                           {"abstractTrigger", {{"id", t.id}, {"disabled", disabled}}}});
+      }
     res.set_content(Json{{"results", results}, {"total", results.size()}}.dump(), "application/json");
   });
-  server.Get(api + R"(/namespaces/([^/]+)/kv/([^/]+))", [st, authorized](const httplib::Request& req, httplib::Response& res) {
+  server.Get(api + R"(/namespaces/([^/]+)/kv/([^/]+))", [st, clock, authorized](const httplib::Request& req, httplib::Response& res) {
     if (!authorized(req, res)) return;
+    // The latest value written by now (an entry without `at` holds from the start).
+    const Json* found = nullptr;
+    int64_t found_at = INT64_MIN;
     for (const auto& kv : st->kv)
       if (kv.value("namespace", "") == std::string(req.matches[1]) && kv.value("key", "") == std::string(req.matches[2])) {
-        res.set_content(Json{{"type", kv.value("type", "STRING")}, {"value", kv.value("value", Json())}}.dump(),
-                        "application/json");
-        return;
+        int64_t at = kv.value("at_ms", INT64_MIN);
+        if (at != INT64_MIN && !clock->Visible(at)) continue;
+        if (!found || at >= found_at) {
+          found = &kv;
+          found_at = at;
+        }
       }
+    if (found) {
+      Json body = {{"type", found->value("type", "STRING")}, {"value", found->value("value", Json())}};
+      res.set_content(body.dump(), "application/json");
+      return;
+    }
     Message(res, 404, "No value found for key '" + std::string(req.matches[2]) + "' in namespace '" +
                           std::string(req.matches[1]) + "'");
   });

@@ -56,6 +56,10 @@ std::vector<Fault> ParseFaults(const Json& script) {
     x.every = f.value("every", 1);
     if (x.every < 1) throw std::invalid_argument(where + ": \"every\" must be at least 1");
     x.after = f.value("after", false);
+    if (f.contains("from")) x.from_ms = ScriptTime(f["from"], where + ".from");
+    if (f.contains("until")) x.until_ms = ScriptTime(f["until"], where + ".until");
+    if (x.from_ms && x.until_ms && *x.until_ms <= *x.from_ms)
+      throw std::invalid_argument(where + ".until: must be later than from");
     out.push_back(std::move(x));
   }
   return out;
@@ -72,11 +76,13 @@ bool PathMatches(const std::string& pattern, const std::string& path) {
 }  // namespace
 
 std::optional<Fault> TakeFault(std::vector<Fault>& faults, std::mutex& mu, const httplib::Request& req,
-                               bool after) {
+                               bool after, std::optional<int64_t> now) {
   std::lock_guard<std::mutex> lock(mu);
   for (auto& f : faults) {
     if (f.after != after || f.method != req.method || f.times == 0 || !PathMatches(f.path, req.path))
       continue;
+    // A fault with a window is active while the simulated now is inside it.
+    if (now && ((f.from_ms && *now < *f.from_ms) || (f.until_ms && *now >= *f.until_ms))) continue;
     if (++f.seen % f.every != 0) continue;
     if (f.times > 0) --f.times;
     return f;
@@ -109,9 +115,9 @@ void InstallCommon(httplib::Server& server, std::shared_ptr<SimClock> clock,
       res.set_content(Json{{"message", e.what()}}.dump(), "application/json");
     }
   });
-  server.set_pre_routing_handler([faults, faults_mu](const httplib::Request& req, httplib::Response& res) {
+  server.set_pre_routing_handler([faults, faults_mu, clock](const httplib::Request& req, httplib::Response& res) {
     if (req.path.rfind("/_sim/", 0) == 0) return httplib::Server::HandlerResponse::Unhandled;
-    auto taken = TakeFault(*faults, *faults_mu, req, /*after=*/false);
+    auto taken = TakeFault(*faults, *faults_mu, req, /*after=*/false, clock->now());
     if (!taken) return httplib::Server::HandlerResponse::Unhandled;
     Fault hit = *taken;
     if (hit.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(hit.delay_ms));

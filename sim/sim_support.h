@@ -41,7 +41,8 @@ class SimClock {
 
 // One scripted misbehaviour: requests whose method and path match are answered with `status`,
 // `body` and `content_type` (after `delay_ms`) instead of the simulator's answer, `times` times
-// (-1: always).
+// (-1: always), and only while the simulated clock is inside [`from`, `until`) when the script
+// gives those times (an outage that lasts ten minutes).
 struct Fault {
   std::string method = "GET";
   std::string path;          // exact path, or a prefix when it ends with '*'
@@ -60,6 +61,8 @@ struct Fault {
   // replaces the real one: a service that did the work but whose answer was lost.
   bool after = false;
   int seen = 0;  // matching requests so far (for `every`)
+  std::optional<int64_t> from_ms;   // the fault begins at this simulated time (inclusive)
+  std::optional<int64_t> until_ms;  // and ends at this one (exclusive)
 };
 
 // Reads a time from a script value: an RFC 3339 string or Unix ms. Throws std::invalid_argument
@@ -70,9 +73,10 @@ int64_t ScriptTime(const Json& v, const std::string& where);
 std::vector<Fault> ParseFaults(const Json& script);
 
 // The first fault that answers `req` (counting it towards its `every` and `times`), if any; `after`
-// selects the faults applied after the receiver did the work.
+// selects the faults applied after the receiver did the work. With `now` (the simulated time), a
+// fault with a from/until window applies only inside it; without, windows are ignored.
 std::optional<Fault> TakeFault(std::vector<Fault>& faults, std::mutex& mu, const httplib::Request& req,
-                               bool after);
+                               bool after, std::optional<int64_t> now = std::nullopt);
 
 // For a handler that has done its work: replaces `res` with an `after` fault's answer when one
 // matches (the work done, its answer lost). Returns true iff it did.

@@ -221,6 +221,12 @@ int RunCli(int argc, char** argv) {
   auto* notify_list = notify->add_subcommand("list", "every notification of an incident and its delivery state");
   notify_list->add_option("INCIDENT", notify_incident, "incident id")->required();
   notify_list->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  ReplayCommand replay_cmd;
+  auto* replay = app.add_subcommand("replay", "play a scenario folder against the product on a simulated clock");
+  replay->add_option("DIR", replay_cmd.dir, "scenario folder (holds scenario.yaml)")->required();
+  replay->add_option("--format", replay_cmd.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  replay->add_option("--keep-scratch", replay_cmd.keep_scratch,
+                     "replay in this new folder and keep it (the workspace copy, its warehouse and state)");
 
   try {
     app.parse(argc, argv);
@@ -254,6 +260,7 @@ int RunCli(int argc, char** argv) {
   if (*mark) return CmdMonitorMark(g, mark_opts);
   if (*prune) return CmdMonitorPrune(g);
   if (*watch) return CmdWatch(g, watch_once);
+  if (*replay) return CmdReplay(g, replay_cmd);
   if (*incidents) {
     for (CLI::App* sub : incidents->get_subcommands()) inc_cmd.action = sub->get_name();
     return CmdIncidents(g, inc_cmd);

@@ -177,4 +177,14 @@ int CmdNotifyDeliver(const GlobalOptions& g, const std::string& format);
 // `dw notify list INCIDENT`: every notification of the incident with its delivery state.
 int CmdNotifyList(const GlobalOptions& g, const std::string& incident, const std::string& format);
 
+struct ReplayCommand {
+  std::string dir;           // the scenario folder (holding scenario.yaml)
+  std::string format = "text";
+  std::string keep_scratch;  // when set: replay in this (new) folder and keep it afterwards
+};
+
+// `dw replay DIR`: plays a scenario (docs/scenarios.md) against the product on a simulated clock.
+// Exit 0 when every expectation holds, 1 when one fails, 2 when the scenario is malformed.
+int CmdReplay(const GlobalOptions& g, const ReplayCommand& c);
+
 }  // namespace dw::app

@@ -36,6 +36,13 @@ std::vector<std::string> EvidenceLines(const store::ChangeEvent& e) {
       if (out.size() >= 12) break;
       if (l.is_object()) out.push_back("log: " + l.value("message", std::string()));
     }
+  // Java stack traces as the collectors keep them: first line and last "Caused by:" (a Flink
+  // exception's trace, each failed Connect task's trace_head).
+  if (ev.contains("trace") && ev["trace"].is_string()) out.push_back("trace: " + ev["trace"].get<std::string>());
+  if (ev.contains("tasks") && ev["tasks"].is_array())
+    for (const Json& t : ev["tasks"])
+      if (t.is_object() && t.contains("trace_head") && t["trace_head"].is_string())
+        out.push_back("task " + (t.contains("id") ? t["id"].dump() : std::string("?")) + " trace: " + t["trace_head"].get<std::string>());
   if (!e.reason.empty()) out.push_back("collector: " + e.reason);
   return out;
 }

@@ -16,6 +16,7 @@ namespace dw::workspace {
 std::vector<observe::watch::WatchJobKind> WatchJobKinds();
 
 // What the jobs use, from `services` (kept alive by the environment); `say` gets one line per run.
+// Its after_run hook is the incidents stage's signal pass.
 // REQUIRES: services->workspace_status().ok().
 std::shared_ptr<const observe::watch::WatchEnvironment> WatchEnvironmentFor(
     const std::shared_ptr<Services>& services, std::function<void(const std::string&)> say);

@@ -28,7 +28,8 @@ TEST(ConnectClientTest, AFailedTaskUnderARunningConnectorIsUnhealthy) {
   EXPECT_EQ(st.tasks[1].state, "FAILED");
   EXPECT_EQ(kafka_connect::Verdict(st), "unhealthy");
   EXPECT_EQ(kafka_connect::TraceHead(st.tasks[1].trace, 1),
-            "org.apache.kafka.connect.errors.ConnectException: Exiting WorkerSinkTask due to unrecoverable exception.");
+            "org.apache.kafka.connect.errors.ConnectException: Exiting WorkerSinkTask due to unrecoverable exception."
+            "\n...\nCaused by: com.google.cloud.bigquery.BigQueryException: Quota exceeded");
 
   auto one = client.Status("bq-sink-balances");
   ASSERT_TRUE(one.ok());

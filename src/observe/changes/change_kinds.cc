@@ -8,8 +8,9 @@ namespace dw::observe::changes {
 const std::vector<std::string>& AllChangeKinds() {
   static const std::vector<std::string> kinds = {
       kDeploy,        kRestore,       kRestoreSkippedState, kStateTransition,
-      kException,     kExecution,     kFlowRevision,        kTriggerToggled,
-      kConnectorState, kSchemaVersion, kConfigRisk,         kPlatformUnreachable};
+      kException,     kExecution,     kExecutionReplay,     kFlowRevision,
+      kTriggerToggled, kConnectorState, kSchemaVersion,     kModelChange,
+      kConfigRisk,    kPlatformUnreachable};
   return kinds;
 }
 

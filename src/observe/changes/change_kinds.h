@@ -13,10 +13,12 @@ inline constexpr const char* kRestoreSkippedState = "restore_skipped_state";  //
 inline constexpr const char* kStateTransition = "state_transition";  // a job's status changed
 inline constexpr const char* kException = "exception";
 inline constexpr const char* kExecution = "execution";            // a Kestra execution ended
+inline constexpr const char* kExecutionReplay = "execution_replay";  // ... and it replayed an earlier one
 inline constexpr const char* kFlowRevision = "flow_revision";
 inline constexpr const char* kTriggerToggled = "trigger_toggled";
 inline constexpr const char* kConnectorState = "connector_state";
 inline constexpr const char* kSchemaVersion = "schema_version";
+inline constexpr const char* kModelChange = "model_change";      // a dbt model's compiled code changed
 inline constexpr const char* kConfigRisk = "config_risk";
 inline constexpr const char* kPlatformUnreachable = "platform_unreachable";
 

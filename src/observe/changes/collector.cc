@@ -1,5 +1,7 @@
 #include "observe/changes/collector.h"
 
+#include "observe/changes/dbt_manifest_changes.h"
+
 #include "base/log.h"
 #include "observe/changes/change_kinds.h"
 #include "observe/changes/platform_collectors.h"
@@ -128,6 +130,12 @@ Result<CollectReport> CollectChanges(const config::Workspace& workspace, net::Ht
     });
     if (!written.ok()) return written;
     report.platforms.push_back(std::move(pass));
+  }
+  // The workspace's own dbt manifest: a model whose checksum moved is a change too.
+  if (!workspace.lineage.dbt_manifest.empty()) {
+    auto dbt = CollectDbtManifestChanges(workspace, store, clock);
+    if (!dbt.ok()) return dbt.status();
+    report.platforms.push_back(std::move(dbt).value());
   }
   return report;
 }

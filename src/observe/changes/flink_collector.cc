@@ -130,7 +130,8 @@ Status CollectFlink(const CollectContext& ctx, Collected& out, PlatformPass& pas
         out.events.push_back(MakeEvent(
             ctx, "flink:" + p + ":" + job.jid + ":exception:" + std::to_string(x.timestamp_ms) + ":" + x.name,
             asset, kException, x.timestamp_ms,
-            {{"job_id", job.jid}, {"exception", x.name}, {"first_line", x.first_line}, {"task", x.task_name},
+            {{"job_id", job.jid}, {"exception", x.name}, {"first_line", x.first_line}, {"trace", x.evidence},
+             {"task", x.task_name},
              {"url", flink.call().Url({"jobs", job.jid, "exceptions"})}},
             x.first_line.find("Cannot map checkpoint/savepoint state") != std::string::npos ? 0.7 : 0.4,
             "the job failed or restarted on " + x.name));

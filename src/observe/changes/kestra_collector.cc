@@ -122,7 +122,30 @@ Status CollectKestra(const CollectContext& ctx, Collected& out, PlatformPass& pa
           pass.errors.push_back(logs.status().message());
         }
       }
-      out.events.push_back(MakeEvent(ctx, dedup, AssetIdFor("kestra", p, flow), kExecution,
+      // A replay re-runs an earlier execution's tasks with today's inputs and code: whatever it
+      // writes replaces what the original wrote, so it is a change of its own, never one more
+      // green run. Kestra says so three ways: originalId names another execution, RESTARTED
+      // appears in the state history, or the log opens with "Replay of execution".
+      std::vector<std::string> replay_signs;
+      if (!e.original_id.empty() && e.original_id != e.id) replay_signs.push_back("originalId " + e.original_id);
+      if (std::find(e.state_history.begin(), e.state_history.end(), "RESTARTED") != e.state_history.end())
+        replay_signs.push_back("RESTARTED in its state history");
+      if (ev.contains("log_excerpt"))
+        for (const auto& l : ev["log_excerpt"])
+          if (l.value("message", "").find("Replay of execution") != std::string::npos) {
+            replay_signs.push_back("log: " + l.value("message", ""));
+            break;
+          }
+      const char* kind = kExecution;
+      if (!replay_signs.empty()) {
+        kind = kExecutionReplay;
+        ev["original_id"] = e.original_id;
+        ev["replay_signs"] = replay_signs;
+        risk = std::max(risk, 0.6);
+        reason = "the execution replayed " + (e.original_id != e.id && !e.original_id.empty() ? "execution " + e.original_id : std::string("an earlier execution")) +
+                 " (" + replay_signs.front() + "): what the original wrote was written again with today's inputs and code";
+      }
+      out.events.push_back(MakeEvent(ctx, dedup, AssetIdFor("kestra", p, flow), kind,
                                      e.end_ms.value_or(e.start_ms), ev, risk, reason));
     }
     if (static_cast<int64_t>(q.page) * q.size >= page->total || page->results.empty()) break;

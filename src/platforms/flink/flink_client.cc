@@ -1,5 +1,7 @@
 #include "platforms/flink/flink_client.h"
 
+#include "platforms/java_trace.h"
+
 #include <cctype>
 #include <deque>
 
@@ -153,6 +155,7 @@ Result<std::vector<JobException>> FlinkClient::Exceptions(const std::string& jid
       x.name = StringField(e, "exceptionName");
       std::string trace = OptStringField(e, "stacktrace");
       x.first_line = trace.substr(0, trace.find('\n'));
+      x.evidence = TraceEvidence(trace, 1);
       x.timestamp_ms = IntField(e, "timestamp");
       x.task_name = OptStringField(e, "taskName");
       out.push_back(std::move(x));

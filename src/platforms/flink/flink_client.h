@@ -63,6 +63,7 @@ struct CheckpointConfig {
 struct JobException {
   std::string name;        // exceptionName
   std::string first_line;  // first line of the stack trace
+  std::string evidence;    // its first line and its last "Caused by:" (platforms/java_trace.h)
   int64_t timestamp_ms = 0;
   std::string task_name;
 };

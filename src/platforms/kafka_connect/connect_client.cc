@@ -1,5 +1,7 @@
 #include "platforms/kafka_connect/connect_client.h"
 
+#include "platforms/java_trace.h"
+
 namespace dw::platforms::kafka_connect {
 
 ConnectorStatus ParseConnectorStatus(const Json& j) {
@@ -30,15 +32,7 @@ std::string Verdict(const ConnectorStatus& s) {
   return "healthy";
 }
 
-std::string TraceHead(const std::string& trace, int n) {
-  size_t pos = 0;
-  for (int i = 0; i < n; ++i) {
-    pos = trace.find('\n', pos);
-    if (pos == std::string::npos) return trace;
-    ++pos;
-  }
-  return trace.substr(0, pos - 1);
-}
+std::string TraceHead(const std::string& trace, int n) { return TraceEvidence(trace, n); }
 
 ConnectClient::ConnectClient(const config::PlatformConfig& platform, net::HttpClient& http)
     : call_(platform, http) {}

@@ -31,7 +31,8 @@ struct ConnectorStatus {
 // "degraded" (RESTARTING/UNASSIGNED anywhere, or no tasks), "unhealthy" (the connector or any
 // task FAILED).
 std::string Verdict(const ConnectorStatus& status);
-// The first `n` lines of a Java stack trace.
+// The first `n` lines of a Java stack trace, and its last "Caused by:" line when that is further
+// down (platforms/java_trace.h).
 std::string TraceHead(const std::string& trace, int n = 3);
 
 class ConnectClient {

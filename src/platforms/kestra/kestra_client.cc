@@ -46,6 +46,10 @@ Execution ParseExecution(const Json& j) {
     }
   }
   if (j.contains("labels") && j["labels"].is_array()) e.labels = j["labels"];
+  if (j.contains("originalId") && j["originalId"].is_string()) e.original_id = j["originalId"].get<std::string>();
+  if (st.contains("histories") && st["histories"].is_array())
+    for (const auto& h : st["histories"])
+      if (h.is_object() && h.contains("state") && h["state"].is_string()) e.state_history.push_back(h["state"].get<std::string>());
   return e;
 }
 

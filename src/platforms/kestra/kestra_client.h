@@ -30,6 +30,8 @@ struct Execution {
   double duration_s = 0;         // state.duration, seconds
   std::vector<TaskRun> task_runs;
   Json labels = Json::array();
+  std::string original_id;  // originalId: another execution's id when this one replays it
+  std::vector<std::string> state_history;  // state.histories[].state, oldest first (RESTARTED for a replay)
   // True for a state an execution does not leave (SUCCESS, FAILED, WARNING, KILLED, CANCELLED, SKIPPED).
   bool terminal() const;
 };

@@ -1,0 +1,144 @@
+#include "app/replay_product.h"
+
+#include <mutex>
+
+#include "agents/agents.h"
+#include "workspace/incident_desk.h"
+#include "workspace/services.h"
+#include "workspace/graph_answers.h"
+#include "workspace/watch_jobs.h"
+#include "mcp/session.h"
+
+namespace dw::app {
+namespace {
+
+// Keeps the messages one MCP request produced (the session delivers them before Handle returns).
+class CollectingSink : public mcp::MessageSink {
+ public:
+  void Send(const Json& message) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    messages_.push_back(message);
+  }
+  // The response to request `id`, if one came.
+  std::optional<Json> ResponseTo(int id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& m : messages_)
+      if (m.contains("id") && m["id"] == id && (m.contains("result") || m.contains("error"))) return m;
+    return std::nullopt;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<Json> messages_;
+};
+
+class ServicesProduct final : public replay::ReplayProduct {
+ public:
+  explicit ServicesProduct(std::shared_ptr<workspace::Services> services) : services_(std::move(services)) {}
+
+  Status AddWatchJobs(observe::watch::WatchLoop& loop, std::function<void(std::string)> log) override {
+    auto env = workspace::WatchEnvironmentFor(services_, [log](const std::string& line) { log(line); });
+    return observe::watch::AddWatchJobs(loop, workspace::WatchJobKinds(), env);
+  }
+
+  Result<store::StateStore*> State() override { return services_->state(); }
+
+  Result<std::vector<incidents::Incident>> Incidents(const std::string& asset_id) override {
+    auto desk = Desk();
+    if (!desk.ok()) return desk.status();
+    incidents::IncidentFilter f;
+    f.asset_id = asset_id;
+    f.limit = 1000;
+    return (*desk)->List(f);
+  }
+  Result<incidents::Diagnosis> Diagnose(const std::string& id) override {
+    auto desk = Desk();
+    if (!desk.ok()) return desk.status();
+    return (*desk)->Diagnose(id);
+  }
+
+  Status PostOpenLineage(const std::string& jsonl) override {
+    net::JsonRouteRequest req;
+    req.method = "POST";
+    req.path = "/api/v1/lineage";
+    req.raw_body = jsonl;
+    net::JsonRouteReply reply = workspace::LineageRoute(*services_, req);
+    if (reply.status >= 200 && reply.status < 300) return Status::Ok();
+    return InvalidArgument("the OpenLineage intake answered HTTP " + std::to_string(reply.status) + ": " +
+                           (reply.text.empty() ? reply.body.dump() : reply.text));
+  }
+
+  Result<Json> CallTool(const std::string& agent, const std::string& name, const Json& arguments) override {
+    const agents::AgentInfo* info = agents::FindAgent(agent);
+    if (!info) return InvalidArgument("no agent '" + agent + "'; the agents are " + agents::AgentNameList());
+    mcp::Session session(agents::BuildAgentCatalog(*info, services_), agents::ServerInfoFor(*info));
+    CollectingSink sink;
+    session.Handle({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                    {"params", {{"protocolVersion", mcp::kSupportedProtocolVersions[0]},
+                                {"capabilities", Json::object()},
+                                {"clientInfo", {{"name", "dw-replay"}, {"version", DW_VERSION}}}}}},
+                   sink);
+    auto init = sink.ResponseTo(1);
+    if (!init || init->contains("error"))
+      return Internal("the MCP session of " + agent + " did not initialize: " + (init ? init->dump() : "no answer"));
+    session.Handle({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}, sink);
+    session.Handle({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"},
+                    {"params", {{"name", name}, {"arguments", arguments}}}},
+                   sink);
+    auto answer = sink.ResponseTo(2);
+    session.Close();
+    if (!answer) return Internal("the MCP session of " + agent + " gave no answer to tools/call " + name);
+    if (answer->contains("error"))
+      return InvalidArgument("tools/call " + name + " on " + agent + " failed: " + (*answer)["error"].dump());
+    return (*answer)["result"];
+  }
+
+  Status PersonAction(const replay::PersonEvent& action, TimePoint) override {
+    // A fix is the world's change (its SQL and simulator entries carry it); nothing to hand over.
+    if (action.does == "fix") return Status::Ok();
+    if (action.does == "approve" || action.does == "deny")
+      return FailedPrecondition("approvals go through the actions stage's identity checks, which this build does "
+                                "not have; " + action.as + " cannot " + action.does + " '" + action.proposal + "'");
+    // acknowledge / resolve: the incident named (an id, or an asset it is on), else the only open one.
+    auto desk = Desk();
+    if (!desk.ok()) return desk.status();
+    std::string id = action.incident;
+    if (id.empty() || id.find("://") != std::string::npos) {
+      auto open = Incidents(id);
+      if (!open.ok()) return open.status();
+      std::vector<std::string> candidates;
+      for (const auto& i : *open)
+        if (i.status != incidents::IncidentStatus::kResolved && i.status != incidents::IncidentStatus::kClosed)
+          candidates.push_back(i.id);
+      if (candidates.size() != 1)
+        return FailedPrecondition(std::to_string(candidates.size()) + " unresolved incident(s)" +
+                                  (id.empty() ? "" : " on " + id) + "; name the incident the person " + action.does + "s");
+      id = candidates.front();
+    }
+    Result<incidents::Incident> moved = action.does == "acknowledge" ? (*desk)->Acknowledge(id, action.as, action.reason)
+                                                                       : (*desk)->Resolve(id, action.as, action.reason);
+    return moved.status();
+  }
+
+ private:
+  Result<incidents::IncidentDesk*> Desk() {
+    if (!desk_) {
+      auto desk = workspace::OpenIncidentDesk(*services_);
+      if (!desk.ok()) return desk.status();
+      desk_ = std::move(desk).value();
+    }
+    return desk_.get();
+  }
+  std::shared_ptr<workspace::Services> services_;
+  std::unique_ptr<incidents::IncidentDesk> desk_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<replay::ReplayProduct>> MakeReplayProduct(const std::filesystem::path& dir, const Clock& clock) {
+  auto services = workspace::Services::Load(dir, clock);
+  if (!services->workspace_status().ok()) return services->workspace_status();
+  return std::unique_ptr<replay::ReplayProduct>(new ServicesProduct(std::move(services)));
+}
+
+}  // namespace dw::app

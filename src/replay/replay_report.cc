@@ -1,0 +1,59 @@
+// The printed timeline (the seed pages' table) and the JSON form of a replay.
+#include <algorithm>
+
+#include "replay/replay.h"
+
+namespace dw::replay {
+namespace {
+
+// "HH:MM", or "Tue 14:00" for a row on a later day than the first row.
+std::string RowTime(TimePoint t, TimePoint first) {
+  std::string iso = FormatRfc3339(t);  // 2026-11-24T14:02:00.000Z
+  if (iso.substr(0, 10) == FormatRfc3339(first).substr(0, 10)) return iso.substr(11, 5);
+  return iso.substr(5, 5) + " " + iso.substr(11, 5);
+}
+
+std::string Cell(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  std::replace(s.begin(), s.end(), '|', '/');
+  return s;
+}
+
+}  // namespace
+
+bool ReplayReport::passed() const {
+  return !verdicts.empty() &&
+         std::all_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.ok; });
+}
+
+std::string ReplayReport::ToText() const {
+  std::string out = "Scenario " + scenario + "\n\n| Time | System | What happens |\n|---|---|---|\n";
+  for (const auto& r : rows)
+    out += "| " + RowTime(r.at, rows.front().at) + " | " + Cell(r.system) + " | " + Cell(r.what) + " |\n";
+  if (!errors.empty()) {
+    out += "\nWhile replaying:\n";
+    for (const auto& e : errors) out += "  " + e + "\n";
+  }
+  out += "\n";
+  for (const auto& v : verdicts)
+    out += (v.ok ? "ok      " : "FAILED  ") + v.expectation + " (scenario.yaml:" + std::to_string(v.line) + ")" +
+           (v.ok ? ": " + v.detail.substr(4) : "\n        " + v.detail.substr(8)) + "\n";
+  size_t failed = static_cast<size_t>(std::count_if(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return !v.ok; }));
+  out += "\n" + std::to_string(verdicts.size() - failed) + " of " + std::to_string(verdicts.size()) +
+         " expectation(s) hold; replayed in " + std::to_string(wall_ms) + " ms\n";
+  return out;
+}
+
+Json ReplayReport::ToJson() const {
+  Json rows_json = Json::array();
+  for (const auto& r : rows)
+    rows_json.push_back({{"at", FormatRfc3339(r.at)}, {"system", r.system}, {"what", r.what},
+                         {"by", r.product ? "data_workers" : "world"}});
+  Json verdicts_json = Json::array();
+  for (const auto& v : verdicts)
+    verdicts_json.push_back({{"expectation", v.expectation}, {"line", v.line}, {"ok", v.ok}, {"detail", v.detail}});
+  return Json{{"scenario", scenario}, {"passed", passed()}, {"rows", rows_json}, {"verdicts", verdicts_json},
+              {"errors", errors}, {"log", log}, {"wall_ms", wall_ms}};
+}
+
+}  // namespace dw::replay

@@ -1,0 +1,61 @@
+#include "replay/scratch_workspace.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <system_error>
+
+namespace dw::replay {
+
+namespace fs = std::filesystem;
+
+Result<ScratchWorkspace> MakeScratchWorkspace(const fs::path& workspace, const fs::path& scratch,
+                                              const std::map<std::string, std::string>& urls) {
+  ScratchWorkspace out;
+  out.dir = scratch / "workspace";
+  std::error_code ec;
+  fs::create_directories(scratch, ec);
+  if (ec) return Internal("cannot create the scratch folder " + scratch.string() + ": " + ec.message());
+  // The store of an earlier run of the same workspace is not part of the story.
+  fs::copy(workspace, out.dir, fs::copy_options::recursive, ec);
+  if (ec) return Internal("cannot copy the workspace " + workspace.string() + " to " + out.dir.string() + ": " + ec.message());
+  fs::remove_all(out.dir / ".dw", ec);
+  fs::path file = out.dir / "dataworkers.yaml";
+  try {
+    YAML::Node root = YAML::LoadFile(file.string());
+    if (YAML::Node platforms = root["platforms"]; platforms && platforms.IsMap()) {
+      std::vector<std::string> drop;
+      for (auto it = platforms.begin(); it != platforms.end(); ++it) {
+        std::string name = it->first.as<std::string>();
+        auto url = urls.find(name);
+        if (url == urls.end()) drop.push_back(name);
+        else if (it->second.IsMap()) it->second["url"] = url->second;
+      }
+      for (const auto& name : drop) platforms.remove(name);
+      out.platforms_left_out = drop;
+    }
+    if (YAML::Node warehouses = root["warehouses"]; warehouses && warehouses.IsMap()) {
+      for (auto it = warehouses.begin(); it != warehouses.end(); ++it) {
+        const YAML::Node& w = it->second;
+        if (!w.IsMap() || !w["path"] || !w["type"] || w["type"].as<std::string>() != "sqlite") continue;
+        fs::path p(w["path"].as<std::string>());
+        if (p.is_absolute() || p.lexically_normal().string().rfind("..", 0) == 0)
+          return InvalidArgument(workspace.string() + "/dataworkers.yaml: warehouses." + it->first.as<std::string>() +
+                                 ".path: the replay writes the world's rows into its warehouses, so a scenario's "
+                                 "SQLite warehouse must be a path inside the workspace folder, got " + p.string());
+      }
+    }
+    root["state"] = (scratch / "state.db").string();
+    YAML::Emitter emit;
+    emit << root;
+    std::ofstream f(file, std::ios::trunc);
+    f << "# A scratch copy made by dw replay (the original is " << (workspace / "dataworkers.yaml").string() << ").\n"
+      << emit.c_str() << "\n";
+    if (!f) return Internal("cannot write " + file.string());
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument(workspace.string() + "/dataworkers.yaml:" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  return out;
+}
+
+}  // namespace dw::replay

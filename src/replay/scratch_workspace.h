@@ -1,0 +1,29 @@
+// The copy of a scenario's workspace the replay runs against, so the user's files are never
+// edited: the folder is copied, and in the copy's dataworkers.yaml the platforms the scenario
+// names point at their simulators, the platforms it does not name are left out (a replay never
+// reaches a real system), and the state store lives in the scratch folder.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace dw::replay {
+
+struct ScratchWorkspace {
+  std::filesystem::path dir;                  // the copy
+  std::vector<std::string> platforms_left_out;  // workspace platforms the scenario does not name
+};
+
+// Copies `workspace` to `scratch`/workspace (which must not exist) and rewrites its
+// dataworkers.yaml: platforms.<name>.url = urls[name] for every named platform, the other
+// platforms removed, state = `scratch`/state.db. A sqlite warehouse whose path lies outside the
+// workspace folder is refused (the replay writes to its warehouses; kInvalidArgument naming it).
+Result<ScratchWorkspace> MakeScratchWorkspace(const std::filesystem::path& workspace,
+                                              const std::filesystem::path& scratch,
+                                              const std::map<std::string, std::string>& urls);
+
+}  // namespace dw::replay

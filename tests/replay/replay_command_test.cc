@@ -1,0 +1,103 @@
+// `dw replay` end to end through the binary: a scenario that does not fit its workspace (an
+// unknown platform or warehouse) exits 2 naming file, line and key; a replay runs the world's
+// events and the product's jobs on the simulated clock, its verdicts are checked against what the
+// product stored (an expectation that does not hold fails with what was seen), and --format json
+// gives rows and verdicts as data.
+#include <gtest/gtest.h>
+
+#include "base/json.h"
+#include "tests/support/subprocess.h"
+
+namespace dw::replay {
+namespace {
+
+using dw::testing::RunCommand;
+using dw::testing::TempDir;
+
+class ReplayCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_.Write("workspace/dataworkers.yaml",
+               "version: 1\nname: t\nwarehouses:\n  main: {type: sqlite, path: w.db}\n"
+               "platforms:\n  connect: {type: kafka-connect, url: \"http://127.0.0.1:9\"}\n"
+               "assets:\n  - id: connect://connect/bq-sink\n    writes: [table://main/orders]\n");
+    dir_.Write("sim/connect.json",
+               R"({"connectors": [{"name": "bq-sink", "type": "sink", "config": {"topics": "orders"},
+                  "states": [{"at": "2026-11-24T08:00:00Z", "connector": "RUNNING", "tasks": ["RUNNING", "RUNNING"]},
+                             {"at": "2026-11-24T09:10:00Z", "connector": "RUNNING",
+                              "tasks": ["RUNNING", {"state": "FAILED", "trace": "org.apache.kafka.connect.errors.ConnectException: x\n\tat a.b(C.java:1)\n\tat d.e(F.java:2)\n\tat g.h(I.java:3)\nCaused by: com.google.cloud.bigquery.BigQueryException: Quota exceeded"}]}]}]})");
+  }
+  dw::testing::CommandResult Replay(const std::string& yaml, const std::string& extra = "") {
+    dir_.Write("scenario.yaml", yaml);
+    return RunCommand(std::string(DW_BINARY) + " replay '" + dir_.path().string() + "'" + extra);
+  }
+  TempDir dir_;
+};
+
+const char* kHead =
+    "version: 1\nname: t\nstory: s\nworkspace: workspace\n"
+    "clock:\n  start: 2026-11-24T08:00:00Z\n  end: 2026-11-24T10:00:00Z\n";
+
+TEST_F(ReplayCommandTest, AnUnknownPlatformExitsTwoNamingTheLine) {
+  auto r = Replay(std::string(kHead) + "platforms:\n  flink: sim/connect.json\nexpect:\n  - no_incident: {}\n");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("scenario.yaml:9: platforms.flink: no platform 'flink' in the workspace (it has: connect)"),
+            std::string::npos) << r.err;
+}
+
+TEST_F(ReplayCommandTest, AnUnknownWarehouseExitsTwoNamingTheLine) {
+  auto r = Replay(std::string(kHead) +
+                  "events:\n  - at: 2026-11-24T09:00:00Z\n    warehouse: dwh\n    sql_inline: \"SELECT 1\"\n"
+                  "expect:\n  - no_incident: {}\n");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("scenario.yaml:9: events[0].warehouse: no warehouse 'dwh' in the workspace (it has: main)"),
+            std::string::npos) << r.err;
+}
+
+TEST_F(ReplayCommandTest, AMalformedScenarioExitsTwo) {
+  auto r = Replay("version: 2\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("scenario.yaml:1: version: only version 1 is known"), std::string::npos) << r.err;
+}
+
+TEST_F(ReplayCommandTest, TheClockDrivesTheSimulatorAndTheCollectorAndVerdictsComeFromTheStore) {
+  // The task fails at 09:10: the collection pass after it records the connector's state change,
+  // with the trace's first line and its last "Caused by:"; nothing before 09:10 can see it.
+  auto r = Replay(std::string(kHead) +
+                      "setup:\n  - warehouse: main\n    sql_inline: \"CREATE TABLE orders (id INTEGER)\"\n"
+                      "platforms:\n  connect: sim/connect.json\n"
+                      "events:\n  - at: 2026-11-24T09:10:00Z\n    system: Kafka Connect\n    says: Task 1 of bq-sink fails\n"
+                      "  - at: 2026-11-24T09:20:00Z\n    warehouse: main\n    sql_inline: \"INSERT INTO orders VALUES (1)\"\n"
+                      "expect:\n"
+                      "  - change: {kind: connector_state, asset: connect://connect/bq-sink, present: true}\n"
+                      "  - change: {kind: restore, asset: connect://connect/bq-sink, present: true}\n",
+                  " --format json");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // the second expectation cannot hold
+  Json j = Json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out << r.err;
+  EXPECT_FALSE(j["passed"].get<bool>());
+  ASSERT_EQ(j["verdicts"].size(), 2u);
+  EXPECT_TRUE(j["verdicts"][0]["ok"].get<bool>()) << j["verdicts"][0].dump();
+  EXPECT_FALSE(j["verdicts"][1]["ok"].get<bool>());
+  EXPECT_NE(j["verdicts"][1]["detail"].get<std::string>().find("connector_state"), std::string::npos)
+      << j["verdicts"][1].dump();  // what was seen
+  EXPECT_EQ(j["rows"][0]["at"], "2026-11-24T09:10:00.000Z");
+  EXPECT_EQ(j["rows"][0]["system"], "Kafka Connect");
+}
+
+TEST_F(ReplayCommandTest, AnApprovalTheProductCannotCarryOutFailsInTheVerdicts) {
+  auto r = Replay(std::string(kHead) +
+                  "events:\n  - at: 2026-11-24T09:00:00Z\n    person: {as: ana@example.com, does: approve, proposal: hold}\n"
+                  "expect:\n  - change: {kind: restore, asset: connect://connect/bq-sink, present: false}\n",
+                  " --format json");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  Json j = Json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out << r.err;
+  ASSERT_EQ(j["verdicts"].size(), 2u);
+  EXPECT_FALSE(j["verdicts"][0]["ok"].get<bool>());
+  EXPECT_NE(j["verdicts"][0]["detail"].get<std::string>().find("could not carry out"), std::string::npos);
+  EXPECT_TRUE(j["verdicts"][1]["ok"].get<bool>());
+}
+
+}  // namespace
+}  // namespace dw::replay
