@@ -110,3 +110,12 @@ if [ "$example" = loyalty-flink ]; then
   "$dw" --workspace "$ev" ingest kestra
   "$dw" --workspace "$ev" --now "$(replay_at ev-kestra)" blast-radius kv://kestra/pricing/tariffs_current
 fi
+
+# Both seed incidents replayed end to end through the judgement stage (docs/scenarios.md): the
+# simulated clock drives the real watch jobs and the simulators; each replay checks its expectations
+# (incident opened, cause ranked first, blast radius) and exits non-zero if one fails.
+for seed in flink-restore-zeroed-balances kestra-stale-tariff-http-200; do
+  echo
+  echo "== dw replay examples/scenarios/$seed"
+  "$dw" replay "$root/examples/scenarios/$seed"
+done
