@@ -10,8 +10,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$root/build}
 shift || true
 jobs=${DW_BUILD_JOBS:-$(nproc)}
+# A compiler cache, where the machine has one, makes a rebuild of unchanged sources cheap; the
+# build is the same without it.
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 if [ ! -f "$dir/build.ninja" ]; then
-  cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >&2
+  cmake -S "$root" -B "$dir" -G Ninja "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release "$@" >&2
 elif [ $# -gt 0 ]; then
   cmake -S "$root" -B "$dir" "$@" >&2
 fi

@@ -46,8 +46,8 @@ void Match(const YAML::Node& node, const std::vector<std::string>& parts, size_t
 
 const std::vector<InertKey>& InertKeys() {
   static const std::vector<InertKey> keys = {
-      {"notify", "incidents and approvals do not enqueue notifications yet; only `dw notify test` "
-                 "and what is already in the outbox are sent"},
+      {"notify", "notifications go out only from `dw notify test` and the outbox; incidents and "
+                 "approvals do not enqueue them yet"},
       {"domains.*.autonomy", "autonomy levels are not built yet; nothing is proposed or dispatched"},
       {"domains.*.approvers", "incidents are not turned into proposals yet, so only `dw approve` "
                               "and `dw schema register` consult the approvers"},
