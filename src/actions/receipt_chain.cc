@@ -1,12 +1,16 @@
 // Receipts: writing the next link of the hash chain and walking the chain to verify it.
 #include <string_view>
+#include <thread>
 
 #include "actions/actions.h"
 
 namespace dw::actions {
 namespace {
 
-constexpr int kAppendAttempts = 8;
+// Writers racing for the head each lose at most a few rounds; on a loaded host with several
+// writers 8 rounds were seen to run out, so the bound is generous (each round is one read and one
+// refused insert).
+constexpr int kAppendAttempts = 64;
 
 // The part of a body after its content, which every receipt body ends with because keys are
 // sorted (content < prev < seq < written_at): ,"prev":"H","seq":N,"written_at":"
@@ -60,10 +64,11 @@ Result<store::ReceiptRecord> WriteReceipt(store::StateStore& store, const Json& 
       return rec;
     }
     last = appended.status();
-    // Another writer appended first: read the new head and try again.
+    // Another writer appended first: read the new head and try again, after letting it finish.
     if (last.code() != StatusCode::kFailedPrecondition &&
         last.code() != StatusCode::kAlreadyExists)
       return last;
+    std::this_thread::yield();
   }
   return Unavailable("could not append a receipt: other writers kept moving the chain (" +
                      last.message() + ")");

@@ -21,8 +21,10 @@ std::atomic<bool> g_any{false};
 // Every registered form (raw and JSON-escaped), longest first so that a secret that contains
 // another is replaced whole.
 std::vector<std::string>& Registered() {
-  static std::vector<std::string> forms;
-  return forms;
+  // Never destroyed: the redacting output streams flush from an exit handler, after function-local
+  // statics constructed later would already be gone.
+  static auto* forms = new std::vector<std::string>();
+  return *forms;
 }
 
 bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }

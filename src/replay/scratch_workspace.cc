@@ -36,7 +36,7 @@ Result<ScratchWorkspace> MakeScratchWorkspace(const fs::path& workspace, const f
     }
     if (YAML::Node warehouses = root["warehouses"]; warehouses && warehouses.IsMap()) {
       for (auto it = warehouses.begin(); it != warehouses.end(); ++it) {
-        const YAML::Node& w = it->second;
+        const YAML::Node w = it->second;  // a copy: the iterator's value is a temporary
         if (!w.IsMap() || !w["path"] || !w["type"] || w["type"].as<std::string>() != "sqlite") continue;
         fs::path p(w["path"].as<std::string>());
         if (p.is_absolute() || p.lexically_normal().string().rfind("..", 0) == 0)

@@ -123,8 +123,8 @@ TEST_F(MonitorMetricsToolTest, AnIntegerTimestampOutOfRangeIsRefusedWithItsPath)
     EXPECT_NE(text.find("out of range"), std::string::npos) << text;
     EXPECT_EQ(Stored(), 0u) << "nothing of a refused call is stored";
   }
-  // The largest accepted value is 9999-12-31T23:59:59.999Z, stored as such.
-  Json edge = Json::array({{{"ts", 253402300799999LL}, {"value", 1.0}}});
+  // The largest accepted value is 2262-04-11T23:47:16.854Z (the last a TimePoint holds).
+  Json edge = Json::array({{{"ts", 9223372036854LL}, {"value", 1.0}}});
   auto ok = Call(Json{{"record", Json::array({{{"metric", "far"}, {"points", edge}}})}});
   ASSERT_FALSE(ok.is_error) << ok.content.dump();
   EXPECT_EQ((*ok.structured)["recorded"][0]["stored"], 1);

@@ -43,13 +43,15 @@ std::vector<std::string_view> SplitCsv(std::string_view line) {
 }  // namespace
 
 Result<int64_t> SeriesMillisFromJson(const Json& ts) {
-  constexpr int64_t kMaxMillis = 253402300799999LL;  // 9999-12-31T23:59:59.999Z
+  // The last millisecond a TimePoint (system_clock, int64 nanoseconds in libstdc++) can hold:
+  // 2262-04-11T23:47:16.854Z. A later value would overflow when it becomes a TimePoint.
+  constexpr int64_t kMaxMillis = 9223372036854LL;
   const bool in_range = (ts.is_number_unsigned() && ts.get<uint64_t>() <= static_cast<uint64_t>(kMaxMillis)) ||
                         (ts.is_number_integer() && !ts.is_number_unsigned() && ts.get<int64_t>() >= 0 &&
                          ts.get<int64_t>() <= kMaxMillis);
   if (!in_range)
     return InvalidArgument(ts.dump() + " is out of range: Unix milliseconds from 0 (1970-01-01) to " +
-                           std::to_string(kMaxMillis) + " (9999-12-31), or an RFC 3339 string");
+                           std::to_string(kMaxMillis) + " (2262-04-11), or an RFC 3339 string");
   return ts.get<int64_t>();
 }
 

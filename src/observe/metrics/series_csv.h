@@ -20,8 +20,8 @@ struct SeriesRow {
 // no offset) or "YYYY-MM-DD" into Unix ms; InvalidArgument quoting the text otherwise.
 Result<int64_t> ParseSeriesTimestamp(std::string_view text);
 // A point's time given as Unix milliseconds in JSON: an integer from 0 (1970-01-01T00:00:00Z) to
-// 253402300799999 (9999-12-31T23:59:59.999Z), the range every store and format of ours holds
-// exactly. InvalidArgument saying the range otherwise (a larger integer would wrap to 1969).
+// 9223372036854 (2262-04-11T23:47:16.854Z), the last millisecond a TimePoint holds, so every
+// store and format of ours keeps it exactly. InvalidArgument saying the range otherwise (a larger integer would wrap to 1969).
 Result<int64_t> SeriesMillisFromJson(const Json& ts);
 
 // "YYYY-MM-DD HH:MM:SS" (UTC), the form NAB uses; milliseconds are appended when not zero.
