@@ -142,7 +142,7 @@ TEST_F(FlinkSeed, DraftsTheThreeProposalsOfTheSeedPageWithADiffThatAppliesToTheM
   std::vector<std::string> held;
   for (const Json& t : hold->proposal.content["targets"]) held.push_back(t["consumer"].get<std::string>());
   EXPECT_EQ(held, (std::vector<std::string>{"dbt://loyalty/fct_member_tier", "sync://hightouch/tier-changes-to-braze"}));
-  EXPECT_EQ(hold->proposal.content["targets"][1]["next_run"], "2026-11-24T22:00:00Z");
+  EXPECT_EQ(hold->proposal.content["targets"][1]["next_run"], "2026-11-24T22:00:00.000Z");
   EXPECT_NE(hold->proposal.content["targets"][1]["step"].get<std::string>().find("pause the sync tier-changes-to-braze"),
             std::string::npos);
 
@@ -385,7 +385,7 @@ TEST_F(KestraSeed, DraftsTheThreeProposalsOfTheSeedPageWithAFlowDiffThatAppliesT
   const Json& targets = hold->proposal.content["targets"];
   ASSERT_EQ(targets.size(), 1u) << targets.dump(2);
   EXPECT_EQ(targets[0]["consumer"], "kestra://kestra/billing.fleet_statements");
-  EXPECT_EQ(targets[0]["next_run"], "2026-11-25T07:30:00Z");
+  EXPECT_EQ(targets[0]["next_run"], "2026-11-25T07:30:00.000Z");
   EXPECT_EQ(targets[0]["kestra"]["triggers"], Json::array({"morning", "after_marts"}));
   EXPECT_EQ(targets[0]["kestra"]["api_call"],
             "POST http://127.0.0.1:18080/api/v1/main/triggers/set-disabled/by-triggers");
