@@ -57,7 +57,7 @@ void KestraStep(const DraftContext& c, HoldTarget& t) {
 
 }  // namespace
 
-DraftedProposal DraftHold(const DraftContext& c, const std::vector<std::string>& /*rerun*/) {
+DraftedProposal DraftHold(const DraftContext& c) {
   const std::string title = "hold what acts on the damage before the fix lands";
   const Json& br = c.diagnosis.blast_radius;
   if (!br.is_object() || !br.contains("consumers") || !br["consumers"].is_array())
