@@ -162,13 +162,32 @@ CREATE TABLE notify_outbox (
 CREATE INDEX notify_outbox_due ON notify_outbox (state, next_attempt_at);
 )sql";
 
+// Version 5: detector snapshots. metric_history counts rewrites of a metric's past points (a
+// snapshot learnt under an older revision is stale); metric_snapshots keeps one snapshot per
+// metric, its state as base64 text (PostgreSQL text cannot hold every byte).
+constexpr std::string_view kV5 = R"sql(
+CREATE TABLE metric_history (
+  metric   TEXT PRIMARY KEY CHECK (metric <> ''),
+  revision BIGINT NOT NULL
+);
+CREATE TABLE metric_snapshots (
+  metric     TEXT PRIMARY KEY CHECK (metric <> ''),
+  revision   BIGINT NOT NULL,
+  from_ts    BIGINT NOT NULL,
+  through_ts BIGINT NOT NULL,
+  state      TEXT NOT NULL,
+  written_at BIGINT NOT NULL
+);
+)sql";
+
 constexpr std::array kMigrations = {
     Migration{1, "check results, metric points, change events, cursors, graph, incidents, receipts",
               kV1},
     Migration{2, "metric marks (ranges marked expected)", kV2},
     Migration{3, "action stage: person keys, proposals, action events", kV3},
     Migration{4, "notification outbox", kV4},
-    // Add version 5 here.
+    Migration{5, "detector snapshots and metric history revisions", kV5},
+    // Add version 6 here.
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "store/sql_state_store.h"
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 
@@ -258,6 +259,13 @@ Status SqlStateStore::UpsertMetricPoints(const std::string& metric,
   }
   if (points.empty()) return Status::Ok();
   return Do(true, [&]() -> Status {
+    // A point at or before the latest stored one rewrites the past a snapshot may have learnt.
+    TimePoint earliest = points.front().ts;
+    for (const MetricPoint& p : points) earliest = std::min(earliest, p.ts);
+    Result<Rows> latest = Run(
+        "SELECT 1 FROM metric_points WHERE metric = $1 AND ts >= $2 LIMIT 1", {metric, TimeCell(earliest)});
+    if (!latest.ok()) return latest.status();
+    if (!latest->empty()) DW_RETURN_IF_ERROR(BumpMetricRevision(metric));
     for (const MetricPoint& p : points) {
       DW_RETURN_IF_ERROR(Run("INSERT INTO metric_points (metric, ts, value) VALUES ($1, $2, $3) "
                              "ON CONFLICT (metric, ts) DO UPDATE SET value = excluded.value",
@@ -305,6 +313,11 @@ Result<int64_t> SqlStateStore::DeleteMetricPointsBefore(const std::string& metri
     deleted = r.Int();
     if (!r.status().ok()) return r.status();
     if (deleted == 0) return Status::Ok();
+    // Deleting points a snapshot learnt from (its history starts before `before`) makes it stale.
+    Result<Rows> snap = Run("SELECT 1 FROM metric_snapshots WHERE metric = $1 AND from_ts < $2",
+                            {metric, TimeCell(before)});
+    if (!snap.ok()) return snap.status();
+    if (!snap->empty()) DW_RETURN_IF_ERROR(BumpMetricRevision(metric));
     return Run("DELETE FROM metric_points WHERE metric = $1 AND ts < $2", {metric, TimeCell(before)})
         .status();
   });

@@ -11,11 +11,12 @@
 #include "base/clock.h"
 #include "store/migrations.h"
 #include "store/sql_connection.h"
+#include "store/metric_snapshots.h"
 #include "store/state_store.h"
 
 namespace dw::store {
 
-class SqlStateStore final : public StateStore {
+class SqlStateStore final : public StateStore, public MetricSnapshots {
  public:
   // Migrates `conn` to the newest of `migrations` and returns a store over it; the errors are
   // ApplyMigrations'. `clock` must outlive the store.
@@ -41,6 +42,8 @@ class SqlStateStore final : public StateStore {
                                                 TimePoint to) override;
   Result<int64_t> DeleteMetricPointsBefore(const std::string& metric, TimePoint before) override;
   Result<std::vector<std::string>> MetricNames() override;
+  Result<MetricSnapshotLoad> LoadMetricSnapshot(const std::string& metric) override;
+  Result<bool> SaveMetricSnapshot(const MetricSnapshotRecord& snapshot) override;
   Result<int64_t> AddMetricMark(const MetricMark& mark) override;
   Result<std::vector<MetricMark>> MetricMarks(const std::string& metric, TimePoint from,
                                               TimePoint to) override;
@@ -93,6 +96,8 @@ class SqlStateStore final : public StateStore {
   // Runs `body` holding the store lock. A `write` outside any transaction gets its own; inside
   // one, `body` joins it and a failure dooms it.
   Status Do(bool write, const std::function<Status()>& body);
+  // Marks `metric`'s history as rewritten (see LoadMetricSnapshot). REQUIRES: inside a Do body.
+  Status BumpMetricRevision(const std::string& metric);
   // Runs one statement. REQUIRES: mu_ held (i.e. called from a Do body).
   Result<std::vector<SqlRow>> Run(const std::string& sql, const std::vector<SqlValue>& params);
 

@@ -27,6 +27,7 @@ class ContextNovelty {
   size_t MemoryBytes() const;
 
  private:
+  friend struct DetectorStateCodec;  // detector_state.cc
   int levels_;
   size_t depth_;
   bool have_range_ = false;

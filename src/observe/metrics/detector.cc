@@ -170,7 +170,7 @@ double StreamingDetector::Scale(double baseline) {
       // More than half the residuals are equal (a flat or integer series): fall back to the mean
       // absolute deviation, which still sees the rare moves.
       double sum = 0;
-      for (double r : residuals_) sum += std::fabs(r - center);
+      for (float r : residuals_) sum += std::fabs(r - center);
       mad = residuals_.empty() ? 0 : 1.2533 * sum / static_cast<double>(residuals_.size());
     }
     // Heavy-tailed noise (bursty counts) would make the MAD alone cry wolf every day: the spread
@@ -290,7 +290,7 @@ void StreamingDetector::MaybeDetectSeasonality() {
         for (size_t j = from; j < i; ++j) v.push_back(training_[j].value);
         m = MedianInPlace(v);
       }
-      if (std::isfinite(m)) residuals_.push_back(p.value - m);
+      if (std::isfinite(m)) residuals_.push_back(static_cast<float>(p.value - m));
     }
     judged_residuals_.assign(residuals_.begin(), residuals_.end());
     since_scale_ = kScaleEvery;
@@ -303,8 +303,8 @@ void StreamingDetector::AdoptMarkedLevel() {
     if (p.ts_ms < pending_from_ms_) p.value = pending_mult_ ? p.value * r : p.value + r;
   RebuildSlots();
   if (pending_mult_) {
-    for (double& x : residuals_) x *= r;
-    for (double& x : judged_residuals_) x *= r;
+    for (float& x : residuals_) x = static_cast<float>(x * r);
+    for (float& x : judged_residuals_) x = static_cast<float>(x * r);
   }
   since_scale_ = kScaleEvery;  // re-measure the spread at the new level
   recent_devs_.clear();
@@ -322,7 +322,7 @@ void StreamingDetector::Learn(const Point& p, double residual) {
   training_.push_back(p);
   if (training_.size() > o_.training_points) training_.pop_front();
   if (std::isfinite(residual)) {
-    residuals_.push_back(residual);
+    residuals_.push_back(static_cast<float>(residual));
     if (residuals_.size() > o_.training_points) residuals_.pop_front();
   }
   if (slots_.size() > 1) {
@@ -406,7 +406,7 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     }
   }
   if (std::isfinite(residual)) {
-    judged_residuals_.push_back(residual);
+    judged_residuals_.push_back(static_cast<float>(residual));
     if (judged_residuals_.size() > o_.training_points) judged_residuals_.pop_front();
   }
   if (enough) {
@@ -676,7 +676,7 @@ std::string StreamingDetector::Explain(const Verdict& v, double residual) const 
 size_t StreamingDetector::MemoryBytes() const {
   size_t bytes = sizeof(*this) + name_.capacity();
   bytes += training_.size() * sizeof(Point) +
-           (residuals_.size() + judged_residuals_.size()) * sizeof(double);
+           (residuals_.size() + judged_residuals_.size()) * sizeof(float);
   for (const auto& s : slots_) bytes += sizeof(s) + s.size() * sizeof(double);
   bytes += intervals_.size() * sizeof(int64_t) + run_.capacity() * sizeof(run_[0]);
   bytes += recent_devs_.size() * sizeof(double) + marked_.size() * sizeof(marked_[0]) +

@@ -106,6 +106,8 @@ struct Verdict {
 
 class StreamingDetector {
  public:
+  friend struct DetectorStateCodec;  // detector_state.cc: snapshots of the whole state
+
   // REQUIRES: ValidateDetectorOptions(options).ok().
   StreamingDetector(std::string metric_name, DetectorOptions options);
 
@@ -148,8 +150,11 @@ class StreamingDetector {
   DetectorOptions o_;
   Seasonality active_ = Seasonality::kNone;
   std::deque<Point> training_;
-  std::deque<double> residuals_;         // residuals of learnt points
-  std::deque<double> judged_residuals_;  // residuals of every judged point
+  // Residuals in single precision: they only feed the spread (a MAD and a tail quantile), where
+  // 24 bits are far more than the estimate's own precision, and halving them keeps a snapshot
+  // of the detector (detector_state.h) under 16 kB.
+  std::deque<float> residuals_;         // residuals of learnt points
+  std::deque<float> judged_residuals_;  // residuals of every judged point
   std::vector<std::deque<double>> slots_;  // recent normal values per calendar slot
   std::deque<int64_t> intervals_;          // recent gaps between points, ms
   int64_t slot_resolution_ms_ = 0;  // > 0: phase slots finer than an hour

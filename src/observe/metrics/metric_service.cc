@@ -6,7 +6,7 @@
 
 #include "config/duration.h"
 #include "config/suggest.h"
-#include "config/time_zone.h"
+#include "observe/metrics/metric_replayer.h"
 #include "observe/metrics/monitor_query.h"
 #include "observe/metrics/series_csv.h"
 #include "observe/metrics/series_plot.h"
@@ -104,18 +104,26 @@ Result<RecordReport> RecordMetricPoints(store::StateStore& store, const std::str
                                      FromUnixMillis(kFarFutureMs));
   if (!existing.ok()) return existing.status();
   int64_t latest_ms = INT64_MIN;
+  std::map<int64_t, double> unchanged;  // already stored with exactly this value
   for (const auto& e : *existing) {
     int64_t ts = ToUnixMillis(e.ts);
-    if (batch.count(ts)) ++report.replaced;
+    auto in_batch = batch.find(ts);
+    if (in_batch != batch.end()) {
+      ++report.replaced;
+      if (in_batch->second == e.value) unchanged.insert(*in_batch);
+    }
     latest_ms = std::max(latest_ms, ts);
   }
+  // Points already stored as they are are not written again: a series_sql backfill that returns
+  // the same buckets every run must not count as a rewrite of the past (which would discard the
+  // metric's detector snapshot, see store/metric_snapshots.h).
   std::vector<store::MetricPoint> rows;
   for (const auto& [ts, v] : batch) {
     if (ts < latest_ms) ++report.out_of_order;
-    rows.push_back({FromUnixMillis(ts), v});
+    if (!unchanged.count(ts)) rows.push_back({FromUnixMillis(ts), v});
   }
-  DW_RETURN_IF_ERROR(store.UpsertMetricPoints(metric, rows));
-  report.stored = rows.size();
+  if (!rows.empty()) DW_RETURN_IF_ERROR(store.UpsertMetricPoints(metric, rows));
+  report.stored = batch.size();
   return report;
 }
 
@@ -133,7 +141,7 @@ Result<MetricReplay> ReplayMetric(store::StateStore& store, const std::string& m
                                   const MonitorSettings& settings, const Clock& clock,
                                   const UnlearntWindows& unlearnt) {
   int64_t now = ToUnixMillis(clock.Now());
-  TimePoint from = FromUnixMillis(now - settings.training_window_ms);
+  TimePoint from = FromUnixMillis(HistoryStartMs(metric, settings.training_window_ms, now));
   TimePoint to = FromUnixMillis(now + 1);
   auto points = store.MetricPoints(metric, from, to);
   if (!points.ok()) return points.status();
@@ -147,86 +155,14 @@ Result<MetricReplay> ReplayMetric(store::StateStore& store, const std::string& m
     if (!got.ok()) return got.status();
     windows = std::move(got).value();
   }
-
-  std::optional<config::TimeZone> zone;
-  if (settings.timezone != "UTC") {
-    auto z = config::TimeZone::Load(settings.timezone);
-    if (!z.ok()) return z.status();
-    zone = *z;
-  }
-  StreamingDetector det(metric, settings.detector);
+  auto replayer = MetricReplayer::Start(metric, settings);
+  if (!replayer.ok()) return replayer.status();
   out.verdicts.reserve(points->size());
-  int64_t prev_real = 0, prev_local = INT64_MIN;
-  for (const auto& p : *points) {
-    int64_t ts = ToUnixMillis(p.ts);
-    // What the detector sees: local wall-clock ms (strictly increasing: the repeated hour when
-    // clocks go back is nudged 1 ms past the point before). The real gap decides what is missing.
-    int64_t local = ts;
-    int real_missing = -1;
-    if (zone) {
-      int64_t secs = ts >= 0 ? ts / 1000 : -((-ts + 999) / 1000);
-      local = ts + zone->OffsetAt(secs) * 1000;
-      if (prev_local != INT64_MIN) {
-        real_missing = det.MissingPointsAt(prev_local + (ts - prev_real));
-        if (local <= prev_local) local = prev_local + 1;
-      }
-      prev_real = ts;
-      prev_local = local;
-    }
-    const store::MetricMark* mark = nullptr;
-    for (const auto& m : *marks)
-      if (m.from <= p.ts && p.ts <= m.to) mark = &m;
-    const UnlearntWindow* window = nullptr;
-    for (const auto& w : windows)
-      if (w.from <= p.ts && (!w.to || p.ts < *w.to)) window = &w;
-    Verdict v;
-    if (mark) {
-      v = det.Observe(local, p.value, /*expected=*/true);
-      if (v.kind == VerdictKind::kExpected) {
-        ++out.marked_points;
-        if (!mark->note.empty()) v.explanation += " (marked: " + mark->note + ")";
-      }
-    } else if (window) {
-      v = det.ObserveWithoutLearning(local, p.value);
-      if (v.kind != VerdictKind::kInvalid) {
-        ++out.incident_points;
-        v.explanation += "; inside " + window->label + ", so not learnt";
-      }
-    } else {
-      v = det.Observe(local, p.value);
-    }
-    v.ts_ms = ts;
-    if (real_missing >= 0 && real_missing != v.missing_before) {
-      // A clock change made the local gap differ from the real one: say what is really missing.
-      std::string said = " (" + std::to_string(v.missing_before) + " points missing before it)";
-      size_t at = v.explanation.find(said);
-      if (at != std::string::npos)
-        v.explanation.replace(at, said.size(),
-                              real_missing > 0 ? " (" + std::to_string(real_missing) + " points missing before it)" : "");
-      v.missing_before = real_missing;
-    }
-    out.verdicts.push_back(std::move(v));
-  }
-  out.seasonality = det.active_seasonality();
+  for (const auto& p : *points) out.verdicts.push_back(replayer->Feed(p, *marks, windows));
+  out.seasonality = replayer->detector().active_seasonality();
+  out.marked_points = replayer->marked_points();
+  out.incident_points = replayer->incident_points();
   return out;
-}
-
-Result<MetricJudgement> JudgeLatestPoint(store::StateStore& store, const std::string& metric,
-                                         const MonitorSettings& settings, const Clock& clock,
-                                         const UnlearntWindows& unlearnt) {
-  auto replay = ReplayMetric(store, metric, settings, clock, unlearnt);
-  if (!replay.ok()) return replay.status();
-  if (replay->verdicts.empty())
-    return NotFound("metric " + metric + " has no point in the last " +
-                    config::FormatDuration(std::chrono::milliseconds(settings.training_window_ms)));
-  MetricJudgement j;
-  j.metric = metric;
-  j.latest = replay->verdicts.back();
-  j.history_points = replay->verdicts.size();
-  j.seasonality = replay->seasonality;
-  j.marked_points = replay->marked_points;
-  j.incident_points = replay->incident_points;
-  return j;
 }
 
 Result<MetricJudgement> EvaluateMonitor(const config::Workspace& ws, store::StateStore& store,

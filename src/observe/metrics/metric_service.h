@@ -30,6 +30,9 @@ struct MonitorSettings {
   // The IANA zone whose wall clock the seasonal slots follow (the workspace `timezone`), so a
   // daily 09:00 keeps its slot across a daylight-saving change.
   std::string timezone = "UTC";
+  // Whether JudgeLatestPoint resumes from (and saves) the detector snapshot in the store instead
+  // of replaying the whole history (same verdicts either way; off only to compare the two).
+  bool use_snapshots = true;
 };
 Result<MonitorSettings> SettingsFromMonitor(const config::MonitorConfig& m);
 
@@ -75,9 +78,16 @@ struct MetricJudgement {
   Seasonality seasonality = Seasonality::kNone;
   size_t marked_points = 0;    // replayed points inside a range marked expected (learnt)
   size_t incident_points = 0;  // replayed points inside an incident's window (judged, not learnt)
+  // How the detector got here: resumed from the stored snapshot, or replayed from the start of
+  // the history (then `replay_reason` says why: no snapshot yet, a mark, a rewritten point, ...).
+  bool from_snapshot = false;
+  std::string replay_reason;
+  size_t points_fed = 0;  // points fed to the detector by this judgement (the latest included)
 };
 
-// Every stored point of `metric` within the training window before now, replayed through a fresh
+// Every stored point of `metric` from the start of its history (HistoryStartMs in
+// metric_replayer.h: the start of the current training period, between one and two training
+// windows before now) to now, replayed through a fresh
 // detector that sees local wall-clock time in `settings.timezone` (verdicts keep the real
 // timestamps; a wall-clock hour repeated when clocks go back is judged in the same slot): points inside a range marked expected (store MetricMarks) are learnt as expected;
 // other points inside one of `unlearnt`'s windows are judged but not learnt; the rest are judged
@@ -94,7 +104,13 @@ Result<MetricReplay> ReplayMetric(store::StateStore& store, const std::string& m
 
 // The asset of a quality series "quality:<asset id>:<measure>..." ("" for any other name).
 std::string AssetOfQualitySeries(const std::string& metric);
-// ReplayMetric's verdict on the latest point.
+// ReplayMetric's verdict on the latest point. With settings.use_snapshots it resumes from the
+// metric's detector snapshot in the store when that is still valid (same detector version and
+// settings, same history start, no point written at or before its end since, no mark or incident
+// window changed over what it learnt) and replays only the points after it; otherwise it replays
+// the whole history (a snapshot that fails to decode is logged and discarded). Either way it then
+// saves a snapshot through the point before the latest. A failed snapshot save is logged, never
+// fails the judgement.
 Result<MetricJudgement> JudgeLatestPoint(store::StateStore& store, const std::string& metric,
                                          const MonitorSettings& settings, const Clock& clock,
                                          const UnlearntWindows& unlearnt);
