@@ -5,7 +5,8 @@
 #  2. the official MCP conformance suite against `dw serve --conformance-fixtures`;
 #  3. the official TypeScript SDK client against each agent through start-agent.sh;
 #  4. Claude Code itself: `claude mcp add` for each agent, then `claude mcp list`;
-#  5. the GoogleTest suite again under AddressSanitizer and UndefinedBehaviorSanitizer
+#  5. every libFuzzer target of tests/fuzz/ for DW_FUZZ_SECONDS (20) s (scripts/fuzz-smoke.sh);
+#  6. the GoogleTest suite again under AddressSanitizer and UndefinedBehaviorSanitizer
 #     (skip with DW_SKIP_SANITIZERS=1 for a quick local run).
 # Exits non-zero if any stage fails; the last line counts passed and failed tests.
 set -uo pipefail
@@ -59,6 +60,11 @@ echo "$out"
 line=$(echo "$out" | grep -E '^claude: [0-9]+ passed, [0-9]+ failed' | tail -1)
 tally claude $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/')" \
   "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/;t;s/.*/0/')"
+
+echo "== fuzz targets, ${DW_FUZZ_SECONDS:-20} s each under ASan + UBSan (scripts/fuzz-smoke.sh)" >&2
+out=$(scripts/fuzz-smoke.sh 2>&1); rc=$?
+echo "$out"
+tally fuzz $rc "$(echo "$out" | grep -cE ' ok$')" "$(echo "$out" | grep -cE ' FAILED ')"
 
 if [ "${DW_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== unit and integration tests under ASan + UBSan" >&2

@@ -53,6 +53,8 @@ std::vector<Fault> ParseFaults(const Json& script) {
     x.times = f.value("times", -1);
     x.repeat_body = f.value("repeat_body", static_cast<size_t>(1));
     x.cut_after_bytes = f.value("cut_after_bytes", -1L);
+    x.drip_ms = f.value("drip_ms", 0);
+    x.endless = f.value("endless", false);
     x.every = f.value("every", 1);
     if (x.every < 1) throw std::invalid_argument(where + ": \"every\" must be at least 1");
     x.after = f.value("after", false);
@@ -125,6 +127,23 @@ void InstallCommon(httplib::Server& server, std::shared_ptr<SimClock> clock,
     body.reserve(hit.body.size() * hit.repeat_body);
     for (size_t i = 0; i < hit.repeat_body; ++i) body += hit.body;
     res.status = hit.status;
+    if (hit.drip_ms > 0 || hit.endless) {
+      auto shared = std::make_shared<std::string>(body.empty() ? std::string("x") : std::move(body));
+      const int drip_ms = hit.drip_ms;
+      const bool endless = hit.endless;
+      res.set_chunked_content_provider(hit.content_type, [shared, drip_ms, endless](size_t offset, httplib::DataSink& sink) {
+        if (drip_ms > 0) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(drip_ms));
+          if (!endless && offset >= shared->size()) {
+            sink.done();
+            return true;
+          }
+          return sink.write(shared->data() + offset % shared->size(), 1);
+        }
+        return sink.write(shared->data(), shared->size());  // endless, at full speed
+      });
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (hit.cut_after_bytes >= 0) {
       auto shared = std::make_shared<std::string>(std::move(body));
       size_t cut = std::min(shared->size(), static_cast<size_t>(hit.cut_after_bytes));

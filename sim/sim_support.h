@@ -55,6 +55,11 @@ struct Fault {
   // >= 0: announce the whole body's length, send this many bytes of it, then drop the connection
   // (a reset mid-body, as a crashing server or a proxy timeout does).
   long cut_after_bytes = -1;
+  // > 0: a slow-loris answer: the body goes out one byte every `drip_ms` milliseconds (chunked).
+  int drip_ms = 0;
+  // A body that never ends: the body (or "x" when empty) sent again and again, chunked, until the
+  // client hangs up.
+  bool endless = false;
   // Hits only every `every`-th matching request (5: one in five, a 20% failure rate).
   int every = 1;
   // The request is served first (the receiver records and acts on it), then the fault's answer

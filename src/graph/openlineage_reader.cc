@@ -415,7 +415,11 @@ Status ValidateDataset(const OlDataset& d, std::string_view side, size_t index) 
     if (d.column_lineage != JsonShape::kObject) return Bad(cp(), "expected an object");
     if (d.cl_fields == JsonShape::kAbsent) return Bad(cp() + ".fields", "required");
     if (d.cl_fields != JsonShape::kObject) return Bad(cp() + ".fields", "expected an object");
-    for (const auto& [out, spec] : d.columns) {
+    // Named members, not a structured binding: clang before 16 (the fuzz build's, tests/fuzz/)
+    // cannot capture a binding in a lambda.
+    for (const auto& column : d.columns) {
+      const std::string& out = column.first;
+      const OlColumnSpec& spec = column.second;
       auto p = [&] { return cp() + ".fields['" + out + "']"; };
       if (spec.shape != JsonShape::kObject) return Bad(p(), "expected an object");
       if (spec.input_fields == JsonShape::kAbsent) return Bad(p() + ".inputFields", "required");

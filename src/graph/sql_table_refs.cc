@@ -170,6 +170,9 @@ class Scanner {
     // A quoted `project.dataset.table` is one token holding dots already.
     if (!target && k < t_.size() && t_[k].text == "(") return k;  // a table function
     if (name.find('.') == std::string::npos && ctes_.count(Upper(name))) return k;
+    // An empty quoted identifier ("" or ``) names no table, alone or as a part (found by
+    // tests/fuzz/, fuzz_sql_table_refs).
+    if (name.empty() || name.front() == '.' || name.back() == '.' || name.find("..") != std::string::npos) return k;
     if (std::find(into->begin(), into->end(), name) == into->end()) into->push_back(name);
     return k;
   }

@@ -80,3 +80,20 @@ TEST(SqlTableRefs, GarbageNeverCrashes) {
 
 }  // namespace
 }  // namespace dw::graph
+
+namespace dw::graph {
+namespace {
+
+// Found by tests/fuzz/ (fuzz_sql_table_refs; the input is tests/fuzz/regressions/sql_table_refs/):
+// an empty quoted identifier came out as a table named "" (or ".x").
+TEST(SqlTableRefsFuzzRegression, AnEmptyQuotedIdentifierNamesNoTable) {
+  TableRefs refs = ExtractTableRefs("SELECT * FROM \"\" JOIN \"\".x ON 1 JOIN ``.`` ON 1; INSERT INTO [] SELECT 1");
+  EXPECT_TRUE(refs.reads.empty()) << refs.reads.size();
+  EXPECT_TRUE(refs.writes.empty());
+  refs = ExtractTableRefs("SELECT i FROM s lranded from 09:50 to 10:00 (partitions 0)\"\"");
+  for (const std::string& name : refs.reads) EXPECT_FALSE(name.empty());
+  EXPECT_EQ(ExtractTableRefs("SELECT 1 FROM \"raw\".\"t\"").reads, std::vector<std::string>{"raw.t"});
+}
+
+}  // namespace
+}  // namespace dw::graph

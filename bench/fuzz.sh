@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The long fuzz run: every target of tests/fuzz/ for an hour each (DW_FUZZ_SECONDS to change it),
+# keeping its corpus in build-fuzz/fuzz-corpus/ between runs. Same output and failure rules as
+# scripts/fuzz-smoke.sh, which it runs; figures go to docs/RELIABILITY.md.
+set -euo pipefail
+export DW_FUZZ_SECONDS=${DW_FUZZ_SECONDS:-3600}
+exec "$(cd "$(dirname "$0")/.." && pwd)/scripts/fuzz-smoke.sh" "$@"

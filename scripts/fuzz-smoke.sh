@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of tests/fuzz/ (clang, ASan+UBSan) and runs each for
+# DW_FUZZ_SECONDS seconds (20 by default) from its seed corpus (tests/fuzz/make_seeds.py) and its
+# regression inputs (tests/fuzz/regressions/<target>/, every input that once crashed). Fails when
+# any target crashes, hangs (an input over 10 s), leaks, runs out of memory (2 GiB) or does not
+# build. Prints one line per target: executions, executions per second, coverage (edges) and
+# features reached. docs/RELIABILITY.md explains the targets and what they found.
+#   scripts/fuzz-smoke.sh                 every target, 20 s each (the test command's stage)
+#   DW_FUZZ_SECONDS=3600 scripts/fuzz-smoke.sh   (what bench/fuzz.sh runs)
+#   DW_FUZZ_TARGETS="jsonrpc schema" scripts/fuzz-smoke.sh   some targets only
+# Environment: DW_FUZZ_BUILD (build folder, default build-fuzz), DW_FUZZ_JOBS (parallel builds).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+seconds=${DW_FUZZ_SECONDS:-20}
+build=${DW_FUZZ_BUILD:-build-fuzz}
+jobs=${DW_FUZZ_JOBS:-$(nproc)}
+
+command -v clang++ >/dev/null || { echo "fuzz: clang++ is missing (scripts/setup.sh installs clang and libclang-rt-14-dev)" >&2; exit 2; }
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DDW_FUZZ=ON \
+    "${launcher[@]}" >&2 || { echo "fuzz: configure failed" >&2; exit 1; }
+fi
+build_start=$(date +%s)
+ninja -C "$build" -j "$jobs" fuzz_all >&2 || { echo "fuzz: build failed" >&2; exit 1; }
+echo "fuzz: build took $(( $(date +%s) - build_start )) s" >&2
+
+seeds="$build/fuzz-seeds"
+rm -rf "$seeds" && python3 tests/fuzz/make_seeds.py "$seeds" || { echo "fuzz: seed corpus failed" >&2; exit 1; }
+
+dict_of() {
+  case $1 in
+    jsonrpc|openlineage|dbt_manifest|platform_responses|schema|notify_receivers) echo tests/fuzz/dict/json.dict ;;
+    workspace|scenario|kestra_flow) echo tests/fuzz/dict/yaml.dict ;;
+    http_request) echo tests/fuzz/dict/http.dict ;;
+    cron_duration) echo tests/fuzz/dict/cron.dict ;;
+    sql_table_refs) echo tests/fuzz/dict/sql.dict ;;
+  esac
+}
+
+targets=${DW_FUZZ_TARGETS:-$(cd "$build/tests/fuzz" && ls fuzz_* | sed 's/^fuzz_//' | grep -v '\.' | sort)}
+failed=()
+printf '%-20s %10s %9s %7s %8s %s\n' target execs execs/s cov ft result
+for t in $targets; do
+  bin="$build/tests/fuzz/fuzz_$t"
+  [ -x "$bin" ] || { echo "fuzz: no target $t" >&2; failed+=("$t"); continue; }
+  work="$build/fuzz-corpus/$t"; artifacts="$build/fuzz-artifacts/$t"
+  mkdir -p "$work" "$artifacts" "$seeds/$t"
+  regressions=()
+  [ -d "tests/fuzz/regressions/$t" ] && regressions=("tests/fuzz/regressions/$t")
+  dict=$(dict_of "$t"); dict_flag=()
+  [ -n "$dict" ] && dict_flag=(-dict="$dict")
+  log="$artifacts/run.log"
+  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len=65536 \
+      -print_final_stats=1 -artifact_prefix="$artifacts/" "${dict_flag[@]}" \
+      "$work" "$seeds/$t" "${regressions[@]}" >"$log" 2>&1
+  rc=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
+  ft=$(grep -oE 'ft: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
+  result=ok
+  if [ $rc != 0 ]; then
+    result="FAILED (exit $rc; log $log)"; failed+=("$t")
+    grep -E 'ERROR: |SUMMARY: |runtime error|Test unit written' "$log" | head -5 >&2
+  fi
+  printf '%-20s %10s %9s %7s %8s %s\n' "$t" "${execs:-?}" "${speed:-?}" "${cov:-?}" "${ft:-?}" "$result"
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "fuzz: every target ran ${seconds} s without a crash, hang, leak or out-of-memory"

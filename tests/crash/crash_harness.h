@@ -1,0 +1,142 @@
+// The crash-consistency harness (docs/RELIABILITY.md): a writer runs as a child process and is
+// killed with SIGKILL at a seeded random moment; the test then reopens the store and checks what
+// the writer had acknowledged. Two kinds of child: a forked copy of the test running product code
+// (the store's own writers), and the real `dw` binary (`dw serve`, `dw check`).
+//
+// Repeatable: DW_CRASH_SEED (default 20261201) seeds the kill moments, DW_CRASH_KILLS (default
+// the CI count each test passes) sets how many kills a test makes; bench/crash.sh runs 200. A
+// failure names the seed and the kill, so `DW_CRASH_SEED=S DW_CRASH_KILLS=N` replays it.
+#pragma once
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace dw::crash {
+
+inline int KillCount(int ci_default) {
+  const char* v = std::getenv("DW_CRASH_KILLS");
+  return v != nullptr && std::atoi(v) > 0 ? std::atoi(v) : ci_default;
+}
+
+inline uint64_t Seed() {
+  const char* v = std::getenv("DW_CRASH_SEED");
+  return v != nullptr && *v ? std::strtoull(v, nullptr, 10) : 20261201;
+}
+
+// The kill moments of one test: uniform in [0, max) microseconds, from the seed and the test's
+// own salt (so two tests with the same seed do not kill at the same moments).
+class KillClock {
+ public:
+  KillClock(uint64_t seed, uint64_t salt) : rng_(seed ^ (salt * 0x9E3779B97F4A7C15ull)) {}
+  std::chrono::microseconds Next(std::chrono::microseconds max) {
+    return std::chrono::microseconds(static_cast<int64_t>(rng_() % static_cast<uint64_t>(max.count() + 1)));
+  }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+// What a killed child left: the acknowledgements it wrote (one per line) and how it ended.
+struct KilledChild {
+  std::vector<std::string> acks;  // whole lines only: a line cut by the kill is not an ack
+  bool killed = false;            // false when it finished before the kill moment
+  int exit_code = -1;             // when it finished
+};
+
+// Reads every whole line from `fd` until EOF.
+inline void ReadLines(int fd, std::string* pending, std::vector<std::string>* lines) {
+  char buf[4096];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    pending->append(buf, static_cast<size_t>(n));
+  }
+  size_t start = 0;
+  for (size_t nl; (nl = pending->find('\n', start)) != std::string::npos; start = nl + 1)
+    lines->push_back(pending->substr(start, nl - start));
+  pending->erase(0, start);
+}
+
+// Waits for `pid` until `after` has passed, then SIGKILLs it (unless it ended first); reaps it.
+inline void KillAt(pid_t pid, std::chrono::steady_clock::time_point after, KilledChild* out) {
+  int status = 0;
+  for (;;) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) {
+      out->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      return;
+    }
+    if (std::chrono::steady_clock::now() >= after) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  out->killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+  if (!out->killed) out->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Forks; the child runs `writer(ack)` (ack writes one line to the parent) and exits 0; the parent
+// kills it `delay` after the fork. The child must use only objects it makes itself.
+inline KilledChild ForkAndKill(const std::function<void(const std::function<void(const std::string&)>&)>& writer,
+                               std::chrono::microseconds delay) {
+  int fds[2];
+  KilledChild out;
+  if (pipe(fds) != 0) return out;
+  const auto start = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    const int w = fds[1];
+    writer([w](const std::string& line) {
+      std::string l = line + "\n";
+      // One write per ack (under PIPE_BUF: atomic), made after the acknowledged call returned.
+      if (write(w, l.data(), l.size()) != static_cast<ssize_t>(l.size())) _exit(3);
+    });
+    _exit(0);
+  }
+  close(fds[1]);
+  KillAt(pid, start + delay, &out);
+  std::string pending;
+  ReadLines(fds[0], &pending, &out.acks);
+  close(fds[0]);
+  return out;
+}
+
+// Spawns `args` (args[0] the program) with stdout to a pipe read by the caller; stderr to
+// /dev/null. Returns the pid, and the read end in *out_fd.
+inline pid_t Spawn(const std::vector<std::string>& args, int* out_fd) {
+  std::vector<std::string> copy = args;
+  std::vector<char*> argv;
+  for (auto& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_addclose(&fa, fds[0]);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  if (posix_spawn(&pid, copy[0].c_str(), &fa, nullptr, argv.data(), environ) != 0) pid = -1;
+  posix_spawn_file_actions_destroy(&fa);
+  close(fds[1]);
+  *out_fd = fds[0];
+  return pid;
+}
+
+}  // namespace dw::crash
