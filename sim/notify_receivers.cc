@@ -311,7 +311,7 @@ void InstallOpsgenie(const Json& script, httplib::Server& server, FaultList faul
     return nullptr;
   };
   server.Post("/v2/alerts", [=](const httplib::Request& req, httplib::Response& res) {
-    std::lock_guard<std::mutex> lock(inbox->mu);
+    std::unique_lock<std::mutex> lock(inbox->mu);
     std::string rid = Uuid(inbox->next_id++);
     if (!authorized(req)) {
       OpsgenieAnswer(res, 401, {{"message", "Could not authenticate"}}, rid);
@@ -353,12 +353,13 @@ void InstallOpsgenie(const Json& script, httplib::Server& server, FaultList faul
       OpsgenieAnswer(res, 202, {{"result", "Request will be processed"}}, rid);
     }
     inbox->RecordLocked(req, res.status);
+    lock.unlock();  // a slow lost answer must not stall the readers of the recording
     faults.LostAnswer(req, res);
   });
   // Close and priority: accepted asynchronously whatever the alias; the request status tells.
   auto alert_action = [=](const std::string& action) {
     return [=](const httplib::Request& req, httplib::Response& res) {
-      std::lock_guard<std::mutex> lock(inbox->mu);
+      std::unique_lock<std::mutex> lock(inbox->mu);
       std::string rid = Uuid(inbox->next_id++);
       Json body = Json::parse(req.body, nullptr, false);
       if (!authorized(req)) {
@@ -390,6 +391,7 @@ void InstallOpsgenie(const Json& script, httplib::Server& server, FaultList faul
         OpsgenieAnswer(res, 202, {{"result", "Request will be processed"}}, rid);
       }
       inbox->RecordLocked(req, res.status);
+      lock.unlock();  // a slow lost answer must not stall the readers of the recording
       faults.LostAnswer(req, res);
     };
   };
@@ -452,7 +454,7 @@ void InstallPagerDuty(const Json& script, httplib::Server& server, FaultList fau
         errors.push_back("'dedup_key' is missing or blank");
       }
     }
-    std::lock_guard<std::mutex> lock(inbox->mu);
+    std::unique_lock<std::mutex> lock(inbox->mu);
     if (!errors.empty()) {
       res.status = 400;
       res.set_content(Json{{"status", "invalid event"}, {"message", "Event object is invalid"}, {"errors", errors}}.dump(),
@@ -481,6 +483,7 @@ void InstallPagerDuty(const Json& script, httplib::Server& server, FaultList fau
                       "application/json");
     }
     inbox->RecordLocked(req, res.status);
+    lock.unlock();  // a slow lost answer must not stall the readers of the recording
     faults.LostAnswer(req, res);
   });
   server.Get("/_sim/state", [inbox, st](const httplib::Request&, httplib::Response& res) {

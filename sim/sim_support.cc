@@ -192,6 +192,9 @@ Result<std::unique_ptr<RunningSim>> RunningSim::Start(Platform platform, const J
   std::unique_ptr<RunningSim> sim(new RunningSim());
   DW_RETURN_IF_ERROR(InstallSimulator(platform, script, sim->server_));
   sim->server_.set_keep_alive_max_count(1000);
+  // As the real services answer: a small JSON reply on a kept-alive connection must not wait
+  // for Nagle and the client's delayed ACK (40 ms a request).
+  sim->server_.set_tcp_nodelay(true);
   if (port == 0) {
     sim->port_ = sim->server_.bind_to_any_port("127.0.0.1");
   } else {

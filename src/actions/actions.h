@@ -166,6 +166,22 @@ struct DecisionOutcome {
 Result<DecisionOutcome> Decide(store::StateStore& store, const DecisionRequest& request,
                                const Clock& clock);
 
+// Decide, and when it accepts an approval, the `approved` notice of the proposal's incident is
+// written to the outbox (workspace notify: routes) in the same transaction as the decision. The
+// surfaces that have a workspace call this one.
+Result<DecisionOutcome> Decide(store::StateStore& store, const config::Workspace& workspace,
+                               const DecisionRequest& request, const Clock& clock);
+
+// The incident `incident_id` is resolved and `receipt` records it: writes its `resolved` notice
+// (Opsgenie closed by alias, PagerDuty resolved, the Slack message edited to resolved, the receipt
+// emailed) with the receipt's summary (content.summary, else content.cause), its seq and hash, to
+// the outbox. Called by whoever writes the receipt of a resolution. Once per incident and channel:
+// a second call (or a person's resolve before it) is a duplicate and writes nothing. NotFound for
+// an unknown incident; nothing is written for a workspace without notify:.
+Status NotifyResolved(store::StateStore& store, const config::Workspace& workspace,
+                      const Clock& clock, const std::string& incident_id,
+                      const store::ReceiptRecord& receipt);
+
 // ---------------------------------------------------------------------------------------------
 // Proposals and approval requests.
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "actions/actions.h"
+#include "platforms/notify/notify.h"
 
 namespace dw::actions {
 
@@ -17,5 +18,21 @@ Result<int64_t> Record(store::StateStore& store, const Clock& clock, const std::
 
 // The domain named `name` in `workspace`, or nullptr.
 const config::DomainConfig* FindDomain(const config::Workspace& workspace, const std::string& name);
+
+}  // namespace dw::actions
+
+namespace dw::actions {
+
+// Writes the notice of `event` (approval_requested, escalated, approved) about proposal `rec` to
+// the outbox of `store` (call it inside the transaction that records the event): the notice of
+// its incident, its domain's approvers (escalate_to for an escalation) as recipients, `summary`
+// as what is proposed, deduplicated per proposal version. A proposal without an incident, or a
+// workspace without notify:, writes nothing. The store's error on failure.
+// "Proposal P v1 (hold): <content.summary>. Waits for approval by a, b until <time> (...)".
+std::string ApprovalSummary(const store::ProposalRecord& rec, const ApprovalRequestView& req);
+
+Status NotifyProposal(store::StateStore& store, const config::Workspace& workspace, const Clock& clock,
+                      const store::ProposalRecord& rec, platforms::notify::EventKind event,
+                      const std::string& summary);
 
 }  // namespace dw::actions

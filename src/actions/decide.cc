@@ -144,4 +144,23 @@ Result<DecisionOutcome> Decide(store::StateStore& store, const DecisionRequest& 
   return std::move(*out);
 }
 
+Result<DecisionOutcome> Decide(store::StateStore& store, const config::Workspace& workspace,
+                               const DecisionRequest& request, const Clock& clock) {
+  std::optional<Result<DecisionOutcome>> out;
+  Status s = store.InTransaction([&](store::StateStore& tx) -> Status {
+    out = DecideInTransaction(tx, request, clock);
+    if (!out->ok()) return out->status();
+    if (!(*out)->accepted || request.statement.verdict != Verdict::kApprove) return Status::Ok();
+    const DecisionStatement& st = request.statement;
+    Result<ProposalState> p = GetProposalState(tx, st.proposal_id, st.version, clock);
+    if (!p.ok()) return p.status();
+    return NotifyProposal(tx, workspace, clock, p->record, platforms::notify::EventKind::kApproved,
+                          "Proposal " + st.proposal_id + " v" + std::to_string(st.version) + " (" +
+                              p->record.kind + ") approved by " + st.person +
+                              (st.reason.empty() ? "" : ": " + st.reason));
+  });
+  if (!s.ok()) return s;
+  return std::move(*out);
+}
+
 }  // namespace dw::actions

@@ -79,6 +79,18 @@ ApprovalRequestView RequestFrom(const Json& body) {
 
 }  // namespace
 
+std::string ApprovalSummary(const store::ProposalRecord& rec, const ApprovalRequestView& req) {
+  std::string who;
+  for (const std::string& a : req.approvers) who += (who.empty() ? "" : ", ") + a;
+  std::string s = "Proposal " + rec.id + " v" + std::to_string(rec.version) + " (" + rec.kind + ")";
+  const Json& content = rec.body.contains("content") ? rec.body["content"] : Json();
+  if (content.is_object() && content.contains("summary") && content["summary"].is_string())
+    s += ": " + content["summary"].get<std::string>();
+  s += (req.round > 1 ? ". Escalated: waits for approval by " : ". Waits for approval by ") + who +
+       " until " + FormatRfc3339(req.expires_at) + " (dw approve " + rec.id + ")";
+  return s;
+}
+
 Result<ProposalState> GetProposalState(store::StateStore& store, const std::string& proposal_id,
                                        int64_t version, const Clock& clock) {
   Result<std::vector<store::ProposalRecord>> versions = store.ProposalVersions(proposal_id);
@@ -166,13 +178,19 @@ Result<ApprovalRequestView> SendForApproval(store::StateStore& store,
     return refuse(FailedPrecondition("domain " + domain_name + " has no usable approval_ttl ('" +
                                      domain->approval_ttl + "')"));
   ApprovalRequestView req{1, domain->approvers, clock.Now() + *ttl};
-  Result<int64_t> rec = Record(store, clock, "sent", subject, actor,
-                               {{"version", version},
-                                {"round", req.round},
-                                {"approvers", req.approvers},
-                                {"ttl_ms", static_cast<int64_t>(ttl->count())},
-                                {"expires_at_ms", ToUnixMillis(req.expires_at)}});
-  if (!rec.ok()) return rec.status();
+  // The request and its notice to the approvers are written together: never one without the other.
+  Status sent = store.InTransaction([&](store::StateStore& tx) -> Status {
+    Result<int64_t> rec = Record(tx, clock, "sent", subject, actor,
+                                 {{"version", version},
+                                  {"round", req.round},
+                                  {"approvers", req.approvers},
+                                  {"ttl_ms", static_cast<int64_t>(ttl->count())},
+                                  {"expires_at_ms", ToUnixMillis(req.expires_at)}});
+    if (!rec.ok()) return rec.status();
+    return NotifyProposal(tx, workspace, clock, st->record, platforms::notify::EventKind::kApprovalRequested,
+                          ApprovalSummary(st->record, req));
+  });
+  if (!sent.ok()) return sent;
   return req;
 }
 
@@ -232,6 +250,8 @@ Result<std::vector<std::string>> ExpireApprovalRequests(store::StateStore& store
                                    {"ttl_ms", ttl_ms},
                                    {"expires_at_ms", ToUnixMillis(expires)}})
                                .status());
+        DW_RETURN_IF_ERROR(NotifyProposal(tx, workspace, clock, st->record, platforms::notify::EventKind::kEscalated,
+                                          ApprovalSummary(st->record, {2, domain->escalate_to, expires})));
         line += "; escalated to " + domain->escalate_to.front() +
                 (domain->escalate_to.size() > 1 ? " and others" : "") + " until " +
                 FormatRfc3339(expires);

@@ -193,7 +193,7 @@ int DecideCmd(const GlobalOptions& g, const ActionCommands& c, actions::Verdict 
   Result<std::string> sig = actions::SignStatement(s, *key);
   if (!sig.ok()) return Fail(cmd, sig.status());
   Result<actions::DecisionOutcome> out =
-      actions::Decide(*o.store, {s, "cli", *sig}, o.services->clock());
+      actions::Decide(*o.store, o.services->workspace(), {s, "cli", *sig}, o.services->clock());
   if (!out.ok()) return Fail(cmd, out.status());
   if (!out->accepted) {
     std::cerr << "dw " << cmd << ": refused: " << out->reason << " (recorded)\n";

@@ -42,6 +42,17 @@ void PrintIncident(const incidents::Incident& i) {
   for (const std::string& n : i.notes) std::cout << "  note: " << n << "\n";
 }
 
+void PrintNotifications(const std::vector<platforms::notify::NotificationStatus>& list) {
+  std::cout << "  notifications:" << (list.empty() ? " none" : "") << "\n";
+  for (const auto& n : list) {
+    std::cout << "    " << n.channel << " " << n.event << ": " << n.state << " after " << n.attempts << " attempt(s), "
+              << FormatRfc3339(n.updated_at);
+    if (n.state == "sent" && n.answer.is_object() && n.answer.contains("detail") && n.answer["detail"].is_string()) std::cout << ": " << n.answer["detail"].get<std::string>();
+    if (!n.last_error.empty()) std::cout << (n.state == "failed" ? ": FAILED: " : ": last error: ") << n.last_error;
+    std::cout << "\n";
+  }
+}
+
 void PrintDiagnosis(const incidents::Diagnosis& d) {
   std::cout << d.incident_id << ": " << d.summary << "\n"
             << "first bad point " << FormatRfc3339(d.first_bad_at) << "; changes since " << FormatRfc3339(d.window_from)
@@ -210,8 +221,21 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
                          c.reason);
   }
   if (!inc.ok()) return Fail(what, inc.status());
-  if (json) std::cout << incidents::IncidentToJson(*inc).dump(2) << "\n";
-  else PrintIncident(*inc);
+  if (what != "show") {
+    if (json) std::cout << incidents::IncidentToJson(*inc).dump(2) << "\n";
+    else PrintIncident(*inc);
+    return 0;
+  }
+  auto sent = (*desk)->Notifications(inc->id);
+  if (!sent.ok()) return Fail(what, sent.status());
+  if (json) {
+    Json j = incidents::IncidentToJson(*inc);
+    j["notifications"] = incidents::NotificationsToJson(*sent);
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  PrintIncident(*inc);
+  PrintNotifications(*sent);
   return 0;
 }
 

@@ -60,6 +60,7 @@ DeskOptions DeskOptionsFor(const config::Workspace& ws) {
   DeskOptions o;
   o.group_window = ws.incident_group_window;
   o.timezone = ws.timezone;
+  if (!ws.notify.empty()) o.notify = &ws;
   return o;
 }
 
@@ -301,8 +302,10 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
   };
 
   // Verification: an incident whose metric and check signals are all back to normal resolves.
+  std::vector<bool> raised(active.size(), false), verified(active.size(), false);
   for (size_t i = 0; i < active.size(); ++i) {
     Incident& inc = active[i];
+    const int level_before = inc.severity.level;
     if (good_seen[i]) {
       std::vector<std::string> back;
       bool all_good = true, any_data = false;
@@ -319,6 +322,7 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
                                            "verified: every signal that opened it is back to normal (" + list + ")"));
         report.resolved.push_back(inc.id);
         changed[i] = true;
+        verified[i] = true;
         continue;
       }
     }
@@ -326,6 +330,7 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
       changed[i] = true;
       inc.updated_at = now;
     }
+    raised[i] = inc.severity.level < level_before;  // SEV1 is the worst
   }
 
   for (Incident& inc : opened) {
@@ -333,10 +338,31 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
     DW_RETURN_IF_ERROR(LinkRecurrence(inc));
   }
 
+  // The notices are written with the incidents: an incident never changes without its outbox
+  // message, and a rolled-back pass leaves neither.
+  using platforms::notify::EventKind;
   Status written = store_.InTransaction([&](store::StateStore& tx) -> Status {
-    for (size_t i = 0; i < active.size(); ++i)
-      if (changed[i]) DW_RETURN_IF_ERROR(tx.PutIncident(ToRecord(active[i])));
-    for (const Incident& inc : opened) DW_RETURN_IF_ERROR(tx.PutIncident(ToRecord(inc)));
+    for (size_t i = 0; i < active.size(); ++i) {
+      if (!changed[i]) continue;
+      DW_RETURN_IF_ERROR(tx.PutIncident(ToRecord(active[i])));
+      if (options_.notify == nullptr) continue;
+      const Incident& inc = active[i];
+      if (raised[i]) {
+        auto n = NoticeOf(*options_.notify, inc, EventKind::kSeverityRaised, inc.severity.reason);
+        n.revision = n.severity;  // raised to SEV2, later to SEV1: two messages
+        DW_RETURN_IF_ERROR(EnqueueNotice(*options_.notify, tx, clock_, n));
+      }
+      if (verified[i])
+        DW_RETURN_IF_ERROR(EnqueueNotice(*options_.notify, tx, clock_,
+                                         NoticeOf(*options_.notify, inc, EventKind::kVerified,
+                                                  inc.transitions.back().reason)));
+    }
+    for (const Incident& inc : opened) {
+      DW_RETURN_IF_ERROR(tx.PutIncident(ToRecord(inc)));
+      if (options_.notify != nullptr)
+        DW_RETURN_IF_ERROR(EnqueueNotice(*options_.notify, tx, clock_,
+                                         NoticeOf(*options_.notify, inc, EventKind::kOpen, inc.title)));
+    }
     return Status::Ok();
   });
   if (!written.ok()) return written;
@@ -393,6 +419,8 @@ Result<Incident> IncidentDesk::Move(const std::string& id, IncidentStatus to, co
         if (!added.ok()) return added.status();
       }
     }
+    // No notice here: the resolution is told with the receipt that records it
+    // (actions::NotifyResolved), so the alert closes with the receipt's summary and hash.
     return tx.PutIncident(ToRecord(*inc));
   });
   if (!written.ok()) return written;

@@ -27,6 +27,7 @@
 #include "config/workspace.h"
 #include "graph/context_graph.h"
 #include "observe/metrics/metric_service.h"
+#include "platforms/notify/notify.h"
 #include "store/records.h"
 #include "store/state_store.h"
 
@@ -219,9 +220,15 @@ struct DeskOptions {
   int max_depth = 50;
   std::string timezone = "UTC";  // the workspace's, for schedules
   ImpactCounter impact_counter;  // optional
+  // The workspace whose `notify:` routes the incidents' notices (opened, severity raised,
+  // verified), written to the outbox in the same transaction as the incident; the resolution is
+  // told by the action stage with its receipt. Null: nothing is notified. REQUIRES it outlives
+  // the desk.
+  const config::Workspace* notify = nullptr;
 };
 
-// The desk options a workspace asks for (incidents.group_window, timezone).
+// The desk options a workspace asks for (incidents.group_window, timezone, and `notify` pointing
+// at `ws` when it configures notify:). REQUIRES `ws` outlives every desk built with them.
 DeskOptions DeskOptionsFor(const config::Workspace& ws);
 
 // Filters for List and History; empty fields match everything.
@@ -360,6 +367,11 @@ class IncidentDesk {
   // History from the store (see History). InvalidArgument for a limit outside 1..1000.
   Result<History> GetHistory(const IncidentFilter& filter);
 
+  // Every notification of incident `id` from the outbox, in the order written, with its delivery
+  // state (pending, sent, failed: given up or refused, the failure recorded). NotFound with the
+  // closest ids for an unknown incident.
+  Result<std::vector<platforms::notify::NotificationStatus>> Notifications(const std::string& id);
+
   // The windows of incidents that cover metric `metric` (named by a signal) or asset `asset_id`.
   Result<std::vector<CoverWindow>> WindowsCovering(const std::string& metric, const std::string& asset_id);
 
@@ -392,11 +404,34 @@ Result<EvaluationReport> RunSignalPass(const config::Workspace& ws, IncidentDesk
 inline constexpr const char* kLastPassCursor = "incidents.last_pass";
 
 // ---------------------------------------------------------------------------------------------
+// Notifications (platforms/notify/ sends them; this stage decides what an incident says).
+
+// The notice of `incident` for `event`: its dedup key "dw:<workspace name>:<incident id>" (the
+// Opsgenie alias, the PagerDuty dedup_key: one alert per incident whatever is retried), severity
+// SEV<n>, the root or first damaged asset, the cause ranked first, the consumer that decided the
+// severity and when it acts, the domain when the workspace defines it. `summary` as given.
+platforms::notify::IncidentNotice NoticeOf(const config::Workspace& ws, const Incident& incident,
+                                           platforms::notify::EventKind event, const std::string& summary);
+
+// The incident `id` as stored (no severity recomputed, no graph needed): what the action stage
+// reads to notify about it. NotFound when there is none; DataLoss for a row this stage did not write.
+Result<Incident> ReadIncident(store::StateStore& store, const std::string& id);
+
+// Writes `notice` to the outbox of `store` (one message per channel routed). A notice the
+// workspace cannot route (InvalidArgument: a domain it does not define) is logged and skipped, so
+// a notification never blocks the incident; the store's error is returned (inside a transaction:
+// it rolls back).
+Status EnqueueNotice(const config::Workspace& ws, store::StateStore& store, const Clock& clock,
+                     const platforms::notify::IncidentNotice& notice);
+
+// ---------------------------------------------------------------------------------------------
 // JSON forms (the MCP tools' structuredContent and `dw incidents --format json`; docs/tools.md).
 
 Json IncidentToJson(const Incident& incident);
 Json DiagnosisToJson(const Diagnosis& diagnosis);
 Json HistoryToJson(const History& history);
 Json EvaluationToJson(const EvaluationReport& report);
+// [{channel, event, state, attempts, last_error, answer, updated_at}] (`dw incidents show`).
+Json NotificationsToJson(const std::vector<platforms::notify::NotificationStatus>& notifications);
 
 }  // namespace dw::incidents

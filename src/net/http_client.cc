@@ -9,6 +9,7 @@
 
 #include "base/log.h"
 #include "base/url_redaction.h"
+#include "net/connection_reuse.h"
 
 namespace dw::net {
 namespace {
@@ -83,6 +84,31 @@ void GlobalInitOnce() {
 
 bool Retryable(long status) { return status == 429 || (status >= 500 && status <= 599); }
 
+thread_local int reuse_depth = 0;
+
+}  // namespace
+
+ConnectionReuse::ConnectionReuse() { ++reuse_depth; }
+ConnectionReuse::~ConnectionReuse() { --reuse_depth; }
+bool ConnectionReuse::Active() { return reuse_depth > 0; }
+
+namespace {
+
+// This thread's easy handle for requests that reuse connections: libcurl keeps a handle's
+// connections open between transfers (curl_easy_reset keeps them too), so the next request to the
+// same host skips the handshake. One per thread, freed when the thread ends.
+CURL* ReusableHandle() {
+  struct Owned {
+    CURL* h = curl_easy_init();
+    ~Owned() {
+      if (h != nullptr) curl_easy_cleanup(h);
+    }
+  };
+  thread_local Owned owned;
+  if (owned.h != nullptr) curl_easy_reset(owned.h);
+  return owned.h;
+}
+
 class CurlHttpClient final : public HttpClient {
  public:
   CurlHttpClient() { GlobalInitOnce(); }
@@ -114,11 +140,17 @@ class CurlHttpClient final : public HttpClient {
 
  private:
   Result<HttpResponse> SendOnce(const HttpRequest& req, size_t* streamed) {
-    std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
-    if (!curl) return Internal("curl_easy_init failed");
+    std::unique_ptr<CURL, void (*)(CURL*)> fresh(nullptr, curl_easy_cleanup);
+    CURL* h = nullptr;
+    if (ConnectionReuse::Active()) {
+      h = ReusableHandle();  // reset below; its connection cache survives the reset
+    } else {
+      fresh.reset(curl_easy_init());
+      h = fresh.get();
+    }
+    if (h == nullptr) return Internal("curl_easy_init failed");
     Transfer t;
     t.cap = req.max_response_bytes;
-    CURL* h = curl.get();
     t.handle = h;
     if (req.body_sink) t.sink = &req.body_sink;
     curl_easy_setopt(h, CURLOPT_URL, req.url.c_str());
@@ -131,6 +163,9 @@ class CurlHttpClient final : public HttpClient {
     curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+    // An idle kept connection older than this is closed rather than reused (servers drop theirs
+    // after a few seconds; reusing a connection the server is closing costs a failed attempt).
+    if (ConnectionReuse::Active()) curl_easy_setopt(h, CURLOPT_MAXAGE_CONN, 2L);
     if (req.method == "GET") {
       curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
     } else {

@@ -27,6 +27,10 @@ struct Delivery {
   std::string detail;  // the answer or the error in words (redacted)
   Json answer = Json::object();  // kept on the outbox message (request id, message ts, ...)
   std::optional<std::chrono::milliseconds> retry_after;  // the service said when (Retry-After)
+  // kRetry only: the request may have been processed although no good answer came back (a 5xx,
+  // a timeout, a connection dropped after the request went out). Where the service cannot
+  // deduplicate, a second such attempt ends the retries (at most one extra copy).
+  bool may_have_landed = false;
 };
 
 // What a channel needs from its surroundings for one send.
@@ -46,6 +50,10 @@ class Channel {
   virtual bool Handles(EventKind event) const = 0;
   // True iff Send needs the answers of this incident's earlier messages (Slack's message ts).
   virtual bool NeedsThread() const { return false; }
+  // True iff the service deduplicates a repeat of this send, so a retry after a lost answer can
+  // never show it twice (Opsgenie's alias, PagerDuty's dedup_key, Slack's chat.update of the
+  // message in `thread`). Incoming webhooks and mail cannot.
+  virtual bool Deduplicates(const IncidentNotice&, const Json& /*thread*/) const { return false; }
   // Sends `notice` (recipients in `to`/`cc`). `thread`: the answers of this incident's earlier
   // messages that were sent on this channel, merged (empty object when none).
   virtual Delivery Send(const IncidentNotice& notice, const std::vector<std::string>& to,

@@ -1,4 +1,12 @@
 // DeliverDue: the outbox's sender (the `dw watch` delivery job, `dw notify deliver`).
+//
+// Per round: the due messages (at most one per incident and channel, so an incident's messages
+// keep their order), sent at once with up to `parallel` requests in flight per channel, each
+// worker thread keeping its connection to the service open between requests; then every outcome
+// of the round recorded in one store transaction. A retry is a due time on the message, never a
+// sleep. A process killed after a send and before its round is recorded sends that message again
+// on the next run: deduplicated by services that can (Opsgenie alias, PagerDuty dedup_key, Slack
+// chat.update), one extra copy at most where they cannot.
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -6,12 +14,17 @@
 #include <thread>
 
 #include "base/log.h"
+#include "net/connection_reuse.h"
 #include "platforms/notify/channel.h"
 #include "platforms/notify/notice.h"
 #include "platforms/notify/notify.h"
 
 namespace dw::platforms::notify {
 namespace {
+
+// Where a service cannot deduplicate, this many attempts that may have reached it (answers lost)
+// end the retries: a third could show the message a third time.
+constexpr int kMaxUnconfirmed = 2;
 
 std::vector<std::string> Strings(const Json& j, const char* key) {
   std::vector<std::string> out;
@@ -56,9 +69,11 @@ class Sender {
     }
   }
 
-  // Sends `m` once and records the outcome on it. A Status error: the store failed.
-  Status SendOne(store::OutboxMessage m, DeliveryReport* report, std::mutex* report_mu) {
+  // Sends `m` once and sets on it what the attempt came to (state, attempts, due time, error,
+  // answer); nothing is stored yet. A Status error: the store could not be read.
+  Status SendOne(store::OutboxMessage& m) {
     Delivery d;
+    bool dedups = false;
     const auto& channel = channels_.at(m.channel);
     auto notice = NoticeFromJson(m.payload.value("notice", Json::object()));
     if (!channel.ok()) {
@@ -72,25 +87,37 @@ class Sender {
         if (!t.ok()) return t.status();
         thread = std::move(t).value();
       }
+      dedups = (*channel)->Deduplicates(*notice, thread);
       d = (*channel)->Send(*notice, Strings(m.payload, "to"), Strings(m.payload, "cc"), thread, ctx_);
     }
     m.attempts += 1;
+    // Attempts that may have reached a service that cannot deduplicate, kept on the message.
+    int unconfirmed = m.answer.is_object() ? m.answer.value("unconfirmed_attempts", 0) : 0;
+    if (d.outcome == Delivery::Outcome::kRetry && d.may_have_landed && !dedups) ++unconfirmed;
     const TimePoint now = ctx_.clock.Now();
     switch (d.outcome) {
       case Delivery::Outcome::kDelivered:
         m.state = "sent";
         m.answer = d.answer;
         m.answer["detail"] = d.detail;
+        if (unconfirmed > 0) m.answer["unconfirmed_attempts"] = unconfirmed;  // it may show twice
         m.last_error.clear();
         break;
       case Delivery::Outcome::kRetry:
-        if (m.attempts >= o_.max_attempts) {
+        if (unconfirmed >= kMaxUnconfirmed) {
+          m.state = "failed";
+          m.last_error = d.detail + " (not sent again: " + std::to_string(unconfirmed) +
+                         " attempts may have reached the service with their answers lost, and it cannot "
+                         "deduplicate; another attempt could show the message a third time)";
+        } else if (m.attempts >= o_.max_attempts) {
           m.state = "failed";
           m.last_error = d.detail + " (gave up after " + std::to_string(m.attempts) + " attempts)";
         } else {
           m.last_error = d.detail;
           m.next_attempt_at = now + std::max(Backoff(o_, m.attempts), d.retry_after.value_or(std::chrono::milliseconds(0)));
         }
+        if (!m.answer.is_object()) m.answer = Json::object();
+        if (unconfirmed > 0) m.answer["unconfirmed_attempts"] = unconfirmed;
         break;
       case Delivery::Outcome::kRefused:
         m.state = "failed";
@@ -98,16 +125,6 @@ class Sender {
         break;
     }
     m.last_error = RedactSecrets(m.last_error);
-    DW_RETURN_IF_ERROR(store_.UpdateOutbox(m));
-    std::lock_guard<std::mutex> lock(*report_mu);
-    if (m.state == "sent") ++report->sent;
-    else if (m.state == "failed") ++report->failed;
-    else ++report->retried;
-    if (m.state != "sent") {
-      std::string line = m.incident_id + " " + m.channel + " " + m.event + ": " + m.last_error;
-      spdlog::warn("notify: {}", line);
-      if (report->errors.size() < 100) report->errors.push_back(std::move(line));
-    }
     return Status::Ok();
   }
 
@@ -119,13 +136,59 @@ class Sender {
   std::map<std::string, Result<std::unique_ptr<Channel>>> channels_;
 };
 
+void Count(const store::OutboxMessage& m, DeliveryReport* report) {
+  if (m.state == "sent") ++report->sent;
+  else if (m.state == "failed") ++report->failed;
+  else ++report->retried;
+  if (m.state != "sent") {
+    std::string line = m.incident_id + " " + m.channel + " " + m.event + ": " + m.last_error;
+    spdlog::warn("notify: {}", line);
+    if (report->errors.size() < 100) report->errors.push_back(std::move(line));
+  }
+}
+
+// Sends every message of `due` (mutated in place with its outcome): per channel, up to `parallel`
+// workers pull the channel's messages, each worker reusing its connections.
+Status SendRound(Sender& sender, std::vector<store::OutboxMessage>& due, int parallel) {
+  std::map<std::string, std::vector<size_t>> by_channel;
+  for (size_t i = 0; i < due.size(); ++i) by_channel[due[i].channel].push_back(i);
+  struct Queue {
+    const std::vector<size_t>* items;
+    std::atomic<size_t> next{0};
+  };
+  std::vector<std::unique_ptr<Queue>> queues;
+  for (const auto& [channel, items] : by_channel) {
+    queues.push_back(std::make_unique<Queue>());
+    queues.back()->items = &items;
+  }
+  Status first_error;
+  std::mutex error_mu;
+  auto work = [&](Queue* q) {
+    net::ConnectionReuse keep_alive;
+    for (size_t k = q->next++; k < q->items->size(); k = q->next++) {
+      Status s = sender.SendOne(due[(*q->items)[k]]);
+      if (!s.ok()) {
+        std::lock_guard<std::mutex> lock(error_mu);
+        if (first_error.ok()) first_error = s;
+        return;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (auto& q : queues) {
+    size_t workers = std::min<size_t>(std::max(1, parallel), q->items->size());
+    for (size_t t = 0; t < workers; ++t) pool.emplace_back(work, q.get());
+  }
+  for (auto& t : pool) t.join();
+  return first_error;
+}
+
 }  // namespace
 
 Result<DeliveryReport> DeliverDue(const config::Workspace& ws, store::StateStore& store,
                                   net::HttpClient& http, net::MailClient& mail, const Clock& clock,
                                   const DeliveryOptions& options) {
   DeliveryReport report;
-  std::mutex report_mu;
   Sender sender(ws, store, http, mail, clock, options);
   for (;;) {
     auto due = store.DueOutbox(clock.Now(), std::max(1, options.batch));
@@ -133,25 +196,14 @@ Result<DeliveryReport> DeliverDue(const config::Workspace& ws, store::StateStore
     if (due->empty()) break;
     sender.Prepare(*due);
     // DueOutbox returns at most one message per (incident, channel), so these may go at once.
-    std::atomic<size_t> next{0};
-    Status first_error;
-    std::mutex error_mu;
-    auto work = [&] {
-      for (size_t i = next++; i < due->size(); i = next++) {
-        Status s = sender.SendOne((*due)[i], &report, &report_mu);
-        if (!s.ok()) {
-          std::lock_guard<std::mutex> lock(error_mu);
-          if (first_error.ok()) first_error = s;
-          return;
-        }
-      }
-    };
-    size_t threads = std::min<size_t>(std::max(1, options.parallel), due->size());
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
-    if (!first_error.ok()) return first_error;
+    DW_RETURN_IF_ERROR(SendRound(sender, *due, options.parallel));
+    // The round's outcomes in one commit (not one per message): a message is never sent again
+    // before its attempt is recorded, since the next round reads after this commit.
+    DW_RETURN_IF_ERROR(store.InTransaction([&](store::StateStore& tx) -> Status {
+      for (const store::OutboxMessage& m : *due) DW_RETURN_IF_ERROR(tx.UpdateOutbox(m));
+      return Status::Ok();
+    }));
+    for (const store::OutboxMessage& m : *due) Count(m, &report);
   }
   return report;
 }

@@ -148,6 +148,7 @@ class EmailChannel final : public Channel {
     d.outcome = code == StatusCode::kUnavailable || code == StatusCode::kDeadlineExceeded
                     ? Delivery::Outcome::kRetry
                     : Delivery::Outcome::kRefused;
+    d.may_have_landed = code == StatusCode::kDeadlineExceeded;  // the server may have queued it
     d.detail = "email: " + r.status().message();
     return d;
   }

@@ -26,6 +26,15 @@ bool LooksLikeHtml(const net::HttpResponse& r) {
   return first != std::string::npos && r.body[first] == '<';
 }
 
+// True iff libcurl's error says the request never left (no connection, no name, no TLS session):
+// the service cannot have acted on it.
+bool NeverSent(const std::string& curl_error) {
+  for (const char* words : {"Couldn't connect", "Could not resolve", "Couldn't resolve", "SSL", "TLS",
+                            "certificate", "Connection refused", "Failed to connect"})
+    if (curl_error.find(words) != std::string::npos) return true;
+  return false;
+}
+
 }  // namespace
 
 bool IsLoopbackUrl(const std::string& url) {
@@ -69,11 +78,13 @@ Delivery FromTransportError(const std::string& service, const Status& status) {
   switch (status.code()) {
     case StatusCode::kDeadlineExceeded:
       d.outcome = Delivery::Outcome::kRetry;
+      d.may_have_landed = true;
       why = "timed out";
       break;
     case StatusCode::kUnavailable:
       d.outcome = Delivery::Outcome::kRetry;
-      why = "unreachable (connection, DNS or TLS failure)";
+      d.may_have_landed = !NeverSent(status.message());
+      why = d.may_have_landed ? "lost the connection before its answer" : "unreachable (connection, DNS or TLS failure)";
       break;
     case StatusCode::kResourceExhausted:
       d.outcome = Delivery::Outcome::kRefused;
@@ -115,12 +126,15 @@ std::optional<Delivery> JudgeCommon(const std::string& service, const net::HttpR
   }
   if (LooksLikeHtml(r)) {
     d.outcome = r.status >= 500 ? Delivery::Outcome::kRetry : Delivery::Outcome::kRefused;
+    d.may_have_landed = r.status >= 500;
     d.detail = service + " answered HTTP " + status + " with an HTML page instead of its API's answer "
                "(a proxy, captive portal or login page?): " + Excerpt(r.body, 120);
     return d;
   }
   if (r.status >= 500) {
+    // A 5xx may come after the work was done (a proxy timing out, a crash after the write).
     d.outcome = Delivery::Outcome::kRetry;
+    d.may_have_landed = true;
     d.detail = service + " answered HTTP " + status + ": " + Excerpt(r.body);
     return d;
   }

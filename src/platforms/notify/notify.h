@@ -78,8 +78,8 @@ struct DeliveryOptions {
   int max_attempts = 8;                                   // then the message is given up (failed)
   std::chrono::milliseconds first_backoff{10'000};        // doubles per attempt...
   std::chrono::milliseconds max_backoff{15 * 60 * 1000};  // ...up to this
-  int batch = 200;      // messages read from the outbox at a time
-  int parallel = 4;     // sends at once (never two of one incident on one channel)
+  int batch = 200;      // messages read from the outbox at a time (one round, one commit)
+  int parallel = 4;     // sends at once per channel (never two of one incident on one channel)
   std::chrono::milliseconds request_timeout{10'000};
 };
 
@@ -91,8 +91,13 @@ struct DeliveryReport {
 };
 
 // Sends every outbox message due at the clock's now, in order per (incident, channel), until none
-// is due. Each attempt is recorded on its message before the next one starts. Never fails for a
-// message's sake; a Status error means the outbox could not be read or written.
+// is due: in rounds of up to `batch` messages, up to `parallel` requests in flight per channel over
+// kept-alive connections, the round's outcomes recorded in one commit before the next round reads
+// (so a message is never retried before its attempt is recorded). A retry is a due time on the
+// message, never a sleep. Where the service cannot deduplicate (Channel::Deduplicates), a second
+// attempt that may have reached it with the answer lost gives the message up (at most one extra
+// copy). Never fails for a message's sake; a Status error means the outbox could not be read or
+// written (the round's sends are then sent again by the next run).
 Result<DeliveryReport> DeliverDue(const config::Workspace& workspace, store::StateStore& store,
                                   net::HttpClient& http, net::MailClient& mail, const Clock& clock,
                                   const DeliveryOptions& options = {});

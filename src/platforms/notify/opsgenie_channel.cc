@@ -46,6 +46,8 @@ class OpsgenieChannel final : public Channel {
     return e == EventKind::kOpen || e == EventKind::kSeverityRaised || e == EventKind::kResolved;
   }
 
+  bool Deduplicates(const IncidentNotice&, const Json&) const override { return true; }  // by alias
+
   Delivery Send(const IncidentNotice& n, const std::vector<std::string>&,
                 const std::vector<std::string>&, const Json&, const SendContext& ctx) const override {
     net::HttpRequest req;

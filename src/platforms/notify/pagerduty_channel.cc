@@ -56,6 +56,8 @@ class PagerDutyChannel final : public Channel {
            e == EventKind::kApproved || e == EventKind::kResolved;
   }
 
+  bool Deduplicates(const IncidentNotice&, const Json&) const override { return true; }  // dedup_key
+
   Delivery Send(const IncidentNotice& n, const std::vector<std::string>&,
                 const std::vector<std::string>&, const Json&, const SendContext& ctx) const override {
     Json body = PagerDutyEvent(n, key_, FormatRfc3339(ctx.clock.Now()));

@@ -79,6 +79,11 @@ class SlackChannel final : public Channel {
   std::string type() const override { return "slack"; }
   bool Handles(EventKind) const override { return true; }
   bool NeedsThread() const override { return !token_.empty(); }
+  // chat.update of the incident's message is idempotent; a first chat.postMessage or a webhook
+  // post is not.
+  bool Deduplicates(const IncidentNotice&, const Json& thread) const override {
+    return !token_.empty() && thread.contains("ts") && thread["ts"].is_string();
+  }
 
   Delivery Send(const IncidentNotice& n, const std::vector<std::string>& to,
                 const std::vector<std::string>& cc, const Json& thread,

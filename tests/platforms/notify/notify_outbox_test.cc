@@ -178,6 +178,48 @@ TEST_P(NotifyOutboxTest, GivenUpAfterTheBoundWithTheFailureRecorded) {
   EXPECT_EQ(hits, 3);
 }
 
+TEST_P(NotifyOutboxTest, AWebhookThatLosesItsAnswersShowsTheMessageAtMostTwice) {
+  // Every answer is lost after the card was taken: a third attempt would show it a third time.
+  auto sim = StartReceiver(sim::Platform::kTeams,
+                           {{"faults", {{{"method", "POST"}, {"path", "/workflows/*"}, {"status", 502},
+                                         {"body", "{}"}, {"after", true}}}}});
+  ASSERT_NE(sim, nullptr);
+  auto ws = LoyaltyWorkspace({{"teams", {{"webhook", sim->url() + "/workflows/x"}}}});
+  ASSERT_TRUE(Enqueue(ws, *store_, clock_, LoyaltyNotice(EventKind::kOpen)).ok());
+  DeliveryOptions o = Fast();
+  o.max_attempts = 8;
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_TRUE(DeliverDue(ws, *store_, *http_, *mail_, clock_, o).ok());
+    clock_.Advance(std::chrono::minutes(10));
+  }
+  EXPECT_EQ(State(*sim)["cards"].size(), 2u);
+  auto status = NotificationsOf(*store_, LoyaltyNotice(EventKind::kOpen).incident_id);
+  ASSERT_EQ(status->size(), 1u);
+  EXPECT_EQ((*status)[0].state, "failed");
+  EXPECT_EQ((*status)[0].attempts, 2);
+  EXPECT_NE((*status)[0].last_error.find("may have reached the service"), std::string::npos) << (*status)[0].last_error;
+}
+
+TEST_P(NotifyOutboxTest, RateLimitsNeverCountAsLandedAndAreRetriedToTheBound) {
+  // A 429 says the request was not taken: no copy can have arrived, so the bound is max_attempts.
+  auto sim = StartReceiver(sim::Platform::kTeams,
+                           {{"faults", {{{"method", "POST"}, {"path", "/workflows/*"}, {"status", 429},
+                                         {"body", "{}"}, {"times", 4}}}}});
+  ASSERT_NE(sim, nullptr);
+  auto ws = LoyaltyWorkspace({{"teams", {{"webhook", sim->url() + "/workflows/x"}}}});
+  ASSERT_TRUE(Enqueue(ws, *store_, clock_, LoyaltyNotice(EventKind::kOpen)).ok());
+  DeliveryOptions o = Fast();
+  o.max_attempts = 8;
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_TRUE(DeliverDue(ws, *store_, *http_, *mail_, clock_, o).ok());
+    clock_.Advance(std::chrono::minutes(10));
+  }
+  EXPECT_EQ(State(*sim)["cards"].size(), 1u);
+  auto status = NotificationsOf(*store_, LoyaltyNotice(EventKind::kOpen).incident_id);
+  EXPECT_EQ((*status)[0].state, "sent");
+  EXPECT_EQ((*status)[0].attempts, 5);
+}
+
 TEST_P(NotifyOutboxTest, NothingIsLostWhenTheProcessDiesBetweenWriteAndSend) {
   auto sim = StartReceiver(sim::Platform::kTeams);
   ASSERT_NE(sim, nullptr);
