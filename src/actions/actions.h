@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "base/json.h"
 #include "base/status.h"
 #include "config/workspace.h"
+#include "graph/context_graph.h"
 #include "incidents/incidents.h"
 #include "store/state_store.h"
 
@@ -263,6 +265,165 @@ Result<Json> DraftFlinkDeploymentDiff(const config::Workspace& workspace,
 // Whether the diff of a drafted diff proposal's `content` (file, diff) still applies to the file
 // as it is now; kFailedPrecondition "conflict: ..." when the file changed since the draft.
 Status CheckDiffStillApplies(const Json& content);
+
+// ---------------------------------------------------------------------------------------------
+// Drafting the proposals for an incident (what a careful on-call engineer would write for its top
+// cause). Each proposal says what it touches (from the blast radius), why (the evidence) and how
+// to undo it; one that cannot be drafted says what is missing instead of inventing it.
+
+enum class ProposalKind { kHold, kFlinkDeploymentDiff, kKestraFlowDiff, kRunPlan, kVerificationPlan };
+// "hold", "flink_deployment_diff", "kestra_flow_diff", "run_plan", "verification_plan".
+const char* ProposalKindName(ProposalKind kind);
+std::optional<ProposalKind> ParseProposalKind(const std::string& name);
+
+// One consumer to pause before its next run, with the exact step its owner takes.
+struct HoldTarget {
+  std::string consumer;  // canonical id
+  std::string kind;      // asset kind: sync, dbt, kestra, ...
+  std::string owner;
+  std::string schedule;  // cron, workspace time zone
+  std::string next_run;  // RFC 3339: the run the hold prevents
+  bool customer_facing = false;
+  std::string why;       // what damaged data it would act on
+  std::string step;      // the owner's step, a sentence
+  std::string undo;      // how the owner lifts the hold
+  // Kestra consumers: the flow's triggers to disable and the API call that does it
+  // (POST /api/v1/{tenant}/triggers/set-disabled/by-triggers, TriggerController.SetDisabledRequest).
+  std::string kestra_namespace;
+  std::string kestra_flow;
+  std::vector<std::string> kestra_triggers;
+  std::string api_call;         // "POST <url>"; "" for consumers outside Kestra
+  Json api_body = Json();       // {"triggers": [...], "disabled": true}
+  Json api_undo_body = Json();  // the same with "disabled": false
+};
+
+struct HoldProposal {
+  std::vector<HoldTarget> targets;  // most urgent first
+  std::string until;                // when the owner lifts it (after the verification plan passes)
+};
+
+// A unified diff of a Kestra flow's YAML (the team's file of its current revision) fixing the cause.
+struct KestraFlowDiffProposal {
+  std::string flow;  // kestra://<instance>/<namespace>.<id>
+  std::string file;  // the flow's YAML file (absolute); the diff applies to it
+  std::string base_sha256;
+  int64_t base_revision = 0;  // the revision in Kestra the file matches; 0 when not read
+  std::string diff;
+  std::string undo_diff;
+  std::vector<std::string> changes;  // one sentence per change, e.g. "fetch.uri: /v1/... -> /v2/..."
+  std::vector<std::string> steps;    // the owner's steps (save as the next revision / merge)
+};
+
+// One rerun of the plan, in dependency order.
+struct RunStep {
+  int order = 0;              // 1, 2, ...
+  std::string asset;          // what runs (a flow, a dbt model, a job)
+  std::string owner;
+  std::string action;         // the owner's step, e.g. "start kestra flow energy.rerate_day for 2026-11-25"
+  std::vector<std::string> after;  // the steps' assets this one waits for
+  std::string precondition;   // what must be true before the next step starts
+};
+
+struct RunPlan {
+  std::vector<RunStep> steps;
+  std::vector<std::string> excluded;  // processes not rerun, each with why (held, runs on every event, ...)
+};
+
+// One check or metric that proves the repair, with the threshold that will be used.
+struct VerificationItem {
+  std::string kind;       // "metric" or "check"
+  std::string name;       // the monitor's name, or the check's "<table_ref>:<check>"
+  std::string asset;      // what it watches
+  std::string threshold;  // the sentence a person reads: "inside its band (baseline 6400.5)", "must be 0"
+  std::string op;         // "in_band", "==", "<=", ">=", "pass"
+  std::optional<double> value;  // the number op compares against, when there is one
+  bool failing_now = false;     // the incident holds it as bad at drafting time
+};
+
+struct VerificationPlan {
+  std::vector<VerificationItem> items;
+  std::string when;  // after which step of the run plan it runs
+};
+
+Json HoldToJson(const HoldProposal& hold);
+Json KestraFlowDiffToJson(const KestraFlowDiffProposal& diff);
+Json RunPlanToJson(const RunPlan& plan);
+Json VerificationPlanToJson(const VerificationPlan& plan);
+
+// One proposal of the set, drafted or not.
+struct DraftedProposal {
+  ProposalKind kind = ProposalKind::kHold;
+  bool drafted = false;
+  std::string not_drafted;  // "not drafted: <what is missing>" when !drafted
+  std::string title;        // one line
+  std::vector<std::string> touches;   // assets it acts on or protects, from the blast radius
+  std::string why;                    // the reason, from the diagnosis
+  std::vector<std::string> evidence;  // the cause's evidence it rests on
+  std::string undo;                   // how to undo it
+  Json content = Json::object();      // the kind's struct as JSON (HoldToJson, ...; the
+                                      // FlinkDeployment diff's content from DraftFlinkDeploymentDiff)
+};
+
+struct ProposalSet {
+  std::string incident_id;
+  std::string domain;
+  std::string cause_kind;   // the top-ranked candidate's
+  std::string cause_asset;
+  std::vector<DraftedProposal> proposals;  // hold, diffs, run plan, verification plan
+  std::vector<std::string> notes;
+};
+
+// A Kestra flow's current revision as the platform reports it.
+struct FlowRevision {
+  int64_t revision = 0;
+  std::string source;
+};
+
+struct DraftOptions {
+  std::string author = "agent:dw-incidents";
+  // Reads flow (namespace, id)'s current revision from Kestra; unset, the team's flow file is the
+  // base and the revision is not checked. An error is reported in the proposal, never ignored.
+  std::function<Result<FlowRevision>(const std::string& platform, const std::string& namespace_,
+                                     const std::string& id)>
+      current_flow_revision;
+};
+
+// Drafts every proposal for `incident` from its `diagnosis` (top cause, blast radius) over the
+// graph `index`, the workspace (manifests, flow files, checks, monitors, domains) and the store's
+// change events. Pure drafting: writes nothing. kFailedPrecondition when the diagnosis ranks no
+// cause (nothing to propose for); a proposal that cannot be drafted is returned with not_drafted.
+Result<ProposalSet> DraftIncidentProposals(const config::Workspace& workspace, store::StateStore& store,
+                                           const graph::GraphIndex& index,
+                                           const incidents::Incident& incident,
+                                           const incidents::Diagnosis& diagnosis, const Clock& clock,
+                                           const DraftOptions& options);
+
+// One drafted proposal after storing: its id and version, and whether it was sent.
+struct StoredProposal {
+  DraftedProposal proposal;
+  std::string id;           // "<incident>-<kind>"; "" when not drafted (nothing stored)
+  int64_t version = 0;
+  bool new_version = false;  // false when the newest version already had the same content
+  std::string status;        // ProposalStatusName after storing/sending
+  std::string sending;       // "sent to a, b until T" or why it was not sent (L1, already sent, ...)
+};
+
+struct ProposeOutcome {
+  ProposalSet set;
+  std::vector<StoredProposal> stored;
+};
+Json ProposeOutcomeToJson(const ProposeOutcome& outcome);
+
+// The drafting entry of the surfaces: diagnoses incident `incident_id` (IncidentDesk over `graph`,
+// which may be null), drafts its proposals, stores each drafted one as a new version when its
+// content differs from the newest (the older version is then superseded; a sent version is never
+// changed) and, when the domain's autonomy is L2 or above, sends each new version to the domain's
+// approvers (SendForApproval). At L0/L1 nothing is sent, and the outcome says so. kNotFound for an
+// unknown incident (closest ids named); the store's error on failure.
+Result<ProposeOutcome> ProposeForIncident(const config::Workspace& workspace, store::StateStore& store,
+                                          const graph::ContextGraph* graph,
+                                          const std::string& incident_id, const Clock& clock,
+                                          const DraftOptions& options);
 
 // ---------------------------------------------------------------------------------------------
 // Autonomy and the stop switch.
