@@ -52,6 +52,7 @@ std::vector<VerificationTarget> ItemsOfPlanContent(const Json& content, std::vec
       ok = it.op == "in_band" || ((it.op == "==" || it.op == "<=" || it.op == ">=") && it.value);
     } else if (kind == "check") {
       ok = SplitCheckKey("check:" + name, &it.table, &it.check);
+      if (it.check == "*") it.check.clear();  // "<table>:*": every check on the table
     }
     if (ok) items.push_back(it);
     else skipped->push_back(i.dump());
@@ -100,6 +101,22 @@ VerificationTargetResult RunItem(const config::Workspace& ws, store::StateStore&
     }
     const auto kind = judged->latest.kind;
     r.passed = kind == observe::metrics::VerdictKind::kNormal || kind == observe::metrics::VerdictKind::kExpected;
+    if (kind == observe::metrics::VerdictKind::kInsufficientHistory) {
+      // Too little history for a band: a monitor's declared expected range still judges the value
+      // (the same hard bounds the detector applies); without one nothing can be concluded.
+      auto settings = observe::metrics::SettingsForMetric(ws, item.metric);
+      if (settings.ok() && (settings->detector.expected_low || settings->detector.expected_high)) {
+        const double v = judged->latest.value;
+        const auto& d = settings->detector;
+        r.passed = (!d.expected_low || v >= *d.expected_low) && (!d.expected_high || v <= *d.expected_high);
+        r.threshold["expected_low"] = d.expected_low ? HashableJson(Json(*d.expected_low)) : Json();
+        r.threshold["expected_high"] = d.expected_high ? HashableJson(Json(*d.expected_high)) : Json();
+        r.sentence = "metric " + item.metric + how + HashableJson(Json(v)).dump() +
+                     (r.passed ? " is inside" : " is outside") +
+                     " its declared expected range (too little history for a band)";
+        return r;
+      }
+    }
     r.sentence = "metric " + item.metric + how + (r.passed ? "back inside its band" : "not inside its band") + " (" +
                  judged->latest.explanation + ")";
     return r;
@@ -361,8 +378,11 @@ Result<VerificationOutcome> VerifyIncident(store::StateStore& store, const confi
     if (const config::DomainConfig* d = FindDomain(workspace, inc->domain))
       for (const auto& o : d->owners)
         if (std::find(people.begin(), people.end(), o) == people.end()) people.push_back(o);
-    Result<int64_t> asked = Record(store, clock, "attention_requested", subject, actor,
-                                   {{"people", people}, {"why", out.summary}, {"verification_seq", *seq}});
+    Json ask = {{"people", people}, {"why", out.summary}, {"verification_seq", *seq}};
+    if (people.empty())
+      ask["note"] = "no owner is named for the incident or its domain '" + inc->domain +
+                    "' (assets: owner, domains.<d>.owners): whoever watches the incident list";
+    Result<int64_t> asked = Record(store, clock, "attention_requested", subject, actor, ask);
     if (!asked.ok()) return asked.status();
     return out;
   }

@@ -47,7 +47,9 @@ std::string DescribeAction(const store::ActionEventRecord& e) {
   if (e.kind == "denied") return e.actor + " denies " + subject() + v + ": " + e.body.value("reason", "");
   if (e.kind == "refused") return "Refused: " + e.body.value("action", "") + " " + subject() + " by " + e.actor + ": " + e.body.value("reason", "");
   if (e.kind == "verified" || e.kind == "verification_failed") return e.body.value("summary", e.kind);
-  if (e.kind == "attention_requested") return "A person is asked to look at " + subject() + ": " + people("people");
+  if (e.kind == "attention_requested")
+    return "A person is asked to look at " + subject() + ": " +
+           (people("people").empty() ? e.body.value("note", "nobody is named") : people("people"));
   if (e.kind == "receipt_written")
     return "Receipt " + e.body.value("seq", Json()).dump() + " written for " + e.body.value("incident", "") + " (hash " +
            e.body.value("hash", "").substr(0, 12) + "...)";
