@@ -252,10 +252,14 @@ struct FlinkRedeployInput {
   std::string deployment;       // metadata.name
   std::string last_good_savepoint;  // the savepoint taken before the bad release; "" when unknown
   std::string bad_release;      // e.g. the image of the bad release, held until its migration is planned
+  // spec.image of the last good version, when a recorded manifest change says what the bad release
+  // replaced; "" keeps the manifest's image (and the content says so).
+  std::string last_good_image;
 };
 
 // The content of a flink_deployment_diff proposal: {file, base_sha256, diff, undo_diff,
-// savepoint_redeploy_nonce, redeploy_from_savepoint, hold_bad_release, steps}. The diff is made
+// savepoint_redeploy_nonce, redeploy_from_savepoint, hold_bad_release, image (the image it
+// redeploys), image_note, steps}; with last_good_image the diff also sets spec.image back to it. The diff is made
 // against the manifest as it is on disk now and checked to apply. kFailedPrecondition naming what
 // is missing when the platform has no `manifests:` folder, no manifest holds the deployment, or no
 // last good savepoint is recorded — never an invented value.

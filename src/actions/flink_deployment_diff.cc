@@ -1,6 +1,7 @@
 // The FlinkDeployment diff proposal: redeploy the last good version from the savepoint taken
 // before the bad release, drafted against the manifest the team keeps in Git.
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <sstream>
 
@@ -16,6 +17,25 @@ Result<std::string> ReadFile(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// `text` with the value of the line "<indent>image: <from>" (quoted or not) set to `to`; nullopt
+// when no such line.
+std::optional<std::string> ReplaceImage(const std::string& text, const std::string& from, const std::string& to) {
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    size_t end = nl == std::string::npos ? text.size() : nl;
+    std::string line = text.substr(start, end - start);
+    size_t key = line.find_first_not_of(' ');
+    if (key != std::string::npos && key > 0 && line.compare(key, 7, "image: ") == 0) {
+      std::string value = line.substr(key + 7);
+      if (value == from || value == "\"" + from + "\"" || value == "'" + from + "'")
+        return text.substr(0, start) + line.substr(0, key + 7) + to + text.substr(end);
+    }
+    start = end + 1;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -52,6 +72,22 @@ Result<Json> DraftFlinkDeploymentDiff(const config::Workspace& workspace,
   Result<std::string> after =
       RedeployFromSavepoint(*before, input.deployment, input.last_good_savepoint, nonce);
   if (!after.ok()) return FailedPrecondition("cannot draft a FlinkDeployment diff: " + after.status().message());
+  std::string image = spec->image, image_note;
+  if (!input.last_good_image.empty() && input.last_good_image != spec->image) {
+    std::optional<std::string> swapped = ReplaceImage(*after, spec->image, input.last_good_image);
+    if (!swapped)
+      return FailedPrecondition("cannot draft a FlinkDeployment diff: the manifest of " + input.deployment +
+                                " has no spec.image line holding " + spec->image + " to set back to " +
+                                input.last_good_image);
+    *after = std::move(*swapped);
+    image = input.last_good_image;
+    image_note = "spec.image goes back from " + spec->image + " to " + input.last_good_image +
+                 " (the manifest change that brought " + spec->image + " was recorded)";
+  } else {
+    image_note = "the diff keeps spec.image " + (spec->image.empty() ? std::string("(none)") : spec->image) +
+                 ": no recorded manifest change says which image came before; set the last good version by "
+                 "hand if it names the bad release";
+  }
   std::error_code ec;
   std::string rel = std::filesystem::relative(path, workspace.dir, ec).string();
   if (ec || rel.empty() || rel.rfind("..", 0) == 0) rel = std::filesystem::path(path).filename().string();
@@ -68,6 +104,8 @@ Result<Json> DraftFlinkDeploymentDiff(const config::Workspace& workspace,
       {"undo_diff", MakeUnifiedDiff(rel, *after, *before)},
       {"redeploy_from_savepoint", input.last_good_savepoint},
       {"savepoint_redeploy_nonce", nonce},
+      {"image", image},
+      {"image_note", image_note},
       {"steps",
        {"apply the diff to " + rel + " in the team's Git repository and let the operator roll out "
         "FlinkDeployment " + input.deployment,

@@ -51,6 +51,8 @@ mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<workspace::Services>& se
 mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<workspace::Services>& services);
 // dw-incidents: the ranked causes of one incident (incidents/).
 mcp::ToolSpec DiagnoseIncidentTool(const std::shared_ptr<workspace::Services>& services);
+// dw-incidents: draft, store and (L2+) send the proposals for an incident (actions/).
+mcp::ToolSpec RemediateTool(const std::shared_ptr<workspace::Services>& services);
 // dw-incidents: incidents from the store, filtered, with recurrence counts.
 mcp::ToolSpec GetIncidentHistoryTool(const std::shared_ptr<workspace::Services>& services);
 // dw-incidents: dw://metrics/{metric}/plot.svg, the picture of a stored metric.

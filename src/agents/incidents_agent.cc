@@ -8,6 +8,7 @@ void AddIncidentsTools(mcp::Catalog& catalog, const std::shared_ptr<workspace::S
   (void)catalog.AddTool(DescribeWorkspaceTool(services));
   (void)catalog.AddTool(MonitorMetricsTool(services));
   (void)catalog.AddTool(DiagnoseIncidentTool(services));
+  (void)catalog.AddTool(RemediateTool(services));
   (void)catalog.AddTool(GetIncidentHistoryTool(services));
   (void)catalog.AddResourceTemplate(MetricPlotResource(services));
 }

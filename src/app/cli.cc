@@ -188,6 +188,7 @@ int RunCli(int argc, char** argv) {
   for (auto [name, what] : std::vector<std::pair<const char*, const char*>>{
            {"show", "one incident: signals, severity, transitions"},
            {"diagnose", "rank the incident's candidate causes, with score parts and evidence"},
+           {"propose", "draft the proposals for its top cause (hold, diff, run plan, verification plan); store them and, at L2+, send them"},
            {"ack", "acknowledge (a person)"},
            {"mitigate", "mark mitigated (a person)"},
            {"resolve", "resolve (a person); writes the incident's receipt"},
@@ -196,7 +197,7 @@ int RunCli(int argc, char** argv) {
     auto* sub = incidents->add_subcommand(name, what);
     sub->add_option("ID", inc_cmd.id, "incident id")->required();
     inc_format(sub);
-    if (std::string(name) != "show" && std::string(name) != "diagnose") {
+    if (std::string(name) != "show" && std::string(name) != "diagnose" && std::string(name) != "propose") {
       sub->add_option("--as", inc_cmd.actor,
                       std::string(name) == "verify" ? "your email: who asks for the verification"
                                                     : "your email: who makes the change")

@@ -6,6 +6,7 @@
 #include "app/command_start.h"
 #include "app/commands.h"
 #include "workspace/incident_desk.h"
+#include "workspace/proposals.h"
 #include "base/rfc3339.h"
 
 namespace dw::app {
@@ -83,6 +84,48 @@ Json VerificationToJson(const actions::VerificationOutcome& v) {
               {"items", items}, {"summary", v.summary}, {"resolved", v.resolved}};
   out["receipt"] = v.receipt ? Json{{"seq", v.receipt->seq}, {"hash", v.receipt->hash}} : Json();
   return out;
+}
+
+void PrintProposals(const actions::ProposeOutcome& o) {
+  std::cout << o.set.incident_id << ": proposals for the " << o.set.cause_kind << " on " << o.set.cause_asset
+            << " (domain " << (o.set.domain.empty() ? "-" : o.set.domain) << ")\n";
+  for (const actions::StoredProposal& s : o.stored) {
+    const actions::DraftedProposal& p = s.proposal;
+    std::cout << "\n" << actions::ProposalKindName(p.kind) << ": " << p.title << "\n";
+    if (!p.drafted) {
+      std::cout << "  " << p.not_drafted << "\n";
+      continue;
+    }
+    std::cout << "  " << s.id << " v" << s.version << (s.new_version ? " (new)" : " (unchanged)") << ", " << s.status
+              << ": " << s.sending << "\n  why: " << p.why << "\n  touches:";
+    for (const std::string& t : p.touches) std::cout << " " << t;
+    std::cout << "\n";
+    const Json& c = p.content;
+    if (c.contains("targets"))
+      for (const Json& t : c["targets"]) std::cout << "  - " << t.value("step", "") << "\n    why: " << t.value("why", "") << "\n";
+    if (c.contains("changes"))
+      for (const Json& x : c["changes"]) std::cout << "  - " << x.get<std::string>() << "\n";
+    if (c.contains("hold_bad_release")) std::cout << "  - " << c.value("hold_bad_release", "") << "\n";
+    if (c.contains("image_note")) std::cout << "  image: " << c.value("image_note", "") << "\n";
+    if (c.contains("diff")) std::cout << c.value("diff", "");
+    if (c.contains("steps") && c["steps"].is_array()) {
+      for (const Json& x : c["steps"]) {
+        if (x.is_object()) {
+          std::cout << "  " << x.value("order", 0) << ". " << x.value("action", "") << "\n     before the next: "
+                    << x.value("precondition", "") << "\n";
+        } else {
+          std::cout << "  step: " << x.get<std::string>() << "\n";
+        }
+      }
+    }
+    if (c.contains("excluded"))
+      for (const Json& x : c["excluded"]) std::cout << "  not rerun: " << x.get<std::string>() << "\n";
+    if (c.contains("items"))
+      for (const Json& x : c["items"])
+        std::cout << "  - " << x.value("kind", "") << " " << x.value("name", "") << ": " << x.value("threshold", "") << "\n";
+    std::cout << "  undo: " << p.undo << "\n";
+  }
+  for (const std::string& n : o.set.notes) std::cout << "note: " << n << "\n";
 }
 
 }  // namespace
@@ -177,6 +220,14 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
       if (v->receipt) std::cout << "receipt " << v->receipt->seq << " " << v->receipt->hash << "\n";
     }
     return v->passed ? 0 : 1;
+  }
+
+  if (what == "propose") {
+    auto out = workspace::ProposeIncidentFixes(*services, c.id, "dw (cli)");
+    if (!out.ok()) return Fail(what, out.status());
+    if (json) std::cout << actions::ProposeOutcomeToJson(*out).dump(2) << "\n";
+    else PrintProposals(*out);
+    return 0;
   }
 
   Result<incidents::Incident> inc = Status(StatusCode::kInternal, "unknown action " + what);

@@ -7,6 +7,7 @@
 #include "workspace/incident_desk.h"
 #include "platforms/notify/notify.h"
 #include "workspace/incident_windows.h"
+#include "workspace/proposals.h"
 
 namespace dw::workspace {
 namespace {
@@ -51,6 +52,14 @@ observe::watch::WatchJobKind ApprovalExpiryJobKind() {
                                   return Status::Ok();
                                 }});
           }};
+}
+
+// Whether the domain `name` is at L2 or above (proposals are drafted and sent there).
+bool Proposes(const config::Workspace& ws, const std::string& name) {
+  auto d = ws.domains.find(name);
+  if (d == ws.domains.end()) return false;
+  auto level = actions::ParseAutonomy(d->second.autonomy);
+  return level.ok() && *level >= actions::Autonomy::kL2;
 }
 
 // Whether the domain `name` is at L3 or above (Data Workers re-checks by itself there).
@@ -157,6 +166,22 @@ std::shared_ptr<const observe::watch::WatchEnvironment> WatchEnvironmentFor(
     for (const std::string& id : r->opened) say(now + " incident opened " + id + " (after " + job + ")");
     for (const std::string& id : r->updated) say(now + " incident updated " + id + " (after " + job + ")");
     for (const std::string& id : r->resolved) say(now + " incident resolved by verification " + id);
+    // L2 and above propose: an incident opened or updated by this pass gets its proposals drafted
+    // and sent to its domain's approvers (a content-equal draft stores no new version).
+    for (const auto* ids : {&r->opened, &r->updated})
+      for (const std::string& id : *ids) {
+        auto inc = (*desk)->Get(id);
+        if (!inc.ok() || inc->status == incidents::IncidentStatus::kResolved ||
+            inc->status == incidents::IncidentStatus::kClosed || !Proposes(services->workspace(), inc->domain))
+          continue;
+        auto proposed = ProposeIncidentFixes(*services, id, "agent:dw-incidents");
+        if (!proposed.ok()) {
+          say(now + " proposals for " + id + ": not drafted: " + proposed.status().message());
+          continue;
+        }
+        for (const auto& p : proposed->stored)
+          if (p.new_version) say(now + " proposal " + p.id + " v" + std::to_string(p.version) + ": " + p.sending);
+      }
     // Every resolution gets its receipt (one per incident; a failure is retried by the next pass).
     auto receipts = actions::WriteResolutionReceipts(**store, **desk, services->clock());
     if (!receipts.ok()) return fail(receipts.status());

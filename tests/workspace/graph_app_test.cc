@@ -65,8 +65,11 @@ TEST_F(LoyaltyTest, BlastRadiusReachesTheTierModelAndThe2200BrazeSyncWithItsImpa
   ASSERT_TRUE(b["by_kind"].contains("dbt"));
   EXPECT_EQ(b["by_kind"]["dbt"]["assets"][0]["id"], "dbt://loyalty/fct_member_tier");
   EXPECT_EQ(b["by_kind"]["dbt"]["assets"][0]["depth"], 1);
-  ASSERT_EQ(b["consumers"].size(), 1u);
-  const Json& sync = b["consumers"][0];
+  // Most urgent first: the dbt job that builds the tier model at 21:00, then the 22:00 sync.
+  ASSERT_EQ(b["consumers"].size(), 2u);
+  EXPECT_EQ(b["consumers"][0]["id"], "dbt://loyalty/fct_member_tier");
+  EXPECT_EQ(b["consumers"][0]["next_run"], "2026-11-24T21:00:00.000Z");
+  const Json& sync = b["consumers"][1];
   EXPECT_EQ(sync["id"], "sync://hightouch/tier-changes-to-braze");
   EXPECT_EQ(sync["next_run"], "2026-11-24T22:00:00.000Z");
   EXPECT_EQ(sync["time_left"], "6h 45m");
@@ -104,7 +107,7 @@ TEST_F(LoyaltyTest, McpToolsAnswerThroughTheirSchemas) {
   Json blast = run("blast_radius_analysis", {{"assets", {"table://main/member_balances"}},
                                              {"since", "2026-11-24T14:02:00Z"}});
   ASSERT_FALSE(blast.value("isError", false)) << blast.dump();
-  EXPECT_EQ(blast["structuredContent"]["consumers"][0]["next_run"], "2026-11-24T22:00:00.000Z");
+  EXPECT_EQ(blast["structuredContent"]["consumers"][1]["next_run"], "2026-11-24T22:00:00.000Z");
   EXPECT_EQ(blast["structuredContent"]["impact"][0]["count"], 120);
 
   Json lineage = run("trace_cross_platform_lineage", {{"asset", "dbt://loyalty/fct_member_tier"}, {"depth", 2}});

@@ -1,0 +1,68 @@
+// What the drafting of one incident's proposals shares (internal to actions/): the incident, its
+// diagnosis and top cause, the graph, the workspace, and small readers of the team's files.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "actions/actions.h"
+
+namespace dw::actions {
+
+struct DraftContext {
+  const config::Workspace& ws;
+  store::StateStore& store;
+  const graph::GraphIndex& index;
+  const incidents::Incident& incident;
+  const incidents::Diagnosis& diagnosis;
+  const Clock& clock;
+  const DraftOptions& options;
+  const incidents::Candidate& cause;  // the top-ranked candidate
+};
+
+// A Kestra flow's YAML file from the workspace's lineage.kestra_flows folder.
+struct FlowFile {
+  std::filesystem::path path;
+  std::string text;
+  std::string namespace_;
+  std::string id;
+  std::vector<std::string> trigger_ids;
+  std::vector<std::string> trigger_types;  // same order
+  std::vector<std::string> date_inputs;    // inputs of type DATE
+};
+
+// The file of flow `namespace_.id`, or kNotFound naming what is missing (no kestra_flows folder,
+// no file holding that flow).
+Result<FlowFile> FindFlowFile(const config::Workspace& ws, const std::string& namespace_,
+                              const std::string& id);
+
+// (platform, namespace, id) of a kestra://<platform>/<namespace>.<id> asset; nullopt otherwise.
+struct KestraFlowName {
+  std::string platform;
+  std::string namespace_;
+  std::string id;
+};
+std::optional<KestraFlowName> KestraFlowOf(const std::string& asset_id);
+
+// The kind ("table", "kestra", ...) of a canonical id, "" when it is not one.
+std::string KindOf(const std::string& asset_id);
+
+// The owner the graph records for `asset`, else "".
+std::string OwnerOf(const graph::GraphIndex& index, const std::string& asset);
+
+// True iff `to` is reachable downstream of `from` in the graph (not stale edges), `from` != `to`.
+bool Reaches(const graph::GraphIndex& index, const std::string& from, const std::string& to);
+
+// The drafting of each kind.
+DraftedProposal DraftHold(const DraftContext& c, const std::vector<std::string>& rerun);
+DraftedProposal DraftFlinkDiff(const DraftContext& c);
+DraftedProposal DraftKestraFlowFix(const DraftContext& c);
+DraftedProposal DraftRunPlan(const DraftContext& c, const std::vector<std::string>& held);
+DraftedProposal DraftVerificationPlan(const DraftContext& c);
+
+// "not drafted: <why>" as a proposal of `kind`.
+DraftedProposal NotDrafted(ProposalKind kind, const std::string& title, const std::string& why);
+
+}  // namespace dw::actions

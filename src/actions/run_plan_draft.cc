@@ -1,0 +1,187 @@
+// The run plan: the reruns that repair the damage, in dependency order from the graph. First the
+// cause, fixed (the redeploy or the corrected flow); then the flows that rewrite a damaged asset
+// and are started by hand (a re-rate); then the scheduled processes downstream of the damage, by
+// depth and then by the time of day they run. Each step says what must be true before the next
+// starts. Held consumers, processes that run continuously or on every event, and models built by
+// a step of the plan are not rerun, and the plan says why.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "actions/drafting.h"
+#include "base/rfc3339.h"
+#include "config/cron.h"
+#include "graph/blast_radius.h"
+
+namespace dw::actions {
+namespace {
+
+bool IsProcess(const std::string& kind) { return kind == "kestra" || kind == "dbt" || kind == "flink" || kind == "connect"; }
+
+// The checks configured on what `asset` writes (its direct downstream tables), as one sentence.
+std::string ChecksOnWrites(const DraftContext& c, const std::string& asset, const std::set<std::string>& only = {}) {
+  graph::AssetIndex a = c.index.Find(asset);
+  if (a == graph::kNone) return "";
+  std::string out;
+  for (graph::EdgeIndex e : c.index.out(a)) {
+    const std::string& dst = c.index.id(c.index.edge(e).dst);
+    if (!only.empty() && !only.count(dst)) continue;
+    for (const config::CheckConfig& check : c.ws.checks)
+      if (check.asset_id == dst) out += (out.empty() ? "" : " and ") + std::string("the checks on ") + check.table + " pass";
+  }
+  return out;
+}
+
+std::optional<FlowFile> FlowFileOf(const DraftContext& c, const std::string& asset) {
+  std::optional<KestraFlowName> f = KestraFlowOf(asset);
+  if (!f) return std::nullopt;
+  Result<FlowFile> file = FindFlowFile(c.ws, f->namespace_, f->id);
+  if (!file.ok()) return std::nullopt;
+  return *file;
+}
+
+bool OnlyRealtime(const FlowFile& f) {
+  if (f.trigger_types.empty()) return false;
+  return std::all_of(f.trigger_types.begin(), f.trigger_types.end(),
+                     [](const std::string& t) { return t.find("Realtime") != std::string::npos; });
+}
+
+std::string FlowName(const std::string& asset) {
+  std::optional<KestraFlowName> f = KestraFlowOf(asset);
+  return f ? f->namespace_ + "." + f->id : asset;
+}
+
+}  // namespace
+
+DraftedProposal DraftRunPlan(const DraftContext& c, const std::vector<std::string>& held) {
+  const std::string title = "rerun what repairs the damage, in dependency order";
+  std::set<std::string> held_set(held.begin(), held.end());
+  std::set<std::string> damaged(c.incident.damaged_assets.begin(), c.incident.damaged_assets.end());
+  RunPlan plan;
+  std::set<std::string> planned;
+  const std::string first_day = FormatRfc3339(c.incident.first_bad_at).substr(0, 10);
+  auto add = [&](const std::string& asset, std::string action, std::string precondition) {
+    RunStep s;
+    s.order = static_cast<int>(plan.steps.size()) + 1;
+    s.asset = asset;
+    s.owner = OwnerOf(c.index, asset);
+    s.action = std::move(action);
+    if (!plan.steps.empty()) s.after = {plan.steps.back().asset};
+    s.precondition = std::move(precondition);
+    plan.steps.push_back(std::move(s));
+    planned.insert(asset);
+  };
+
+  // 1. The cause, fixed.
+  const std::string cause_kind = KindOf(c.cause.asset_id);
+  if (cause_kind == "flink") {
+    add(c.cause.asset_id,
+        "apply the FlinkDeployment diff (proposal " + c.incident.id + "-flink_deployment_diff) and let the operator "
+        "redeploy " + c.cause.asset_id + " from its savepoint",
+        "the job is RUNNING, restored with no skipped state, and has caught up on its input; its output is "
+        "back in line (the verification plan's metrics)");
+  } else if (cause_kind == "kestra") {
+    std::string checks = ChecksOnWrites(c, c.cause.asset_id);
+    add(c.cause.asset_id,
+        "save the fixed flow (proposal " + c.incident.id + "-kestra_flow_diff) and start " + FlowName(c.cause.asset_id),
+        "the execution of " + FlowName(c.cause.asset_id) + " is SUCCESS and called the fixed endpoint" +
+            (checks.empty() ? "" : "; " + checks));
+  } else if (IsProcess(cause_kind)) {
+    add(c.cause.asset_id, "rerun " + c.cause.asset_id + " once its cause is fixed",
+        c.cause.asset_id + " finished successfully");
+  }
+
+  // 2. Flows started by hand that rewrite a damaged asset (a re-rate, a backfill).
+  for (const std::string& d : c.incident.damaged_assets) {
+    graph::AssetIndex a = c.index.Find(d);
+    if (a == graph::kNone) continue;
+    for (graph::EdgeIndex e : c.index.in(a)) {
+      const std::string& src = c.index.id(c.index.edge(e).src);
+      if (planned.count(src) || KindOf(src) != "kestra") continue;
+      std::optional<FlowFile> f = FlowFileOf(c, src);
+      if (!f) continue;
+      if (!f->trigger_ids.empty()) continue;  // runs by itself: not a repair flow
+      std::string inputs;
+      for (const std::string& in : f->date_inputs) inputs += (inputs.empty() ? " with " : ", ") + in + " = " + first_day;
+      std::string checks = ChecksOnWrites(c, src, damaged);
+      add(src, "start " + FlowName(src) + inputs + " (it rewrites " + d + ")",
+          "the execution is SUCCESS" + (checks.empty() ? "" : " and " + checks));
+    }
+  }
+
+  // 3. Scheduled processes downstream of the damage.
+  std::vector<graph::AssetIndex> roots;
+  for (const std::string& d : c.incident.damaged_assets)
+    if (graph::AssetIndex a = c.index.Find(d); a != graph::kNone) roots.push_back(a);
+  graph::WalkResult walk;
+  graph::DownstreamWalker(c.index).Walk(roots, graph::WalkOptions{}, &walk);
+  struct Later {
+    uint32_t depth;
+    int64_t next_ms;
+    std::string asset;
+  };
+  std::vector<Later> later;
+  for (const graph::Reached& r : walk.reached) {
+    const std::string& id = c.index.id(r.asset);
+    const std::string kind = c.index.kind_name(r.asset);
+    if (!IsProcess(kind) || planned.count(id) || id == c.cause.asset_id) continue;
+    if (held_set.count(id)) {
+      plan.excluded.push_back(id + ": held; its owner lifts the hold after the verification plan passes");
+      continue;
+    }
+    if (kind == "flink" || kind == "connect") {
+      plan.excluded.push_back(id + ": runs continuously and carries the corrections through as they arrive");
+      continue;
+    }
+    std::optional<FlowFile> f = kind == "kestra" ? FlowFileOf(c, id) : std::nullopt;
+    if (f && OnlyRealtime(*f)) {
+      plan.excluded.push_back(id + ": runs once per event; the repair rewrites what it wrote");
+      continue;
+    }
+    // A model built by a process already reached is rebuilt by that process.
+    bool built_by_process = false;
+    for (graph::EdgeIndex e : c.index.in(r.asset)) {
+      const std::string& src = c.index.id(c.index.edge(e).src);
+      if (IsProcess(KindOf(src)) && KindOf(src) != "dbt" && src != id) built_by_process = true;
+    }
+    if (kind == "dbt" && built_by_process) {
+      plan.excluded.push_back(id + ": rebuilt by the step that builds it");
+      continue;
+    }
+    const std::string& schedule = c.index.details(r.asset).schedule;
+    int64_t next_ms = INT64_MAX;
+    if (!schedule.empty())
+      if (Result<TimePoint> n = config::NextRun(schedule, c.clock.Now(), c.ws.timezone); n.ok()) next_ms = ToUnixMillis(*n);
+    later.push_back({r.depth, next_ms, id});
+  }
+  std::stable_sort(later.begin(), later.end(), [](const Later& a, const Later& b) {
+    return a.depth != b.depth ? a.depth < b.depth : a.next_ms != b.next_ms ? a.next_ms < b.next_ms : a.asset < b.asset;
+  });
+  for (const Later& l : later) {
+    const std::string kind = KindOf(l.asset);
+    std::string checks = ChecksOnWrites(c, l.asset);
+    std::string action = kind == "dbt" ? "run the dbt job that builds " + l.asset.substr(l.asset.rfind('/') + 1)
+                         : kind == "kestra" ? "start " + FlowName(l.asset)
+                                            : "rerun " + l.asset;
+    add(l.asset, action, (kind == "kestra" ? "the execution is SUCCESS" : l.asset + " finished successfully") +
+                             (checks.empty() ? "" : " and " + checks));
+  }
+  if (plan.steps.empty())
+    return NotDrafted(ProposalKind::kRunPlan, title,
+                      "the graph shows no process that repairs or rebuilds the damaged assets");
+  plan.steps.back().precondition += "; then the verification plan runs";
+  DraftedProposal p;
+  p.kind = ProposalKind::kRunPlan;
+  p.drafted = true;
+  p.title = title;
+  for (const RunStep& s : plan.steps) p.touches.push_back(s.asset);
+  p.why = "the damaged data must be rewritten from the fixed cause, and everything built from it rebuilt, "
+          "in the order the lineage gives";
+  p.evidence = c.cause.evidence;
+  p.undo = "reruns replace data; to undo, rerun the same steps after reverting the fix (the data returns to "
+           "what the cause wrote)";
+  p.content = RunPlanToJson(plan);
+  return p;
+}
+
+}  // namespace dw::actions
