@@ -32,6 +32,24 @@ Json UndoOf(const Json& content) {
   return undo;
 }
 
+// The incident resolved: requests still open on its proposals lapse (recorded), so nobody is
+// asked, or escalated to, about a repair that is already verified or decided by a person.
+Status LapseOpenRequests(store::StateStore& store, const std::string& incident_id, const Clock& clock) {
+  Result<std::vector<store::ProposalRecord>> proposals = store.ProposalsOfIncident(incident_id);
+  if (!proposals.ok()) return proposals.status();
+  std::map<std::string, int64_t> newest;
+  for (const auto& p : *proposals) newest[p.id] = std::max(newest[p.id], p.version);
+  for (const auto& [id, version] : newest) {
+    Result<ProposalState> st = GetProposalState(store, id, version, clock);
+    if (!st.ok()) return st.status();
+    if (st->status != ProposalStatus::kPending) continue;
+    DW_RETURN_IF_ERROR(Record(store, clock, "lapsed", ProposalSubject(id), "dw",
+                              {{"version", version}, {"reason", "incident " + incident_id + " resolved"}})
+                           .status());
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Json HashableJson(const Json& value) {
@@ -207,6 +225,7 @@ Result<std::vector<std::string>> WriteResolutionReceipts(store::StateStore& stor
     if (e.kind == "receipt_written") done.insert(e.body.value("incident", ""));
   for (const auto& rec : *resolved) {
     if (done.count(rec.id)) continue;
+    DW_RETURN_IF_ERROR(LapseOpenRequests(store, rec.id, clock));
     Result<Json> content = ResolutionReceiptContent(store, desk, rec.id, clock);
     if (!content.ok()) return content.status();
     // The receipt and the record that it was written go in one transaction: a crash between

@@ -1,6 +1,9 @@
 #include "workspace/watch_jobs.h"
 
+#include <algorithm>
+#include <map>
 #include <mutex>
+#include <optional>
 
 #include "actions/actions.h"
 #include "incidents/incidents.h"
@@ -60,6 +63,18 @@ bool Proposes(const config::Workspace& ws, const std::string& name) {
   if (d == ws.domains.end()) return false;
   auto level = actions::ParseAutonomy(d->second.autonomy);
   return level.ok() && *level >= actions::Autonomy::kL2;
+}
+
+// Whether a person approved or denied any proposal of incident `id`.
+Result<bool> AnyProposalDecided(store::StateStore& store, const std::string& id, const Clock& clock) {
+  auto proposals = store.ProposalsOfIncident(id);
+  if (!proposals.ok()) return proposals.status();
+  for (const auto& p : *proposals) {
+    auto st = actions::GetProposalState(store, p.id, p.version, clock);
+    if (!st.ok()) return st.status();
+    if (st->status == actions::ProposalStatus::kApproved || st->status == actions::ProposalStatus::kDenied) return true;
+  }
+  return false;
 }
 
 // Whether the domain `name` is at L3 or above (Data Workers re-checks by itself there).
@@ -153,7 +168,9 @@ std::shared_ptr<const observe::watch::WatchEnvironment> WatchEnvironmentFor(
   // end at once; passes are serialised so two never judge the same signals. A failed pass is
   // reported and retried by the next one (its cursor did not move).
   auto pass_mu = std::make_shared<std::mutex>();
-  env->after_run = [services, pass_mu, say = env->say](const std::string& job) {
+  // Incident id -> how many signal sources it held when its proposals were last drafted (under pass_mu).
+  auto drafted_sources = std::make_shared<std::map<std::string, size_t>>();
+  env->after_run = [services, pass_mu, drafted_sources, say = env->say](const std::string& job) {
     std::lock_guard<std::mutex> lock(*pass_mu);
     const std::string now = FormatRfc3339(services->clock().Now());
     auto fail = [&](const Status& s) { say(now + " incidents after " + job + ": FAILED (the next pass retries): " + s.message()); };
@@ -174,6 +191,16 @@ std::shared_ptr<const observe::watch::WatchEnvironment> WatchEnvironmentFor(
         if (!inc.ok() || inc->status == incidents::IncidentStatus::kResolved ||
             inc->status == incidents::IncidentStatus::kClosed || !Proposes(services->workspace(), inc->domain))
           continue;
+        // Once the owner has decided on any of its proposals, the set is hers: no new versions
+        // drafted over it by later passes (a person asks for a redraft with `dw incidents propose`).
+        auto decided = AnyProposalDecided(**store, id, services->clock());
+        if (!decided.ok()) return fail(decided.status());
+        if (*decided) continue;
+        // An update redrafts only when a signal source joined since this process last drafted
+        // (a severity recomputed as the clock moves is no reason for new versions and requests).
+        auto seen = drafted_sources->find(id);
+        if (seen != drafted_sources->end() && seen->second == inc->signals.size()) continue;
+        (*drafted_sources)[id] = inc->signals.size();
         auto proposed = ProposeIncidentFixes(*services, id, "agent:dw-incidents");
         if (!proposed.ok()) {
           say(now + " proposals for " + id + ": not drafted: " + proposed.status().message());
