@@ -55,11 +55,17 @@ std::string OwnerOf(const graph::GraphIndex& index, const std::string& asset);
 // True iff `to` is reachable downstream of `from` in the graph (not stale edges), `from` != `to`.
 bool Reaches(const graph::GraphIndex& index, const std::string& from, const std::string& to);
 
-// The drafting of each kind.
-DraftedProposal DraftHold(const DraftContext& c, const std::vector<std::string>& rerun);
+// The drafting of each kind (docs/actions.md, "Proposals"). Each returns a drafted proposal, or one
+// with not_drafted saying what is missing; none writes anything.
+// The hold: customer-facing consumers in the blast radius and their feeders that run first.
+DraftedProposal DraftHold(const DraftContext& c);
+// The FlinkDeployment redeploy from the savepoint the bad run restored from.
 DraftedProposal DraftFlinkDiff(const DraftContext& c);
+// The Kestra flow YAML diff derived from the execution's evidence and the graph.
 DraftedProposal DraftKestraFlowFix(const DraftContext& c);
+// The reruns in dependency order; `held` (customer-facing held consumers) are left out.
 DraftedProposal DraftRunPlan(const DraftContext& c, const std::vector<std::string>& held);
+// The metrics and checks, with thresholds, that prove the repair.
 DraftedProposal DraftVerificationPlan(const DraftContext& c);
 
 // "not drafted: <why>" as a proposal of `kind`.

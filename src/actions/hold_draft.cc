@@ -57,7 +57,7 @@ void KestraStep(const DraftContext& c, HoldTarget& t) {
 
 }  // namespace
 
-DraftedProposal DraftHold(const DraftContext& c, const std::vector<std::string>& /*rerun*/) {
+DraftedProposal DraftHold(const DraftContext& c) {
   const std::string title = "hold what acts on the damage before the fix lands";
   const Json& br = c.diagnosis.blast_radius;
   if (!br.is_object() || !br.contains("consumers") || !br["consumers"].is_array())
@@ -94,8 +94,9 @@ DraftedProposal DraftHold(const DraftContext& c, const std::vector<std::string>&
     t.schedule = x->value("schedule", "");
     t.next_run = x->value("next_run", "");
     t.customer_facing = is_facing;
-    t.why = is_facing ? id + " is customer-facing and acts on the damaged data at " + t.next_run + " (in " +
-                            x->value("time_left", "") + ")"
+    // No "time left" here: the content must not change with the clock alone, or every redraft
+    // would be a new version superseding the one sent.
+    t.why = is_facing ? id + " is customer-facing and acts on the damaged data at " + t.next_run
                       : id + " runs at " + t.next_run + ", before the first customer-facing consumer, and feeds " +
                             feeds + ": it would carry the damage into it";
     if (t.kind == "kestra") {

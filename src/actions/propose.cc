@@ -42,7 +42,7 @@ Result<ProposalSet> DraftIncidentProposals(const config::Workspace& workspace, s
   set.cause_kind = cause.cause_kind;
   set.cause_asset = cause.asset_id;
   set.domain = DomainOf(workspace, incident, index, cause.asset_id);
-  DraftedProposal hold = DraftHold(c, {});
+  DraftedProposal hold = DraftHold(c);
   // Customer-facing consumers stay held until the repair is verified, so the run plan leaves them
   // out; a held feeder (a dbt job's schedule) is still rerun by hand in the plan.
   std::vector<std::string> held;

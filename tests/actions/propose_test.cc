@@ -282,10 +282,11 @@ TEST_F(FlinkSeed, SentVersionsNeverChangeAndARedraftWithNewContentIsANewVersion)
   ASSERT_TRUE(v1.ok());
   const Json v1_body = v1->record.body;
 
-  // The same draft again: no new version, nothing re-sent.
+  // The same draft again, ten minutes later: no new version, nothing re-sent.
+  clock_.Set(clock_.Now() + std::chrono::minutes(10));
   auto again = Propose(id);
   ASSERT_TRUE(again.ok());
-  EXPECT_FALSE(Find(*again, ProposalKind::kFlinkDeploymentDiff)->new_version);
+  for (const StoredProposal& s : again->stored) EXPECT_FALSE(s.new_version) << s.id;
   EXPECT_EQ(Find(*again, ProposalKind::kFlinkDeploymentDiff)->version, 1);
 
   // The manifest moves on (a nonce was used meanwhile): the redraft is version 2, v1 superseded
