@@ -111,9 +111,11 @@ if [ "$example" = loyalty-flink ]; then
   "$dw" --workspace "$ev" --now "$(replay_at ev-kestra)" blast-radius kv://kestra/pricing/tariffs_current
 fi
 
-# Both seed incidents replayed end to end through the judgement stage (docs/scenarios.md): the
-# simulated clock drives the real watch jobs and the simulators; each replay checks its expectations
-# (incident opened, cause ranked first, blast radius) and exits non-zero if one fails.
+# Both seed incidents replayed end to end (docs/scenarios.md): the simulated clock drives the real
+# watch jobs and the simulators; the owner's approvals are signed and decided as `dw approve` does,
+# her fix is verified and the resolution leaves a receipt. Each replay prints its timeline, then the
+# seed page's table with our times beside theirs, then checks its expectations (incident opened,
+# cause ranked first, blast radius, verified, receipt) and exits non-zero if one fails.
 for seed in flink-restore-zeroed-balances kestra-stale-tariff-http-200; do
   echo
   echo "== dw replay examples/scenarios/$seed"

@@ -508,6 +508,100 @@ Result<DispatchOutcome> DispatchAutonomous(store::StateStore& store,
                                            const AutonomousStep& step, StepRunner& runner,
                                            const Clock& clock);
 
+// ---------------------------------------------------------------------------------------------
+// Verification after the owner's fix, and the receipt written when an incident resolves.
+
+// One thing a verification looks at: a metric back inside its band (or against a stated value),
+// or a check passing. Read from a verification_plan proposal's items ({kind, name, op, value,
+// threshold}) or from the incident's own signals.
+struct VerificationTarget {
+  std::string kind;    // "metric" or "check"
+  std::string metric;  // metric: the series; a workspace monitor of that name is re-evaluated
+                       // (its SQL runs now and the point is stored), any other series is judged
+                       // on its latest stored point
+  std::string table;   // check: the table's asset id (table://main/member_balances)
+  std::string check;   // check: the check's name ("not_null:balance"); "" for every check of it
+  std::string op = "in_band";    // metric: "in_band" (the detector's band), "==", "<=", ">="
+  std::optional<double> value;   // metric: what op compares the new value with
+  std::string threshold;         // the plan's sentence for it, when it came from a plan
+};
+
+struct VerificationTargets {
+  // Where the items came from: "proposal <id> v<n>" (the incident's verification_plan proposal)
+  // or "the signals that opened <incident>" when no verification plan is stored.
+  std::string source;
+  std::vector<VerificationTarget> items;
+};
+
+// The plan for incident `incident`: the items of its newest verification_plan proposal when one
+// is stored, else the metric and check signals the incident holds (never a guessed item).
+// kFailedPrecondition when neither gives anything to verify.
+Result<VerificationTargets> VerificationTargetsFor(store::StateStore& store,
+                                             const incidents::Incident& incident);
+
+struct VerificationTargetResult {
+  VerificationTarget item;
+  bool passed = false;
+  Json observed;   // the measured value(s); fractions as fixed strings (receipts hash them)
+  Json threshold;  // the band or threshold used, likewise
+  std::string sentence;  // what was found, one sentence
+};
+
+struct VerificationOutcome {
+  std::string incident_id;
+  bool ran = false;     // false when the autonomy gate refused a step (nothing was measured)
+  bool passed = false;  // every item passed
+  std::string plan_source;
+  std::vector<VerificationTargetResult> items;
+  std::string summary;   // one sentence
+  bool resolved = false; // the incident resolved by verification
+  std::optional<store::ReceiptRecord> receipt;  // written on resolution
+  int64_t event_seq = 0; // the recorded verification (or refusal)
+};
+
+struct VerifyOptions {
+  std::string actor;  // who asked: a person's email (`dw incidents verify`) or "dw (autonomy)"
+  // When true (the watch loop at L3 and above), every item is dispatched through
+  // DispatchAutonomous as rerun_check / reevaluate_metric, so the stop switch and the domain's
+  // autonomy decide whether it runs; a refused item means nothing is concluded.
+  bool autonomous = false;
+};
+
+// Runs the verification plan of incident `incident_id` now: each metric re-evaluated by the
+// existing detector (band recorded), each check re-run by the quality stage (threshold and
+// observed value recorded). All pass: the incident resolves by verification and its receipt is
+// written. Any fails: it stays open, the failure is recorded and a person is asked (an
+// attention_requested event naming the domain's owners). Refused and recorded (kNotFound /
+// kFailedPrecondition) for an unknown incident or one already resolved or closed. Errors only
+// when the store fails or the incident cannot be read.
+Result<VerificationOutcome> VerifyIncident(store::StateStore& store,
+                                           const config::Workspace& workspace,
+                                           incidents::IncidentDesk& desk,
+                                           const std::string& incident_id,
+                                           const VerifyOptions& options, const Clock& clock);
+
+// The receipt of a resolved incident, as written: {kind: "incident_resolved", incident (id,
+// title, domain, owner, opened_at, resolved_at, resolved_by, how), cause (kind, asset, evidence),
+// blast_radius (at the time of writing), proposals (each version's kind, author, status, and
+// approvals: who, when, surface, reason), runs (dispatched steps and queued owner runs),
+// checks (the last verification's items with observed values and thresholds), undo (each
+// proposal's undo: the reverting diff, the savepoints)}. kFailedPrecondition unless resolved.
+Result<Json> ResolutionReceiptContent(store::StateStore& store, incidents::IncidentDesk& desk,
+                                      const std::string& incident_id, const Clock& clock);
+
+// Writes the receipt of every resolved incident that has none yet (the newest 200 resolved), so
+// a resolution by verification, by a person or by the watch loop's signal pass gets exactly one
+// receipt, even after a crash between the two. Each receipt's `resolved` notice (NotifyResolved:
+// the alert closed with the receipt's summary and hash) is written in the same transaction, so a
+// resolution that has its receipt also has its notification. Returns one line per receipt written.
+Result<std::vector<std::string>> WriteResolutionReceipts(store::StateStore& store,
+                                                         const config::Workspace& workspace,
+                                                         incidents::IncidentDesk& desk,
+                                                         const Clock& clock);
+
+// The receipt written for incident `incident_id`, if any.
+Result<std::optional<store::ReceiptRecord>> ReceiptOfIncident(store::StateStore& store,
+                                                              const std::string& incident_id);
 // ---- register_stream_schema (dw-connectors, `dw schema register`): a schema registration is a
 // proposal like any other change outside the state store (ARCHITECTURE.md) ----
 

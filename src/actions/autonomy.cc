@@ -81,6 +81,7 @@ Result<DispatchOutcome> DispatchAutonomous(store::StateStore& store,
   const std::string subject = "domain:" + step.domain;
   const std::string actor = "dw (autonomy)";
   Json about = {{"step", StepKindName(step.kind)}, {"target", step.target}};
+  if (!step.detail.empty()) about["detail"] = step.detail;  // e.g. the incident it is for
   auto refuse = [&](const std::string& reason) -> Result<DispatchOutcome> {
     Json body = about;
     body["action"] = "dispatch";

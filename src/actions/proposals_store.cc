@@ -218,7 +218,7 @@ Result<std::vector<std::string>> ExpireApprovalRequests(store::StateStore& store
     if (e.kind == "drafted" && v > o.newest) o = Open{v, nullptr, false};
     if (v != o.newest) continue;
     if (e.kind == "sent" || e.kind == "escalated") o.request = &e, o.closed = false;
-    if (e.kind == "expired" || e.kind == "approved" || e.kind == "denied") o.closed = true;
+    if (e.kind == "expired" || e.kind == "lapsed" || e.kind == "approved" || e.kind == "denied") o.closed = true;
   }
   const TimePoint now = clock.Now();
   for (const std::string& id : order) {

@@ -191,13 +191,17 @@ int RunCli(int argc, char** argv) {
            {"propose", "draft the proposals for its top cause (hold, diff, run plan, verification plan); store them and, at L2+, send them"},
            {"ack", "acknowledge (a person)"},
            {"mitigate", "mark mitigated (a person)"},
-           {"resolve", "resolve (a person)"},
+           {"resolve", "resolve (a person); writes the incident's receipt"},
+           {"verify", "after the owner's fix: run the verification plan now; pass resolves it and writes the receipt"},
            {"close", "close as expected or false_positive (a person); the detector learns its points"}}) {
     auto* sub = incidents->add_subcommand(name, what);
     sub->add_option("ID", inc_cmd.id, "incident id")->required();
     inc_format(sub);
     if (std::string(name) != "show" && std::string(name) != "diagnose" && std::string(name) != "propose") {
-      sub->add_option("--as", inc_cmd.actor, "your email: who makes the change")->required();
+      sub->add_option("--as", inc_cmd.actor,
+                      std::string(name) == "verify" ? "your email: who asks for the verification"
+                                                    : "your email: who makes the change")
+          ->required();
       sub->add_option("--reason", inc_cmd.reason, "why, in your words");
     }
     if (std::string(name) == "close") {

@@ -1,7 +1,8 @@
-// `dw incidents scan|list|show|diagnose|ack|mitigate|resolve|close`: the judgement stage from the
+// `dw incidents scan|list|show|diagnose|ack|mitigate|resolve|close|verify`: the judgement stage from the
 // command line. Translates arguments and prints; every decision is incidents/'s.
 #include <iostream>
 
+#include "actions/actions.h"
 #include "app/command_start.h"
 #include "app/commands.h"
 #include "workspace/incident_desk.h"
@@ -78,6 +79,22 @@ void PrintDiagnosis(const incidents::Diagnosis& d) {
                 << (im.contains("count") ? im["count"].dump() + " since " + im.value("since", "")
                                          : im.value("error", im.value("note", ""))) << "\n";
   for (const std::string& n : d.notes) std::cout << "note: " << n << "\n";
+}
+
+bool LooksLikeEmail(const std::string& s) {
+  size_t at = s.find('@');
+  return at != std::string::npos && at > 0 && at + 1 < s.size() && s.find(' ') == std::string::npos;
+}
+
+Json VerificationToJson(const actions::VerificationOutcome& v) {
+  Json items = Json::array();
+  for (const auto& i : v.items)
+    items.push_back({{"kind", i.item.kind}, {"metric", i.item.metric}, {"table", i.item.table}, {"check", i.item.check},
+                     {"passed", i.passed}, {"observed", i.observed}, {"threshold", i.threshold}, {"sentence", i.sentence}});
+  Json out = {{"incident", v.incident_id}, {"ran", v.ran}, {"passed", v.passed}, {"plan", v.plan_source},
+              {"items", items}, {"summary", v.summary}, {"resolved", v.resolved}};
+  out["receipt"] = v.receipt ? Json{{"seq", v.receipt->seq}, {"hash", v.receipt->hash}} : Json();
+  return out;
 }
 
 void PrintProposals(const actions::ProposeOutcome& o) {
@@ -197,6 +214,25 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
     return 0;
   }
 
+  if (what == "verify") {
+    auto store = services->state();
+    if (!store.ok()) return Fail(what, store.status());
+    if (!LooksLikeEmail(c.actor)) return Fail(what, InvalidArgument("--as must be your email, not '" + c.actor + "'"));
+    auto v = actions::VerifyIncident(**store, services->workspace(), **desk, c.id, {.actor = c.actor}, *clock);
+    if (!v.ok()) return Fail(what, Status(v.status().code(), v.status().message() + " (refusal recorded)"));
+    if (json) {
+      std::cout << VerificationToJson(*v).dump(2) << "\n";
+    } else {
+      std::cout << v->summary << "\nplan: " << v->plan_source << "\n";
+      for (const auto& item : v->items)
+        std::cout << "  " << (item.passed ? "pass  " : "FAIL  ") << item.sentence << "\n";
+      if (v->resolved) std::cout << c.id << " resolved by verification\n";
+      else std::cout << c.id << " stays open; the failure is recorded and its owners are asked to look\n";
+      if (v->receipt) std::cout << "receipt " << v->receipt->seq << " " << v->receipt->hash << "\n";
+    }
+    return v->passed ? 0 : 1;
+  }
+
   if (what == "propose") {
     auto out = workspace::ProposeIncidentFixes(*services, c.id, "dw (cli)");
     if (!out.ok()) return Fail(what, out.status());
@@ -221,21 +257,34 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
                          c.reason);
   }
   if (!inc.ok()) return Fail(what, inc.status());
-  if (what != "show") {
-    if (json) std::cout << incidents::IncidentToJson(*inc).dump(2) << "\n";
-    else PrintIncident(*inc);
-    return 0;
+  std::string receipt_line;
+  if (what == "resolve") {
+    // A resolution by a person gets its receipt too.
+    auto store = services->state();
+    if (!store.ok()) return Fail(what, store.status());
+    auto written = actions::WriteResolutionReceipts(**store, services->workspace(), **desk, *clock);
+    if (!written.ok()) return Fail(what, Status(written.status().code(), "resolved, but the receipt was not written (the next `dw watch` pass retries): " + written.status().message()));
+    auto receipt = actions::ReceiptOfIncident(**store, c.id);
+    if (receipt.ok() && receipt->has_value())
+      receipt_line = "receipt " + std::to_string((*receipt)->seq) + " " + (*receipt)->hash;
   }
-  auto sent = (*desk)->Notifications(inc->id);
-  if (!sent.ok()) return Fail(what, sent.status());
+  // `show` lists every notification of the incident with its delivery state.
+  std::optional<std::vector<platforms::notify::NotificationStatus>> sent;
+  if (what == "show") {
+    auto listed = (*desk)->Notifications(inc->id);
+    if (!listed.ok()) return Fail(what, listed.status());
+    sent = std::move(*listed);
+  }
   if (json) {
-    Json j = incidents::IncidentToJson(*inc);
-    j["notifications"] = incidents::NotificationsToJson(*sent);
-    std::cout << j.dump(2) << "\n";
-    return 0;
+    Json out = incidents::IncidentToJson(*inc);
+    if (!receipt_line.empty()) out["receipt"] = receipt_line;
+    if (sent) out["notifications"] = incidents::NotificationsToJson(*sent);
+    std::cout << out.dump(2) << "\n";
+  } else {
+    PrintIncident(*inc);
+    if (!receipt_line.empty()) std::cout << receipt_line << "\n";
+    if (sent) PrintNotifications(*sent);
   }
-  PrintIncident(*inc);
-  PrintNotifications(*sent);
   return 0;
 }
 

@@ -29,7 +29,7 @@ int CmdWatch(const GlobalOptions& g, bool once) {
   const auto& services = start.services;
   observe::watch::WatchLoop loop(services->clock(), {});
   auto env = workspace::WatchEnvironmentFor(services, [](const std::string& line) { std::cout << line << std::endl; });
-  if (Status st = observe::watch::AddWatchJobs(loop, workspace::WatchJobKinds(), env); !st.ok()) {
+  if (Status st = observe::watch::AddWatchJobs(loop, workspace::WatchJobKinds(services), env); !st.ok()) {
     std::cerr << "dw watch: " << st.message() << "\n";
     return 2;
   }

@@ -107,7 +107,7 @@ int CmdMonitorScore(const GlobalOptions& g, const MonitorScoreOptions& o);
 // `dw incidents ...` (incidents/): one signal pass, the history, one incident, its diagnosis, and
 // a person's transitions.
 struct IncidentsCommand {
-  std::string action;  // scan, list, show, diagnose, ack, mitigate, resolve, close
+  std::string action;  // scan, list, show, diagnose, ack, mitigate, resolve, close, verify
   std::string id;
   std::string actor;   // --as
   std::string reason;  // --reason
@@ -117,8 +117,9 @@ struct IncidentsCommand {
   int limit = 50;
   std::string format = "text";
 };
-// Exit 0 on success; 1 when the incident does not exist, the move is not allowed or the store
-// fails; 2 for a bad argument (a time, an actor that is not an email, close without a kind).
+// Exit 0 on success; 1 when the incident does not exist, the move is not allowed, a verification
+// fails or the store fails; 2 for a bad argument (a time, an actor that is not an email, close
+// without a kind).
 int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c);
 
 // `dw watch [--once]`: runs the workspace's monitors on their `every:` until SIGTERM/SIGINT;

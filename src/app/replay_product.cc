@@ -1,7 +1,9 @@
 #include "app/replay_product.h"
 
+#include <map>
 #include <mutex>
 
+#include "actions/actions.h"
 #include "agents/agents.h"
 #include "workspace/incident_desk.h"
 #include "workspace/services.h"
@@ -38,7 +40,7 @@ class ServicesProduct final : public replay::ReplayProduct {
 
   Status AddWatchJobs(observe::watch::WatchLoop& loop, std::function<void(std::string)> log) override {
     auto env = workspace::WatchEnvironmentFor(services_, [log](const std::string& line) { log(line); });
-    return observe::watch::AddWatchJobs(loop, workspace::WatchJobKinds(), env);
+    return observe::watch::AddWatchJobs(loop, workspace::WatchJobKinds(services_), env);
   }
 
   Result<store::StateStore*> State() override { return services_->state(); }
@@ -94,33 +96,94 @@ class ServicesProduct final : public replay::ReplayProduct {
   }
 
   Status PersonAction(const replay::PersonEvent& action, TimePoint) override {
-    // A fix is the world's change (its SQL and simulator entries carry it); nothing to hand over.
-    if (action.does == "fix") return Status::Ok();
-    if (action.does == "approve" || action.does == "deny")
-      return FailedPrecondition("approvals go through the actions stage's identity checks, which this build does "
-                                "not have; " + action.as + " cannot " + action.does + " '" + action.proposal + "'");
-    // acknowledge / resolve: the incident named (an id, or an asset it is on), else the only open one.
     auto desk = Desk();
     if (!desk.ok()) return desk.status();
-    std::string id = action.incident;
-    if (id.empty() || id.find("://") != std::string::npos) {
-      auto open = Incidents(id);
-      if (!open.ok()) return open.status();
-      std::vector<std::string> candidates;
-      for (const auto& i : *open)
-        if (i.status != incidents::IncidentStatus::kResolved && i.status != incidents::IncidentStatus::kClosed)
-          candidates.push_back(i.id);
-      if (candidates.size() != 1)
-        return FailedPrecondition(std::to_string(candidates.size()) + " unresolved incident(s)" +
-                                  (id.empty() ? "" : " on " + id) + "; name the incident the person " + action.does + "s");
-      id = candidates.front();
+    auto store = services_->state();
+    if (!store.ok()) return store.status();
+    if (action.does == "approve" || action.does == "deny") return Decide(action, **store);
+    // acknowledge / resolve / fix: the incident named (an id, or an asset it is on), else the only
+    // unresolved one.
+    auto id = IncidentOf(action);
+    if (!id.ok()) return id.status();
+    const Clock& clock = services_->clock();
+    if (action.does == "fix") {
+      // The owner's change is the event's own world writes (applied before this call); what the
+      // product does is verify, exactly as `dw incidents verify ID --as PERSON` does.
+      auto v = actions::VerifyIncident(**store, services_->workspace(), **desk, *id, {.actor = action.as}, clock);
+      return v.status();  // a failed verification is an outcome (recorded, a person asked), not an error
     }
-    Result<incidents::Incident> moved = action.does == "acknowledge" ? (*desk)->Acknowledge(id, action.as, action.reason)
-                                                                       : (*desk)->Resolve(id, action.as, action.reason);
-    return moved.status();
+    Result<incidents::Incident> moved = action.does == "acknowledge" ? (*desk)->Acknowledge(*id, action.as, action.reason)
+                                                                       : (*desk)->Resolve(*id, action.as, action.reason);
+    if (!moved.ok()) return moved.status();
+    if (action.does == "resolve") return actions::WriteResolutionReceipts(**store, **desk, clock).status();
+    return Status::Ok();
   }
 
  private:
+  // The incident a person's action is about: `incident` (an id, or an asset it is on), else the
+  // only unresolved incident.
+  Result<std::string> IncidentOf(const replay::PersonEvent& action) {
+    std::string id = action.incident;
+    if (!id.empty() && id.find("://") == std::string::npos) return id;
+    auto open = Incidents(id);
+    if (!open.ok()) return open.status();
+    std::vector<std::string> candidates;
+    for (const auto& i : *open)
+      if (i.status != incidents::IncidentStatus::kResolved && i.status != incidents::IncidentStatus::kClosed)
+        candidates.push_back(i.id);
+    if (candidates.size() != 1)
+      return FailedPrecondition(std::to_string(candidates.size()) + " unresolved incident(s)" +
+                                (id.empty() ? "" : " on " + id) + "; name the incident the person " + action.does + "s");
+    return candidates.front();
+  }
+
+  // approve / deny: the proposal named by id, or by kind among the incident's proposals (newest
+  // version), decided through actions::Decide exactly as `dw approve` does: a statement signed
+  // with the person's own key, which the replay issued to them in its scratch store.
+  Status Decide(const replay::PersonEvent& action, store::StateStore& store) {
+    const Clock& clock = services_->clock();
+    std::string proposal_id = action.proposal;
+    int64_t version = 1;
+    auto direct = actions::GetProposalState(store, proposal_id, 0, clock);
+    if (direct.ok()) {
+      version = direct->record.version;
+    } else {
+      auto id = IncidentOf(action);
+      if (!id.ok()) return id.status();
+      auto proposals = store.ProposalsOfIncident(*id);
+      if (!proposals.ok()) return proposals.status();
+      std::string found;
+      std::string kinds;
+      for (const auto& p : *proposals) {
+        kinds += (kinds.empty() ? "" : ", ") + p.kind;
+        if (p.kind == action.proposal && (found.empty() || p.version >= version)) found = p.id, version = p.version;
+      }
+      if (found.empty())
+        return FailedPrecondition("incident " + *id + " has no proposal '" + action.proposal + "' to " + action.does +
+                                  " (its proposals: " + (kinds.empty() ? std::string("none") : kinds) + ")");
+      proposal_id = found;
+    }
+    // The person's key, issued once per replay; an identity that gets no key (an agent) still
+    // goes to Decide unsigned, which refuses and records it.
+    std::string signature;
+    auto key = keys_.find(action.as);
+    if (key == keys_.end()) {
+      auto issued = actions::IssuePersonKey(store, action.as, clock, "dw replay");
+      if (issued.ok()) key = keys_.emplace(action.as, issued->private_key_pem).first;
+    }
+    actions::Verdict verdict = action.does == "approve" ? actions::Verdict::kApprove : actions::Verdict::kDeny;
+    actions::DecisionStatement statement = actions::NewStatement(action.as, proposal_id, version, verdict, action.reason, clock);
+    if (key != keys_.end()) {
+      auto signed_ = actions::SignStatement(statement, key->second);
+      if (!signed_.ok()) return signed_.status();
+      signature = *signed_;
+    }
+    auto out = actions::Decide(store, services_->workspace(), {statement, "scenario", signature}, clock);
+    if (!out.ok()) return out.status();
+    if (!out->accepted) return FailedPrecondition("refused (recorded): " + out->reason);
+    return Status::Ok();
+  }
+
   Result<incidents::IncidentDesk*> Desk() {
     if (!desk_) {
       auto desk = workspace::OpenIncidentDesk(*services_);
@@ -131,6 +194,7 @@ class ServicesProduct final : public replay::ReplayProduct {
   }
   std::shared_ptr<workspace::Services> services_;
   std::unique_ptr<incidents::IncidentDesk> desk_;
+  std::map<std::string, std::string> keys_;  // person -> private key PEM (never stored)
 };
 
 }  // namespace

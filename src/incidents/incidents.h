@@ -354,6 +354,9 @@ class IncidentDesk {
   Result<Incident> Acknowledge(const std::string& id, const std::string& actor, const std::string& reason);
   Result<Incident> Mitigate(const std::string& id, const std::string& actor, const std::string& reason);
   Result<Incident> Resolve(const std::string& id, const std::string& actor, const std::string& reason);
+  // The product's own resolution after a verification it ran passed (actor "dw"; the actions
+  // stage calls it with what was verified). Same refusals as Resolve.
+  Result<Incident> ResolveByVerification(const std::string& id, const std::string& reason);
   // Also marks the metric points of the incident's window expected (store MetricMarks), so the
   // detector learns them. InvalidArgument for CloseReason::kNone.
   Result<Incident> Close(const std::string& id, const std::string& actor, CloseReason reason,

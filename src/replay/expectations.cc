@@ -2,11 +2,10 @@
 
 #include <algorithm>
 
+#include "actions/actions.h"
+
 namespace dw::replay {
 namespace {
-
-constexpr const char* kNoActionsStage =
-    "the actions stage (proposals, approvals, verification, receipts) is not part of this build, so ";
 
 Verdict Ok(const Expectation& x, std::string seen) { return {x.text, x.line, true, "ok: " + seen}; }
 Verdict Failed(const Expectation& x, std::string detail) { return {x.text, x.line, false, "FAILED: " + detail}; }
@@ -42,6 +41,63 @@ std::string CauseMismatch(const CauseExpectation& want, const incidents::Candida
   for (const auto& e : c.evidence) evidence += "\n" + e;
   for (const auto& s : want.evidence_contains)
     if (evidence.find(s) == std::string::npos) return "evidence without '" + s + "'";
+  return "";
+}
+
+// The actions stage's keys, read from what the product stored: the incident's proposals, its
+// verification events and its receipt (which must verify along the whole chain). Empty when they
+// hold; `seen` gains what was found.
+std::string ActionsMismatch(const IncidentExpectation& want, const incidents::Incident& inc, ReplayProduct& product,
+                            std::string* seen) {
+  auto store = product.State();
+  if (!store.ok()) return "the state store could not be read: " + store.status().message();
+  if (!want.proposals.empty()) {
+    auto proposals = (*store)->ProposalsOfIncident(inc.id);
+    if (!proposals.ok()) return "the proposals could not be read: " + proposals.status().message();
+    std::string kinds;
+    for (const auto& p : *proposals)
+      if ((", " + kinds + ", ").find(", " + p.kind + ", ") == std::string::npos) kinds += (kinds.empty() ? "" : ", ") + p.kind;
+    for (const auto& k : want.proposals)
+      if ((", " + kinds + ", ").find(", " + k + ", ") == std::string::npos)
+        return "a " + k + " proposal for " + inc.id + ", but its proposals are: " + (kinds.empty() ? "none" : kinds);
+    *seen += ", proposals " + kinds;
+  }
+  if (want.verified) {
+    auto events = (*store)->ActionEvents("incident:" + inc.id);
+    if (!events.ok()) return "the action log could not be read: " + events.status().message();
+    std::string last;
+    bool passed = false;
+    for (const auto& e : *events)
+      if (e.kind == "verified" || e.kind == "verification_failed") {
+        passed |= e.kind == "verified";
+        last = e.body.value("summary", e.kind);
+      }
+    const bool resolved_by_verification = inc.status == incidents::IncidentStatus::kResolved &&
+                                          !inc.transitions.empty() && inc.transitions.back().actor == "dw";
+    if (*want.verified && !(passed && resolved_by_verification))
+      return "verified: the verification passed and resolved " + inc.id + ", but " +
+             (last.empty() ? std::string("no verification ran") : "the last said: " + last) + " and it is " +
+             incidents::IncidentStatusName(inc.status);
+    if (!*want.verified && passed) return "verified: false, but a verification of " + inc.id + " passed: " + last;
+    *seen += *want.verified ? ", verified" : ", not verified";
+  }
+  if (want.receipt) {
+    auto receipt = actions::ReceiptOfIncident(**store, inc.id);
+    if (!receipt.ok()) return "the receipt could not be read: " + receipt.status().message();
+    auto chain = actions::VerifyReceiptChain(**store);
+    if (!chain.ok()) return "the receipt chain could not be read: " + chain.status().message();
+    if (!*want.receipt) {
+      if (receipt->has_value()) return "no receipt, but receipt " + std::to_string((*receipt)->seq) + " was written for " + inc.id;
+    } else {
+      if (!receipt->has_value()) return "a receipt for " + inc.id + ", but none was written (it is " +
+                                        incidents::IncidentStatusName(inc.status) + ")";
+      if (!chain->ok) return "a receipt chain that verifies, but receipt " + std::to_string(chain->first_bad_seq) +
+                             " does not: " + chain->problem;
+      if ((*receipt)->body.find("\"" + inc.id + "\"") == std::string::npos)
+        return "receipt " + std::to_string((*receipt)->seq) + " does not name " + inc.id;
+      *seen += ", receipt " + std::to_string((*receipt)->seq) + " verifies (" + std::to_string(chain->receipts) + " in the chain)";
+    }
+  }
   return "";
 }
 
@@ -93,9 +149,10 @@ Verdict CheckIncident(const Expectation& x, ReplayProduct& product, const Produc
     }
   }
   if (!want.holds.empty()) seen += ", holds " + std::to_string(want.holds.size()) + " named signal(s)";
-  if (!want.proposals.empty()) return Failed(x, std::string(kNoActionsStage) + "`proposals` cannot be checked");
-  if (want.verified) return Failed(x, std::string(kNoActionsStage) + "`verified` cannot be checked");
-  if (want.receipt) return Failed(x, std::string(kNoActionsStage) + "`receipt` cannot be checked");
+  if (!want.proposals.empty() || want.verified || want.receipt) {
+    std::string miss = ActionsMismatch(want, inc, product, &seen);
+    if (!miss.empty()) return Failed(x, miss);
+  }
   bool needs_diagnosis = want.cause || want.second_cause || !want.ranked_below_cause.empty() ||
                          !want.blast_radius_includes.empty() || !want.impact.empty();
   if (!needs_diagnosis) return Ok(x, seen);

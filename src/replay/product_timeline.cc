@@ -27,7 +27,54 @@ std::string StatusName(incidents::IncidentStatus s) {
   return "unknown";
 }
 
+// The row for one action event ("" for the kinds the timeline leaves out).
+std::string DescribeAction(const store::ActionEventRecord& e) {
+  auto subject = [&] {
+    size_t colon = e.subject.find(':');
+    return colon == std::string::npos ? e.subject : e.subject.substr(colon + 1);
+  };
+  const std::string v = e.body.contains("version") ? " v" + e.body["version"].dump() : "";
+  auto people = [&](const char* key) {
+    std::string out;
+    for (const auto& p : e.body.value(key, Json::array())) out += (out.empty() ? "" : ", ") + p.get<std::string>();
+    return out;
+  };
+  if (e.kind == "drafted") return "Proposal " + subject() + v + " drafted (" + e.body.value("kind", "") + ")";
+  if (e.kind == "sent") return "Approval request for " + subject() + v + " sent to " + people("approvers");
+  if (e.kind == "escalated") return "Approval request for " + subject() + v + " escalated to " + people("approvers");
+  if (e.kind == "lapsed") return "Approval request for " + subject() + v + " lapses: " + e.body.value("reason", "");
+  if (e.kind == "expired") return "Approval request for " + subject() + v + " expired unanswered";
+  if (e.kind == "approved") return e.actor + " approves " + subject() + v + " (signed, via " + e.body.value("surface", "") + ")";
+  if (e.kind == "denied") return e.actor + " denies " + subject() + v + ": " + e.body.value("reason", "");
+  if (e.kind == "refused") return "Refused: " + e.body.value("action", "") + " " + subject() + " by " + e.actor + ": " + e.body.value("reason", "");
+  if (e.kind == "verified" || e.kind == "verification_failed") return e.body.value("summary", e.kind);
+  if (e.kind == "attention_requested")
+    return "A person is asked to look at " + subject() + ": " +
+           (people("people").empty() ? e.body.value("note", "nobody is named") : people("people"));
+  if (e.kind == "receipt_written")
+    return "Receipt " + e.body.value("seq", Json()).dump() + " written for " + e.body.value("incident", "") + " (hash " +
+           e.body.value("hash", "").substr(0, 12) + "...)";
+  if (e.kind == "dispatched") return "Ran by itself: " + e.body.value("step", "") + " " + e.body.value("target", "");
+  if (e.kind == "stop") return "Stop switch set by " + e.actor;
+  if (e.kind == "lift") return "Stop switch lifted by " + e.actor;
+  return "";
+}
+
 }  // namespace
+
+Status ProductTimeline::ObserveActions(std::vector<TimelineRow>& rows) {
+  auto store = product_.State();
+  if (!store.ok()) return store.status();
+  auto events = (*store)->ActionEvents("");
+  if (!events.ok()) return events.status();
+  for (const auto& e : *events) {
+    if (e.seq <= actions_seen_) continue;
+    actions_seen_ = e.seq;
+    std::string what = DescribeAction(e);
+    if (!what.empty()) rows.push_back({e.at, "Data Workers", what, true});
+  }
+  return Status::Ok();
+}
 
 Status ProductTimeline::Observe(TimePoint now, std::vector<TimelineRow>& rows) {
   auto listed = product_.Incidents("");
@@ -87,7 +134,7 @@ Status ProductTimeline::Observe(TimePoint now, std::vector<TimelineRow>& rows) {
       }
     }
   }
-  return Status::Ok();
+  return ObserveActions(rows);
 }
 
 }  // namespace dw::replay

@@ -27,14 +27,18 @@ class ProductTimeline {
  public:
   explicit ProductTimeline(ReplayProduct& product) : product_(product) {}
   // Reads every incident at `now`, appends a row per thing that changed since the last call, and
-  // diagnoses incidents that were opened or took new signals (the rows name the cause ranked first).
+  // diagnoses incidents that were opened or took new signals (the rows name the cause ranked first);
+  // then a row per new event of the actions stage's log (proposal sent, approval recorded,
+  // verification passed, receipt written, ...), at the event's own time.
   Status Observe(TimePoint now, std::vector<TimelineRow>& rows);
   const std::map<std::string, IncidentTrace>& traces() const { return traces_; }
 
  private:
+  Status ObserveActions(std::vector<TimelineRow>& rows);
   ReplayProduct& product_;
   std::map<std::string, IncidentTrace> traces_;
   std::map<std::string, size_t> signals_seen_;  // incident id -> signal sources held
+  int64_t actions_seen_ = 0;  // the last action event turned into a row
 };
 
 }  // namespace dw::replay

@@ -135,6 +135,17 @@ struct Expectation {
   std::optional<ToolExpectation> tool;
 };
 
+// A row of the seed page's own table, and the words of this replay's timeline that tell the same
+// moment (`ours`: a substring of a row; empty when the product has no counterpart), so the report
+// can print their time beside ours.
+struct SeedRow {
+  TimePoint at;
+  std::string system;
+  std::string what;
+  std::string ours;
+  int line = 0;
+};
+
 struct Scenario {
   std::filesystem::path dir;   // absolute scenario folder
   std::filesystem::path file;  // its scenario.yaml
@@ -150,6 +161,8 @@ struct Scenario {
   std::map<std::string, int> platform_lines;
   std::vector<Event> events;
   std::vector<Expectation> expect;
+  std::string seed_page;               // seed_timeline.page: where the seed rows come from
+  std::vector<SeedRow> seed_timeline;  // optional (docs/scenarios.md)
 };
 
 // Reads `dir`/scenario.yaml. Every malformed input, missing file, time out of order or outside
@@ -213,9 +226,18 @@ struct Verdict {
   std::string detail;  // "ok", or what was expected and what was seen
 };
 
+// One seed-page row beside the first timeline row of this replay that holds its `ours` words.
+struct SeedComparison {
+  SeedRow seed;
+  std::optional<TimePoint> ours;  // unset: no row of this replay holds the words
+  std::string ours_row;           // that row's text
+};
+
 struct ReplayReport {
   std::string scenario;
   std::vector<TimelineRow> rows;
+  std::string seed_page;
+  std::vector<SeedComparison> seed;  // the scenario's seed_timeline, compared
   std::vector<Verdict> verdicts;
   std::vector<std::string> errors;  // problems met while replaying (a job that failed, ...)
   std::vector<std::string> log;     // the `dw watch` jobs' own one-line logs, in order

@@ -30,6 +30,15 @@ std::string ReplayReport::ToText() const {
   std::string out = "Scenario " + scenario + "\n\n| Time | System | What happens |\n|---|---|---|\n";
   for (const auto& r : rows)
     out += "| " + RowTime(r.at, rows.front().at) + " | " + Cell(r.system) + " | " + Cell(r.what) + " |\n";
+  if (!seed.empty()) {
+    out += "\nThe seed page beside this replay (Seed: the time " + seed_page +
+           " tells; Ours: when this replay did the same, - when it has no counterpart)\n\n"
+           "| Seed | Ours | System | What happens (the seed page) |\n|---|---|---|---|\n";
+    for (const auto& c : seed)
+      out += "| " + RowTime(c.seed.at, rows.empty() ? c.seed.at : rows.front().at) + " | " +
+             (c.ours ? RowTime(*c.ours, rows.empty() ? *c.ours : rows.front().at) : std::string("-")) + " | " +
+             Cell(c.seed.system) + " | " + Cell(c.seed.what) + " |\n";
+  }
   if (!errors.empty()) {
     out += "\nWhile replaying:\n";
     for (const auto& e : errors) out += "  " + e + "\n";
@@ -52,7 +61,11 @@ Json ReplayReport::ToJson() const {
   Json verdicts_json = Json::array();
   for (const auto& v : verdicts)
     verdicts_json.push_back({{"expectation", v.expectation}, {"line", v.line}, {"ok", v.ok}, {"detail", v.detail}});
-  return Json{{"scenario", scenario}, {"passed", passed()}, {"rows", rows_json}, {"verdicts", verdicts_json},
+  Json seed_json = Json::array();
+  for (const auto& c : seed)
+    seed_json.push_back({{"seed_at", FormatRfc3339(c.seed.at)}, {"system", c.seed.system}, {"what", c.seed.what},
+                         {"ours_at", c.ours ? Json(FormatRfc3339(*c.ours)) : Json()}, {"ours_row", c.ours_row}});
+  return Json{{"scenario", scenario}, {"passed", passed()}, {"rows", rows_json}, {"seed", seed_json}, {"verdicts", verdicts_json},
               {"errors", errors}, {"log", log}, {"wall_ms", wall_ms}};
 }
 

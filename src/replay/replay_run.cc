@@ -244,6 +244,19 @@ Result<ReplayReport> Replay(const Scenario& s, const ReplayOptions& options) {
   for (const auto& x : s.expect) report.verdicts.push_back(CheckExpectation(x, **store, **product, conclusions));
   std::stable_sort(report.rows.begin(), report.rows.end(),
                    [](const TimelineRow& a, const TimelineRow& b) { return a.at < b.at; });
+  // The seed page's rows beside ours: the first row of this replay that holds the seed row's words.
+  report.seed_page = s.seed_page;
+  for (const SeedRow& seed : s.seed_timeline) {
+    SeedComparison c{seed, std::nullopt, ""};
+    if (!seed.ours.empty())
+      for (const TimelineRow& row : report.rows)
+        if (row.what.find(seed.ours) != std::string::npos) {
+          c.ours = row.at;
+          c.ours_row = row.what;
+          break;
+        }
+    report.seed.push_back(std::move(c));
+  }
   report.log = std::move(job_log);
   report.wall_ms = std::chrono::duration_cast<std::chrono::milliseconds>(wall.Now() - wall_start).count();
   return report;

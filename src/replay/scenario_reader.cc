@@ -288,7 +288,7 @@ Event ReadEvent(const Reader& r, const YAML::Node& n, size_t i) {
 
 Scenario ReadAll(const Reader& r, const YAML::Node& root) {
   if (!root.IsMap()) r.Fail(root, "(top level)", "expected a mapping with version, name, workspace, clock, ...");
-  r.OnlyKeys(root, "", {"version", "name", "story", "workspace", "clock", "setup", "history", "platforms", "events", "expect"});
+  r.OnlyKeys(root, "", {"version", "name", "story", "workspace", "clock", "setup", "history", "platforms", "events", "expect", "seed_timeline"});
   Scenario s;
   s.dir = r.dir();
   s.file = r.file();
@@ -347,6 +347,23 @@ Scenario ReadAll(const Reader& r, const YAML::Node& root) {
         r.Fail(events[i]["at"], w, FormatRfc3339(e.at) + " is earlier than the event before it (" +
                                        FormatRfc3339(s.events.back().at) + "); events are in time order");
       s.events.push_back(std::move(e));
+    }
+  }
+  if (const YAML::Node seed = root["seed_timeline"]) {
+    r.OnlyKeys(seed, "seed_timeline", {"page", "rows"});
+    s.seed_page = r.String(seed["page"], "seed_timeline.page");
+    const YAML::Node rows = seed["rows"];
+    if (!rows || !rows.IsSequence()) r.Fail(rows ? rows : seed, "seed_timeline.rows", "expected a list");
+    for (size_t i = 0; i < rows.size(); ++i) {
+      std::string w = "seed_timeline.rows[" + std::to_string(i) + "]";
+      r.OnlyKeys(rows[i], w, {"at", "system", "what", "ours"});
+      SeedRow row;
+      row.line = rows[i].Mark().line + 1;
+      row.at = r.Time(rows[i]["at"], w + ".at");
+      row.system = r.String(rows[i]["system"], w + ".system");
+      row.what = r.String(rows[i]["what"], w + ".what");
+      row.ours = r.OptString(rows[i]["ours"], w + ".ours");
+      s.seed_timeline.push_back(std::move(row));
     }
   }
   const YAML::Node expect = root["expect"];

@@ -1,11 +1,16 @@
 #include "workspace/watch_jobs.h"
 
+#include <algorithm>
+#include <map>
 #include <mutex>
+#include <optional>
 
+#include "actions/actions.h"
 #include "incidents/incidents.h"
 #include "workspace/incident_desk.h"
 #include "platforms/notify/notify.h"
 #include "workspace/incident_windows.h"
+#include "workspace/proposals.h"
 
 namespace dw::workspace {
 namespace {
@@ -33,11 +38,114 @@ observe::watch::WatchJobKind NotifyDeliveryJobKind() {
           }};
 }
 
+// "approvals", every minute: approval requests past their approval_ttl expire and escalate to
+// escalate_to (actions::ExpireApprovalRequests); never granted by silence.
+observe::watch::WatchJobKind ApprovalExpiryJobKind() {
+  return {"approvals", 60 * 1000,
+          [](observe::watch::WatchLoop& loop, const std::shared_ptr<const observe::watch::WatchEnvironment>& env,
+             int64_t every_ms) -> Status {
+            return loop.AddJob({"approvals", "actions", every_ms, [env](int64_t, int) -> Status {
+                                  auto store = env->state();
+                                  if (!store.ok()) return store.status();
+                                  auto said = actions::ExpireApprovalRequests(**store, *env->workspace, *env->clock);
+                                  if (!said.ok()) return said.status();
+                                  if (env->say)
+                                    for (const std::string& line : *said)
+                                      env->say(FormatRfc3339(env->clock->Now()) + " approvals: " + line);
+                                  return Status::Ok();
+                                }});
+          }};
+}
+
+// Whether the domain `name` is at L2 or above (proposals are drafted and sent there).
+bool Proposes(const config::Workspace& ws, const std::string& name) {
+  auto d = ws.domains.find(name);
+  if (d == ws.domains.end()) return false;
+  auto level = actions::ParseAutonomy(d->second.autonomy);
+  return level.ok() && *level >= actions::Autonomy::kL2;
+}
+
+// Whether a person approved or denied any proposal of incident `id`.
+Result<bool> AnyProposalDecided(store::StateStore& store, const std::string& id, const Clock& clock) {
+  auto proposals = store.ProposalsOfIncident(id);
+  if (!proposals.ok()) return proposals.status();
+  for (const auto& p : *proposals) {
+    auto st = actions::GetProposalState(store, p.id, p.version, clock);
+    if (!st.ok()) return st.status();
+    if (st->status == actions::ProposalStatus::kApproved || st->status == actions::ProposalStatus::kDenied) return true;
+  }
+  return false;
+}
+
+// Whether the domain `name` is at L3 or above (Data Workers re-checks by itself there).
+bool ActsReversibly(const config::Workspace& ws, const std::string& name) {
+  auto d = ws.domains.find(name);
+  if (d == ws.domains.end()) return false;
+  auto level = actions::ParseAutonomy(d->second.autonomy);
+  return level.ok() && *level >= actions::Autonomy::kL3;
+}
+
+// Whether incident `inc` was marked mitigated (the owner says the fix is in) and not verified
+// since: each mitigation is verified once, so a failure asks a person once, not every pass.
+Result<bool> AwaitsVerification(store::StateStore& store, const incidents::Incident& inc) {
+  if (inc.status != incidents::IncidentStatus::kMitigated) return false;
+  TimePoint mitigated_at = inc.transitions.back().at;
+  auto events = store.ActionEvents("incident:" + inc.id);
+  if (!events.ok()) return events.status();
+  for (const auto& e : *events)
+    if ((e.kind == "verified" || e.kind == "verification_failed") && e.at >= mitigated_at) return false;
+  return true;
+}
+
+// "verify", every 5 minutes, for domains at L3 and above: each mitigated incident is verified by
+// Data Workers itself, every step dispatched through actions::DispatchAutonomous (so `dw stop`
+// halts it); a pass resolves the incident and writes its receipt, a failure asks a person.
+observe::watch::WatchJobKind AutonomousVerificationJobKind(std::shared_ptr<Services> services) {
+  return {"verify", 5 * 60 * 1000,
+          [services](observe::watch::WatchLoop& loop, const std::shared_ptr<const observe::watch::WatchEnvironment>& env,
+                     int64_t every_ms) -> Status {
+            bool any = false;
+            for (const auto& [name, d] : env->workspace->domains) any |= ActsReversibly(*env->workspace, name);
+            if (!any) return Status::Ok();
+            return loop.AddJob({"verify", "actions", every_ms, [env, services](int64_t, int) -> Status {
+                                  auto store = env->state();
+                                  if (!store.ok()) return store.status();
+                                  auto desk = OpenIncidentDesk(*services);
+                                  if (!desk.ok()) return desk.status();
+                                  incidents::IncidentFilter f;
+                                  f.status = incidents::IncidentStatus::kMitigated;
+                                  f.limit = 1000;
+                                  auto list = (*desk)->List(f);
+                                  if (!list.ok()) return list.status();
+                                  const std::string now = FormatRfc3339(env->clock->Now());
+                                  for (const auto& inc : *list) {
+                                    if (!ActsReversibly(*env->workspace, inc.domain)) continue;
+                                    auto due = AwaitsVerification(**store, inc);
+                                    if (!due.ok()) return due.status();
+                                    if (!*due) continue;
+                                    auto v = actions::VerifyIncident(**store, *env->workspace, **desk, inc.id,
+                                                                     {.actor = "dw (autonomy)", .autonomous = true},
+                                                                     *env->clock);
+                                    if (!v.ok()) return v.status();
+                                    if (env->say) env->say(now + " verify: " + v->summary);
+                                  }
+                                  return Status::Ok();
+                                }});
+          }};
+}
+
 }  // namespace
 
 std::vector<observe::watch::WatchJobKind> WatchJobKinds() {
   std::vector<observe::watch::WatchJobKind> kinds = observe::watch::ObserveWatchJobKinds();
   kinds.push_back(NotifyDeliveryJobKind());
+  kinds.push_back(ApprovalExpiryJobKind());
+  return kinds;
+}
+
+std::vector<observe::watch::WatchJobKind> WatchJobKinds(const std::shared_ptr<Services>& services) {
+  std::vector<observe::watch::WatchJobKind> kinds = WatchJobKinds();
+  kinds.push_back(AutonomousVerificationJobKind(services));
   return kinds;
 }
 
@@ -60,7 +168,9 @@ std::shared_ptr<const observe::watch::WatchEnvironment> WatchEnvironmentFor(
   // end at once; passes are serialised so two never judge the same signals. A failed pass is
   // reported and retried by the next one (its cursor did not move).
   auto pass_mu = std::make_shared<std::mutex>();
-  env->after_run = [services, pass_mu, say = env->say](const std::string& job) {
+  // Incident id -> how many signal sources it held when its proposals were last drafted (under pass_mu).
+  auto drafted_sources = std::make_shared<std::map<std::string, size_t>>();
+  env->after_run = [services, pass_mu, drafted_sources, say = env->say](const std::string& job) {
     std::lock_guard<std::mutex> lock(*pass_mu);
     const std::string now = FormatRfc3339(services->clock().Now());
     auto fail = [&](const Status& s) { say(now + " incidents after " + job + ": FAILED (the next pass retries): " + s.message()); };
@@ -73,6 +183,36 @@ std::shared_ptr<const observe::watch::WatchEnvironment> WatchEnvironmentFor(
     for (const std::string& id : r->opened) say(now + " incident opened " + id + " (after " + job + ")");
     for (const std::string& id : r->updated) say(now + " incident updated " + id + " (after " + job + ")");
     for (const std::string& id : r->resolved) say(now + " incident resolved by verification " + id);
+    // L2 and above propose: an incident opened or updated by this pass gets its proposals drafted
+    // and sent to its domain's approvers (a content-equal draft stores no new version).
+    for (const auto* ids : {&r->opened, &r->updated})
+      for (const std::string& id : *ids) {
+        auto inc = (*desk)->Get(id);
+        if (!inc.ok() || inc->status == incidents::IncidentStatus::kResolved ||
+            inc->status == incidents::IncidentStatus::kClosed || !Proposes(services->workspace(), inc->domain))
+          continue;
+        // Once the owner has decided on any of its proposals, the set is hers: no new versions
+        // drafted over it by later passes (a person asks for a redraft with `dw incidents propose`).
+        auto decided = AnyProposalDecided(**store, id, services->clock());
+        if (!decided.ok()) return fail(decided.status());
+        if (*decided) continue;
+        // An update redrafts only when a signal source joined since this process last drafted
+        // (a severity recomputed as the clock moves is no reason for new versions and requests).
+        auto seen = drafted_sources->find(id);
+        if (seen != drafted_sources->end() && seen->second == inc->signals.size()) continue;
+        (*drafted_sources)[id] = inc->signals.size();
+        auto proposed = ProposeIncidentFixes(*services, id, "agent:dw-incidents");
+        if (!proposed.ok()) {
+          say(now + " proposals for " + id + ": not drafted: " + proposed.status().message());
+          continue;
+        }
+        for (const auto& p : proposed->stored)
+          if (p.new_version) say(now + " proposal " + p.id + " v" + std::to_string(p.version) + ": " + p.sending);
+      }
+    // Every resolution gets its receipt (one per incident; a failure is retried by the next pass).
+    auto receipts = actions::WriteResolutionReceipts(**store, services->workspace(), **desk, services->clock());
+    if (!receipts.ok()) return fail(receipts.status());
+    for (const std::string& line : *receipts) say(now + " " + line);
     for (const incidents::ObservationGap& g : r->gaps) say(now + " observation gap " + g.source + ": " + g.message);
   };
   return env;

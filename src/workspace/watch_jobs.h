@@ -12,8 +12,12 @@
 
 namespace dw::workspace {
 
-// Every kind of watch job, in the order they are added to the loop.
+// Every kind of watch job that needs only the environment, in the order they are added to the
+// loop (the observe stage's, "notify", "approvals").
 std::vector<observe::watch::WatchJobKind> WatchJobKinds();
+// All of them, with the kinds that need the process's services ("verify": L3/L4 autonomous
+// verification of mitigated incidents). What `dw watch` and the replay run.
+std::vector<observe::watch::WatchJobKind> WatchJobKinds(const std::shared_ptr<Services>& services);
 
 // What the jobs use, from `services` (kept alive by the environment); `say` gets one line per run.
 // Its after_run hook is the incidents stage's signal pass.

@@ -99,5 +99,48 @@ TEST_F(ReplayCommandTest, AnApprovalTheProductCannotCarryOutFailsInTheVerdicts) 
   EXPECT_TRUE(j["verdicts"][1]["ok"].get<bool>());
 }
 
+// The owner's fix, verified: a check that fails opens the incident; the `fix` event's SQL repairs
+// the rows and triggers the verification, which resolves the incident and writes a receipt whose
+// chain verifies — each checked against the product's store, with the rows in the timeline.
+TEST_F(ReplayCommandTest, AFixIsVerifiedAndTheResolutionLeavesAReceiptThatVerifies) {
+  dir_.Write("workspace/dataworkers.yaml",
+             "version: 1\nname: t\nwarehouses:\n  main: {type: sqlite, path: w.db}\n"
+             "domains:\n  shop: {autonomy: L2, owners: [ana@example.com], approvers: [ana@example.com]}\n"
+             "assets:\n  - {id: table://main/orders, domain: shop, owner: ana@example.com}\n"
+             "checks:\n  - table: main.orders\n    range: {amount: {min: 0}}\n");
+  const std::string yaml = std::string(kHead) +
+      "setup:\n  - warehouse: main\n    sql_inline: \"CREATE TABLE orders (id INTEGER, amount INTEGER);"
+      " INSERT INTO orders VALUES (1, 10), (2, -5), (3, 7);\"\n"
+      "events:\n  - at: 2026-11-24T09:30:00Z\n    says: the owner repairs the rows\n"
+      "    warehouse: main\n    sql_inline: \"UPDATE orders SET amount = 5 WHERE id = 2\"\n"
+      "    person: {as: ana@example.com, does: fix}\n"
+      "expect:\n  - incident: {asset: table://main/orders, verified: true, receipt: true}\n";
+  auto r = Replay(yaml, " --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  Json j = Json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out << r.err;
+  ASSERT_EQ(j["verdicts"].size(), 1u);
+  EXPECT_TRUE(j["verdicts"][0]["ok"].get<bool>()) << j["verdicts"][0]["detail"];
+  EXPECT_NE(j["verdicts"][0]["detail"].get<std::string>().find("receipt 1 verifies"), std::string::npos)
+      << j["verdicts"][0]["detail"];
+  bool verified_row = false, receipt_row = false;
+  for (const auto& row : j["rows"]) {
+    std::string what = row["what"];
+    verified_row |= what.rfind("verified inc-", 0) == 0;
+    receipt_row |= what.rfind("Receipt 1 written for inc-", 0) == 0;
+  }
+  EXPECT_TRUE(verified_row) << r.out;
+  EXPECT_TRUE(receipt_row) << r.out;
+
+  // Without the repair the same fix event verifies nothing: the incident stays open, unverified.
+  auto unrepaired = Replay(std::string(kHead) +
+      "setup:\n  - warehouse: main\n    sql_inline: \"CREATE TABLE orders (id INTEGER, amount INTEGER);"
+      " INSERT INTO orders VALUES (1, 10), (2, -5), (3, 7);\"\n"
+      "events:\n  - at: 2026-11-24T09:30:00Z\n    person: {as: ana@example.com, does: fix}\n"
+      "expect:\n  - incident: {asset: table://main/orders, verified: false, receipt: false}\n", " --format json");
+  EXPECT_EQ(unrepaired.exit_code, 0) << unrepaired.out << unrepaired.err;
+  EXPECT_NE(unrepaired.out.find("verification of inc-"), std::string::npos) << unrepaired.out;
+}
+
 }  // namespace
 }  // namespace dw::replay
