@@ -5,6 +5,7 @@
 #  2. the official MCP conformance suite against `dw serve --conformance-fixtures`;
 #  3. the official TypeScript SDK client against each agent through start-agent.sh;
 #  4. Claude Code itself: `claude mcp add` for each agent, then `claude mcp list`;
+#  4b. the desk's pages in headless Chromium (playwright-core, axe-core; tests/browser/);
 #  5. the GoogleTest suite again under AddressSanitizer and UndefinedBehaviorSanitizer
 #     (skip with DW_SKIP_SANITIZERS=1 for a quick local run).
 # Exits non-zero if any stage fails; the last line counts passed and failed tests.
@@ -58,6 +59,13 @@ out=$(tests/node/claude_mcp_list.sh "$root/start-agent.sh" 2>&1); rc=$?
 echo "$out"
 line=$(echo "$out" | grep -E '^claude: [0-9]+ passed, [0-9]+ failed' | tail -1)
 tally claude $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/')" \
+  "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/;t;s/.*/0/')"
+
+echo "== the desk in headless Chromium (playwright-core + axe-core)" >&2
+out=$(node tests/browser/desk_browser.mjs "$root/build" 2>&1); rc=$?
+echo "$out"
+line=$(echo "$out" | grep -E '^browser: [0-9]+ passed, [0-9]+ failed' | tail -1)
+tally browser $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/')" \
   "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/;t;s/.*/0/')"
 
 if [ "${DW_SKIP_SANITIZERS:-0}" != 1 ]; then

@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 const std::vector<std::string>& StageOrder() {
   static const std::vector<std::string> kOrder = {
       "base",    "config",  "store",     "warehouse", "net", "platforms", "observe", "graph",
-      "incidents", "actions", "schema",  "replay",    "workspace", "mcp", "agents", "app"};
+      "incidents", "actions", "schema",  "replay",    "workspace", "desk", "mcp", "agents", "app"};
   return kOrder;
 }
 
@@ -166,7 +166,9 @@ TEST(IncludeDirection, TheOrderKnowsTheComingStages) {
   for (const char* stage : {"incidents", "actions", "schema", "replay"}) EXPECT_GE(Rank(stage), 0) << stage;
   EXPECT_LT(Rank("observe"), Rank("incidents"));
   EXPECT_LT(Rank("replay"), Rank("workspace"));
-  EXPECT_EQ(Rank("workspace") + 1, Rank("mcp"));
+  // The desk's pages read the workspace's services and are served by app/ beside MCP.
+  EXPECT_EQ(Rank("workspace") + 1, Rank("desk"));
+  EXPECT_EQ(Rank("desk") + 1, Rank("mcp"));
 }
 
 }  // namespace

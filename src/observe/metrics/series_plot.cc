@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/html_escape.h"
 #include "observe/metrics/series_csv.h"
 
 namespace dw::observe::metrics {
@@ -11,19 +12,7 @@ namespace {
 
 constexpr double kW = 900, kH = 360, kLeft = 80, kRight = 20, kTop = 40, kBottom = 40;
 
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string Escape(const std::string& s) { return HtmlEscape(s); }
 
 std::string Num(double v) {
   char buf[32];

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <memory>
 
+#include "base/html_escape.h"
 #include "platforms/notify/channel.h"
 #include "platforms/notify/http_answer.h"
 #include "platforms/notify/notice.h"
@@ -12,19 +13,7 @@
 namespace dw::platforms::notify {
 namespace {
 
-std::string Html(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
-}
+std::string Html(const std::string& s) { return HtmlEscape(s); }
 
 // Header values are one line: a CR or LF in a title must not start a header of its own.
 std::string OneLine(std::string s) {
