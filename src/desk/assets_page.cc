@@ -74,7 +74,11 @@ Page AssetPage(workspace::Services& services, const std::string& id) {
   if (id.empty() || id.size() > 500) return MessagePage(400, "Bad asset id", "An asset id has 1 to 500 characters.");
   if (!services.workspace_status().ok()) return StatusPage(services.workspace_status(), "The workspace did not load");
   auto answer = workspace::AssetAnswer(services, id);
-  if (!answer.ok()) return StatusPage(answer.status(), "The context graph could not be read");
+  if (!answer.ok()) {
+    if (answer.status().code() == StatusCode::kInvalidArgument)
+      return MessagePage(400, "Bad asset id", "'" + id + "' is not an asset id: " + answer.status().message());
+    return StatusPage(answer.status(), "The context graph could not be read");
+  }
   if (!answer->value("found", false)) {
     Page p = NotFoundPage("Asset " + id);
     std::string closest;
@@ -95,6 +99,8 @@ Page AssetPage(workspace::Services& services, const std::string& id) {
   }
   html += std::string("<dt>customer-facing</dt><dd>") + (asset.value("customer_facing", false) ? "<strong>yes</strong>" : "no") + "</dd>\n";
   if (asset.value("placeholder", false)) html += "<dt>described</dt><dd>no source describes this asset yet</dd>\n";
+  if (const std::string notes = Text(asset, "notes"); !notes.empty())
+    html += "<dt>notes</dt><dd>" + HtmlEscape(notes) + "</dd>\n";
   html += "</dl>\n";
 
   // Lineage up and down as a picture.

@@ -9,7 +9,7 @@
 namespace dw::desk {
 namespace {
 
-constexpr int kColumnWidth = 250, kBoxWidth = 220, kBoxHeight = 46, kRowHeight = 60, kTop = 58, kLeft = 10;
+constexpr int kColumnWidth = 290, kBoxWidth = 262, kBoxHeight = 62, kRowHeight = 76, kTop = 58, kLeft = 10;
 
 struct Style {
   const char* fill;
@@ -19,17 +19,23 @@ struct Style {
 
 Style StyleOf(NodeRole role) {
   switch (role) {
-    case NodeRole::kSelf: return {"#e8eefc", "#1f3f8f", "this asset"};
-    case NodeRole::kCause: return {"#fff1d6", "#8a5300", "cause"};
-    case NodeRole::kDamaged: return {"#fde4e4", "#9b1c1c", "damaged"};
-    case NodeRole::kConsumer: return {"#eef6ee", "#25602a", "acts on it"};
+    case NodeRole::kSelf: return {"#e8eefc", "#1f3f8f", "THIS ASSET"};
+    case NodeRole::kCause: return {"#fff1d6", "#8a5300", "CAUSE"};
+    case NodeRole::kDamaged: return {"#fde4e4", "#9b1c1c", "DAMAGED"};
+    case NodeRole::kConsumer: return {"#eef6ee", "#25602a", "ACTS ON IT"};
     case NodeRole::kCustomerFacing: return {"#fde4e4", "#9b1c1c", "CUSTOMER-FACING"};
     case NodeRole::kPlain: break;
   }
   return {"#f4f4f4", "#555555", ""};
 }
 
-std::string Clip(const std::string& s, size_t n) { return s.size() <= n ? s : s.substr(0, n - 1) + "…"; }
+// At most `n` bytes, cut on a UTF-8 character boundary, with an ellipsis when cut.
+std::string Clip(const std::string& s, size_t n) {
+  if (s.size() <= n) return s;
+  size_t cut = n - 1;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return s.substr(0, cut) + "…";
+}
 
 }  // namespace
 
@@ -96,13 +102,16 @@ std::string RenderLineageSvg(const std::string& label, std::vector<PictureNode> 
     svg += "<rect x=\"" + x + "\" y=\"" + y + "\" width=\"" + std::to_string(kBoxWidth) + "\" height=\"" +
            std::to_string(kBoxHeight) + "\" rx=\"5\" fill=\"" + st.fill + "\" stroke=\"" + st.stroke +
            "\" stroke-width=\"" + (strong ? "2" : "1") + "\"/>";
-    std::string first = node.id;
-    if (*st.tag) first = std::string(st.tag) + ": " + first;
-    svg += "<text x=\"" + std::to_string(at.first + 6) + "\" y=\"" + std::to_string(at.second + 18) +
-           "\" fill=\"#111\"" + (strong ? " font-weight=\"bold\"" : "") + ">" + HtmlEscape(Clip(first, 34)) + "</text>";
+    // Three lines: what the box is (when it is more than a hop on the way), the id, the detail.
+    const std::string tx = std::to_string(at.first + 6);
+    if (*st.tag)
+      svg += "<text x=\"" + tx + "\" y=\"" + std::to_string(at.second + 16) + "\" fill=\"" + st.stroke +
+             "\" font-weight=\"bold\" font-size=\"11\">" + st.tag + "</text>";
+    svg += "<text x=\"" + tx + "\" y=\"" + std::to_string(at.second + 34) + "\" fill=\"#111\"" +
+           (strong ? " font-weight=\"bold\"" : "") + ">" + HtmlEscape(Clip(node.id, 40)) + "</text>";
     if (!node.detail.empty())
-      svg += "<text x=\"" + std::to_string(at.first + 6) + "\" y=\"" + std::to_string(at.second + 36) +
-             "\" fill=\"#222\">" + HtmlEscape(Clip(node.detail, 36)) + "</text>";
+      svg += "<text x=\"" + tx + "\" y=\"" + std::to_string(at.second + 52) + "\" fill=\"#222\">" +
+             HtmlEscape(Clip(node.detail, 44)) + "</text>";
     svg += "</g>\n";
   }
   int column_index = 0;

@@ -19,14 +19,15 @@ h2{font-size:1.2rem;margin-top:1.8rem;border-bottom:1px solid #ccc}
 h3{font-size:1.05rem}
 a{color:#0b4cc2}
 table{border-collapse:collapse;width:100%;background:#fff}
-th,td{border:1px solid #ccc;padding:.35rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th,td{border:1px solid #ccc;padding:.35rem .5rem;text-align:left;vertical-align:top;overflow-wrap:break-word}
+td a{overflow-wrap:anywhere}
 th{background:#eef1f6}
 caption{text-align:left;font-weight:600;padding:.3rem 0}
 .scroll{overflow-x:auto;max-width:100%}
 .picture svg{display:block;max-width:none;background:#fff}
 .small{font-size:.85rem;color:#333}
 .nowrap{white-space:nowrap}
-.sev{display:inline-block;padding:.05rem .45rem;border-radius:.3rem;font-weight:700;color:#fff}
+.sev{display:inline-block;white-space:nowrap;padding:.05rem .45rem;border-radius:.3rem;font-weight:700;color:#fff}
 .sev1{background:#a11111}.sev2{background:#8a4b00}.sev3{background:#44546a}
 .deadline{color:#a11111}
 tr.cf td{background:#fdecec}
@@ -52,7 +53,7 @@ form.filters label{display:flex;flex-direction:column;font-size:.9rem}
 input,select,button,textarea{font:inherit;padding:.3rem}
 button{background:#1b2a4a;color:#fff;border:0;border-radius:.3rem;padding:.4rem .9rem}
 code.hash{overflow-wrap:anywhere}
-@media (max-width:640px){main{padding:.5rem}dl.facts{grid-template-columns:1fr}dl.facts dt{margin-top:.4rem}th,td{padding:.3rem}}
+@media (max-width:640px){main{padding:.5rem}h1{font-size:1.15rem}dl.facts{grid-template-columns:1fr}dl.facts dt{margin-top:.4rem}th,td{padding:.3rem}}
 )CSS";
   return p;
 }

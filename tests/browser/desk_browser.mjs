@@ -191,7 +191,8 @@ try {
     'version: 1', 'name: hostile', 'warehouses:', '  main: {type: sqlite, path: w.db}',
     'domains:', '  d: {owners: [ana@example.com]}', 'assets:',
     '  - id: table://main/base', '    domain: d', '    owner: ana@example.com',
-    '  - id: table://main/<script>', '    domain: d', '    owner: ana@example.com', '    reads: [table://main/base]', ''].join('\n'));
+    '  - id: table://main/scripted', '    domain: d', '    owner: "<script>alert(1)</script>"',
+    '    notes: "<script>alert(\'notes\')</script> <img src=x onerror=alert(2)>"', '    reads: [table://main/base]', ''].join('\n'));
   const s2 = await serve(hostile, '2026-11-24T15:40:00Z');
   servers.push(s2);
   const hb = `http://127.0.0.1:${s2.port}`;
@@ -199,12 +200,14 @@ try {
   const hp = await hctx.newPage();
   const dialogs = [];
   hp.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
-  for (const path of ['/assets?q=script', '/assets/' + encodeURIComponent('table://main/<script>'),
-                      '/assets/' + encodeURIComponent('table://main/base')]) {
+  // Asset ids cannot hold '<' or '>'; an owner and notes can, and so can what a person types.
+  for (const path of ['/assets?q=scripted', '/assets/' + encodeURIComponent('table://main/scripted'),
+                      '/assets/' + encodeURIComponent('table://main/base'), '/assets/' + encodeURIComponent('table://main/<script>')]) {
     await hp.goto(hb + path);
-    const scripts = await hp.evaluate(() => document.querySelectorAll('script').length);
+    const scripts = await hp.evaluate(() => document.querySelectorAll('script, img').length);
     const shown = await hp.locator('main').innerText();
-    check(`a table named <script> renders as text on ${path}`, scripts === 0 && shown.includes('table://main/<script>'),
+    const expected = path.includes('%3Cscript%3E') ? 'table://main/<script>' : '<script>alert(1)</script>';
+    check(`markup in the graph renders as text on ${path}`, scripts === 0 && shown.includes(expected) && dialogs.length === 0,
           `scripts=${scripts}`);
   }
   const hostileSearch = await hp.goto(hb + '/assets?q=' + encodeURIComponent('"><script>alert(1)</script>'));
