@@ -75,7 +75,8 @@ Page Stylesheet();
 
 // The response headers every desk answer carries: a Content-Security-Policy that allows only this
 // origin's stylesheet and images (no script at all, no other origin, no framing), nosniff,
-// no referrer (a signed link never leaks through a Referer), no caching.
+// same-origin referrers only (a signed link never leaks through a Referer to another site), no
+// caching.
 void AddSecurityHeaders(httplib::Response& res);
 
 // Registers the routes above on `server` (GET only; the server's Host/Origin and bearer checks

@@ -49,7 +49,9 @@ void AddSecurityHeaders(httplib::Response& res) {
                  "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
                  "frame-ancestors 'none'; base-uri 'none'");
   res.set_header("X-Content-Type-Options", "nosniff");
-  res.set_header("Referrer-Policy", "no-referrer");
+  // same-origin, not no-referrer: with no-referrer browsers post forms with `Origin: null`, which the
+  // server refuses; a signed link still never leaves in a Referer to another origin.
+  res.set_header("Referrer-Policy", "same-origin");
   res.set_header("X-Frame-Options", "DENY");
   res.set_header("Cache-Control", "no-store");
 }

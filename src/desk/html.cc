@@ -85,7 +85,7 @@ Page StatusPage(const Status& status, const std::string& heading) {
 }
 
 std::string JsonBlock(const Json& value) {
-  return "<pre class=\"json\">" + HtmlEscape(value.dump(2, ' ', false, Json::error_handler_t::replace)) + "</pre>\n";
+  return "<pre class=\"json\" tabindex=\"0\">" + HtmlEscape(value.dump(2, ' ', false, Json::error_handler_t::replace)) + "</pre>\n";
 }
 
 Page NotFoundPage(const std::string& what) {

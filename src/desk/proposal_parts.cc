@@ -37,7 +37,7 @@ std::string ApprovalState(const actions::ProposalState& st) {
 }  // namespace
 
 std::string DiffBlock(const std::string& unified) {
-  std::string out = "<pre class=\"diff\">";
+  std::string out = "<pre class=\"diff\" tabindex=\"0\">";
   std::istringstream in(unified);
   std::string line;
   while (std::getline(in, line)) {

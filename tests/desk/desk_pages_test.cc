@@ -306,7 +306,7 @@ TEST_F(DeskPagesTest, EveryAnswerCarriesAPolicyWithoutScriptAndForeignOriginsAre
     EXPECT_EQ(csp.find("unsafe-inline"), std::string::npos) << path;
     EXPECT_EQ(csp.find("script-src"), std::string::npos) << "no script source at all: " << path;
     EXPECT_EQ(r->get_header_value("X-Content-Type-Options"), "nosniff");
-    EXPECT_EQ(r->get_header_value("Referrer-Policy"), "no-referrer");
+    EXPECT_EQ(r->get_header_value("Referrer-Policy"), "same-origin");
   }
   auto r = Get("/", {{"Origin", "http://evil.example"}});
   EXPECT_EQ(r->status, 403);
