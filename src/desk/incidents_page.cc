@@ -75,7 +75,8 @@ Page IncidentsPage(workspace::Services& services, const Query& query) {
   incidents::IncidentFilter filter;
   filter.domain = params->domain;
   filter.status = params->status;
-  filter.limit = 1000;
+  // The page lists 200; a severity filter is applied to what is read, so it reads more.
+  filter.limit = params->severity ? 1000 : kShown;
   auto list = (*desk)->List(filter);
   if (!list.ok()) return StatusPage(list.status(), "The incidents could not be read");
   const TimePoint now = services.clock().Now();
@@ -111,7 +112,7 @@ Page IncidentsPage(workspace::Services& services, const Query& query) {
     html += "<p class=\"message\">No incident matches.</p>\n";
   } else {
     const bool capped = list->size() >= static_cast<size_t>(filter.limit);
-    html += "<p>" + std::string(capped ? "Of the newest " + std::to_string(filter.limit) + " read, " : "") +
+    html += "<p>" + std::string(capped ? "The newest " + std::to_string(filter.limit) + " read: " : "") +
             std::to_string(matched) + (matched == 1 ? " incident" : " incidents") +
             (shown < matched ? ", the newest " + std::to_string(shown) + " shown" : "") + ". Now: " +
             HtmlEscape(ShortTime(now)) + ".</p>\n";
