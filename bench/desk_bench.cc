@@ -1,7 +1,7 @@
 // The desk's pages served over loopback HTTP by the server `dw serve` uses, with the desk's
 // routes on it, from a workspace on disk whose SQLite state store holds:
 //  - 10,000 incidents (a tenth of them on tables that feed a customer-facing 22:00 sync, so the
-//    list computes countdowns), for GET / (the incidents page; it reads the newest 1,000);
+//    list computes countdowns), for GET / (the incidents page; it reads the newest 200);
 //  - one incident whose blast radius is 5,000 assets (a Flink job writing a table that 5,000 dbt
 //    models read, in three layers, 50 of them feeding customer-facing syncs), with its restore
 //    change event, for GET /incidents/<id> (diagnosis, blast radius, lineage picture, timeline).
