@@ -25,6 +25,9 @@
 #include "base/json.h"
 #include "base/status.h"
 #include "config/workspace.h"
+#include "graph/context_graph.h"
+#include "net/http_client.h"
+#include "schema/schema.h"
 #include "store/state_store.h"
 
 namespace dw::actions {
@@ -58,7 +61,8 @@ struct ReceiptHead {
   std::string hash;  // "" when there is no receipt
 };
 
-// Appends `content` (a JSON object) as the next receipt and returns it. Retries when another
+// Appends `content` (a JSON object) as the next receipt and returns it, every string in it redacted
+// (base/redaction.h) before it is hashed, so no secret sits in a receipt. Retries when another
 // writer appended first; kInvalidArgument when `content` is not an object or not canonical-able.
 Result<store::ReceiptRecord> WriteReceipt(store::StateStore& store, const Json& content,
                                           const Clock& clock);
@@ -368,5 +372,34 @@ Result<DispatchOutcome> DispatchAutonomous(store::StateStore& store,
                                            const config::Workspace& workspace,
                                            const AutonomousStep& step, StepRunner& runner,
                                            const Clock& clock);
+
+// ---- register_stream_schema (dw-connectors, `dw schema register`): a schema registration is a
+// proposal like any other change outside the state store (ARCHITECTURE.md) ----
+
+struct RegisterSchemaRequest {
+  std::string subject;
+  std::string schema;
+  schema::Format format = schema::Format::kAvro;
+  std::string proposal_id;  // "": draft (or show) the proposal; else register the approved one
+  std::string domain;       // whose approvers decide; default the topic asset's domain, or the only one
+  std::string actor = "agent:dw-connectors";  // who drafts: never an approver of its own proposal
+};
+
+// The proposal kind a registration is drafted as.
+inline constexpr const char* kRegistrationKind = "schema_registration";
+
+// Without a proposal id: checks the schema against the subject (refusing a schema the registry
+// would refuse: invalid 42201, or incompatible at the subject's level 409), assesses its impact,
+// stores the registration as a proposal of the actions stage and sends it for approval; answers
+// {registered: false, status: "awaiting_approval", proposal, approval, verdict, impact} and
+// writes nothing to the registry. The same draft again answers the stored proposal's state.
+// With a proposal id: registers the schema the proposal holds only when its newest version is
+// approved and the approval request has not expired; writes a receipt with the registry's
+// answer (id and version, or its error); answers {registered, status, id?, version?, receipt}.
+// kFailedPrecondition (nothing written) for a proposal that is pending, denied, expired or not a
+// registration; kNotFound for an unknown one.
+Result<Json> RegisterStreamSchema(const RegisterSchemaRequest& request, store::StateStore& store, const config::Workspace& workspace,
+                                  const config::PlatformConfig& registry, net::HttpClient& http, const graph::ContextGraph* graph,
+                                  const Clock& clock);
 
 }  // namespace dw::actions

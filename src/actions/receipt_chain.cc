@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "actions/actions.h"
+#include "base/redaction.h"
 
 namespace dw::actions {
 namespace {
@@ -41,7 +42,10 @@ bool BodyNamesLink(std::string_view body, const std::string& prev, int64_t seq) 
 Result<store::ReceiptRecord> WriteReceipt(store::StateStore& store, const Json& content,
                                           const Clock& clock) {
   if (!content.is_object()) return InvalidArgument("a receipt's content must be a JSON object");
-  Result<std::string> encoded_content = CanonicalJson(content);
+  // Redacted before it is hashed: the store keeps the hashed bytes and refuses a secret in them.
+  Json redacted = content;
+  RedactSecretsIn(redacted);
+  Result<std::string> encoded_content = CanonicalJson(redacted);
   if (!encoded_content.ok()) return encoded_content.status();
   Status last;
   for (int attempt = 0; attempt < kAppendAttempts; ++attempt) {

@@ -2,6 +2,7 @@
 // score parts, evidence, counter-evidence and lineage path; the severity and blast radius as of
 // now. A thin call into incidents::IncidentDesk::Diagnose.
 #include "agents/agents.h"
+#include "agents/workspace_guard.h"
 #include "workspace/incident_desk.h"
 
 namespace dw::agents {
@@ -64,8 +65,7 @@ mcp::ToolSpec DiagnoseIncidentTool(const std::shared_ptr<workspace::Services>& s
   // It writes the top cause into the incident record (the state store only): not read-only, not
   // destructive, and the same answer for the same inputs.
   t.annotations = {.read_only = false, .destructive = false, .idempotent = true, .open_world = false};
-  t.handler = [services](const Json& args, mcp::ToolCall&) {
-    if (!services->workspace_status().ok()) return mcp::ToolResult::Error(services->workspace_status().message());
+  t.handler = WhenWorkspaceLoaded(services, [services](const Json& args, mcp::ToolCall&) {
     auto desk = workspace::OpenIncidentDesk(*services);
     if (!desk.ok()) return mcp::ToolResult::Error(desk.status().message());
     const std::string id = args["incident_id"].get<std::string>();
@@ -76,7 +76,7 @@ mcp::ToolSpec DiagnoseIncidentTool(const std::shared_ptr<workspace::Services>& s
     Json out = incidents::DiagnosisToJson(*d);
     out["incident"] = incidents::IncidentToJson(*inc);
     return mcp::ToolResult::Structured(std::move(out));
-  };
+  });
   return t;
 }
 

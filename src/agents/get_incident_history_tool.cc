@@ -2,6 +2,7 @@
 // and time, newest first, with recurrence counts per cause kind and asset. A thin call into
 // incidents::IncidentDesk::GetHistory (or Get for one id).
 #include "agents/agents.h"
+#include "agents/workspace_guard.h"
 #include "workspace/incident_desk.h"
 #include "base/rfc3339.h"
 
@@ -48,8 +49,7 @@ mcp::ToolSpec GetIncidentHistoryTool(const std::shared_ptr<workspace::Services>&
     "required": ["incidents", "recurrences", "total", "truncated"]
   })js");
   t.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
-  t.handler = [services](const Json& args, mcp::ToolCall&) {
-    if (!services->workspace_status().ok()) return mcp::ToolResult::Error(services->workspace_status().message());
+  t.handler = WhenWorkspaceLoaded(services, [services](const Json& args, mcp::ToolCall&) {
     auto desk = workspace::OpenIncidentDesk(*services);
     if (!desk.ok()) return mcp::ToolResult::Error(desk.status().message());
     if (args.contains("id")) {
@@ -74,7 +74,7 @@ mcp::ToolSpec GetIncidentHistoryTool(const std::shared_ptr<workspace::Services>&
     auto h = (*desk)->GetHistory(f);
     if (!h.ok()) return mcp::ToolResult::Error(h.status().message());
     return mcp::ToolResult::Structured(incidents::HistoryToJson(*h));
-  };
+  });
   return t;
 }
 

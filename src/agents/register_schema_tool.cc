@@ -1,6 +1,8 @@
 // register_stream_schema (dw-connectors): drafts a registration as a proposal of the actions stage,
-// and registers only an approved, unexpired one (schema/schema.h, RegisterStreamSchema).
+// and registers only an approved, unexpired one (actions/actions.h, RegisterStreamSchema).
 #include "agents/connectors_tools.h"
+#include "agents/workspace_guard.h"
+#include "actions/actions.h"
 #include "schema/schema.h"
 
 namespace dw::agents {
@@ -41,8 +43,7 @@ mcp::ToolSpec RegisterStreamSchemaTool(const std::shared_ptr<workspace::Services
     }
   })");
   t.annotations = {.read_only = false, .destructive = true, .idempotent = false, .open_world = true};
-  t.handler = [services](const Json& args, mcp::ToolCall&) {
-    if (!services->workspace_status().ok()) return mcp::ToolResult::Error(services->workspace_status().message());
+  t.handler = WhenWorkspaceLoaded(services, [services](const Json& args, mcp::ToolCall&) {
     if (!args.contains("proposal_id") && (!args.contains("subject") || !args.contains("schema")))
       return mcp::ToolResult::Error("give `subject` and `schema` to draft a registration, or the `proposal_id` of an approved one");
     auto registry = schema::RegistryPlatform(services->workspace().platforms, args.value("platform", ""));
@@ -52,17 +53,17 @@ mcp::ToolSpec RegisterStreamSchemaTool(const std::shared_ptr<workspace::Services
     auto format = schema::ParseFormat(args.value("schema_type", "AVRO"));
     if (!format.ok()) return mcp::ToolResult::Error(format.status().message());
     auto graph = services->graph();
-    schema::RegisterRequest req;
+    actions::RegisterSchemaRequest req;
     req.subject = args.value("subject", "");
     req.schema = args.value("schema", "");
     req.format = *format;
     req.proposal_id = args.value("proposal_id", "");
     req.domain = args.value("domain", "");
-    auto r = schema::RegisterStreamSchema(req, **store, services->workspace(), **registry, services->http(),
+    auto r = actions::RegisterStreamSchema(req, **store, services->workspace(), **registry, services->http(),
                                           graph.ok() ? *graph : nullptr, services->clock());
     if (!r.ok()) return mcp::ToolResult::Error(r.status().message());
     return mcp::ToolResult::Structured(std::move(r).value());
-  };
+  });
   return t;
 }
 

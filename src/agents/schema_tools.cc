@@ -1,4 +1,5 @@
 #include "agents/schema_tools.h"
+#include "agents/workspace_guard.h"
 
 #include "schema/schema.h"
 
@@ -40,18 +41,26 @@ Json VerdictSchema() {
                    "summary": {"type": "string"}}})");
 }
 
-// Level and format from the arguments (the input schema limits them to valid names; a bad one that
-// reaches here anyway is refused with the registry's code).
-Result<schema::Format> FormatArg(const Json& args) { return schema::ParseFormat(args.value("schema_type", "AVRO")); }
-Result<std::optional<schema::Level>> LevelArg(const Json& args) {
-  if (!args.contains("level")) return std::optional<schema::Level>();
-  auto l = schema::ParseLevel(args["level"].get<std::string>());
-  if (!l.ok()) return l.status();
-  return std::optional<schema::Level>(*l);
-}
-std::optional<int64_t> VersionArg(const Json& args) {
-  if (!args.contains("version")) return std::nullopt;
-  return args["version"].get<int64_t>();
+// The arguments both tools read the same way: format, level and version (the input schema limits
+// them to valid names; a bad one that reaches here anyway is refused with the registry's code).
+struct SchemaArgs {
+  schema::Format format = schema::Format::kAvro;
+  std::optional<schema::Level> level;
+  std::optional<int64_t> version;
+};
+
+Result<SchemaArgs> ReadSchemaArgs(const Json& args) {
+  SchemaArgs out;
+  auto format = schema::ParseFormat(args.value("schema_type", "AVRO"));
+  if (!format.ok()) return format.status();
+  out.format = *format;
+  if (args.contains("level")) {
+    auto level = schema::ParseLevel(args["level"].get<std::string>());
+    if (!level.ok()) return level.status();
+    out.level = *level;
+  }
+  if (args.contains("version")) out.version = args["version"].get<int64_t>();
+  return out;
 }
 
 }  // namespace
@@ -81,12 +90,11 @@ mcp::ToolSpec CheckCompatibilityTool(const std::shared_ptr<workspace::Services>&
     schema::CheckRequest req;
     req.subject = args.value("subject", "");
     req.schema = args.value("schema", "");
-    auto format = FormatArg(args);
-    auto level = LevelArg(args);
-    if (!format.ok() || !level.ok()) return mcp::ToolResult::Error((!format.ok() ? format.status() : level.status()).message());
-    req.format = *format;
-    req.level = *level;
-    req.version = VersionArg(args);
+    auto common = ReadSchemaArgs(args);
+    if (!common.ok()) return mcp::ToolResult::Error(common.status().message());
+    req.format = common->format;
+    req.level = common->level;
+    req.version = common->version;
     if (req.schema.empty() && (args.contains("previous") || req.subject.empty()))
       return mcp::ToolResult::Error("give the new `schema` (with `previous` or a `subject`), or a `subject` alone to judge its latest version");
     if (args.contains("previous")) req.previous = args["previous"].get<std::vector<std::string>>();
@@ -138,8 +146,7 @@ mcp::ToolSpec AssessImpactTool(const std::shared_ptr<workspace::Services>& servi
                        {"truncated", {{"type", "boolean"}}},
                        {"summary", {{"type", "string"}}}}}};
   t.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = true};
-  t.handler = [services](const Json& args, mcp::ToolCall&) {
-    if (!services->workspace_status().ok()) return mcp::ToolResult::Error(services->workspace_status().message());
+  t.handler = WhenWorkspaceLoaded(services, [services](const Json& args, mcp::ToolCall&) {
     auto registry = schema::RegistryPlatform(services->workspace().platforms, args.value("platform", ""));
     if (!registry.ok()) return mcp::ToolResult::Error(registry.status().message());
     auto graph = services->graph();
@@ -147,18 +154,17 @@ mcp::ToolSpec AssessImpactTool(const std::shared_ptr<workspace::Services>& servi
     schema::ImpactRequest req;
     req.subject = args["subject"].get<std::string>();
     req.schema = args["schema"].get<std::string>();
-    auto format = FormatArg(args);
-    auto level = LevelArg(args);
-    if (!format.ok() || !level.ok()) return mcp::ToolResult::Error((!format.ok() ? format.status() : level.status()).message());
-    req.format = *format;
-    req.level = *level;
-    req.version = VersionArg(args);
+    auto common = ReadSchemaArgs(args);
+    if (!common.ok()) return mcp::ToolResult::Error(common.status().message());
+    req.format = common->format;
+    req.level = common->level;
+    req.version = common->version;
     schema::ImpactOptions options;
     options.timezone = services->workspace().timezone;
     auto r = schema::RunImpact(req, **registry, services->http(), **graph, options, services->clock().Now());
     if (!r.ok()) return mcp::ToolResult::Error(r.status().message());
     return mcp::ToolResult::Structured(std::move(r).value());
-  };
+  });
   return t;
 }
 

@@ -8,6 +8,7 @@
 #include "app/commands.h"
 #include "workspace/services.h"
 #include "config/workspace.h"
+#include "actions/actions.h"
 #include "schema/schema.h"
 
 namespace dw::app {
@@ -41,23 +42,43 @@ void PrintVerdict(const Json& v) {
   for (const auto& n : v["notes"]) std::cout << "  note: " << n.get<std::string>() << "\n";
 }
 
+// What check and impact read the same way from their options: the schema file's text, its format,
+// the level and the version to compare with.
+struct SchemaOptions {
+  std::string text;
+  schema::Format format = schema::Format::kAvro;
+  std::optional<schema::Level> level;
+  std::optional<int64_t> version;
+};
+
+Result<SchemaOptions> ReadSchemaOptions(const SchemaCommand& c) {
+  SchemaOptions o;
+  auto text = ReadSchemaFile(c.file);
+  if (!text.ok()) return text.status();
+  o.text = std::move(text).value();
+  auto format = schema::ParseFormat(c.schema_type);
+  if (!format.ok()) return format.status();
+  o.format = *format;
+  if (!c.level.empty()) {
+    auto l = schema::ParseLevel(c.level);
+    if (!l.ok()) return l.status();
+    o.level = *l;
+  }
+  if (c.version > 0) o.version = c.version;
+  return o;
+}
+
 }  // namespace
 
 int CmdSchemaCheck(const GlobalOptions& g, const SchemaCommand& c) {
-  auto text = ReadSchemaFile(c.file);
-  if (!text.ok()) return Fail("check", text.status());
-  auto format = schema::ParseFormat(c.schema_type);
-  if (!format.ok()) return Fail("check", format.status());
+  auto o = ReadSchemaOptions(c);
+  if (!o.ok()) return Fail("check", o.status());
   schema::CheckRequest req;
   req.subject = c.subject;
-  req.schema = *text;
-  req.format = *format;
-  if (!c.level.empty()) {
-    auto l = schema::ParseLevel(c.level);
-    if (!l.ok()) return Fail("check", l.status());
-    req.level = *l;
-  }
-  if (c.version > 0) req.version = c.version;
+  req.schema = o->text;
+  req.format = o->format;
+  req.level = o->level;
+  req.version = o->version;
   std::shared_ptr<workspace::Services> services;
   const config::PlatformConfig* registry = nullptr;
   auto http = net::MakeCurlHttpClient();
@@ -85,10 +106,8 @@ int CmdSchemaCheck(const GlobalOptions& g, const SchemaCommand& c) {
 }
 
 int CmdSchemaImpact(const GlobalOptions& g, const SchemaCommand& c) {
-  auto text = ReadSchemaFile(c.file);
-  if (!text.ok()) return Fail("impact", text.status());
-  auto format = schema::ParseFormat(c.schema_type);
-  if (!format.ok()) return Fail("impact", format.status());
+  auto o = ReadSchemaOptions(c);
+  if (!o.ok()) return Fail("impact", o.status());
   StartedCommand start = StartCommand(g, "schema impact");
   if (!start) return start.exit_code;
   auto services = start.services;
@@ -98,14 +117,10 @@ int CmdSchemaImpact(const GlobalOptions& g, const SchemaCommand& c) {
   if (!graph.ok()) return Fail("impact", graph.status());
   schema::ImpactRequest req;
   req.subject = c.subject;
-  req.schema = *text;
-  req.format = *format;
-  if (!c.level.empty()) {
-    auto l = schema::ParseLevel(c.level);
-    if (!l.ok()) return Fail("impact", l.status());
-    req.level = *l;
-  }
-  if (c.version > 0) req.version = c.version;
+  req.schema = o->text;
+  req.format = o->format;
+  req.level = o->level;
+  req.version = o->version;
   schema::ImpactOptions options;
   options.timezone = services->workspace().timezone;
   auto r = schema::RunImpact(req, **registry, services->http(), **graph, options, services->clock().Now());
@@ -148,20 +163,22 @@ int CmdSchemaRegister(const GlobalOptions& g, const SchemaCommand& c) {
   auto store = services->state();
   if (!store.ok()) return Fail("register", store.status());
   auto graph = services->graph();
-  schema::RegisterRequest req;
+  actions::RegisterSchemaRequest req;
   req.subject = c.subject;
   req.schema = text;
   req.format = *format;
   req.proposal_id = c.proposal;
   req.domain = c.domain;
   req.actor = "agent:dw-cli";  // the command drafts; the person who ran it may still approve
-  auto r = schema::RegisterStreamSchema(req, **store, services->workspace(), **registry, services->http(), graph.ok() ? *graph : nullptr,
+  auto r = actions::RegisterStreamSchema(req, **store, services->workspace(), **registry, services->http(), graph.ok() ? *graph : nullptr,
                                         services->clock());
   if (!r.ok()) return Fail("register", r.status());
   if (c.format == "json") std::cout << r->dump(2) << "\n";
   else std::cout << (*r)["summary"].get<std::string>() << "\n";
-  if ((*r)["registered"].get<bool>()) return 0;
-  return (*r)["status"] == "refused_by_registry" ? 1 : 3;
+  // docs/cli.md's one convention: the thing this command checks is whether the schema is now
+  // registered, so a proposal still waiting for its approval is 1 like a refusal (a pipeline never
+  // proceeds as if it were registered); stdout says which.
+  return (*r)["registered"].get<bool>() ? 0 : 1;
 }
 
 }  // namespace dw::app

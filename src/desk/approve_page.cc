@@ -93,24 +93,24 @@ std::string CookieValue(const std::string& header, const std::string& name) {
 }
 
 std::string ProposalSummary(const actions::ProposalState& st) {
-  std::string s = "<dl class=\"facts\"><dt>Proposal</dt><dd>" + HtmlEscape(st.record.kind) + ": " +
-                  HtmlEscape(st.record.id) + " v" + std::to_string(st.record.version) + "</dd><dt>Incident</dt><dd>" +
+  std::string s = "<dl class=\"facts\"><dt>Proposal</dt><dd>" + EscapeMarkup(st.record.kind) + ": " +
+                  EscapeMarkup(st.record.id) + " v" + std::to_string(st.record.version) + "</dd><dt>Incident</dt><dd>" +
                   (st.record.incident_id.empty() ? std::string("none")
                                                  : Link(IncidentHref(st.record.incident_id), st.record.incident_id)) +
                   "</dd><dt>Status</dt><dd><strong>" +
-                  HtmlEscape(actions::ProposalStatusName(st.status)) + "</strong>";
+                  EscapeMarkup(actions::ProposalStatusName(st.status)) + "</strong>";
   if (st.decided_at)
-    s += " by " + HtmlEscape(st.decided_by) + " at " + HtmlEscape(ShortTime(*st.decided_at)) + " through " +
-         HtmlEscape(st.decision_surface);
+    s += " by " + EscapeMarkup(st.decided_by) + " at " + EscapeMarkup(ShortTime(*st.decided_at)) + " through " +
+         EscapeMarkup(st.decision_surface);
   s += "</dd>";
-  if (st.request) s += "<dt>Request expires</dt><dd>" + HtmlEscape(ShortTime(st.request->expires_at)) + "</dd>";
+  if (st.request) s += "<dt>Request expires</dt><dd>" + EscapeMarkup(ShortTime(st.request->expires_at)) + "</dd>";
   s += "</dl>\n";
   const Json& content = st.record.body.contains("content") ? st.record.body["content"] : Json::object();
   Json rest = Json::object();
   if (content.is_object()) {
     for (auto it = content.begin(); it != content.end(); ++it) {
       if (it.value().is_string() && it.value().get<std::string>().rfind("--- ", 0) == 0)
-        s += "<p class=\"label\">" + HtmlEscape(it.key()) + "</p>" + DiffBlock(it.value().get<std::string>());
+        s += "<p class=\"label\">" + EscapeMarkup(it.key()) + "</p>" + DiffBlock(it.value().get<std::string>());
       else
         rest[it.key()] = it.value();
     }
@@ -129,8 +129,8 @@ Page ApprovePage(workspace::Services& services, const std::string& token, const 
   if (!store.ok()) return StatusPage(store.status(), "The state store could not be opened");
   auto st = actions::GetProposalState(**store, link->proposal_id, link->version, services.clock());
   if (!st.ok()) return StatusPage(st.status(), "The proposal could not be read");
-  std::string html = "<h1>Decide " + HtmlEscape(link->proposal_id) + "</h1>\n<p>This link is for <strong>" +
-                     HtmlEscape(link->approver) + "</strong> and expires " + HtmlEscape(ShortTime(link->expires_at)) +
+  std::string html = "<h1>Decide " + EscapeMarkup(link->proposal_id) + "</h1>\n<p>This link is for <strong>" +
+                     EscapeMarkup(link->approver) + "</strong> and expires " + EscapeMarkup(ShortTime(link->expires_at)) +
                      ". It decides once.</p>\n" + ProposalSummary(*st);
   Page page;
   if (st->status == actions::ProposalStatus::kPending && services.clock().Now() < link->expires_at) {
@@ -138,7 +138,7 @@ Page ApprovePage(workspace::Services& services, const std::string& token, const 
     if (csrf.empty()) return MessagePage(503, "No form", "The random number generator failed; try again.");
     page.cookies.push_back(std::string(kCsrfCookie) + "=" + csrf + "; Path=/approve/; HttpOnly; SameSite=Strict" +
                            (options.secure_cookies ? "; Secure" : ""));
-    html += "<form class=\"decide\" method=\"post\" action=\"/approve/" + HtmlEscape(token) + "\">\n"
+    html += "<form class=\"decide\" method=\"post\" action=\"/approve/" + EscapeMarkup(token) + "\">\n"
             "<fieldset><legend>Your decision</legend>\n"
             "<label><input type=\"radio\" name=\"verdict\" value=\"approve\" checked> Approve</label>\n"
             "<label><input type=\"radio\" name=\"verdict\" value=\"deny\"> Deny</label>\n</fieldset>\n"
@@ -184,8 +184,8 @@ Page DecidePage(workspace::Services& services, const std::string& token, const s
   if (!outcome.ok()) return StatusPage(outcome.status(), "The decision could not be recorded");
   if (!outcome->accepted) return MessagePage(403, "Refused (recorded)", outcome->reason);
   auto link = actions::ReadApprovalLink(token, options.link_key);
-  std::string html = "<h1>Recorded</h1>\n<p class=\"banner good\" role=\"status\">" + HtmlEscape(outcome->reason) +
-                     ", through the desk (web), at " + HtmlEscape(ShortTime(services.clock().Now())) + ".</p>\n";
+  std::string html = "<h1>Recorded</h1>\n<p class=\"banner good\" role=\"status\">" + EscapeMarkup(outcome->reason) +
+                     ", through the desk (web), at " + EscapeMarkup(ShortTime(services.clock().Now())) + ".</p>\n";
   if (link.ok()) {
     if (auto st = actions::GetProposalState(**store, link->proposal_id, link->version, services.clock()); st.ok())
       html += ProposalSummary(*st);

@@ -28,7 +28,7 @@ Result<graph::AssetQuery> ParseAssetQuery(const Query& query) {
 }
 
 std::string Field(const std::string& name, const std::string& label, const std::string& value) {
-  return "<label>" + HtmlEscape(label) + " <input type=\"text\" name=\"" + name + "\" value=\"" + HtmlEscape(value) +
+  return "<label>" + EscapeMarkup(label) + " <input type=\"text\" name=\"" + name + "\" value=\"" + EscapeMarkup(value) +
          "\"></label>\n";
 }
 
@@ -59,8 +59,8 @@ Page AssetsPage(workspace::Services& services, const Query& query) {
             "<th scope=\"col\">Domain</th><th scope=\"col\">Owner</th><th scope=\"col\">Customer-facing</th></tr></thead><tbody>\n";
     for (const Json& a : assets) {
       const std::string id = Text(a, "id");
-      html += "<tr><td>" + Link(AssetHref(id), id) + "</td><td>" + HtmlEscape(Text(a, "kind")) + "</td><td>" +
-              HtmlEscape(Text(a, "domain")) + "</td><td>" + HtmlEscape(Text(a, "owner")) + "</td><td>" +
+      html += "<tr><td>" + Link(AssetHref(id), id) + "</td><td>" + EscapeMarkup(Text(a, "kind")) + "</td><td>" +
+              EscapeMarkup(Text(a, "domain")) + "</td><td>" + EscapeMarkup(Text(a, "owner")) + "</td><td>" +
               (a.value("customer_facing", false) ? "<strong>yes</strong>" : "no") + "</td></tr>\n";
     }
     html += "</tbody></table></div>\n";
@@ -92,15 +92,15 @@ Page AssetPage(workspace::Services& services, const std::string& id) {
   }
   const Json& asset = (*answer)["asset"];
   const std::string canonical = answer->value("id", id);
-  std::string html = "<h1>" + HtmlEscape(canonical) + "</h1>\n<dl class=\"facts\">\n";
+  std::string html = "<h1>" + EscapeMarkup(canonical) + "</h1>\n<dl class=\"facts\">\n";
   for (const char* key : {"kind", "domain", "owner", "schedule"}) {
     const std::string v = Text(asset, key);
-    if (!v.empty()) html += "<dt>" + std::string(key) + "</dt><dd>" + HtmlEscape(v) + "</dd>\n";
+    if (!v.empty()) html += "<dt>" + std::string(key) + "</dt><dd>" + EscapeMarkup(v) + "</dd>\n";
   }
   html += std::string("<dt>customer-facing</dt><dd>") + (asset.value("customer_facing", false) ? "<strong>yes</strong>" : "no") + "</dd>\n";
   if (asset.value("placeholder", false)) html += "<dt>described</dt><dd>no source describes this asset yet</dd>\n";
   if (const std::string notes = Text(asset, "notes"); !notes.empty())
-    html += "<dt>notes</dt><dd>" + HtmlEscape(notes) + "</dd>\n";
+    html += "<dt>notes</dt><dd>" + EscapeMarkup(notes) + "</dd>\n";
   html += "</dl>\n";
 
   // Lineage up and down as a picture.
@@ -127,7 +127,7 @@ Page AssetPage(workspace::Services& services, const std::string& id) {
             RenderLineageSvg("Lineage of " + canonical + ": what it reads and what reads it", std::move(nodes), edges) +
             "</div>\n";
   } else {
-    html += "<p class=\"message\">" + HtmlEscape(lineage.status().message()) + "</p>\n";
+    html += "<p class=\"message\">" + EscapeMarkup(lineage.status().message()) + "</p>\n";
   }
   html += "</section>\n";
 
@@ -143,20 +143,20 @@ Page AssetPage(workspace::Services& services, const std::string& id) {
       checks += "<p>Checks are configured (workspace line " + std::to_string(c.line) + ") and have not run yet.</p>\n";
       continue;
     }
-    checks += "<div class=\"scroll\" tabindex=\"0\"><table><caption>Latest run, " + HtmlEscape(ShortTime(results->front().observed_at)) +
+    checks += "<div class=\"scroll\" tabindex=\"0\"><table><caption>Latest run, " + EscapeMarkup(ShortTime(results->front().observed_at)) +
               "</caption><thead><tr><th scope=\"col\">Check</th><th scope=\"col\">Status</th><th scope=\"col\">Observed</th>"
               "<th scope=\"col\">Message</th></tr></thead><tbody>\n";
     for (const store::CheckResultRow& r : *results) {
       if (r.run_id != results->front().run_id) break;
-      checks += "<tr><td>" + HtmlEscape(r.check_name) + "</td><td>" + HtmlEscape(store::CheckStatusName(r.status)) +
-                "</td><td>" + HtmlEscape(r.observed.dump()) + "</td><td>" + HtmlEscape(r.message) + "</td></tr>\n";
+      checks += "<tr><td>" + EscapeMarkup(r.check_name) + "</td><td>" + EscapeMarkup(store::CheckStatusName(r.status)) +
+                "</td><td>" + EscapeMarkup(r.observed.dump()) + "</td><td>" + EscapeMarkup(r.message) + "</td></tr>\n";
     }
     checks += "</tbody></table></div>\n";
   }
   for (const config::MonitorConfig& m : ws.monitors) {
     if (Text(m.spec, "asset") != canonical) continue;
-    checks += "<p>Monitor <strong>" + HtmlEscape(m.name) + "</strong> (every " + HtmlEscape(Text(m.spec, "every")) +
-              ") on warehouse " + HtmlEscape(m.warehouse) + ".</p>\n";
+    checks += "<p>Monitor <strong>" + EscapeMarkup(m.name) + "</strong> (every " + EscapeMarkup(Text(m.spec, "every")) +
+              ") on warehouse " + EscapeMarkup(m.warehouse) + ".</p>\n";
   }
   html += "<section aria-labelledby=\"checks\"><h2 id=\"checks\">Checks and monitors</h2>\n" +
           (checks.empty() ? std::string("<p>None configured on this asset.</p>\n") : checks) + "</section>\n";
@@ -166,15 +166,15 @@ Page AssetPage(workspace::Services& services, const std::string& id) {
   auto events = (*store)->ChangeEventsFor(canonical, now - std::chrono::hours(24 * 30), now + std::chrono::milliseconds(1));
   html += "<section aria-labelledby=\"changes\"><h2 id=\"changes\">Change events, last 30 days</h2>\n";
   if (!events.ok()) {
-    html += "<p class=\"message\">" + HtmlEscape(events.status().message()) + "</p>\n";
+    html += "<p class=\"message\">" + EscapeMarkup(events.status().message()) + "</p>\n";
   } else if (events->empty()) {
     html += "<p>None recorded.</p>\n";
   } else {
     html += "<div class=\"scroll\" tabindex=\"0\"><table><thead><tr><th scope=\"col\">When</th><th scope=\"col\">Kind</th>"
             "<th scope=\"col\">Risk</th><th scope=\"col\">Why</th></tr></thead><tbody>\n";
     for (auto it = events->rbegin(); it != events->rend(); ++it)
-      html += "<tr><td class=\"nowrap\">" + HtmlEscape(ShortTime(it->happened_at)) + "</td><td>" + HtmlEscape(it->kind) +
-              "</td><td>" + HtmlEscape(std::to_string(it->risk).substr(0, 4)) + "</td><td>" + HtmlEscape(it->reason) +
+      html += "<tr><td class=\"nowrap\">" + EscapeMarkup(ShortTime(it->happened_at)) + "</td><td>" + EscapeMarkup(it->kind) +
+              "</td><td>" + EscapeMarkup(std::to_string(it->risk).substr(0, 4)) + "</td><td>" + EscapeMarkup(it->reason) +
               "</td></tr>\n";
     html += "</tbody></table></div>\n";
   }
@@ -192,11 +192,11 @@ Page AssetPage(workspace::Services& services, const std::string& id) {
       html += "<ul>";
       for (const incidents::Incident& inc : *list)
         html += "<li>" + Link(IncidentHref(inc.id), inc.title) + " — SEV" + std::to_string(inc.severity.level) + ", " +
-                HtmlEscape(incidents::IncidentStatusName(inc.status)) + ", opened " + HtmlEscape(ShortTime(inc.opened_at)) +
+                EscapeMarkup(incidents::IncidentStatusName(inc.status)) + ", opened " + EscapeMarkup(ShortTime(inc.opened_at)) +
                 "</li>";
       html += "</ul>\n";
     } else {
-      html += list.ok() ? "<p>None.</p>\n" : "<p class=\"message\">" + HtmlEscape(list.status().message()) + "</p>\n";
+      html += list.ok() ? "<p>None.</p>\n" : "<p class=\"message\">" + EscapeMarkup(list.status().message()) + "</p>\n";
     }
   }
   html += "</section>\n";

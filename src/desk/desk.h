@@ -1,7 +1,7 @@
 // The desk's front door (dw::desk): the web pages `dw serve` shows at `/`, rendered on the server
 // as plain HTML and SVG from the stages' own answers (incidents, proposals and approvals, the
 // context graph, the metric plots, the receipt chain). The pages need no script: reading is links
-// and GET forms. Every value shown passes through HtmlEscape (base/html_escape.h).
+// and GET forms. Every value shown passes through EscapeMarkup (base/markup_escape.h).
 //
 //   /                      incidents (filters: domain, severity, status)
 //   /incidents/<id>        one incident: causes, blast radius picture, plot, checks, proposals,

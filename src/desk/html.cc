@@ -27,7 +27,7 @@ std::string AssetHref(const std::string& id) { return "/assets/" + UrlEncode(id)
 std::string ReceiptHref(int64_t seq) { return "/receipts/" + std::to_string(seq); }
 
 std::string Link(const std::string& href, const std::string& text) {
-  return "<a href=\"" + HtmlEscape(href) + "\">" + HtmlEscape(text) + "</a>";
+  return "<a href=\"" + EscapeMarkup(href) + "\">" + EscapeMarkup(text) + "</a>";
 }
 
 std::string ShortTime(TimePoint t) {
@@ -58,7 +58,7 @@ std::string Document(const std::string& title, const std::string& main_html) {
   out.reserve(main_html.size() + 1024);
   out += "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
-  out += HtmlEscape(title);
+  out += EscapeMarkup(title);
   out += " · Data Workers</title>\n<link rel=\"stylesheet\" href=\"/desk.css\">\n</head>\n<body>\n"
          "<header class=\"top\"><a class=\"brand\" href=\"/\">Data Workers</a>\n"
          "<nav aria-label=\"Sections\"><a href=\"/\">Incidents</a> <a href=\"/assets\">Assets</a> "
@@ -71,8 +71,8 @@ std::string Document(const std::string& title, const std::string& main_html) {
 Page MessagePage(int status, const std::string& heading, const std::string& sentence) {
   Page p;
   p.status = status;
-  p.body = Document(heading, "<h1>" + HtmlEscape(heading) + "</h1>\n<p class=\"message\">" +
-                                 HtmlEscape(sentence) + "</p>\n<p><a href=\"/\">All incidents</a> · "
+  p.body = Document(heading, "<h1>" + EscapeMarkup(heading) + "</h1>\n<p class=\"message\">" +
+                                 EscapeMarkup(sentence) + "</p>\n<p><a href=\"/\">All incidents</a> · "
                                  "<a href=\"/assets\">Assets</a> · <a href=\"/receipts\">Receipts</a></p>\n");
   return p;
 }
@@ -85,7 +85,7 @@ Page StatusPage(const Status& status, const std::string& heading) {
 }
 
 std::string JsonBlock(const Json& value) {
-  return "<pre class=\"json\" tabindex=\"0\">" + HtmlEscape(value.dump(2, ' ', false, Json::error_handler_t::replace)) + "</pre>\n";
+  return "<pre class=\"json\" tabindex=\"0\">" + EscapeMarkup(value.dump(2, ' ', false, Json::error_handler_t::replace)) + "</pre>\n";
 }
 
 Page NotFoundPage(const std::string& what) {

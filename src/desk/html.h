@@ -1,5 +1,5 @@
 // Internal to desk/: the pieces every page is built from. Values are escaped here or by the
-// caller with HtmlEscape; a function taking `*_html` takes markup already built by these helpers.
+// caller with EscapeMarkup; a function taking `*_html` takes markup already built by these helpers.
 #pragma once
 
 #include <chrono>
@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "base/clock.h"
-#include "base/html_escape.h"
+#include "base/markup_escape.h"
 #include "base/status.h"
 #include "desk/desk.h"
 

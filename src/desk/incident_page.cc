@@ -10,29 +10,29 @@ namespace dw::desk {
 namespace {
 
 std::string Header(const incidents::Incident& inc, TimePoint now) {
-  std::string h = "<h1>" + HtmlEscape(inc.title) + "</h1>\n<p class=\"meta\"><span class=\"sev sev" +
+  std::string h = "<h1>" + EscapeMarkup(inc.title) + "</h1>\n<p class=\"meta\"><span class=\"sev sev" +
                   std::to_string(inc.severity.level) + "\">SEV" + std::to_string(inc.severity.level) +
-                  "</span> " + HtmlEscape(incidents::IncidentStatusName(inc.status)) + " · " +
-                  HtmlEscape(inc.id) + "</p>\n<dl class=\"facts\">\n";
+                  "</span> " + EscapeMarkup(incidents::IncidentStatusName(inc.status)) + " · " +
+                  EscapeMarkup(inc.id) + "</p>\n<dl class=\"facts\">\n";
   auto fact = [&h](const std::string& k, const std::string& v_html) {
-    h += "<dt>" + HtmlEscape(k) + "</dt><dd>" + v_html + "</dd>\n";
+    h += "<dt>" + EscapeMarkup(k) + "</dt><dd>" + v_html + "</dd>\n";
   };
-  fact("Severity", HtmlEscape(inc.severity.reason));
+  fact("Severity", EscapeMarkup(inc.severity.reason));
   if (inc.severity.acts_at && !inc.severity.consumer.empty()) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*inc.severity.acts_at - now);
-    fact("Acts next", "<strong class=\"deadline\">" + HtmlEscape(Countdown(left)) + "</strong> — " +
+    fact("Acts next", "<strong class=\"deadline\">" + EscapeMarkup(Countdown(left)) + "</strong> — " +
                           Link(AssetHref(inc.severity.consumer), inc.severity.consumer) + " at " +
-                          HtmlEscape(ShortTime(*inc.severity.acts_at)) +
+                          EscapeMarkup(ShortTime(*inc.severity.acts_at)) +
                           (inc.severity.level == 1 ? " (customer-facing)" : ""));
   }
   fact("Root", Link(AssetHref(inc.root_asset), inc.root_asset));
   std::string damaged;
   for (const std::string& a : inc.damaged_assets) damaged += (damaged.empty() ? "" : ", ") + Link(AssetHref(a), a);
   fact("Damaged", damaged.empty() ? "none named" : damaged);
-  fact("Domain", HtmlEscape(inc.domain.empty() ? "none" : inc.domain));
-  fact("Owner", HtmlEscape(inc.owner.empty() ? "none" : inc.owner));
-  fact("First bad point", HtmlEscape(ShortTime(inc.first_bad_at)));
-  fact("Opened", HtmlEscape(ShortTime(inc.opened_at)));
+  fact("Domain", EscapeMarkup(inc.domain.empty() ? "none" : inc.domain));
+  fact("Owner", EscapeMarkup(inc.owner.empty() ? "none" : inc.owner));
+  fact("First bad point", EscapeMarkup(ShortTime(inc.first_bad_at)));
+  fact("Opened", EscapeMarkup(ShortTime(inc.opened_at)));
   if (inc.recurrence_of) fact("Recurrence of", Link(IncidentHref(*inc.recurrence_of), *inc.recurrence_of));
   h += "</dl>\n";
   return h;
@@ -45,8 +45,8 @@ std::string TimelineSection(std::vector<TimelineEntry> entries) {
                   "<div class=\"scroll\" tabindex=\"0\"><table><thead><tr><th scope=\"col\">Time</th><th scope=\"col\">System</th>"
                   "<th scope=\"col\">What happened</th></tr></thead><tbody>\n";
   for (const TimelineEntry& e : entries)
-    s += "<tr><td class=\"nowrap\">" + HtmlEscape(ShortTime(e.at)) + "</td><td>" + HtmlEscape(e.system) + "</td><td>" +
-         HtmlEscape(e.what) + "</td></tr>\n";
+    s += "<tr><td class=\"nowrap\">" + EscapeMarkup(ShortTime(e.at)) + "</td><td>" + EscapeMarkup(e.system) + "</td><td>" +
+         EscapeMarkup(e.what) + "</td></tr>\n";
   return s + "</tbody></table></div></section>\n";
 }
 
@@ -90,7 +90,7 @@ Page IncidentPage(workspace::Services& services, const std::string& id) {
     html += BlastRadiusSection(services, inc, diagnosis->blast_radius);
   } else {
     html += "<section><h2>Causes</h2><p class=\"message\">The diagnosis could not be made: " +
-            HtmlEscape(diagnosis.status().message()) + "</p></section>\n";
+            EscapeMarkup(diagnosis.status().message()) + "</p></section>\n";
     html += BlastRadiusSection(services, inc, Json::object());
   }
   html += MetricPlotsSection(services, **store, inc);
@@ -100,7 +100,7 @@ Page IncidentPage(workspace::Services& services, const std::string& id) {
   html += TimelineSection(std::move(timeline));
   if (!inc.notes.empty()) {
     html += "<section><h2>Notes</h2><ul>";
-    for (const std::string& n : inc.notes) html += "<li>" + HtmlEscape(n) + "</li>";
+    for (const std::string& n : inc.notes) html += "<li>" + EscapeMarkup(n) + "</li>";
     html += "</ul></section>\n";
   }
   Page page;

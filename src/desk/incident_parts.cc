@@ -23,7 +23,7 @@ std::string Score(double v) {
 std::string List(const std::vector<std::string>& items, const char* cls) {
   if (items.empty()) return "";
   std::string s = std::string("<ul class=\"") + cls + "\">";
-  for (const std::string& i : items) s += "<li><code>" + HtmlEscape(i) + "</code></li>";
+  for (const std::string& i : items) s += "<li><code>" + EscapeMarkup(i) + "</code></li>";
   return s + "</ul>";
 }
 
@@ -41,20 +41,20 @@ std::string SystemOf(const std::string& asset_id) {
 
 std::string CausesSection(const incidents::Diagnosis& d) {
   std::string s = "<section aria-labelledby=\"causes\"><h2 id=\"causes\">Causes, ranked</h2>\n<p>" +
-                  HtmlEscape(d.summary) + "</p>\n";
+                  EscapeMarkup(d.summary) + "</p>\n";
   if (d.ranked.empty()) return s + "</section>\n";
   s += "<ol class=\"causes\">\n";
   for (const incidents::Candidate& c : d.ranked) {
-    s += "<li><p><strong>" + HtmlEscape(c.cause_kind) + "</strong> on " + Link(AssetHref(c.asset_id), c.asset_id) +
-         " at " + HtmlEscape(ShortTime(c.happened_at)) + " — score " + Score(c.score.total) + " (time " +
+    s += "<li><p><strong>" + EscapeMarkup(c.cause_kind) + "</strong> on " + Link(AssetHref(c.asset_id), c.asset_id) +
+         " at " + EscapeMarkup(ShortTime(c.happened_at)) + " — score " + Score(c.score.total) + " (time " +
          Score(c.score.time_proximity) + ", lineage " + Score(c.score.lineage_distance) + ", risk " +
-         Score(c.score.risk) + ", shape " + Score(c.score.shape_fit) + ")</p>\n<p>" + HtmlEscape(c.explanation) + "</p>\n";
+         Score(c.score.risk) + ", shape " + Score(c.score.shape_fit) + ")</p>\n<p>" + EscapeMarkup(c.explanation) + "</p>\n";
     if (!c.evidence.empty()) s += "<p class=\"label\">Evidence</p>" + List(c.evidence, "evidence");
     if (!c.counter_evidence.empty()) s += "<p class=\"label\">Counter-evidence</p>" + List(c.counter_evidence, "counter");
     if (!c.path.empty()) {
       std::string path;
       for (const std::string& p : c.path) path += (path.empty() ? "" : " → ") + p;
-      s += "<p class=\"small\">Path: " + HtmlEscape(path) + "</p>";
+      s += "<p class=\"small\">Path: " + EscapeMarkup(path) + "</p>";
     }
     s += "</li>\n";
   }
@@ -133,7 +133,7 @@ std::string BlastRadiusSection(workspace::Services& services, const incidents::I
          RenderLineageSvg("Lineage from " + start + " to the consumers that act on the damage", std::move(nodes), edges) +
          "</div>\n";
   } else {
-    s += "<p class=\"message\">No lineage picture: " + HtmlEscape(lineage.status().message()) + "</p>\n";
+    s += "<p class=\"message\">No lineage picture: " + EscapeMarkup(lineage.status().message()) + "</p>\n";
   }
   if (!consumers.empty()) {
     s += "<div class=\"scroll\" tabindex=\"0\"><table><caption>Consumers that act, most urgent first</caption><thead><tr>"
@@ -143,8 +143,8 @@ std::string BlastRadiusSection(workspace::Services& services, const incidents::I
       const std::string id = c.value("id", "");
       const bool cf = c.value("customer_facing", false);
       s += std::string("<tr") + (cf ? " class=\"cf\"" : "") + "><td>" + Link(AssetHref(id), id) + "</td><td>" +
-           HtmlEscape(ShortTime(c.value("next_run", ""))) + "</td><td><strong>" + HtmlEscape(c.value("time_left", "")) +
-           "</strong></td><td>" + (cf ? "<strong>yes</strong>" : "no") + "</td><td>" + HtmlEscape(c.value("owner", "")) +
+           EscapeMarkup(ShortTime(c.value("next_run", ""))) + "</td><td><strong>" + EscapeMarkup(c.value("time_left", "")) +
+           "</strong></td><td>" + (cf ? "<strong>yes</strong>" : "no") + "</td><td>" + EscapeMarkup(c.value("owner", "")) +
            "</td></tr>\n";
     }
     s += "</tbody></table></div>\n";
@@ -152,8 +152,8 @@ std::string BlastRadiusSection(workspace::Services& services, const incidents::I
   if (br.is_object() && br.contains("impact") && br["impact"].is_array()) {
     for (const Json& i : br["impact"])
       if (i.contains("count"))
-        s += "<p>" + HtmlEscape(i.value("asset", "")) + ": <strong>" + HtmlEscape(i["count"].dump()) +
-             "</strong> in reach since " + HtmlEscape(ShortTime(i.value("since", ""))) + ".</p>\n";
+        s += "<p>" + EscapeMarkup(i.value("asset", "")) + ": <strong>" + EscapeMarkup(i["count"].dump()) +
+             "</strong> in reach since " + EscapeMarkup(ShortTime(i.value("since", ""))) + ".</p>\n";
   }
   return s + "</section>\n";
 }
@@ -167,16 +167,16 @@ std::string MetricPlotsSection(workspace::Services& services, store::StateStore&
   for (const std::string& m : metrics) {
     auto settings = observe::metrics::SettingsForMetric(services.workspace(), m);
     if (!settings.ok()) {
-      s += "<p class=\"message\">" + HtmlEscape(m) + ": " + HtmlEscape(settings.status().message()) + "</p>\n";
+      s += "<p class=\"message\">" + EscapeMarkup(m) + ": " + EscapeMarkup(settings.status().message()) + "</p>\n";
       continue;
     }
     auto svg = observe::metrics::PlotMetric(store, m, *settings, services.clock(), workspace::IncidentWindows(store));
     if (!svg.ok()) {
-      s += "<p class=\"message\">" + HtmlEscape(m) + ": " + HtmlEscape(svg.status().message()) + "</p>\n";
+      s += "<p class=\"message\">" + EscapeMarkup(m) + ": " + EscapeMarkup(svg.status().message()) + "</p>\n";
       continue;
     }
-    s += "<figure class=\"scroll picture\" tabindex=\"0\" role=\"group\" aria-label=\"" + HtmlEscape("metric " + m) + "\">" + *svg +
-         "<figcaption>" + HtmlEscape(m) + ": the values, the expected band and the anomalies</figcaption></figure>\n";
+    s += "<figure class=\"scroll picture\" tabindex=\"0\" role=\"group\" aria-label=\"" + EscapeMarkup("metric " + m) + "\">" + *svg +
+         "<figcaption>" + EscapeMarkup(m) + ": the values, the expected band and the anomalies</figcaption></figure>\n";
   }
   return s + "</section>\n";
 }
@@ -185,9 +185,9 @@ std::string ChecksSection(store::StateStore& store, const incidents::Incident& i
   std::string rows;
   for (const incidents::SignalRef& s : inc.signals) {
     if (s.kind != incidents::SignalKind::kCheck) continue;
-    rows += "<tr><td>" + HtmlEscape(s.key) + "</td><td>" + (s.bad_now ? "<strong>failing</strong>" : "passing again") +
-            "</td><td>" + std::to_string(s.count) + "</td><td>" + HtmlEscape(ShortTime(s.first_at)) + "</td><td>" +
-            HtmlEscape(s.summary) + "</td></tr>\n";
+    rows += "<tr><td>" + EscapeMarkup(s.key) + "</td><td>" + (s.bad_now ? "<strong>failing</strong>" : "passing again") +
+            "</td><td>" + std::to_string(s.count) + "</td><td>" + EscapeMarkup(ShortTime(s.first_at)) + "</td><td>" +
+            EscapeMarkup(s.summary) + "</td></tr>\n";
   }
   std::string latest;
   for (const std::string& table : inc.damaged_assets) {
@@ -196,9 +196,9 @@ std::string ChecksSection(store::StateStore& store, const incidents::Incident& i
     const std::string run = results->front().run_id;
     for (const store::CheckResultRow& r : *results) {
       if (r.run_id != run) break;
-      latest += "<tr><td>" + HtmlEscape(r.table_ref) + "</td><td>" + HtmlEscape(r.check_name) + "</td><td>" +
-                HtmlEscape(store::CheckStatusName(r.status)) + "</td><td>" + HtmlEscape(r.observed.dump()) + "</td><td>" +
-                HtmlEscape(ShortTime(r.observed_at)) + "</td></tr>\n";
+      latest += "<tr><td>" + EscapeMarkup(r.table_ref) + "</td><td>" + EscapeMarkup(r.check_name) + "</td><td>" +
+                EscapeMarkup(store::CheckStatusName(r.status)) + "</td><td>" + EscapeMarkup(r.observed.dump()) + "</td><td>" +
+                EscapeMarkup(ShortTime(r.observed_at)) + "</td></tr>\n";
     }
   }
   if (rows.empty() && latest.empty()) return "";

@@ -49,9 +49,9 @@ Result<ListParams> ParseParams(const Query& query, const config::Workspace& ws) 
 
 std::string Select(const std::string& name, const std::string& label, const std::vector<std::string>& options,
                    const std::string& chosen) {
-  std::string out = "<label>" + HtmlEscape(label) + " <select name=\"" + name + "\"><option value=\"\">any</option>";
+  std::string out = "<label>" + EscapeMarkup(label) + " <select name=\"" + name + "\"><option value=\"\">any</option>";
   for (const std::string& o : options)
-    out += "<option" + std::string(o == chosen ? " selected" : "") + ">" + HtmlEscape(o) + "</option>";
+    out += "<option" + std::string(o == chosen ? " selected" : "") + ">" + EscapeMarkup(o) + "</option>";
   return out + "</select></label>\n";
 }
 
@@ -60,8 +60,8 @@ std::string DeadlineCell(const incidents::Incident& inc, TimePoint now) {
   if (!s.acts_at || s.consumer.empty()) return "<td>none within 24 h</td>";
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*s.acts_at - now);
   const std::string who = s.level == 1 ? "customer-facing " : "";
-  return "<td><strong>" + HtmlEscape(Countdown(left)) + "</strong><br><span class=\"small\">" + who +
-         Link(AssetHref(s.consumer), s.consumer) + " at " + HtmlEscape(ShortTime(*s.acts_at)) + "</span></td>";
+  return "<td><strong>" + EscapeMarkup(Countdown(left)) + "</strong><br><span class=\"small\">" + who +
+         Link(AssetHref(s.consumer), s.consumer) + " at " + EscapeMarkup(ShortTime(*s.acts_at)) + "</span></td>";
 }
 
 }  // namespace
@@ -101,12 +101,12 @@ Page IncidentsPage(workspace::Services& services, const Query& query) {
     const std::string damaged = inc.damaged_assets.empty() ? inc.root_asset : inc.damaged_assets.front();
     std::string cause = "<td>not known yet</td>";
     if (!inc.cause_kind.empty())
-      cause = "<td>" + HtmlEscape(inc.cause_kind) + " on " + Link(AssetHref(inc.cause_asset), inc.cause_asset) + "</td>";
+      cause = "<td>" + EscapeMarkup(inc.cause_kind) + " on " + Link(AssetHref(inc.cause_asset), inc.cause_asset) + "</td>";
     rows += "<tr><td><span class=\"sev sev" + std::to_string(inc.severity.level) + "\">SEV" +
             std::to_string(inc.severity.level) + "</span></td><td>" + Link(IncidentHref(inc.id), inc.title) +
-            "<br><span class=\"small\">" + HtmlEscape(inc.id) + " · opened " + HtmlEscape(ShortTime(inc.opened_at)) +
+            "<br><span class=\"small\">" + EscapeMarkup(inc.id) + " · opened " + EscapeMarkup(ShortTime(inc.opened_at)) +
             "</span></td><td>" + Link(AssetHref(damaged), damaged) + "</td>" + cause + DeadlineCell(inc, now) +
-            "<td>" + HtmlEscape(incidents::IncidentStatusName(inc.status)) + "</td></tr>\n";
+            "<td>" + EscapeMarkup(incidents::IncidentStatusName(inc.status)) + "</td></tr>\n";
   }
   if (matched == 0) {
     html += "<p class=\"message\">No incident matches.</p>\n";
@@ -115,7 +115,7 @@ Page IncidentsPage(workspace::Services& services, const Query& query) {
     html += "<p>" + std::string(capped ? "The newest " + std::to_string(filter.limit) + " read: " : "") +
             std::to_string(matched) + (matched == 1 ? " incident" : " incidents") +
             (shown < matched ? ", the newest " + std::to_string(shown) + " shown" : "") + ". Now: " +
-            HtmlEscape(ShortTime(now)) + ".</p>\n";
+            EscapeMarkup(ShortTime(now)) + ".</p>\n";
     html += "<div class=\"scroll\" tabindex=\"0\"><table class=\"incidents\">\n<thead><tr><th scope=\"col\">Severity</th>"
             "<th scope=\"col\">Incident</th><th scope=\"col\">Damaged asset</th><th scope=\"col\">Cause ranked first</th>"
             "<th scope=\"col\">Next deadline</th><th scope=\"col\">Status</th></tr></thead>\n<tbody>\n" +

@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "base/html_escape.h"
+#include "base/markup_escape.h"
 
 namespace dw::desk {
 namespace {
@@ -69,14 +69,14 @@ std::string RenderLineageSvg(const std::string& label, std::vector<PictureNode> 
   std::string svg;
   svg.reserve(4096 + shown.size() * 600);
   svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"lineage\" role=\"img\" aria-label=\"" +
-         HtmlEscape(label) + "\" viewBox=\"0 0 " + std::to_string(width) + " " + std::to_string(height) +
+         EscapeMarkup(label) + "\" viewBox=\"0 0 " + std::to_string(width) + " " + std::to_string(height) +
          "\" width=\"" + std::to_string(width) + "\" height=\"" + std::to_string(height) +
-         "\" font-family=\"sans-serif\" font-size=\"12\">\n<title>" + HtmlEscape(label) + "</title>\n"
+         "\" font-family=\"sans-serif\" font-size=\"12\">\n<title>" + EscapeMarkup(label) + "</title>\n"
          "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" "
          "markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#444\"/>"
          "</marker></defs>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
          "<text x=\"" + std::to_string(kLeft) + "\" y=\"22\" font-size=\"14\" font-weight=\"bold\" fill=\"#111\">" +
-         HtmlEscape(Clip(label, 110)) + "</text>\n<text x=\"" + std::to_string(kLeft) +
+         EscapeMarkup(Clip(label, 110)) + "</text>\n<text x=\"" + std::to_string(kLeft) +
          "\" y=\"42\" fill=\"#333\">Data flows left to right; each box says what it is.</text>\n";
   if (shown.empty()) {
     svg += "<text x=\"" + std::to_string(kLeft) + "\" y=\"" + std::to_string(kTop + 20) +
@@ -98,7 +98,7 @@ std::string RenderLineageSvg(const std::string& label, std::vector<PictureNode> 
     const Style st = StyleOf(node.role);
     const std::string x = std::to_string(at.first), y = std::to_string(at.second);
     const bool strong = node.role != NodeRole::kPlain;
-    svg += "<g><title>" + HtmlEscape(node.id + (node.detail.empty() ? "" : " — " + node.detail)) + "</title>";
+    svg += "<g><title>" + EscapeMarkup(node.id + (node.detail.empty() ? "" : " — " + node.detail)) + "</title>";
     svg += "<rect x=\"" + x + "\" y=\"" + y + "\" width=\"" + std::to_string(kBoxWidth) + "\" height=\"" +
            std::to_string(kBoxHeight) + "\" rx=\"5\" fill=\"" + st.fill + "\" stroke=\"" + st.stroke +
            "\" stroke-width=\"" + (strong ? "2" : "1") + "\"/>";
@@ -108,10 +108,10 @@ std::string RenderLineageSvg(const std::string& label, std::vector<PictureNode> 
       svg += "<text x=\"" + tx + "\" y=\"" + std::to_string(at.second + 16) + "\" fill=\"" + st.stroke +
              "\" font-weight=\"bold\" font-size=\"11\">" + st.tag + "</text>";
     svg += "<text x=\"" + tx + "\" y=\"" + std::to_string(at.second + 34) + "\" fill=\"#111\"" +
-           (strong ? " font-weight=\"bold\"" : "") + ">" + HtmlEscape(Clip(node.id, 40)) + "</text>";
+           (strong ? " font-weight=\"bold\"" : "") + ">" + EscapeMarkup(Clip(node.id, 40)) + "</text>";
     if (!node.detail.empty())
       svg += "<text x=\"" + tx + "\" y=\"" + std::to_string(at.second + 52) + "\" fill=\"#222\">" +
-             HtmlEscape(Clip(node.detail, 44)) + "</text>";
+             EscapeMarkup(Clip(node.detail, 44)) + "</text>";
     svg += "</g>\n";
   }
   int column_index = 0;

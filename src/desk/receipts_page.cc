@@ -13,13 +13,13 @@ std::string ChainBanner(store::StateStore& store) {
   auto verdict = actions::VerifyReceiptChain(store);
   if (!verdict.ok())
     return "<p class=\"banner bad\" role=\"status\">The chain could not be verified: " +
-           HtmlEscape(verdict.status().message()) + "</p>\n";
+           EscapeMarkup(verdict.status().message()) + "</p>\n";
   if (verdict->ok)
     return "<p class=\"banner good\" role=\"status\">The chain verifies: " + std::to_string(verdict->receipts) +
-           " receipts, head " + HtmlEscape(verdict->head.hash.substr(0, 16)) + "… (seq " +
+           " receipts, head " + EscapeMarkup(verdict->head.hash.substr(0, 16)) + "… (seq " +
            std::to_string(verdict->head.seq) + ").</p>\n";
   return "<p class=\"banner bad\" role=\"status\">The chain does NOT verify from receipt " +
-         std::to_string(verdict->first_bad_seq) + ": " + HtmlEscape(verdict->problem) + "</p>\n";
+         std::to_string(verdict->first_bad_seq) + ": " + EscapeMarkup(verdict->problem) + "</p>\n";
 }
 
 // What a receipt is about, in a line: its content's kind, summary or incident.
@@ -54,8 +54,8 @@ Page ReceiptsPage(workspace::Services& services) {
       const Json body = ParsedBody(it->body);
       const Json content = body.is_object() && body.contains("content") ? body["content"] : Json::object();
       html += "<tr><td>" + Link(ReceiptHref(it->seq), std::to_string(it->seq)) + "</td><td class=\"nowrap\">" +
-              HtmlEscape(ShortTime(it->written_at)) + "</td><td>" + HtmlEscape(Gist(content)) + "</td><td><code>" +
-              HtmlEscape(it->hash.substr(0, 16)) + "…</code></td></tr>\n";
+              EscapeMarkup(ShortTime(it->written_at)) + "</td><td>" + EscapeMarkup(Gist(content)) + "</td><td><code>" +
+              EscapeMarkup(it->hash.substr(0, 16)) + "…</code></td></tr>\n";
     }
     html += "</tbody></table></div>\n";
     if (receipts->size() > kListed) html += "<p>The newest " + std::to_string(kListed) + " are listed.</p>\n";
@@ -79,8 +79,8 @@ Page ReceiptPage(workspace::Services& services, const std::string& seq_text) {
   }
   const Json body = ParsedBody(receipt->body);
   std::string html = "<h1>Receipt " + std::to_string(receipt->seq) + "</h1>\n" + ChainBanner(**store) +
-                     "<dl class=\"facts\"><dt>Written</dt><dd>" + HtmlEscape(ShortTime(receipt->written_at)) +
-                     "</dd><dt>Hash</dt><dd><code class=\"hash\">" + HtmlEscape(receipt->hash) +
+                     "<dl class=\"facts\"><dt>Written</dt><dd>" + EscapeMarkup(ShortTime(receipt->written_at)) +
+                     "</dd><dt>Hash</dt><dd><code class=\"hash\">" + EscapeMarkup(receipt->hash) +
                      "</code></dd><dt>Previous</dt><dd>" +
                      (receipt->prev_hash.empty() ? std::string("none (the first receipt)")
                                                  : Link(ReceiptHref(receipt->seq - 1), receipt->prev_hash)) +

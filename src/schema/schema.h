@@ -5,8 +5,8 @@
 // and columns that read the changed fields, the consumers that act next, their owners).
 //
 // Everything here reads (the registry over its REST API through platforms/schema_registry, the
-// graph index) except RegisterStreamSchema, which writes to the registry only for a proposal of
-// the actions stage that a named person approved and whose approval has not expired.
+// graph index). Registering a schema is a change outside the state store, so it is a proposal of
+// the actions stage (actions/actions.h, RegisterStreamSchema), which sits to this stage's right.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +20,6 @@
 #include "base/json.h"
 #include "base/status.h"
 #include "config/workspace.h"
-#include "store/state_store.h"
 #include "graph/context_graph.h"
 #include "graph/graph_index.h"
 #include "net/http_client.h"
@@ -210,33 +209,5 @@ struct ImpactRequest {
 // versions to compare with.
 Result<Json> RunImpact(const ImpactRequest& request, const config::PlatformConfig& registry, net::HttpClient& http,
                        const graph::ContextGraph& graph, const ImpactOptions& options, TimePoint now);
-
-// ---- register_stream_schema (dw-connectors, `dw schema register`) ----
-
-struct RegisterRequest {
-  std::string subject;
-  std::string schema;
-  Format format = Format::kAvro;
-  std::string proposal_id;  // "": draft (or show) the proposal; else register the approved one
-  std::string domain;       // whose approvers decide; default the topic asset's domain, or the only one
-  std::string actor = "agent:dw-connectors";  // who drafts: never an approver of its own proposal
-};
-
-// The proposal kind a registration is drafted as.
-inline constexpr const char* kRegistrationKind = "schema_registration";
-
-// Without a proposal id: checks the schema against the subject (refusing a schema the registry
-// would refuse: invalid 42201, or incompatible at the subject's level 409), assesses its impact,
-// stores the registration as a proposal of the actions stage and sends it for approval; answers
-// {registered: false, status: "awaiting_approval", proposal, approval, verdict, impact} and
-// writes nothing to the registry. The same draft again answers the stored proposal's state.
-// With a proposal id: registers the schema the proposal holds only when its newest version is
-// approved and the approval request has not expired; writes a receipt with the registry's
-// answer (id and version, or its error); answers {registered, status, id?, version?, receipt}.
-// kFailedPrecondition (nothing written) for a proposal that is pending, denied, expired or not a
-// registration; kNotFound for an unknown one.
-Result<Json> RegisterStreamSchema(const RegisterRequest& request, store::StateStore& store, const config::Workspace& workspace,
-                                  const config::PlatformConfig& registry, net::HttpClient& http, const graph::ContextGraph* graph,
-                                  const Clock& clock);
 
 }  // namespace dw::schema

@@ -1,10 +1,20 @@
 #include "store/sql_cells.h"
 
+#include "base/redaction.h"
+
 namespace dw::store {
 
 SqlValue TimeCell(TimePoint t) { return ToUnixMillis(t); }
 
 SqlValue JsonCell(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+SqlValue ProseCell(const std::string& text) { return RedactSecrets(text); }
+
+SqlValue RedactedJsonCell(const Json& j) {
+  Json copy = j;
+  RedactSecretsIn(copy);
+  return JsonCell(copy);
+}
 
 const SqlValue* RowReader::Next() {
   if (index_ >= row_.size()) {

@@ -19,6 +19,15 @@ SqlValue TimeCell(TimePoint t);
 // The cell that stores `j`, as compact JSON text (invalid UTF-8 is replaced, never thrown on).
 SqlValue JsonCell(const Json& j);
 
+// The persistence point of redaction (base/redaction.h). Every cell that holds prose or a document
+// a person or a platform wrote (a message, an error, a note, a reason, a title, evidence, a body, a
+// payload, an answer) is bound through one of these two, so an error that quoted a connection
+// string or a registered secret is stored as "***" whichever stage made it. Identifiers, names,
+// times and keys are bound as they are: redacting them would change what they identify.
+SqlValue ProseCell(const std::string& text);
+// JsonCell of `j` with every string value redacted (object keys are the product's own).
+SqlValue RedactedJsonCell(const Json& j);
+
 // Reads the cells of one row left to right. Each getter returns a zero value after an error;
 // status() reports the first error.
 class RowReader {

@@ -58,9 +58,9 @@ Result<bool> SqlStateStore::EnqueueOutbox(const OutboxMessage& m) {
             "next_attempt_at, last_error, answer, created_at, updated_at) "
             "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) "
             "ON CONFLICT (incident_id, channel, event) DO NOTHING RETURNING id",
-            {m.incident_id, m.channel, m.event, JsonCell(m.payload), m.state,
-             static_cast<int64_t>(m.attempts), TimeCell(m.next_attempt_at), m.last_error,
-             JsonCell(m.answer), now});
+            {m.incident_id, m.channel, m.event, RedactedJsonCell(m.payload), m.state,
+             static_cast<int64_t>(m.attempts), TimeCell(m.next_attempt_at), ProseCell(m.last_error),
+             RedactedJsonCell(m.answer), now});
     if (!rows.ok()) return rows.status();
     inserted = !rows->empty();
     return Status::Ok();
@@ -95,7 +95,7 @@ Status SqlStateStore::UpdateOutbox(const OutboxMessage& m) {
         Run("UPDATE notify_outbox SET state = $2, attempts = $3, next_attempt_at = $4, "
             "last_error = $5, answer = $6, updated_at = $7 WHERE id = $1 RETURNING id",
             {m.id, m.state, static_cast<int64_t>(m.attempts), TimeCell(m.next_attempt_at),
-             m.last_error, JsonCell(m.answer), TimeCell(clock_.Now())});
+             ProseCell(m.last_error), RedactedJsonCell(m.answer), TimeCell(clock_.Now())});
     if (!rows.ok()) return rows.status();
     if (rows->empty()) return NotFound("no outbox message " + std::to_string(m.id));
     return Status::Ok();

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <exception>
 
+#include "base/redaction.h"
 #include "store/migrate.h"
 #include "store/sql_cells.h"
 
@@ -190,8 +191,8 @@ Status SqlStateStore::RecordCheckResults(const std::vector<CheckResultRow>& rows
               "threshold, rows_scanned, duration_ms, message, observed_at) "
               "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
               {c.run_id, c.table_ref, c.check_name, std::string(CheckStatusName(c.status)),
-               JsonCell(c.observed), JsonCell(c.threshold), c.rows_scanned, c.duration_ms,
-               c.message, TimeCell(c.observed_at)})
+               RedactedJsonCell(c.observed), RedactedJsonCell(c.threshold), c.rows_scanned,
+               c.duration_ms, ProseCell(c.message), TimeCell(c.observed_at)})
               .status());
     }
     return Status::Ok();
@@ -342,7 +343,7 @@ Result<int64_t> SqlStateStore::AddMetricMark(const MetricMark& m) {
     Result<Rows> rows =
         Run("INSERT INTO metric_marks (metric, from_ts, to_ts, note, created_at) "
             "VALUES ($1, $2, $3, $4, $5) RETURNING id",
-            {m.metric, TimeCell(m.from), TimeCell(m.to), m.note, TimeCell(clock_.Now())});
+            {m.metric, TimeCell(m.from), TimeCell(m.to), ProseCell(m.note), TimeCell(clock_.Now())});
     if (!rows.ok()) return rows.status();
     if (rows->size() != 1) return Internal("metric mark insert returned no id");
     RowReader r((*rows)[0], "metric_marks");
@@ -398,7 +399,7 @@ Result<bool> SqlStateStore::AddChangeEvent(const ChangeEvent& e) {
             "evidence, risk, reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
             "ON CONFLICT (dedup_key) DO NOTHING RETURNING id",
             {e.dedup_key, e.asset_id, e.kind, TimeCell(e.happened_at), TimeCell(e.observed_at),
-             JsonCell(e.evidence), e.risk, e.reason});
+             RedactedJsonCell(e.evidence), e.risk, ProseCell(e.reason)});
     if (!rows.ok()) return rows.status();
     inserted = !rows->empty();
     return Status::Ok();
@@ -580,8 +581,8 @@ Status SqlStateStore::PutIncident(const IncidentRecord& i) {
                "title = excluded.title, asset_id = excluded.asset_id, "
                "opened_at = excluded.opened_at, updated_at = excluded.updated_at, "
                "closed_at = excluded.closed_at, body = excluded.body",
-               {i.id, i.status, i.title, i.asset_id, TimeCell(i.opened_at), TimeCell(i.updated_at),
-                closed, JsonCell(i.body)})
+               {i.id, i.status, ProseCell(i.title), i.asset_id, TimeCell(i.opened_at),
+                TimeCell(i.updated_at), closed, RedactedJsonCell(i.body)})
         .status();
   });
 }
@@ -642,6 +643,12 @@ Result<std::vector<IncidentRecord>> SqlStateStore::IncidentsOverlapping(TimePoin
 Result<int64_t> SqlStateStore::AppendReceipt(const std::string& prev_hash, const std::string& hash,
                                              const std::string& body) {
   if (hash.empty()) return InvalidArgument("receipt hash must not be empty");
+  // A receipt is stored byte for byte as it was hashed, so it cannot be redacted here: the writer
+  // redacts its content before hashing (actions/receipt_chain.cc), and a body that still holds a
+  // secret is refused rather than kept in clear.
+  if (RedactSecrets(body) != body)
+    return InvalidArgument("a receipt body holds a secret (a connection-string password or a registered "
+                           "secret); redact its content before hashing it; nothing was appended");
   int64_t seq = 0;
   Status s = Do(true, [&]() -> Status {
     Result<Rows> head = Run("SELECT seq, hash FROM receipts ORDER BY seq DESC LIMIT 1", {});

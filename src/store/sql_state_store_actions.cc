@@ -92,7 +92,7 @@ Status SqlStateStore::AddProposal(const ProposalRecord& p) {
     }
     return Run("INSERT INTO proposals (id, version, incident_id, kind, body, created_at) "
                "VALUES ($1, $2, $3, $4, $5, $6)",
-               {p.id, p.version, p.incident_id, p.kind, JsonCell(p.body), TimeCell(clock_.Now())})
+               {p.id, p.version, p.incident_id, p.kind, RedactedJsonCell(p.body), TimeCell(clock_.Now())})
         .status();
   });
 }
@@ -141,7 +141,7 @@ Result<int64_t> SqlStateStore::AppendActionEvent(const ActionEventRecord& e) {
     Result<Rows> rows = Run(
         "INSERT INTO action_events (at, kind, subject, actor, nonce, body) "
         "VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq",
-        {TimeCell(e.at), e.kind, e.subject, e.actor, nonce, JsonCell(e.body)});
+        {TimeCell(e.at), e.kind, e.subject, e.actor, nonce, RedactedJsonCell(e.body)});
     if (!rows.ok()) return rows.status();
     if (rows->size() != 1) return Internal("action_events insert returned no seq");
     RowReader r((*rows)[0], "action_events");

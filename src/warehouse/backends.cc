@@ -18,8 +18,8 @@ Result<std::unique_ptr<Warehouse>> OpenPostgres(const config::WarehouseConfig& c
 // Every back end, one entry each.
 const std::vector<WarehouseBackend>& Backends() {
   static const std::vector<WarehouseBackend> kBackends = {
-      {"sqlite", OpenSqlite, ProbeSqliteWarehouse, SqliteLocation},
-      {"postgres", OpenPostgres, ProbePostgresWarehouse, PostgresLocation},
+      {"sqlite", OpenSqlite, ProbeSqliteWarehouse, SqliteLocation, SqliteDialect},
+      {"postgres", OpenPostgres, ProbePostgresWarehouse, PostgresLocation, PostgresDialect},
   };
   return kBackends;
 }
@@ -30,6 +30,11 @@ const WarehouseBackend* FindWarehouseBackend(std::string_view type) {
   for (const WarehouseBackend& b : Backends())
     if (b.type == type) return &b;
   return nullptr;
+}
+
+const Dialect* FindDialect(std::string_view type) {
+  const WarehouseBackend* b = FindWarehouseBackend(type);
+  return b == nullptr ? nullptr : &b->dialect();
 }
 
 std::string WarehouseBackendNames() {

@@ -1,6 +1,7 @@
 // The warehouse back ends, found by their `type:` name in one registry (as DuckDB finds its
 // storage extensions): opening a configured warehouse, probing it for `describe`, and showing where
-// it lives. Adding a back end (DuckDB, BigQuery) is one entry in backends.cc plus its own files.
+// it lives, and its SQL dialect. Adding a back end (DuckDB, BigQuery) is one entry in backends.cc
+// plus its own files (its warehouse, its probe, its dialect).
 #pragma once
 
 #include <chrono>
@@ -24,10 +25,15 @@ struct WarehouseBackend {
   WarehouseProbe (*probe)(const config::WarehouseConfig& config, std::chrono::milliseconds timeout);
   // Where it lives, safe to show (no password).
   std::string (*location)(const config::WarehouseConfig& config);
+  // How its SQL is spelled (the same object its open warehouses answer from dialect()).
+  const Dialect& (*dialect)();
 };
 
 // The back end for `type`, or nullptr.
 const WarehouseBackend* FindWarehouseBackend(std::string_view type);
+
+// The SQL dialect of back end `type`, or nullptr: one lookup by the workspace's `type:` name.
+const Dialect* FindDialect(std::string_view type);
 
 // "sqlite, postgres": every registered type, for error messages.
 std::string WarehouseBackendNames();

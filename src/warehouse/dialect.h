@@ -9,8 +9,6 @@
 
 namespace dw::warehouse {
 
-enum class Engine { kSqlite, kPostgres };
-
 // A table as the engine's catalog names it. SQLite has one schema, "main".
 struct TableId {
   std::string schema;
@@ -29,30 +27,45 @@ enum class TimeEncoding {
   kText,          // ISO 8601 text (SQLite's usual choice)
 };
 
+// One engine's spelling. Each back end defines its own (sqlite_dialect.cc, postgres_dialect.cc)
+// and registers it with its `type:` name (warehouse/backends.h, FindDialect), so the check code
+// asks the dialect what the engine can do and never which engine it is: adding DuckDB or BigQuery
+// is one dialect in its own file and one registry entry.
 class Dialect {
  public:
-  explicit Dialect(Engine engine) : engine_(engine) {}
+  virtual ~Dialect() = default;
 
-  Engine engine() const { return engine_; }
-  // "sqlite" or "postgres", as the workspace spells the type.
-  std::string_view name() const;
+  // The workspace's `type:` name ("sqlite", "postgres").
+  virtual std::string_view name() const = 0;
 
-  // `name` in double quotes with embedded double quotes doubled (both engines follow SQL here).
+  // `name` in double quotes with embedded double quotes doubled (SQL's rule, which every engine
+  // so far follows).
   std::string Quote(std::string_view name) const;
+  // The catalog's name for the table a workspace reference gives as `schema` (possibly empty) and
+  // `table`: SQLite has the one schema "main", PostgreSQL's default is "public".
+  virtual TableId TableOf(const std::string& schema, const std::string& table) const = 0;
   // The quoted, qualified table name used in FROM.
-  std::string Table(const TableId& table) const;
-  // The n-th parameter (1-based); both engines accept $N.
+  virtual std::string Table(const TableId& table) const = 0;
+  // The n-th parameter (1-based); every engine's driver here accepts $N.
   static std::string Param(int n);
 
   // An expression giving the latest value of `quoted_column` in a form the caller converts to
-  // Unix milliseconds: for kNative on PostgreSQL the epoch in milliseconds, else the raw maximum.
-  std::string MaxTime(const std::string& quoted_column, TimeEncoding encoding) const;
-  // The right-hand side comparing a time column with parameter n (PostgreSQL casts the text
-  // parameter to the column's own type so an index on it is used).
-  std::string TimeParam(int n, TimeEncoding encoding, const std::string& column_type) const;
+  // Unix milliseconds: for a native time column the epoch in milliseconds, else the raw maximum.
+  virtual std::string MaxTime(const std::string& quoted_column, TimeEncoding encoding) const = 0;
+  // The right-hand side comparing a time column with parameter n (an engine with native time types
+  // casts the text parameter to the column's own type so an index on it is used).
+  virtual std::string TimeParam(int n, TimeEncoding encoding, const std::string& column_type) const = 0;
 
- private:
-  Engine engine_;
+  // Whether the catalog type `column_type` is one of the engine's native time types (then values
+  // are read and compared as kNative).
+  virtual bool IsNativeTimeType(const std::string& column_type) const = 0;
+  // Whether the engine enforces declared column types, so that a column declared as, say, boolean
+  // can be refused as a time column from the catalog alone (SQLite's declared types are advisory:
+  // its values must be sampled).
+  virtual bool EnforcesColumnTypes() const = 0;
+  // The column that numbers a table's rows densely enough to split a scan into ranges read in
+  // parallel ("rowid" on SQLite), or "" when the engine has none worth splitting on.
+  virtual std::string_view RowIdColumn() const = 0;
 };
 
 }  // namespace dw::warehouse

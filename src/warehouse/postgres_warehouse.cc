@@ -11,7 +11,7 @@ using SteadyClock = std::chrono::steady_clock;
 class PostgresWarehouse final : public Warehouse {
  public:
   PostgresWarehouse(std::string name, std::unique_ptr<store::SqlConnection> conn)
-      : name_(std::move(name)), conn_(std::move(conn)), dialect_(Engine::kPostgres) {}
+      : name_(std::move(name)), conn_(std::move(conn)), dialect_(PostgresDialect()) {}
 
   const std::string& name() const override { return name_; }
   const Dialect& dialect() const override { return dialect_; }
@@ -111,7 +111,7 @@ class PostgresWarehouse final : public Warehouse {
 
   std::string name_;
   std::unique_ptr<store::SqlConnection> conn_;
-  Dialect dialect_;
+  const Dialect& dialect_;
 };
 
 }  // namespace

@@ -12,4 +12,7 @@ namespace dw::warehouse {
 Result<std::unique_ptr<Warehouse>> OpenPostgresWarehouse(const std::string& name,
                                                          const std::string& dsn);
 
+// PostgreSQL's SQL dialect (postgres_dialect.cc), registered as "postgres" in backends.cc.
+const Dialect& PostgresDialect();
+
 }  // namespace dw::warehouse

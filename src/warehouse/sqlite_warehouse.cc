@@ -51,7 +51,7 @@ bool HasSecondStatement(const char* tail) {
 class SqliteWarehouse final : public Warehouse {
  public:
   SqliteWarehouse(std::string name, std::string path, sqlite3* db)
-      : name_(std::move(name)), path_(std::move(path)), db_(db), dialect_(Engine::kSqlite) {
+      : name_(std::move(name)), path_(std::move(path)), db_(db), dialect_(SqliteDialect()) {
     sqlite3_progress_handler(db_, kProgressSteps, &SqliteWarehouse::OnProgress, this);
   }
   ~SqliteWarehouse() override { sqlite3_close_v2(db_); }
@@ -203,7 +203,7 @@ class SqliteWarehouse final : public Warehouse {
   std::string name_;
   std::string path_;
   sqlite3* db_;
-  Dialect dialect_;
+  const Dialect& dialect_;
   SteadyClock::time_point deadline_ = SteadyClock::time_point::max();
   bool timed_out_ = false;
 };

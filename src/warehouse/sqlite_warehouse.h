@@ -11,4 +11,7 @@ namespace dw::warehouse {
 Result<std::unique_ptr<Warehouse>> OpenSqliteWarehouse(const std::string& name,
                                                        const std::string& path);
 
+// SQLite's SQL dialect (sqlite_dialect.cc), registered as "sqlite" in backends.cc.
+const Dialect& SqliteDialect();
+
 }  // namespace dw::warehouse

@@ -8,24 +8,8 @@
 namespace dw::store {
 namespace {
 
-using test_support::ScratchLocation;
 
-class ActionStoreTest : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    if (GetParam() == "postgresql" && test_support::PostgresTestUrl().empty())
-      GTEST_SKIP() << test_support::kPgSkipMessage;
-    auto scratch = ScratchLocation::Create(GetParam());
-    ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
-    scratch_ = std::move(scratch).value();
-    auto opened = OpenStateStore(scratch_->location(), clock_);
-    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-    store_ = std::move(opened).value();
-  }
-  SimulatedClock clock_{FromUnixMillis(1'800'000'000'000)};
-  std::unique_ptr<ScratchLocation> scratch_;
-  std::unique_ptr<StateStore> store_;
-};
+class ActionStoreTest : public test_support::StoreOnEachBackend {};
 
 TEST_P(ActionStoreTest, ProposalVersionsAreImmutable) {
   ProposalRecord p{"P-1", 1, "INC-1", "hold", {{"a", 1}}, {}};

@@ -22,18 +22,9 @@ using store::test_support::ScratchLocation;
 
 const TimePoint kStart = FromUnixMillis(1'800'000'000'000);
 
-class ReceiptChainTest : public ::testing::TestWithParam<std::string> {
+class ReceiptChainTest : public store::test_support::StoreOnEachBackend {
  protected:
-  void SetUp() override {
-    if (GetParam() == "postgresql" && store::test_support::PostgresTestUrl().empty())
-      GTEST_SKIP() << store::test_support::kPgSkipMessage;
-    auto scratch = ScratchLocation::Create(GetParam());
-    ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
-    scratch_ = std::move(scratch).value();
-    auto opened = store::OpenStateStore(scratch_->location(), clock_);
-    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-    store_ = std::move(opened).value();
-  }
+  ReceiptChainTest() : StoreOnEachBackend(kStart) {}
 
   // Writes `n` receipts and returns the head.
   ReceiptHead WriteSome(int n) {
@@ -61,10 +52,6 @@ class ReceiptChainTest : public ::testing::TestWithParam<std::string> {
     EXPECT_TRUE(v.ok()) << v.status().ToString();
     return v.ok() ? *v : ChainVerdict{};
   }
-
-  SimulatedClock clock_{kStart};
-  std::unique_ptr<ScratchLocation> scratch_;
-  std::unique_ptr<store::StateStore> store_;
 };
 
 TEST_P(ReceiptChainTest, AnUntouchedChainVerifiesAndEachReceiptNamesItsPredecessor) {

@@ -5,51 +5,30 @@
 #include "agents/agents.h"
 #include "mcp/json_schema.h"
 #include "observe/changes/collector.h"
-#include "tests/platforms/platform_test_support.h"
-#include "tests/support/subprocess.h"
-#include "tests/support/null_tool_call.h"
+#include "tests/support/agent_workspace.h"
 
 namespace dw::agents {
 namespace {
-
-using dw::testing::NullCall;
 
 class ConnectorsToolsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     Json script = dw::testing::LoadScript("examples/loyalty-flink/sim/connect.json");
     script["now"] = "2026-11-24T19:00:00Z";  // after the task failed
-    sim_ = dw::testing::StartSim(sim::Platform::kKafkaConnect, script);
-    ASSERT_NE(sim_, nullptr);
-    dir_.Write("dataworkers.yaml",
-               "version: 1\nname: t\nwarehouses:\n  main: {type: sqlite, path: warehouse.db}\n"
-               "platforms:\n  connect: {type: kafka-connect, url: \"" + sim_->url() + "\"}\n");
-    services_ = workspace::Services::Load(dir_.path(), clock_);
-    ASSERT_TRUE(services_->workspace_status().ok()) << services_->workspace_status().message();
-    catalog_ = BuildAgentCatalog(*FindAgent("dw-connectors"), services_);
+    ASSERT_TRUE(ws_.StartSim(sim::Platform::kKafkaConnect, script));
+    ws_.Write("dataworkers.yaml",
+              "version: 1\nname: t\nwarehouses:\n  main: {type: sqlite, path: warehouse.db}\n"
+              "platforms:\n  connect: {type: kafka-connect, url: \"{SIM}\"}\n");
+    ASSERT_TRUE(ws_.Load("dw-connectors"));
   }
-  mcp::ToolResult Call(const std::string& tool, const Json& args) {
-    const mcp::ToolSpec* spec = catalog_->FindTool(tool);
-    EXPECT_NE(spec, nullptr);
-    NullCall call;
-    auto r = spec->handler(args, call);
-    if (!r.is_error && spec->output_schema) {
-      auto valid = mcp::ValidateJson(*spec->output_schema, *r.structured, "structuredContent");
-      EXPECT_TRUE(valid.ok()) << valid.ToString();
-    }
-    return r;
-  }
+  mcp::ToolResult Call(const std::string& tool, const Json& args) { return ws_.Call(tool, args); }
 
-  dw::testing::TempDir dir_;
-  SimulatedClock clock_{FromUnixMillis(1795547000000)};  // 2026-11-24T19:03:20Z
-  std::unique_ptr<sim::RunningSim> sim_;
-  std::shared_ptr<workspace::Services> services_;
-  std::shared_ptr<const mcp::Catalog> catalog_;
+  dw::testing::AgentWorkspace ws_{FromUnixMillis(1795547000000)};  // 2026-11-24T19:03:20Z
 };
 
 TEST_F(ConnectorsToolsTest, BothToolsAreReadOnly) {
   for (const char* name : {"get_connector_status", "get_change_timeline"}) {
-    const auto* t = catalog_->FindTool(name);
+    const auto* t = ws_.catalog().FindTool(name);
     ASSERT_NE(t, nullptr) << name;
     EXPECT_TRUE(t->annotations.read_only);
     EXPECT_FALSE(t->annotations.destructive);
@@ -83,9 +62,9 @@ TEST_F(ConnectorsToolsTest, ErrorsSayWhatToDo) {
 }
 
 TEST_F(ConnectorsToolsTest, TimelineShowsWhatTheCollectorStored) {
-  auto store = services_->state();
+  auto store = ws_.services()->state();
   ASSERT_TRUE(store.ok());
-  auto pass = observe::changes::CollectChanges(services_->workspace(), services_->http(), **store, clock_);
+  auto pass = observe::changes::CollectChanges(ws_.services()->workspace(), ws_.services()->http(), **store, ws_.clock());
   ASSERT_TRUE(pass.ok());
   ASSERT_EQ(pass->new_events(), 1);  // first sight of an unhealthy connector
   auto r = Call("get_change_timeline", {{"asset_id", "connect://connect/bq-sink-balances"}});

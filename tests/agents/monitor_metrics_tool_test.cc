@@ -3,8 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "agents/agents.h"
-#include "tests/support/subprocess.h"
-#include "tests/support/null_tool_call.h"
+#include "tests/support/agent_workspace.h"
 #include "mcp/tool_invocation.h"
 
 namespace dw::agents {
@@ -13,22 +12,15 @@ namespace {
 constexpr int64_t kHour = 3600LL * 1000;
 const int64_t kStart = 1767225600000LL;  // 2026-01-01 00:00 UTC
 
-using dw::testing::NullCall;
-
 class MonitorMetricsToolTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_.Write("dataworkers.yaml", "version: 1\nname: t\n");
-    services_ = workspace::Services::Load(dir_.path(), clock_);
-    ASSERT_TRUE(services_->workspace_status().ok()) << services_->workspace_status().message();
-    catalog_ = BuildAgentCatalog(*FindAgent("dw-incidents"), services_);
+    ws_.Write("dataworkers.yaml", "version: 1\nname: t\n");
+    ASSERT_TRUE(ws_.Load("dw-incidents"));
   }
-  mcp::ToolResult Call(const Json& args) {
-    const mcp::ToolSpec* spec = catalog_->FindTool("monitor_metrics");
-    EXPECT_NE(spec, nullptr);
-    NullCall call;
-    return spec->handler(args, call);
-  }
+  // The arguments go as given (some are refused on purpose); a successful answer must match the
+  // tool's output schema.
+  mcp::ToolResult Call(const Json& args) { return ws_.Call("monitor_metrics", args); }
   // 40 hourly points near 50, then 2 at 500.
   Json Record() {
     Json points = Json::array();
@@ -36,16 +28,13 @@ class MonitorMetricsToolTest : public ::testing::Test {
     return Json::array({{{"metric", "signups"}, {"points", points}}});
   }
   size_t Stored() {
-    auto store = services_->state();
+    auto store = ws_.services()->state();
     EXPECT_TRUE(store.ok());
     auto p = (*store)->MetricPoints("signups", FromUnixMillis(0), FromUnixMillis(kStart + 1000 * kHour));
     return p.ok() ? p->size() : 0;
   }
 
-  dw::testing::TempDir dir_;
-  SimulatedClock clock_{FromUnixMillis(kStart + 42 * kHour)};
-  std::shared_ptr<workspace::Services> services_;
-  std::shared_ptr<const mcp::Catalog> catalog_;
+  dw::testing::AgentWorkspace ws_{FromUnixMillis(kStart + 42 * kHour)};
 };
 
 TEST_F(MonitorMetricsToolTest, AMarkInTheSameCallIsStoredAndLearnt) {
@@ -89,7 +78,7 @@ TEST_F(MonitorMetricsToolTest, ABadMarkStoresNothingFromTheCall) {
   ASSERT_FALSE(r.is_error);
   r = Call(backwards);
   ASSERT_TRUE(r.is_error);
-  auto store = services_->state();
+  auto store = ws_.services()->state();
   ASSERT_TRUE(store.ok());
   auto marks = (*store)->MetricMarks("signups", FromUnixMillis(0), FromUnixMillis(kStart + 1000 * kHour));
   ASSERT_TRUE(marks.ok());
@@ -131,10 +120,10 @@ TEST_F(MonitorMetricsToolTest, AnIntegerTimestampOutOfRangeIsRefusedWithItsPath)
 }
 
 TEST_F(MonitorMetricsToolTest, DeclaresAnOutputSchemaItsResultsMatch) {
-  const mcp::ToolSpec* spec = catalog_->FindTool("monitor_metrics");
+  const mcp::ToolSpec* spec = ws_.catalog().FindTool("monitor_metrics");
   ASSERT_NE(spec, nullptr);
   ASSERT_TRUE(spec->output_schema.has_value());
-  Json out = RunThroughContract(*catalog_, "monitor_metrics",
+  Json out = RunThroughContract(ws_.catalog(), "monitor_metrics",
                                 {{"record", Record()}, {"evaluate", Json::array({"nosuch"})}});
   ASSERT_FALSE(out.value("isError", false)) << out.dump();
   ASSERT_TRUE(out.contains("structuredContent"));

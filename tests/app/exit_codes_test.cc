@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "tests/support/example_workspace.h"
 #include "tests/support/subprocess.h"
 
 namespace dw {
@@ -20,20 +21,7 @@ const std::string kDw = DW_BINARY;
 
 std::string Q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
-// A scratch copy of examples/NAME with its warehouse built from warehouse.sql.
-std::filesystem::path CopyExample(const TempDir& tmp, const std::string& name) {
-  namespace fs = std::filesystem;
-  fs::path dst = tmp.path() / name;
-  fs::copy(fs::path(DW_SOURCE_DIR) / "examples" / name, dst, fs::copy_options::recursive);
-  sqlite3* db = nullptr;
-  sqlite3_open((dst / "warehouse.db").c_str(), &db);
-  std::string sql = testing::ReadWholeFile(dst / "warehouse.sql");
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
-  return dst;
-}
+using testing::CopyExample;
 
 class ExitCodesTest : public ::testing::Test {
  protected:

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/serve_process.h"
 #include "tests/support/subprocess.h"
 
 extern char** environ;
@@ -26,60 +27,11 @@ namespace {
 
 constexpr size_t kMiB = 1024 * 1024;
 
-// `dw --workspace WS serve --listen 127.0.0.1:0`, its pid and port; stopped on destruction.
-class Server {
+// `dw --workspace WS serve --listen 127.0.0.1:0`.
+class Server : public testing::ServeProcess {
  public:
-  explicit Server(const std::filesystem::path& workspace) {
-    std::vector<std::string> args = {DW_BINARY, "--workspace", workspace.string(), "serve",
-                                     "--listen", "127.0.0.1:0"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    int out[2];
-    EXPECT_EQ(pipe(out), 0);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    posix_spawn_file_actions_addclose(&fa, out[0]);
-    EXPECT_EQ(posix_spawn(&pid_, args[0].c_str(), &fa, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    close(out[1]);
-    std::string line;
-    char c;
-    while (read(out[0], &c, 1) == 1 && c != '\n') line.push_back(c);
-    close(out[0]);
-    size_t colon = line.rfind(':'), slash = line.rfind("/mcp");
-    if (colon != std::string::npos && slash != std::string::npos && slash > colon)
-      port_ = std::stoi(line.substr(colon + 1, slash - colon - 1));
-  }
-  ~Server() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      int status = 0;
-      waitpid(pid_, &status, 0);
-    }
-  }
-  int port() const { return port_; }
-
-  // The server's peak resident set so far, in bytes (VmHWM in /proc/PID/status).
-  size_t PeakRss() const {
-    std::ifstream in("/proc/" + std::to_string(pid_) + "/status");
-    std::string key;
-    while (in >> key) {
-      if (key == "VmHWM:") {
-        size_t kb = 0;
-        in >> kb;
-        return kb * 1024;
-      }
-      std::string rest;
-      std::getline(in, rest);
-    }
-    return 0;
-  }
-
- private:
-  pid_t pid_ = -1;
-  int port_ = 0;
+  explicit Server(const std::filesystem::path& workspace)
+      : ServeProcess({"--workspace", workspace.string(), "serve", "--listen", "127.0.0.1:0"}) {}
 };
 
 // Sends `head` then up to `body_bytes` of `chunk`-framed (chunked) or raw body bytes, reading

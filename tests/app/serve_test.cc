@@ -14,52 +14,14 @@
 #include <vector>
 
 #include "base/json.h"
+#include "tests/support/serve_process.h"
 
 extern char** environ;
 
 namespace dw {
 namespace {
 
-// Runs `dw ... serve --listen 127.0.0.1:0 ...` and reads the port it prints; stops it on exit.
-class ServeProcess {
- public:
-  explicit ServeProcess(std::vector<std::string> extra) {
-    std::vector<std::string> args = {DW_BINARY};
-    args.insert(args.end(), extra.begin(), extra.end());
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    int out[2];
-    EXPECT_EQ(pipe(out), 0);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    posix_spawn_file_actions_addclose(&fa, out[0]);
-    EXPECT_EQ(posix_spawn(&pid_, args[0].c_str(), &fa, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    close(out[1]);
-    std::string line;
-    char c;
-    while (read(out[0], &c, 1) == 1 && c != '\n') line.push_back(c);
-    close(out[0]);
-    auto colon = line.rfind(':');
-    auto slash = line.rfind("/mcp");
-    if (colon != std::string::npos && slash != std::string::npos && slash > colon)
-      port_ = std::stoi(line.substr(colon + 1, slash - colon - 1));
-  }
-  ~ServeProcess() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      int status = 0;
-      waitpid(pid_, &status, 0);
-    }
-  }
-  int port() const { return port_; }
-
- private:
-  pid_t pid_ = -1;
-  int port_ = 0;
-};
+using testing::ServeProcess;
 
 httplib::Headers McpHeaders(const std::string& session = "") {
   httplib::Headers h = {{"Accept", "application/json, text/event-stream"}};

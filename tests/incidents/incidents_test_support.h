@@ -23,19 +23,13 @@ namespace dw::incidents::test_support {
 
 inline TimePoint At(const std::string& rfc3339) { return *ParseRfc3339(rfc3339); }
 
-class DeskTest : public ::testing::TestWithParam<std::string> {
+class DeskTest : public store::test_support::StoreOnEachBackend {
  protected:
-  DeskTest() : clock_(At("2026-11-24T13:00:00Z")) {}
+  DeskTest() : StoreOnEachBackend(At("2026-11-24T13:00:00Z")) {}
 
   void SetUp() override {
-    if (GetParam() == "postgresql" && store::test_support::PostgresTestUrl().empty())
-      GTEST_SKIP() << store::test_support::kPgSkipMessage;
-    auto scratch = store::test_support::ScratchLocation::Create(GetParam());
-    ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
-    scratch_ = std::move(scratch).value();
-    auto s = store::OpenStateStore(scratch_->location(), clock_);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(s).value();
+    StoreOnEachBackend::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     auto g = graph::ContextGraph::Load(store_.get(), clock_);
     ASSERT_TRUE(g.ok()) << g.status().ToString();
     graph_ = std::move(g).value();
@@ -140,9 +134,6 @@ class DeskTest : public ::testing::TestWithParam<std::string> {
     return i.ok() ? *i : Incident{};
   }
 
-  std::unique_ptr<store::test_support::ScratchLocation> scratch_;
-  SimulatedClock clock_;
-  std::unique_ptr<store::StateStore> store_;
   std::unique_ptr<graph::ContextGraph> graph_;
   config::Workspace ws_;
   DeskOptions options_;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -24,11 +25,14 @@ namespace {
 namespace fs = std::filesystem;
 
 // The data path, left to right (docs/ARCHITECTURE.md, "Stages"). A folder under src/ that is not
-// listed here fails the check: a new stage must be placed in the order first.
+// listed here fails the check: a new stage must be placed in the order first. schema/ reads platform
+// facts and the graph beside observe/ (design ARCHITECTURE.md: "schema/ sits beside observe/ as a
+// reader of platform facts; registering a schema is an actions/ proposal"), so it stands before the
+// judgement and action stages and may not include them.
 const std::vector<std::string>& StageOrder() {
   static const std::vector<std::string> kOrder = {
-      "base",    "config",  "store",     "warehouse", "net", "platforms", "observe", "graph",
-      "incidents", "actions", "schema",  "replay",    "workspace", "desk", "mcp", "agents", "app"};
+      "base",      "config",  "store",  "warehouse", "net",       "platforms", "observe", "graph",
+      "schema",    "incidents", "actions", "replay", "workspace", "desk",     "mcp",      "agents",  "app"};
   return kOrder;
 }
 
@@ -144,9 +148,11 @@ TEST(IncludeDirection, ReportsEveryKindOfRightwardInclude) {
   dir.Write("workspace/services.cc", "#include \"mcp/catalog.h\"\n");
   dir.Write("webpage/index.cc", "#include \"base/status.h\"\n");
   dir.Write("main.cc", "#include \"mcp/session.h\"\n");
+  dir.Write("schema/registration.cc", "#include \"actions/actions.h\"\n#include \"graph/context_graph.h\"\n");
+  dir.Write("incidents/desk.cc", "#include \"schema/schema.h\"\n");
   std::vector<Violation> v = RightwardIncludes(dir.path());
   const std::string all = Joined(v);
-  EXPECT_EQ(v.size(), 9u) << all;
+  EXPECT_EQ(v.size(), 10u) << all;
   for (const char* expected :
        {"observe/metrics/metric_service.cc:1: includes \"incidents/incident.h\": observe/ may include only "
         "stages to its left, and incidents/ is to its right",
@@ -157,14 +163,61 @@ TEST(IncludeDirection, ReportsEveryKindOfRightwardInclude) {
         "warehouse/probe.cc:1: includes \"net/http_client.h\"", "mcp/session.cc:1: includes \"app/commands.h\"",
         "workspace/services.cc:1: includes \"mcp/catalog.h\"",
         "webpage/index.cc: folder 'webpage' is not a stage of the data path",
-        "main.cc:1: includes \"mcp/session.h\": main.cc only calls into app/"})
+        "main.cc:1: includes \"mcp/session.h\": main.cc only calls into app/",
+        "schema/registration.cc:1: includes \"actions/actions.h\": schema/ may include only stages to its left, and "
+        "actions/ is to its right"})
     EXPECT_NE(all.find(expected), std::string::npos) << expected << "\nnot in:\n" << all;
+}
+
+// The namespace a file under src/ must open (docs/ARCHITECTURE.md: namespaces follow folders):
+// src/observe/metrics/x.cc is dw::observe::metrics (or a namespace nested in it, as
+// dw::schema::avro), and base/ is the shared vocabulary in dw itself. "" when the file is fine.
+std::string NamespaceMismatch(const fs::path& src, const fs::path& file) {
+  static const std::regex kNamespace(R"(^namespace\s+(dw(::\w+)*)\s*\{)");
+  const fs::path rel = fs::relative(file, src);
+  if (std::distance(rel.begin(), rel.end()) < 2) return "";  // src/main.cc
+  std::string expected = "dw";
+  for (auto it = rel.begin(); std::next(it) != rel.end(); ++it)
+    if (it->string() != "base") expected += "::" + it->string();
+  std::ifstream in(file);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    std::smatch m;
+    if (!std::regex_search(line, m, kNamespace)) continue;
+    const std::string got = m[1].str();
+    if (got == expected || got.rfind(expected + "::", 0) == 0) return "";
+    return rel.string() + ":" + std::to_string(n) + ": opens namespace " + got + ", not " + expected;
+  }
+  return "";
+}
+
+TEST(IncludeDirection, NamespacesFollowFolders) {
+  const fs::path src = fs::path(DW_SOURCE_DIR) / "src";
+  std::vector<Violation> v;
+  for (const auto& entry : fs::recursive_directory_iterator(src))
+    if (entry.is_regular_file())
+      if (std::string m = NamespaceMismatch(src, entry.path()); !m.empty()) v.push_back(m);
+  EXPECT_TRUE(v.empty()) << Joined(v);
+
+  testing::TempDir dir;
+  dir.Write("observe/metrics/detector.cc", "#include \"x\"\nnamespace dw::metrics {\n}\n");
+  dir.Write("schema/avro_schema.cc", "namespace dw::schema::avro {\n}\n");
+  dir.Write("base/clock.cc", "namespace dw {\n}\n");
+  EXPECT_EQ(NamespaceMismatch(dir.path(), dir.path() / "observe/metrics/detector.cc"),
+            "observe/metrics/detector.cc:2: opens namespace dw::metrics, not dw::observe::metrics");
+  EXPECT_EQ(NamespaceMismatch(dir.path(), dir.path() / "schema/avro_schema.cc"), "");
+  EXPECT_EQ(NamespaceMismatch(dir.path(), dir.path() / "base/clock.cc"), "");
 }
 
 TEST(IncludeDirection, TheOrderKnowsTheComingStages) {
   // The judgement and action stages other work adds must already have their place.
   for (const char* stage : {"incidents", "actions", "schema", "replay"}) EXPECT_GE(Rank(stage), 0) << stage;
   EXPECT_LT(Rank("observe"), Rank("incidents"));
+  // schema/ is a reader beside observe/ (it walks the graph for impact); its one write, a
+  // registration, is a proposal of actions/, which therefore may use schema/ and not the reverse.
+  EXPECT_LT(Rank("graph"), Rank("schema"));
+  EXPECT_LT(Rank("schema"), Rank("incidents"));
+  EXPECT_LT(Rank("schema"), Rank("actions"));
   EXPECT_LT(Rank("replay"), Rank("workspace"));
   // The desk's pages read the workspace's services and are served by app/ beside MCP.
   EXPECT_EQ(Rank("workspace") + 1, Rank("desk"));

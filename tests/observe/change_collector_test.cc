@@ -9,6 +9,7 @@
 #include "base/iso_time.h"
 #include "observe/changes/change_kinds.h"
 #include "observe/changes/timeline.h"
+#include "tests/observe/change_test_support.h"
 #include "tests/platforms/platform_test_support.h"
 #include "tests/support/subprocess.h"
 
@@ -19,35 +20,11 @@ using dw::testing::LoadScript;
 using dw::testing::PlatformAt;
 using dw::testing::StartSim;
 
-TimePoint At(const char* iso) { return FromUnixMillis(*ParseIsoTimeMillis(iso)); }
+using test_support::At;
 
-class ChangeCollectorTest : public ::testing::Test {
+class ChangeCollectorTest : public test_support::ChangeStoreTest {
  protected:
-  void OpenStore() {
-    store_.reset();
-    auto s = store::OpenStateStore((dir_.path() / "state.db").string(), clock_);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(s).value();
-  }
-  CollectReport Collect() {
-    auto r = CollectChanges(ws_, *http_, *store_, clock_);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    return r.ok() ? *r : CollectReport{};
-  }
-  std::vector<store::ChangeEvent> Events(const std::string& kind) {
-    auto all = store_->ChangeEventsBetween(At("2000-01-01T00:00:00Z"), At("2100-01-01T00:00:00Z"));
-    EXPECT_TRUE(all.ok());
-    std::vector<store::ChangeEvent> out;
-    for (auto& e : *all)
-      if (e.kind == kind) out.push_back(e);
-    return out;
-  }
-
-  dw::testing::TempDir dir_;
-  SimulatedClock clock_{At("2026-11-24T15:15:00Z")};
-  std::unique_ptr<net::HttpClient> http_ = net::MakeCurlHttpClient();
-  std::unique_ptr<store::StateStore> store_;
-  config::Workspace ws_;
+  ChangeCollectorTest() : ChangeStoreTest(At("2026-11-24T15:15:00Z")) {}
 };
 
 TEST_F(ChangeCollectorTest, LoyaltyRestoreThatSkippedStateIsAnEventAtTwoMinutesPastTwo) {

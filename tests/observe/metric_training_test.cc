@@ -12,34 +12,24 @@
 namespace dw::observe::metrics {
 namespace {
 
-using store::test_support::ScratchLocation;
 
 constexpr int64_t kHour = 3600LL * 1000;
 constexpr int64_t kDay = 24 * kHour;
 const int64_t kStart = 1767225600000LL;  // 2026-01-01 00:00 UTC
 
 
-class MetricTrainingTest : public ::testing::TestWithParam<std::string> {
+class MetricTrainingTest : public store::test_support::StoreOnEachBackend {
  protected:
+  MetricTrainingTest() : StoreOnEachBackend(FromUnixMillis(kStart + 610 * kHour)) {}
   void SetUp() override {
-    if (GetParam() == "postgresql" && store::test_support::PostgresTestUrl().empty())
-      GTEST_SKIP() << store::test_support::kPgSkipMessage;
-    auto scratch = ScratchLocation::Create(GetParam());
-    ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
-    scratch_ = std::move(scratch).value();
-    Reopen();
+    StoreOnEachBackend::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     config::MonitorConfig m;
     m.name = "balance";
     m.warehouse = "main";
     m.spec = Json{{"name", "balance"}, {"warehouse", "main"}, {"sql", "SELECT 1"},
                   {"asset", "table://main/loyalty.member_balances"}};
     ws_.monitors.push_back(m);
-  }
-  void Reopen() {
-    store_.reset();
-    auto s = store::OpenStateStore(scratch_->location(), clock_);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(s).value();
   }
   // 600 hourly points near 100, then 10 at 200 (points 600..609); now is just after the last one.
   // (The long quiet history keeps the shift under 2% of the residuals, so the detector's tail-based
@@ -65,9 +55,6 @@ class MetricTrainingTest : public ::testing::TestWithParam<std::string> {
     return j.ok() ? *j : MetricJudgement{};
   }
 
-  std::unique_ptr<ScratchLocation> scratch_;
-  SimulatedClock clock_{FromUnixMillis(kStart + 610 * kHour)};
-  std::unique_ptr<store::StateStore> store_;
   config::Workspace ws_;
 };
 

@@ -9,6 +9,7 @@
 #include "observe/changes/change_kinds.h"
 #include "observe/changes/collector.h"
 #include "store/state_store.h"
+#include "tests/observe/change_test_support.h"
 #include "tests/platforms/platform_test_support.h"
 #include "tests/support/subprocess.h"
 
@@ -18,20 +19,13 @@ namespace {
 using dw::testing::PlatformAt;
 using dw::testing::StartSim;
 
-TimePoint At(const char* iso) { return FromUnixMillis(*ParseIsoTimeMillis(iso)); }
+using test_support::At;
 
-class ReplayChangesTest : public ::testing::Test {
+class ReplayChangesTest : public test_support::ChangeStoreTest {
  protected:
   using RunningSimPtr = std::unique_ptr<sim::RunningSim>;
-  void SetUp() override {
-    auto s = store::OpenStateStore((dir_.path() / "state.db").string(), clock_);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(s).value();
-  }
-  void Collect() {
-    auto r = CollectChanges(ws_, *http_, *store_, clock_);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-  }
+  ReplayChangesTest() : ChangeStoreTest(At("2026-11-24T14:00:00Z")) {}
+  void SetUp() override { OpenStore(); }
   void MoveTo(const RunningSimPtr& sim, const char* iso) {
     clock_.Set(At(iso));
     net::HttpRequest req;
@@ -41,19 +35,6 @@ class ReplayChangesTest : public ::testing::Test {
     auto r = http_->Send(req);
     ASSERT_TRUE(r.ok() && r->status == 200);
   }
-  std::vector<store::ChangeEvent> Events(const std::string& kind) {
-    auto all = store_->ChangeEventsBetween(At("2000-01-01T00:00:00Z"), At("2100-01-01T00:00:00Z"));
-    EXPECT_TRUE(all.ok());
-    std::vector<store::ChangeEvent> out;
-    for (auto& e : *all)
-      if (e.kind == kind) out.push_back(e);
-    return out;
-  }
-  dw::testing::TempDir dir_;
-  SimulatedClock clock_{At("2026-11-24T14:00:00Z")};
-  std::unique_ptr<net::HttpClient> http_ = net::MakeCurlHttpClient();
-  std::unique_ptr<store::StateStore> store_;
-  config::Workspace ws_;
 };
 
 TEST_F(ReplayChangesTest, AFailoverRestoreAfterTheFirstPassIsCollected) {

@@ -8,64 +8,40 @@
 #include "agents/agents.h"
 #include "mcp/json_schema.h"
 #include "net/http_client.h"
-#include "tests/platforms/platform_test_support.h"
-#include "tests/support/null_tool_call.h"
-#include "tests/support/subprocess.h"
+#include "tests/schema/crm_workspace.h"
 
 namespace dw::agents {
 namespace {
 
-using dw::testing::NullCall;
-
-std::string Fixture(const std::string& name) {
-  return dw::testing::ReadWholeFile(std::filesystem::path(DW_SOURCE_DIR) / "tests/schema/testdata/crm" / name);
-}
+std::string Fixture(const std::string& name) { return dw::testing::CrmFixture(name); }
 
 class RegisterStreamSchemaTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    sim_ = dw::testing::StartSim(sim::Platform::kSchemaRegistry, dw::testing::LoadScript("tests/schema/testdata/crm/registry.json"));
-    ASSERT_NE(sim_, nullptr);
-    std::string yaml = Fixture("dataworkers.yaml");
-    const std::string from = "${DW_REGISTRY_URL:-http://127.0.0.1:18085}";
-    yaml.replace(yaml.find(from), from.size(), sim_->url());
-    dir_.Write("dataworkers.yaml", yaml);
-    dir_.Write("target/manifest.json", Fixture("target/manifest.json"));
-    services_ = workspace::Services::Load(dir_.path(), clock_);
-    ASSERT_TRUE(services_->workspace_status().ok()) << services_->workspace_status().message();
-    catalog_ = BuildAgentCatalog(*FindAgent("dw-connectors"), services_);
-    auto store = services_->state();
+    ASSERT_TRUE(dw::testing::WriteCrmWorkspace(ws_));
+    ASSERT_TRUE(ws_.Load("dw-connectors"));
+    auto store = ws_.services()->state();
     ASSERT_TRUE(store.ok());
     store_ = *store;
   }
   mcp::ToolResult Call(const Json& args) {
-    const mcp::ToolSpec* spec = catalog_->FindTool("register_stream_schema");
-    EXPECT_NE(spec, nullptr);
-    if (!spec) return mcp::ToolResult::Error("no tool");
-    EXPECT_TRUE(mcp::ValidateJson(spec->input_schema, args, "arguments").ok());
-    NullCall call;
-    auto r = spec->handler(args, call);
-    if (!r.is_error) {
-      auto valid = mcp::ValidateJson(*spec->output_schema, *r.structured, "structuredContent");
-      EXPECT_TRUE(valid.ok()) << valid.ToString();
-    }
-    return r;
+    return ws_.Call("register_stream_schema", args, dw::testing::AgentWorkspace::Args::kValid);
   }
   Json Versions() {
     net::HttpRequest req;
-    req.url = sim_->url() + "/subjects/orders-value/versions";
+    req.url = ws_.sim_url() + "/subjects/orders-value/versions";
     auto r = http_->Send(req);
     return r.ok() ? Json::parse(r->body) : Json();
   }
   actions::DecisionOutcome Approve(const std::string& id, int64_t version, const std::string& surface = "cli") {
     if (key_.empty()) {
-      auto k = actions::IssuePersonKey(*store_, "ana@example.com", clock_, "test");
+      auto k = actions::IssuePersonKey(*store_, "ana@example.com", ws_.clock(), "test");
       EXPECT_TRUE(k.ok()) << k.status().ToString();
       key_ = k.ok() ? k->private_key_pem : "";
     }
-    auto s = actions::NewStatement("ana@example.com", id, version, actions::Verdict::kApprove, "", clock_);
+    auto s = actions::NewStatement("ana@example.com", id, version, actions::Verdict::kApprove, "", ws_.clock());
     auto sig = actions::SignStatement(s, key_);
-    auto out = actions::Decide(*store_, {s, surface, sig.ok() ? *sig : ""}, clock_);
+    auto out = actions::Decide(*store_, {s, surface, sig.ok() ? *sig : ""}, ws_.clock());
     EXPECT_TRUE(out.ok());
     return out.ok() ? *out : actions::DecisionOutcome{};
   }
@@ -77,18 +53,14 @@ class RegisterStreamSchemaTest : public ::testing::Test {
     return (*r.structured)["proposal"]["id"];
   }
 
-  dw::testing::TempDir dir_;
-  SimulatedClock clock_{FromUnixMillis(1795532400000)};  // 2026-11-24T15:00:00Z
-  std::unique_ptr<sim::RunningSim> sim_;
+  dw::testing::AgentWorkspace ws_{FromUnixMillis(1795532400000)};  // 2026-11-24T15:00:00Z
   std::unique_ptr<net::HttpClient> http_ = net::MakeCurlHttpClient();
-  std::shared_ptr<workspace::Services> services_;
-  std::shared_ptr<const mcp::Catalog> catalog_;
   store::StateStore* store_ = nullptr;
   std::string key_;
 };
 
 TEST_F(RegisterStreamSchemaTest, IsDestructiveAndNotReadOnly) {
-  const auto* t = catalog_->FindTool("register_stream_schema");
+  const auto* t = ws_.catalog().FindTool("register_stream_schema");
   ASSERT_NE(t, nullptr);
   EXPECT_FALSE(t->annotations.read_only);
   EXPECT_TRUE(t->annotations.destructive);
@@ -143,7 +115,7 @@ TEST_F(RegisterStreamSchemaTest, AnApprovedProposalIsRegisteredWithTheAnswerInAR
 TEST_F(RegisterStreamSchemaTest, AnExpiredApprovalRegistersNothing) {
   std::string id = Draft(Fixture("orders-v2-renamed.avsc"));
   ASSERT_TRUE(Approve(id, 1).accepted);
-  clock_.Advance(std::chrono::hours(3));  // past the 2h approval_ttl
+  ws_.clock().Advance(std::chrono::hours(3));  // past the 2h approval_ttl
   auto r = Call({{"proposal_id", id}});
   ASSERT_TRUE(r.is_error);
   EXPECT_NE(r.content.dump().find("expired"), std::string::npos) << r.content.dump();

@@ -7,46 +7,23 @@
 #include "agents/agents.h"
 #include "mcp/json_schema.h"
 #include "net/http_client.h"
-#include "tests/platforms/platform_test_support.h"
-#include "tests/support/null_tool_call.h"
-#include "tests/support/subprocess.h"
+#include "tests/schema/crm_workspace.h"
 
 namespace dw::agents {
 namespace {
 
 using dw::testing::NullCall;
 
-std::string Fixture(const std::string& name) {
-  return dw::testing::ReadWholeFile(std::filesystem::path(DW_SOURCE_DIR) / "tests/schema/testdata/crm" / name);
-}
+std::string Fixture(const std::string& name) { return dw::testing::CrmFixture(name); }
 
 class SchemaToolsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    sim_ = dw::testing::StartSim(sim::Platform::kSchemaRegistry, dw::testing::LoadScript("tests/schema/testdata/crm/registry.json"));
-    ASSERT_NE(sim_, nullptr);
-    std::string yaml = Fixture("dataworkers.yaml");
-    const std::string from = "${DW_REGISTRY_URL:-http://127.0.0.1:18085}";
-    yaml.replace(yaml.find(from), from.size(), sim_->url());
-    dir_.Write("dataworkers.yaml", yaml);
-    dir_.Write("target/manifest.json", Fixture("target/manifest.json"));
-    services_ = workspace::Services::Load(dir_.path(), clock_);
-    ASSERT_TRUE(services_->workspace_status().ok()) << services_->workspace_status().message();
-    catalog_ = BuildAgentCatalog(*FindAgent("dw-schema"), services_);
+    ASSERT_TRUE(dw::testing::WriteCrmWorkspace(ws_));
+    ASSERT_TRUE(ws_.Load("dw-schema"));
   }
   mcp::ToolResult Call(const std::string& tool, const Json& args) {
-    const mcp::ToolSpec* spec = catalog_->FindTool(tool);
-    EXPECT_NE(spec, nullptr);
-    if (!spec) return mcp::ToolResult::Error("no tool");
-    auto valid_args = mcp::ValidateJson(spec->input_schema, args, "arguments");
-    EXPECT_TRUE(valid_args.ok()) << valid_args.ToString();
-    NullCall call;
-    auto r = spec->handler(args, call);
-    if (!r.is_error && spec->output_schema) {
-      auto valid = mcp::ValidateJson(*spec->output_schema, *r.structured, "structuredContent");
-      EXPECT_TRUE(valid.ok()) << valid.ToString();
-    }
-    return r;
+    return ws_.Call(tool, args, dw::testing::AgentWorkspace::Args::kValid);
   }
   static std::string ErrorText(const mcp::ToolResult& r) { return r.content.dump(); }
   static bool Lists(const Json& assets, const std::string& id) {
@@ -60,16 +37,12 @@ class SchemaToolsTest : public ::testing::Test {
     return nullptr;
   }
 
-  dw::testing::TempDir dir_;
-  SimulatedClock clock_{FromUnixMillis(1795532400000)};  // 2026-11-24T15:00:00Z
-  std::unique_ptr<sim::RunningSim> sim_;
-  std::shared_ptr<workspace::Services> services_;
-  std::shared_ptr<const mcp::Catalog> catalog_;
+  dw::testing::AgentWorkspace ws_{FromUnixMillis(1795532400000)};  // 2026-11-24T15:00:00Z
 };
 
 TEST_F(SchemaToolsTest, BothToolsAreReadOnlyWithSchemas) {
   for (const char* name : {"check_compatibility", "assess_impact"}) {
-    const auto* t = catalog_->FindTool(name);
+    const auto* t = ws_.catalog().FindTool(name);
     ASSERT_NE(t, nullptr) << name;
     EXPECT_TRUE(t->annotations.read_only);
     EXPECT_FALSE(t->annotations.destructive);
@@ -135,7 +108,7 @@ TEST_F(SchemaToolsTest, ASubjectAloneJudgesItsLatestVersionAgainstTheOnesBefore)
   // v2 (the rename) is registered under NONE, as the registry allows.
   net::HttpRequest reg;
   reg.method = "POST";
-  reg.url = sim_->url() + "/subjects/orders-value/versions";
+  reg.url = ws_.sim_url() + "/subjects/orders-value/versions";
   reg.body = Json{{"schema", Fixture("orders-v2-renamed.avsc")}}.dump();
   reg.headers.push_back({"Content-Type", "application/vnd.schemaregistry.v1+json"});
   auto http = net::MakeCurlHttpClient();

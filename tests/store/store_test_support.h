@@ -12,10 +12,14 @@
 #include <random>
 #include <string>
 
+#include <gtest/gtest.h>
+
+#include "base/clock.h"
 #include "base/status.h"
 #include "store/postgres_connection.h"
 #include "store/sql_connection.h"
 #include "store/sqlite_connection.h"
+#include "store/state_store.h"
 
 namespace dw::store::test_support {
 
@@ -85,6 +89,35 @@ class ScratchLocation {
   std::filesystem::path dir_;             // sqlite
   std::string schema_;                    // postgresql
   std::unique_ptr<SqlConnection> admin_;  // postgresql: creates and drops the schema
+};
+
+// The fixture of a test run once per state-store backend (INSTANTIATE_TEST_SUITE_P with "sqlite"
+// and "postgresql"), written once: SetUp skips the postgresql run when no server is given, makes a
+// fresh scratch location and opens store_ on it with clock_. A test that adds its own SetUp calls
+// this one first and returns when IsSkipped() or HasFatalFailure().
+class StoreOnEachBackend : public ::testing::TestWithParam<std::string> {
+ protected:
+  explicit StoreOnEachBackend(TimePoint now = FromUnixMillis(1'800'000'000'000)) : clock_(now) {}
+
+  void SetUp() override {
+    if (GetParam() == "postgresql" && PostgresTestUrl().empty()) GTEST_SKIP() << kPgSkipMessage;
+    Result<std::unique_ptr<ScratchLocation>> scratch = ScratchLocation::Create(GetParam());
+    ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
+    scratch_ = std::move(scratch).value();
+    Reopen();
+  }
+
+  // Closes store_ and opens it again on the same location (what a restarted process sees).
+  void Reopen() {
+    store_.reset();
+    Result<std::unique_ptr<StateStore>> opened = OpenStateStore(scratch_->location(), clock_);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    store_ = std::move(opened).value();
+  }
+
+  SimulatedClock clock_;
+  std::unique_ptr<ScratchLocation> scratch_;
+  std::unique_ptr<StateStore> store_;
 };
 
 }  // namespace dw::store::test_support

@@ -4,15 +4,13 @@
 #include <cmath>
 #include <cstdio>
 
-#include "base/html_escape.h"
+#include "base/markup_escape.h"
 #include "observe/metrics/series_csv.h"
 
 namespace dw::observe::metrics {
 namespace {
 
 constexpr double kW = 900, kH = 360, kLeft = 80, kRight = 20, kTop = 40, kBottom = 40;
-
-std::string Escape(const std::string& s) { return HtmlEscape(s); }
 
 std::string Num(double v) {
   char buf[32];
@@ -31,7 +29,7 @@ std::string RenderSeriesSvg(const std::string& title, const std::vector<Verdict>
     if (v.kind != VerdictKind::kInvalid) pts.push_back(&v);
   size_t alarms = 0;
   for (const Verdict* v : pts) alarms += IsAlarm(v->kind);
-  svg += "<text x=\"" + Num(kLeft) + "\" y=\"24\" font-size=\"15\" font-weight=\"bold\">" + Escape(title) +
+  svg += "<text x=\"" + Num(kLeft) + "\" y=\"24\" font-size=\"15\" font-weight=\"bold\">" + EscapeMarkup(title) +
          "</text>\n";
   if (pts.empty()) {
     svg += "<text x=\"450\" y=\"180\" text-anchor=\"middle\">no points</text>\n</svg>\n";
@@ -75,19 +73,19 @@ std::string RenderSeriesSvg(const std::string& title, const std::vector<Verdict>
   for (const Verdict* v : pts) {
     if (!IsAlarm(v->kind)) continue;
     svg += "<circle cx=\"" + Num(x(v->ts_ms)) + "\" cy=\"" + Num(y(v->value)) +
-           "\" r=\"4\" fill=\"#c00000\"><title>" + Escape(FormatSeriesTimestamp(v->ts_ms) + ": " + v->explanation) +
+           "\" r=\"4\" fill=\"#c00000\"><title>" + EscapeMarkup(FormatSeriesTimestamp(v->ts_ms) + ": " + v->explanation) +
            "</title></circle>\n";
   }
   // Axes and the legend, written where they are read.
   svg += "<line x1=\"" + Num(kLeft) + "\" y1=\"" + Num(kH - kBottom) + "\" x2=\"" + Num(kW - kRight) + "\" y2=\"" +
          Num(kH - kBottom) + "\" stroke=\"#888\"/>\n";
   svg += "<text x=\"" + Num(kLeft - 6) + "\" y=\"" + Num(kTop + 4) + "\" text-anchor=\"end\">" +
-         Escape(FormatMetricValue(hi)) + "</text>\n";
+         EscapeMarkup(FormatMetricValue(hi)) + "</text>\n";
   svg += "<text x=\"" + Num(kLeft - 6) + "\" y=\"" + Num(kH - kBottom) + "\" text-anchor=\"end\">" +
-         Escape(FormatMetricValue(lo)) + "</text>\n";
-  svg += "<text x=\"" + Num(kLeft) + "\" y=\"" + Num(kH - 14) + "\">" + Escape(FormatSeriesTimestamp(t0)) + " UTC</text>\n";
+         EscapeMarkup(FormatMetricValue(lo)) + "</text>\n";
+  svg += "<text x=\"" + Num(kLeft) + "\" y=\"" + Num(kH - 14) + "\">" + EscapeMarkup(FormatSeriesTimestamp(t0)) + " UTC</text>\n";
   svg += "<text x=\"" + Num(kW - kRight) + "\" y=\"" + Num(kH - 14) + "\" text-anchor=\"end\">" +
-         Escape(FormatSeriesTimestamp(t1)) + " UTC</text>\n";
+         EscapeMarkup(FormatSeriesTimestamp(t1)) + " UTC</text>\n";
   svg += "<text x=\"" + Num(kW - kRight) + "\" y=\"24\" text-anchor=\"end\" fill=\"#444\">" +
          std::to_string(pts.size()) + " points · blue line: value · shaded: expected band · red: " +
          std::to_string(alarms) + " anomalies</text>\n";

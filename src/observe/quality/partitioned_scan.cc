@@ -58,11 +58,12 @@ std::optional<Result<warehouse::QueryOutcome>> RunPartitionedScan(warehouse::War
                                                                   const warehouse::TableId& table,
                                                                   const AggregateScan& scan,
                                                                   const PartitionOptions& options) {
-  if (options.partitions < 2 || wh.dialect().engine() != warehouse::Engine::kSqlite) return std::nullopt;
+  const std::string rowid(wh.dialect().RowIdColumn());
+  if (options.partitions < 2 || rowid.empty()) return std::nullopt;
   const auto start = std::chrono::steady_clock::now();
   // The rowid bounds are two steps down the table's b-tree; a table without rowid fails here.
-  Result<warehouse::QueryOutcome> bounds =
-      wh.Query("SELECT min(rowid), max(rowid) FROM " + wh.dialect().Table(table), {}, {options.timeout});
+  Result<warehouse::QueryOutcome> bounds = wh.Query(
+      "SELECT min(" + rowid + "), max(" + rowid + ") FROM " + wh.dialect().Table(table), {}, {options.timeout});
   if (!bounds.ok()) return std::nullopt;
   const auto* lo = std::get_if<int64_t>(&bounds->rows.at(0).at(0));
   const auto* hi = std::get_if<int64_t>(&bounds->rows.at(0).at(1));
@@ -78,8 +79,8 @@ std::optional<Result<warehouse::QueryOutcome>> RunPartitionedScan(warehouse::War
   // "... FROM t [WHERE filter]" gains the rowid range as two more parameters.
   const bool has_where = scan.query.sql.find(" WHERE ") != std::string::npos;
   const int first = static_cast<int>(scan.query.params.size()) + 1;
-  const std::string sql = scan.query.sql + (has_where ? " AND " : " WHERE ") + "rowid >= " +
-                          warehouse::Dialect::Param(first) + " AND rowid < " +
+  const std::string sql = scan.query.sql + (has_where ? " AND " : " WHERE ") + rowid + " >= " +
+                          warehouse::Dialect::Param(first) + " AND " + rowid + " < " +
                           warehouse::Dialect::Param(first + 1);
   const int64_t span = (*hi - *lo + 1 + n - 1) / n;
   std::vector<std::optional<Result<warehouse::QueryOutcome>>> parts(static_cast<size_t>(n));

@@ -179,11 +179,6 @@ Result<std::vector<Target>> ResolveTargets(const config::Workspace& ws, const Qu
   return targets;
 }
 
-warehouse::TableId IdOf(const TableRef& ref, const config::WarehouseConfig& wh) {
-  if (wh.type == "sqlite") return {"main", ref.table};
-  return {ref.schema.empty() ? "public" : ref.schema, ref.table};
-}
-
 std::vector<std::string> TableNames(const std::vector<warehouse::TableId>& tables) {
   std::vector<std::string> out;
   for (const warehouse::TableId& t : tables) out.push_back(t.Display());
@@ -305,7 +300,7 @@ Result<QualityReport> RunQuality(const config::Workspace& ws, store::StateStore*
       FailAll(t.report, t.spec, wh.status().message());
       continue;
     }
-    warehouse::TableId id = IdOf(t.ref, *t.warehouse);
+    warehouse::TableId id = (*wh)->dialect().TableOf(t.ref.schema, t.ref.table);
     Result<std::optional<warehouse::TableSchema>> schema = (*wh)->DescribeTable(id);
     if (!schema.ok()) {
       FailAll(t.report, t.spec, schema.status().message());

@@ -5,17 +5,11 @@
 namespace dw::observe::quality {
 namespace {
 
-using warehouse::Engine;
 using warehouse::SqlValue;
 using warehouse::TimeEncoding;
 
 // Epoch values at or above this are milliseconds: 1e11 seconds is the year 5138, 1e11 ms is 1973.
 constexpr double kMillisThreshold = 1e11;
-
-bool IsNativeTimeType(const std::string& type) {
-  return type == "timestamp with time zone" || type == "timestamp without time zone" ||
-         type == "date";
-}
 
 bool IsNumericType(const std::string& type) {
   static const char* kNumeric[] = {"integer",  "bigint", "smallint", "numeric",
@@ -81,18 +75,17 @@ Result<TimeColumn> ResolveTimeColumn(warehouse::Warehouse& wh, const warehouse::
   TimeColumn tc;
   tc.name = c->name;
   tc.type = c->type;
-  const bool postgres = wh.dialect().engine() == Engine::kPostgres;
-  if (postgres && IsNativeTimeType(c->type)) {
+  const warehouse::Dialect& d = wh.dialect();
+  if (d.IsNativeTimeType(c->type)) {
     tc.encoding = TimeEncoding::kNative;
     return tc;
   }
-  if (postgres && !IsNumericType(c->type) && c->type != "text" && c->type != "character varying" &&
-      c->type != "character") {
+  if (d.EnforcesColumnTypes() && !IsNumericType(c->type) && c->type != "text" &&
+      c->type != "character varying" && c->type != "character") {
     return InvalidArgument("time column '" + column + "' has type " + c->type +
                            ", which does not hold a time (use a timestamp, ISO 8601 text or epoch "
                            "seconds/milliseconds)");
   }
-  const warehouse::Dialect& d = wh.dialect();
   Result<warehouse::QueryOutcome> sample =
       wh.Query("SELECT " + d.Quote(c->name) + " FROM " + d.Table(table.id) + " WHERE " +
                    d.Quote(c->name) + " IS NOT NULL LIMIT 1",

@@ -5,15 +5,13 @@
 #include <ctime>
 #include <memory>
 
-#include "base/html_escape.h"
+#include "base/markup_escape.h"
 #include "platforms/notify/channel.h"
 #include "platforms/notify/http_answer.h"
 #include "platforms/notify/notice.h"
 
 namespace dw::platforms::notify {
 namespace {
-
-std::string Html(const std::string& s) { return HtmlEscape(s); }
 
 // Header values are one line: a CR or LF in a title must not start a header of its own.
 std::string OneLine(std::string s) {
@@ -72,19 +70,19 @@ std::string EmailMessage(const IncidentNotice& n, const std::string& from,
   else
     intro = "The incident's receipt.";
   std::string text = Headline(n) + "\n\n" + intro + "\n\n";
-  std::string html = "<html><body><h2>" + Html(Headline(n)) + "</h2><p>" + Html(intro) + "</p><table>";
+  std::string html = "<html><body><h2>" + EscapeMarkup(Headline(n)) + "</h2><p>" + EscapeMarkup(intro) + "</p><table>";
   for (const auto& [label, value] : Facts(n)) {
     text += label + ": " + value + "\n";
-    html += "<tr><th align=\"left\">" + Html(label) + "</th><td>" + Html(value) + "</td></tr>";
+    html += "<tr><th align=\"left\">" + EscapeMarkup(label) + "</th><td>" + EscapeMarkup(value) + "</td></tr>";
   }
   html += "</table>";
   if (!n.diagnosis.empty()) {
     text += "\n" + n.diagnosis + "\n";
-    html += "<p>" + Html(n.diagnosis) + "</p>";
+    html += "<p>" + EscapeMarkup(n.diagnosis) + "</p>";
   }
   if (!n.link.empty()) {
     text += "\nIncident page: " + n.link + "\n";
-    html += "<p><a href=\"" + Html(n.link) + "\">Open the incident page</a></p>";
+    html += "<p><a href=\"" + EscapeMarkup(n.link) + "\">Open the incident page</a></p>";
   }
   html += "</body></html>";
   const std::string boundary = "dw-" + std::to_string(ToUnixMillis(now)) + "-alt";

@@ -1,6 +1,29 @@
 #include "platforms/schema_registry/registry_client.h"
 
 namespace dw::platforms::schema_registry {
+namespace {
+
+// The body every schema-carrying request sends: the schema text, and its type unless AVRO (the
+// registry's default, which older registries reject when named).
+Json SchemaBody(const std::string& schema, const std::string& schema_type) {
+  Json body = {{"schema", schema}};
+  if (schema_type != "AVRO") body["schemaType"] = schema_type;
+  return body;
+}
+
+// A schema version as GET /subjects/{s}/versions/{v} and POST /subjects/{s} answer it. Throws
+// ResponseShapeError (caught by Parse) when a field is missing or of the wrong type.
+SchemaVersion ReadSchemaVersion(const Json& j) {
+  SchemaVersion s;
+  s.subject = StringField(j, "subject");
+  s.version = IntField(j, "version");
+  s.id = IntField(j, "id");
+  s.schema_type = OptStringField(j, "schemaType", "AVRO");
+  s.schema = StringField(j, "schema");
+  return s;
+}
+
+}  // namespace
 
 RegistryClient::RegistryClient(const config::PlatformConfig& platform, net::HttpClient& http)
     : call_(platform, http) {}
@@ -37,13 +60,7 @@ Result<SchemaVersion> RegistryClient::Schema(const std::string& subject, const s
   auto j = call_.GetJson({"subjects", subject, "versions", version});
   if (!j.ok()) return j.status();
   return call_.Parse<SchemaVersion>("GET /subjects/" + subject + "/versions/" + version, [&] {
-    SchemaVersion s;
-    s.subject = StringField(*j, "subject");
-    s.version = IntField(*j, "version");
-    s.id = IntField(*j, "id");
-    s.schema_type = OptStringField(*j, "schemaType", "AVRO");
-    s.schema = StringField(*j, "schema");
-    return s;
+    return ReadSchemaVersion(*j);
   });
 }
 
@@ -58,8 +75,7 @@ Result<CompatibilityResult> RegistryClient::CheckCompatibility(const std::string
                                                                const std::string& schema,
                                                                const std::string& schema_type,
                                                                const std::string& version) const {
-  Json body = {{"schema", schema}};
-  if (schema_type != "AVRO") body["schemaType"] = schema_type;
+  const Json body = SchemaBody(schema, schema_type);
   auto j = call_.PostJson({"compatibility", "subjects", subject, "versions", version}, "verbose=true",
                           body, kRegistryContentType);
   if (!j.ok()) return j.status();
@@ -75,8 +91,7 @@ Result<CompatibilityResult> RegistryClient::CheckCompatibility(const std::string
 
 Result<int64_t> RegistryClient::Register(const std::string& subject, const std::string& schema,
                                          const std::string& schema_type) const {
-  Json body = {{"schema", schema}};
-  if (schema_type != "AVRO") body["schemaType"] = schema_type;
+  const Json body = SchemaBody(schema, schema_type);
   auto j = call_.PostJson({"subjects", subject, "versions"}, "", body, kRegistryContentType);
   if (!j.ok()) return j.status();
   return call_.Parse<int64_t>("POST /subjects/" + subject + "/versions", [&] { return IntField(*j, "id"); });
@@ -84,18 +99,11 @@ Result<int64_t> RegistryClient::Register(const std::string& subject, const std::
 
 Result<SchemaVersion> RegistryClient::LookUp(const std::string& subject, const std::string& schema,
                                              const std::string& schema_type) const {
-  Json body = {{"schema", schema}};
-  if (schema_type != "AVRO") body["schemaType"] = schema_type;
+  const Json body = SchemaBody(schema, schema_type);
   auto j = call_.PostJson({"subjects", subject}, "", body, kRegistryContentType);
   if (!j.ok()) return j.status();
   return call_.Parse<SchemaVersion>("POST /subjects/" + subject, [&] {
-    SchemaVersion s;
-    s.subject = StringField(*j, "subject");
-    s.version = IntField(*j, "version");
-    s.id = IntField(*j, "id");
-    s.schema_type = OptStringField(*j, "schemaType", "AVRO");
-    s.schema = StringField(*j, "schema");
-    return s;
+    return ReadSchemaVersion(*j);
   });
 }
 

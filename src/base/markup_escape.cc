@@ -1,17 +1,16 @@
-#include "base/html_escape.h"
+#include "base/markup_escape.h"
 
 namespace dw {
 
-std::string HtmlEscape(std::string_view text) {
+std::string EscapeMarkup(std::string_view text) {
   std::string out;
-  out.reserve(text.size() + text.size() / 8);
+  out.reserve(text.size());
   for (char c : text) {
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
       default: out.push_back(c);
     }
   }

@@ -2,23 +2,24 @@
 // only for an approved, unexpired one, and its answer goes into a receipt.
 #include "actions/actions.h"
 #include "base/rfc3339.h"
-#include "schema/schema.h"
 
-namespace dw::schema {
+namespace dw::actions {
+
+using schema::Format;
 namespace {
 
 std::string ProposalIdFor(const std::string& subject, const std::string& schema, Format format) {
-  return "schema-" + subject + "-" + actions::Sha256Hex(std::string(FormatName(format)) + "\\n" + schema).substr(0, 12);
+  return "schema-" + subject + "-" + Sha256Hex(std::string(schema::FormatName(format)) + "\\n" + schema).substr(0, 12);
 }
 
 // The domain whose approvers decide: the request's, the topic asset's, or the workspace's only one.
-Result<std::string> DomainFor(const RegisterRequest& req, const config::Workspace& ws, const graph::ContextGraph* graph) {
+Result<std::string> DomainFor(const RegisterSchemaRequest& req, const config::Workspace& ws, const graph::ContextGraph* graph) {
   if (!req.domain.empty()) {
     if (!ws.domains.count(req.domain)) return InvalidArgument("no domain '" + req.domain + "' in dataworkers.yaml");
     return req.domain;
   }
   if (graph) {
-    std::string topic = TopicOfSubject(req.subject);
+    std::string topic = schema::TopicOfSubject(req.subject);
     std::string domain = graph->Read([&](const graph::GraphIndex& index) -> std::string {
       uint32_t kafka = graph::KindIndex("kafka");
       for (graph::AssetIndex a = 0; a < index.asset_count(); ++a)
@@ -33,8 +34,8 @@ Result<std::string> DomainFor(const RegisterRequest& req, const config::Workspac
                          " has no domain in the graph, and the workspace has " + std::to_string(ws.domains.size()) + " domains)");
 }
 
-Json StateJson(const actions::ProposalState& st) {
-  Json j = {{"id", st.record.id}, {"version", st.record.version}, {"status", actions::ProposalStatusName(st.status)},
+Json StateJson(const ProposalState& st) {
+  Json j = {{"id", st.record.id}, {"version", st.record.version}, {"status", ProposalStatusName(st.status)},
             {"domain", st.record.body.value("domain", "")}, {"author", st.record.body.value("author", "")}};
   if (st.request)
     j["approval"] = {{"round", st.request->round}, {"approvers", st.request->approvers}, {"expires_at", FormatRfc3339(st.request->expires_at)}};
@@ -43,7 +44,7 @@ Json StateJson(const actions::ProposalState& st) {
   return j;
 }
 
-std::string Waiting(const actions::ProposalState& st) {
+std::string Waiting(const ProposalState& st) {
   std::string who;
   if (st.request)
     for (const auto& a : st.request->approvers) who += (who.empty() ? "" : ", ") + a;
@@ -53,57 +54,57 @@ std::string Waiting(const actions::ProposalState& st) {
          " (a person decides through the actions stage; no agent and no MCP call can approve), then call again with proposal_id";
 }
 
-Result<Json> Draft(const RegisterRequest& req, store::StateStore& store, const config::Workspace& ws,
+Result<Json> Draft(const RegisterSchemaRequest& req, store::StateStore& store, const config::Workspace& ws,
                    const config::PlatformConfig& registry, net::HttpClient& http, const graph::ContextGraph* graph, const Clock& clock) {
   platforms::schema_registry::RegistryClient client(registry, http);
-  auto verdict = CheckSubject(client, req.subject, req.schema, req.format, std::nullopt);
+  auto verdict = schema::CheckSubject(client, req.subject, req.schema, req.format, std::nullopt);
   if (!verdict.ok()) return verdict.status();
   if (!verdict->compatible)
-    return FailedPrecondition("the registry would refuse this schema for " + req.subject + " (409, incompatible at " + LevelName(verdict->level) +
+    return FailedPrecondition("the registry would refuse this schema for " + req.subject + " (409, incompatible at " + schema::LevelName(verdict->level) +
                               "): " + (verdict->incompatibilities.empty() ? std::string() : verdict->incompatibilities[0].advice) +
                               "; nothing was proposed");
   Json impact = nullptr;
   std::string impact_note;
   if (graph) {
-    ImpactRequest ir{req.subject, req.schema, req.format, std::nullopt, std::nullopt};
-    auto r = RunImpact(ir, registry, http, *graph, ImpactOptions{ws.timezone, 50}, clock.Now());
+    schema::ImpactRequest ir{req.subject, req.schema, req.format, std::nullopt, std::nullopt};
+    auto r = schema::RunImpact(ir, registry, http, *graph, schema::ImpactOptions{ws.timezone, 50}, clock.Now());
     if (r.ok()) impact = *r;
     else impact_note = r.status().message();
   }
   auto domain = DomainFor(req, ws, graph);
   if (!domain.ok()) return domain.status();
   std::string id = ProposalIdFor(req.subject, req.schema, req.format);
-  auto existing = actions::GetProposalState(store, id, 0, clock);
-  if (!existing.ok() || existing->status == actions::ProposalStatus::kDenied || existing->status == actions::ProposalStatus::kExpired ||
-      existing->status == actions::ProposalStatus::kSuperseded) {
-    actions::ProposalDraft d;
+  auto existing = GetProposalState(store, id, 0, clock);
+  if (!existing.ok() || existing->status == ProposalStatus::kDenied || existing->status == ProposalStatus::kExpired ||
+      existing->status == ProposalStatus::kSuperseded) {
+    ProposalDraft d;
     d.id = id;
     d.domain = *domain;
     d.kind = kRegistrationKind;
     d.author = req.actor;
-    d.content = {{"subject", req.subject}, {"schema", req.schema}, {"schema_type", FormatName(req.format)},
-                 {"registry", registry.name}, {"verdict", ReportJson(*verdict)}};
+    d.content = {{"subject", req.subject}, {"schema", req.schema}, {"schema_type", schema::FormatName(req.format)},
+                 {"registry", registry.name}, {"verdict", schema::ReportJson(*verdict)}};
     if (!impact.is_null()) d.content["impact_summary"] = impact["summary"];
-    auto stored = actions::StoreProposal(store, d, clock);
+    auto stored = StoreProposal(store, d, clock);
     if (!stored.ok()) return stored.status();
-    auto sent = actions::SendForApproval(store, ws, id, clock, req.actor);
+    auto sent = SendForApproval(store, ws, id, clock, req.actor);
     if (!sent.ok()) return sent.status();
-    existing = actions::GetProposalState(store, id, 0, clock);
+    existing = GetProposalState(store, id, 0, clock);
     if (!existing.ok()) return existing.status();
   }
-  Json out = {{"registered", false}, {"status", existing->status == actions::ProposalStatus::kApproved ? "approved" : "awaiting_approval"},
-              {"subject", req.subject}, {"proposal", StateJson(*existing)}, {"verdict", ReportJson(*verdict)}};
+  Json out = {{"registered", false}, {"status", existing->status == ProposalStatus::kApproved ? "approved" : "awaiting_approval"},
+              {"subject", req.subject}, {"proposal", StateJson(*existing)}, {"verdict", schema::ReportJson(*verdict)}};
   if (!impact.is_null()) out["impact"] = impact;
   if (!impact_note.empty()) out["impact_error"] = impact_note;
-  out["summary"] = existing->status == actions::ProposalStatus::kApproved
+  out["summary"] = existing->status == ProposalStatus::kApproved
                        ? "proposal " + id + " is approved: call again with proposal_id " + id + " to register it"
                        : Waiting(*existing);
   return out;
 }
 
-Result<Json> Register(const RegisterRequest& req, store::StateStore& store, const config::PlatformConfig& registry, net::HttpClient& http,
+Result<Json> Register(const RegisterSchemaRequest& req, store::StateStore& store, const config::PlatformConfig& registry, net::HttpClient& http,
                       const Clock& clock) {
-  auto st = actions::GetProposalState(store, req.proposal_id, 0, clock);
+  auto st = GetProposalState(store, req.proposal_id, 0, clock);
   if (!st.ok()) return st.status();
   if (st->record.kind != kRegistrationKind)
     return FailedPrecondition("proposal " + req.proposal_id + " is a " + st->record.kind + ", not a schema registration; nothing was registered");
@@ -112,10 +113,10 @@ Result<Json> Register(const RegisterRequest& req, store::StateStore& store, cons
   std::string subject = content.value("subject", "");
   if (!req.subject.empty() && req.subject != subject)
     return FailedPrecondition("proposal " + req.proposal_id + " registers subject " + subject + ", not " + req.subject + "; nothing was registered");
-  if (st->status != actions::ProposalStatus::kApproved)
+  if (st->status != ProposalStatus::kApproved)
     return FailedPrecondition("proposal " + req.proposal_id + " v" + std::to_string(st->record.version) + " is " +
-                              actions::ProposalStatusName(st->status) + ", not approved; " +
-                              (st->status == actions::ProposalStatus::kPending ? Waiting(*st) : "nothing was registered"));
+                              ProposalStatusName(st->status) + ", not approved; " +
+                              (st->status == ProposalStatus::kPending ? Waiting(*st) : "nothing was registered"));
   if (st->request && clock.Now() >= st->request->expires_at)
     return FailedPrecondition("the approval of proposal " + req.proposal_id + " expired at " + FormatRfc3339(st->request->expires_at) +
                               "; draft the registration again; nothing was registered");
@@ -136,9 +137,9 @@ Result<Json> Register(const RegisterRequest& req, store::StateStore& store, cons
                           {"approved_at", st->decided_at ? FormatRfc3339(*st->decided_at) : ""},
                           {"subject", subject},
                           {"registry", registry.name},
-                          {"schema_sha256", actions::Sha256Hex(schema)},
+                          {"schema_sha256", Sha256Hex(schema)},
                           {"registry_answer", answer}};
-  auto receipt = actions::WriteReceipt(store, receipt_content, clock);
+  auto receipt = WriteReceipt(store, receipt_content, clock);
   if (!receipt.ok()) return Internal("the registry answered but the receipt could not be written: " + receipt.status().message());
   Json out = {{"registered", id.ok()}, {"status", id.ok() ? "registered" : "refused_by_registry"}, {"subject", subject},
               {"proposal", StateJson(*st)}, {"registry_answer", answer},
@@ -154,13 +155,13 @@ Result<Json> Register(const RegisterRequest& req, store::StateStore& store, cons
 
 }  // namespace
 
-Result<Json> RegisterStreamSchema(const RegisterRequest& req, store::StateStore& store, const config::Workspace& workspace,
+Result<Json> RegisterStreamSchema(const RegisterSchemaRequest& req, store::StateStore& store, const config::Workspace& workspace,
                                   const config::PlatformConfig& registry, net::HttpClient& http, const graph::ContextGraph* graph,
                                   const Clock& clock) {
   if (!req.proposal_id.empty()) return Register(req, store, registry, http, clock);
-  if (Status s = ValidateSubject(req.subject); !s.ok()) return s;
-  if (auto p = Parse(req.schema, req.format); !p.ok()) return p.status();
+  if (Status s = schema::ValidateSubject(req.subject); !s.ok()) return s;
+  if (auto p = schema::Parse(req.schema, req.format); !p.ok()) return p.status();
   return Draft(req, store, workspace, registry, http, graph, clock);
 }
 
-}  // namespace dw::schema
+}  // namespace dw::actions
