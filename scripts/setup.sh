@@ -16,7 +16,8 @@ packages=(
 )
 with_node=1
 [ "${1:-}" = "--no-node" ] && with_node=0
-[ $with_node = 1 ] && packages+=(nodejs npm)
+# chromium: the desk's browser test drives Debian's Chromium (playwright-core, no browser download).
+[ $with_node = 1 ] && packages+=(nodejs npm chromium)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -6,7 +6,8 @@
 #  3. the official TypeScript SDK client against each agent through start-agent.sh;
 #  4. Claude Code itself: `claude mcp add` for each agent, then `claude mcp list`;
 #  5. every libFuzzer target of tests/fuzz/ for DW_FUZZ_SECONDS (20) s (scripts/fuzz-smoke.sh);
-#  6. the GoogleTest suite again under AddressSanitizer and UndefinedBehaviorSanitizer
+#  6. the desk's pages in headless Chromium (playwright-core, axe-core; tests/browser/);
+#  7. the GoogleTest suite again under AddressSanitizer and UndefinedBehaviorSanitizer
 #     (skip with DW_SKIP_SANITIZERS=1 for a quick local run).
 # Exits non-zero if any stage fails; the last line counts passed and failed tests.
 set -uo pipefail
@@ -65,6 +66,12 @@ echo "== fuzz targets, ${DW_FUZZ_SECONDS:-20} s each under ASan + UBSan (scripts
 out=$(scripts/fuzz-smoke.sh 2>&1); rc=$?
 echo "$out"
 tally fuzz $rc "$(echo "$out" | grep -cE ' ok$')" "$(echo "$out" | grep -cE ' FAILED ')"
+echo "== the desk in headless Chromium (playwright-core + axe-core)" >&2
+out=$(node tests/browser/desk_browser.mjs "$root/build" 2>&1); rc=$?
+echo "$out"
+line=$(echo "$out" | grep -E '^browser: [0-9]+ passed, [0-9]+ failed' | tail -1)
+tally browser $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/')" \
+  "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/;t;s/.*/0/')"
 
 if [ "${DW_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== unit and integration tests under ASan + UBSan" >&2

@@ -183,6 +183,52 @@ Status NotifyResolved(store::StateStore& store, const config::Workspace& workspa
                       const store::ReceiptRecord& receipt);
 
 // ---------------------------------------------------------------------------------------------
+// Signed approval links: what the approval notification carries so the named approver can decide
+// from the desk's page (a phone at 02:40) without a key file. A link is an HMAC-SHA256 token over
+// (approver, proposal, version, expiry, nonce) made with the server's link key (the environment's
+// DW_APPROVAL_LINK_KEY, at least 32 bytes; never stored, logged or shown). It is the proof of a
+// decision by DecideByLink, which runs the same check as Decide: refused when forged or altered,
+// after its expiry, once used (its nonce is the decision's), for a version that is not the newest
+// pending one, for a person the request does not name, for the proposal's author.
+
+struct ApprovalLink {
+  std::string approver;  // email
+  std::string proposal_id;
+  int64_t version = 0;
+  TimePoint expires_at;
+  std::string nonce;  // random, single use
+};
+
+// The token for `link`: "v1.<base64url payload>.<base64url HMAC>". kInvalidArgument for a key
+// shorter than 32 bytes.
+Result<std::string> SignApprovalLink(const ApprovalLink& link, const std::string& key);
+
+// The link a token carries when its HMAC verifies with `key`; kPermissionDenied ("forged or
+// altered") when it does not, kInvalidArgument when it is not a token at all. Does not look at
+// the expiry or the store: DecideByLink does.
+Result<ApprovalLink> ReadApprovalLink(const std::string& token, const std::string& key);
+
+// A link for `approver` to decide the newest version of `proposal_id`, expiring with its pending
+// request (recorded as a "link_issued" event, without the token). kFailedPrecondition when the
+// version is not pending or `approver` is not one of its request's approvers or is its author.
+Result<std::string> IssueApprovalLink(store::StateStore& store, const std::string& proposal_id,
+                                      const std::string& approver, const std::string& key,
+                                      const Clock& clock);
+
+// A decision arriving through a signed link on `surface` (the desk: "web").
+struct LinkDecision {
+  std::string token;
+  Verdict verdict = Verdict::kApprove;
+  std::string reason;  // required for a denial
+  std::string surface = "web";
+};
+
+// Decide() with the link as the proof instead of a key's signature: the person, the proposal and
+// the version are the link's. Every refusal is recorded, as with Decide.
+Result<DecisionOutcome> DecideByLink(store::StateStore& store, const LinkDecision& decision,
+                                     const std::string& key, const Clock& clock);
+
+// ---------------------------------------------------------------------------------------------
 // Proposals and approval requests.
 
 // A proposal as drafted (before it is stored as a version).

@@ -1,6 +1,8 @@
 // Decide(): the one place a person's decision on a proposal is checked and counted.
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <optional>
 
 #include "actions/approval_log.h"
 #include "actions/identity.h"
@@ -11,6 +13,11 @@ namespace {
 // A signed statement older or newer than this is refused even when its nonce is fresh: a
 // statement is made for now, not saved up.
 constexpr std::chrono::minutes kStatementSkew{10};
+
+std::string Replayed(const char* proof_name) {
+  return std::string(proof_name) == "signed_link" ? "the approval link was already used (a link decides once)"
+                                                   : "the statement's nonce was already used (a replayed signature)";
+}
 
 }  // namespace
 
@@ -39,8 +46,12 @@ std::string StatementBytes(const DecisionStatement& s) {
 
 namespace {
 
-Result<DecisionOutcome> DecideInTransaction(store::StateStore& store,
-                                            const DecisionRequest& request, const Clock& clock) {
+// Checks how the person proved they made the statement; returns why not, or nullopt.
+using ProofCheck = std::function<Result<std::optional<std::string>>(store::StateStore&)>;
+
+Result<DecisionOutcome> DecideInTransaction(store::StateStore& store, const DecisionRequest& request,
+                                            const Clock& clock, const ProofCheck& prove,
+                                            const char* proof_name) {
   const DecisionStatement& s = request.statement;
   const std::string subject = s.proposal_id.empty() ? "proposal:?" : ProposalSubject(s.proposal_id);
   Json who = {{"version", s.version},
@@ -65,19 +76,17 @@ Result<DecisionOutcome> DecideInTransaction(store::StateStore& store,
   if (IsAgentIdentity(s.person)) return refuse("'" + s.person + "' is an agent; agents never decide");
   if (!LooksLikePersonEmail(s.person)) return refuse("'" + s.person + "' is not a person's email");
 
-  // Proof: the person's stored key signed exactly this statement, once, recently.
-  Result<std::optional<store::PersonKeyRecord>> key = store.GetPersonKey(s.person);
-  if (!key.ok()) return key.status();
-  if (!key->has_value())
-    return refuse("no key is issued for " + s.person + " (dw keys issue " + s.person + ")");
-  if (!SignatureVerifies(StatementBytes(s), request.signature, (*key)->public_key_pem))
-    return refuse("the signature does not verify with " + s.person + "'s key (forged or altered)");
+  // Proof: the person's key signed exactly this statement, or a signed link names them; then
+  // once, recently.
+  Result<std::optional<std::string>> unproven = prove(store);
+  if (!unproven.ok()) return unproven.status();
+  if (*unproven) return refuse(**unproven);
   if (s.nonce.size() < 16) return refuse("the statement's nonce is missing or too short");
   Result<std::vector<store::ActionEventRecord>> earlier = store.ActionEvents(subject);
   if (!earlier.ok()) return earlier.status();
   for (const store::ActionEventRecord& e : *earlier)
     if (e.nonce == s.nonce)
-      return refuse("the statement's nonce was already used (a replayed signature)");
+      return refuse(Replayed(proof_name));
   const TimePoint now = clock.Now();
   if (s.at > now + kStatementSkew || s.at < now - kStatementSkew)
     return refuse("the statement was signed at " + FormatRfc3339(s.at) +
@@ -119,12 +128,13 @@ Result<DecisionOutcome> DecideInTransaction(store::StateStore& store,
   body["reason"] = s.reason;
   body["round"] = st->request->round;
   body["signed_at_ms"] = ToUnixMillis(s.at);
-  body["signature"] = request.signature;
+  body["proof"] = proof_name;
+  if (!request.signature.empty()) body["signature"] = request.signature;
   const char* kind = s.verdict == Verdict::kApprove ? "approved" : "denied";
   Result<int64_t> seq = Record(store, clock, kind, subject, s.person, body, s.nonce);
   if (!seq.ok()) {
     if (seq.status().code() == StatusCode::kAlreadyExists)
-      return refuse("the statement's nonce was already used (a replayed signature)");
+      return refuse(Replayed(proof_name));
     return seq.status();
   }
   return DecisionOutcome{true, std::string(kind) + " " + pv + " by " + s.person, *seq};
@@ -132,35 +142,82 @@ Result<DecisionOutcome> DecideInTransaction(store::StateStore& store,
 
 }  // namespace
 
-Result<DecisionOutcome> Decide(store::StateStore& store, const DecisionRequest& request,
-                               const Clock& clock) {
-  // One transaction: two decisions on one version cannot both see it pending.
-  std::optional<Result<DecisionOutcome>> out;
-  Status s = store.InTransaction([&](store::StateStore& tx) -> Status {
-    out = DecideInTransaction(tx, request, clock);
-    return out->status();
-  });
-  if (!s.ok()) return s;
-  return std::move(*out);
-}
+namespace {
 
-Result<DecisionOutcome> Decide(store::StateStore& store, const config::Workspace& workspace,
-                               const DecisionRequest& request, const Clock& clock) {
+// One transaction: two decisions on one version cannot both see it pending. With a workspace, an
+// accepted approval writes its `approved` notice to the outbox in the same transaction.
+Result<DecisionOutcome> DecideOnce(store::StateStore& store, const config::Workspace* workspace,
+                                   const DecisionRequest& request, const Clock& clock,
+                                   const ProofCheck& prove, const char* proof_name) {
   std::optional<Result<DecisionOutcome>> out;
   Status s = store.InTransaction([&](store::StateStore& tx) -> Status {
-    out = DecideInTransaction(tx, request, clock);
+    out = DecideInTransaction(tx, request, clock, prove, proof_name);
     if (!out->ok()) return out->status();
-    if (!(*out)->accepted || request.statement.verdict != Verdict::kApprove) return Status::Ok();
+    if (workspace == nullptr || !(*out)->accepted || request.statement.verdict != Verdict::kApprove)
+      return Status::Ok();
     const DecisionStatement& st = request.statement;
     Result<ProposalState> p = GetProposalState(tx, st.proposal_id, st.version, clock);
     if (!p.ok()) return p.status();
-    return NotifyProposal(tx, workspace, clock, p->record, platforms::notify::EventKind::kApproved,
+    return NotifyProposal(tx, *workspace, clock, p->record, platforms::notify::EventKind::kApproved,
                           "Proposal " + st.proposal_id + " v" + std::to_string(st.version) + " (" +
                               p->record.kind + ") approved by " + st.person +
                               (st.reason.empty() ? "" : ": " + st.reason));
   });
   if (!s.ok()) return s;
   return std::move(*out);
+}
+
+// The person's stored key signed exactly this statement.
+ProofCheck BySignature(const DecisionRequest& request) {
+  return [&request](store::StateStore& tx) -> Result<std::optional<std::string>> {
+    const DecisionStatement& s = request.statement;
+    Result<std::optional<store::PersonKeyRecord>> key = tx.GetPersonKey(s.person);
+    if (!key.ok()) return key.status();
+    if (!key->has_value())
+      return std::optional<std::string>("no key is issued for " + s.person + " (dw keys issue " + s.person + ")");
+    if (!SignatureVerifies(StatementBytes(s), request.signature, (*key)->public_key_pem))
+      return std::optional<std::string>("the signature does not verify with " + s.person + "'s key (forged or altered)");
+    return std::optional<std::string>();
+  };
+}
+
+}  // namespace
+
+Result<DecisionOutcome> Decide(store::StateStore& store, const DecisionRequest& request,
+                               const Clock& clock) {
+  return DecideOnce(store, nullptr, request, clock, BySignature(request), "signature");
+}
+
+Result<DecisionOutcome> Decide(store::StateStore& store, const config::Workspace& workspace,
+                               const DecisionRequest& request, const Clock& clock) {
+  return DecideOnce(store, &workspace, request, clock, BySignature(request), "signature");
+}
+
+Result<DecisionOutcome> DecideByLink(store::StateStore& store, const LinkDecision& decision, const std::string& key,
+                                     const Clock& clock) {
+  Result<ApprovalLink> link = ReadApprovalLink(decision.token, key);
+  if (!link.ok()) {
+    // Nobody can be named from a link that does not verify: the refusal is recorded as such.
+    const std::string reason = link.status().message();
+    Result<int64_t> seq = Record(store, clock, "refused", "proposal:?", "unknown",
+                                 Json{{"action", "decide"}, {"surface", decision.surface}, {"proof", "signed_link"},
+                                      {"reason", reason}});
+    if (!seq.ok()) return seq.status();
+    return DecisionOutcome{false, reason, *seq};
+  }
+  DecisionRequest request;
+  request.statement = {link->approver, link->proposal_id, link->version, decision.verdict, decision.reason,
+                       clock.Now(), link->nonce};
+  request.surface = decision.surface;
+  const TimePoint expires_at = link->expires_at;
+  ProofCheck by_link = [&](store::StateStore&) -> Result<std::optional<std::string>> {
+    if (decision.surface != "web")
+      return std::optional<std::string>("an approval link is honoured only on the desk's page (surface web)");
+    if (clock.Now() >= expires_at)
+      return std::optional<std::string>("the approval link expired at " + FormatRfc3339(expires_at));
+    return std::optional<std::string>();
+  };
+  return DecideOnce(store, nullptr, request, clock, by_link, "signed_link");
 }
 
 }  // namespace dw::actions

@@ -1,4 +1,5 @@
-// `dw receipts verify|head|show|export`, `dw keys issue`, `dw approve`, `dw deny`, `dw stop`:
+// `dw receipts verify|head|show|export`, `dw keys issue`, `dw approve`, `dw deny`, `dw stop`,
+// `dw approval-link`:
 // argument translation only; everything they decide is decided in actions/.
 #include "app/cli_actions.h"
 
@@ -8,9 +9,17 @@
 
 #include "actions/actions.h"
 #include "app/command_start.h"
+#include "base/redaction.h"
 #include "workspace/services.h"
 
 namespace dw::app {
+
+std::string ApprovalLinkKeyFromEnv() {
+  const char* k = std::getenv("DW_APPROVAL_LINK_KEY");
+  if (k == nullptr || *k == '\0') return "";
+  RegisterSecret(k);
+  return k;
+}
 
 struct ActionCommands {
   CLI::App* verify = nullptr;
@@ -21,6 +30,8 @@ struct ActionCommands {
   CLI::App* approve = nullptr;
   CLI::App* deny = nullptr;
   CLI::App* stop = nullptr;
+  CLI::App* link = nullptr;
+  std::string base_url = "http://127.0.0.1:8808";
   std::string expected_head;
   int64_t seq = 0;
   std::string format = "json";
@@ -63,6 +74,12 @@ std::shared_ptr<ActionCommands> AddActionCommands(CLI::App& app) {
     auto* reason = (*cmd)->add_option("--reason", c->reason, "why");
     if (!is_approve) reason->required();
   }
+
+  c->link = app.add_subcommand("approval-link",
+                                "print a single-use signed link for an approver to decide a pending proposal on the desk");
+  c->link->add_option("PROPOSAL", c->proposal, "the proposal id (its newest version must be pending)")->required();
+  c->link->add_option("--as", c->as, "the approver the link is for (named by the pending request)")->required();
+  c->link->add_option("--base-url", c->base_url, "where the desk is served (default http://127.0.0.1:8808)");
 
   c->stop = app.add_subcommand("stop", "halt all autonomous dispatch in the workspace (recorded)");
   c->stop->add_flag("--lift", c->lift, "lift the stop switch (recorded)");
@@ -203,6 +220,20 @@ int DecideCmd(const GlobalOptions& g, const ActionCommands& c, actions::Verdict 
   return 0;
 }
 
+int Link(const GlobalOptions& g, const ActionCommands& c) {
+  const std::string key = ApprovalLinkKeyFromEnv();
+  if (key.empty())
+    return Fail("approval-link", FailedPrecondition("set DW_APPROVAL_LINK_KEY (32 bytes or more, the same for dw serve)"));
+  Opened o = Open(g, "approval-link");
+  if (o.store == nullptr) return o.exit_code;
+  Result<std::string> token = actions::IssueApprovalLink(*o.store, c.proposal, c.as, key, o.services->clock());
+  if (!token.ok()) return Fail("approval-link", token.status());
+  std::string base = c.base_url;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  std::cout << base << "/approve/" << *token << "\n";
+  return 0;
+}
+
 int Stop(const GlobalOptions& g, const ActionCommands& c) {
   Opened o = Open(g, "stop");
   if (o.store == nullptr) return o.exit_code;
@@ -227,6 +258,7 @@ std::optional<int> RunActionCommands(const GlobalOptions& g, const ActionCommand
   if (*c.approve) return DecideCmd(g, c, actions::Verdict::kApprove);
   if (*c.deny) return DecideCmd(g, c, actions::Verdict::kDeny);
   if (*c.stop) return Stop(g, c);
+  if (*c.link) return Link(g, c);
   return std::nullopt;
 }
 

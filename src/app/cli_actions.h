@@ -19,4 +19,8 @@ std::shared_ptr<ActionCommands> AddActionCommands(CLI::App& app);
 // Runs whichever of the commands was given and returns its exit code; nullopt when none was.
 std::optional<int> RunActionCommands(const GlobalOptions& g, const ActionCommands& c);
 
+// The key signed approval links are made and checked with: $DW_APPROVAL_LINK_KEY, registered as
+// a secret (never printed); "" when unset.
+std::string ApprovalLinkKeyFromEnv();
+
 }  // namespace dw::app

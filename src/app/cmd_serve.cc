@@ -1,4 +1,5 @@
-// `dw serve`: every agent over MCP Streamable HTTP until SIGINT or SIGTERM.
+// `dw serve`: every agent over MCP Streamable HTTP, and the desk's web pages at /, until SIGINT or
+// SIGTERM.
 #include <signal.h>
 
 #include <fstream>
@@ -6,13 +7,16 @@
 #include <sstream>
 
 #include "agents/agents.h"
+#include "app/cli_actions.h"
 #include "app/command_start.h"
 #include "app/commands.h"
 #include "workspace/graph_answers.h"
 #include "workspace/services.h"
 #include "base/log.h"
+#include "desk/desk.h"
 #include "mcp/conformance_fixtures.h"
 #include "mcp/http_transport.h"
+#include "net/http_security.h"
 
 namespace dw::app {
 namespace {
@@ -113,6 +117,17 @@ int CmdServe(const GlobalOptions& g, const std::string& listen, const std::strin
       return workspace::LineageRoute(*services, req);
     }, /*raw_body=*/true);
     if (!st.ok()) {
+      std::cerr << "dw serve: " << st.message() << "\n";
+      return 2;
+    }
+  }
+  // The desk's web pages at / (reading, and deciding through signed approval links).
+  if (services) {
+    desk::DeskOptions desk_options;
+    desk_options.link_key = ApprovalLinkKeyFromEnv();
+    // Off loopback the desk is reached through a TLS proxy: its cookies must never go out in clear.
+    desk_options.secure_cookies = !net::IsLoopbackHost(options.host);
+    if (Status st = desk::AddDeskRoutes(server.http(), services, desk_options); !st.ok()) {
       std::cerr << "dw serve: " << st.message() << "\n";
       return 2;
     }

@@ -388,12 +388,6 @@ Result<Incident> IncidentDesk::Get(const std::string& id) {
   return inc;
 }
 
-Result<std::vector<Incident>> IncidentDesk::List(const IncidentFilter& filter) {
-  auto h = GetHistory(filter);
-  if (!h.ok()) return h.status();
-  return std::move(h->incidents);
-}
-
 Result<Incident> IncidentDesk::Move(const std::string& id, IncidentStatus to, const std::string& actor,
                                     const std::string& reason, CloseReason close) {
   // "dw" is the product itself, allowed only for resolution by verification (no person passes it).

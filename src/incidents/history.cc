@@ -51,6 +51,28 @@ Result<History> IncidentDesk::GetHistory(const IncidentFilter& filter) {
   return h;
 }
 
+Result<std::vector<Incident>> IncidentDesk::List(const IncidentFilter& filter) {
+  if (filter.limit < 1 || filter.limit > 1000)
+    return InvalidArgument("limit must be from 1 to 1000, not " + std::to_string(filter.limit));
+  if (filter.from && filter.to && *filter.from >= *filter.to) return InvalidArgument("from must be before to");
+  // Unlike GetHistory (totals and recurrences over every match), a list stops at its limit; with
+  // nothing to filter on but the status, the store reads no more rows than that (the desk's page
+  // over 10,000 incidents).
+  const bool by_status_only = filter.asset_id.empty() && filter.domain.empty() && !filter.from && !filter.to;
+  auto rows = store_.Incidents(filter.status ? IncidentStatusName(*filter.status) : "",
+                               by_status_only ? filter.limit : 100000);
+  if (!rows.ok()) return rows.status();
+  std::vector<Incident> out;
+  for (const store::IncidentRecord& r : *rows) {  // newest first
+    auto inc = FromRecord(r);
+    if (!inc.ok()) return inc.status();
+    if (!Matches(*inc, filter)) continue;
+    out.push_back(std::move(*inc));
+    if (out.size() == static_cast<size_t>(filter.limit)) break;
+  }
+  return out;
+}
+
 Json HistoryToJson(const History& h) {
   Json incidents = Json::array(), recurrences = Json::array();
   for (const Incident& i : h.incidents) incidents.push_back(IncidentToJson(i));

@@ -95,6 +95,7 @@ struct HandlerRoute {
   std::string method;
   std::string path;
   HttpHandler handler;
+  bool prefix = false;  // path is a prefix ending in '/': matches path + one or more characters
 };
 
 const std::set<std::string>& JsonMethods() {
@@ -275,8 +276,7 @@ void HttpServer::Impl::InstallRoutes() {
       if (ReadBody(req, reader, res)) h(req, res);
     };
   };
-  auto install = [&s, &with_body](const std::string& method, const std::string& path, httplib::Server::Handler h) {
-    const std::string pattern = RegexEscape(path);
+  auto install = [&s, &with_body](const std::string& method, const std::string& pattern, httplib::Server::Handler h) {
     if (method == "GET") s.Get(pattern, std::move(h));
     if (method == "POST") s.Post(pattern, with_body(std::move(h)));
     if (method == "PUT") s.Put(pattern, with_body(std::move(h)));
@@ -284,12 +284,16 @@ void HttpServer::Impl::InstallRoutes() {
     if (method == "DELETE") s.Delete(pattern, with_body(std::move(h)));
     if (method == "OPTIONS") s.Options(pattern, std::move(h));
   };
-  for (const HandlerRoute& route : handlers) install(route.method, route.path, route.handler);
+  // httplib tries routes in the order they were added: exact paths before prefixes.
+  for (const HandlerRoute& route : handlers)
+    if (!route.prefix) install(route.method, RegexEscape(route.path), route.handler);
   for (const JsonRoute& route : json_routes) {
-    install(route.method, route.path, [this, &route](const httplib::Request& req, httplib::Response& res) {
+    install(route.method, RegexEscape(route.path), [this, &route](const httplib::Request& req, httplib::Response& res) {
       HandleJsonRoute(route, req, res);
     });
   }
+  for (const HandlerRoute& route : handlers)
+    if (route.prefix) install(route.method, RegexEscape(route.path) + ".+", route.handler);
   auto unrouted = with_body([](const httplib::Request&, httplib::Response& res) {
     Reply(res, 404, Json{{"error", "not found"}});
   });
@@ -358,6 +362,22 @@ Status HttpServer::AddHandler(const std::string& method, const std::string& path
   if (Status st = impl_->CheckNewRoute(method, path, /*json=*/false); !st.ok()) return st;
   if (!handler) return InvalidArgument("route " + method + " " + path + " has no handler");
   impl_->handlers.push_back({method, path, std::move(handler)});
+  return Status::Ok();
+}
+
+Status HttpServer::AddPrefixHandler(const std::string& method, const std::string& prefix, HttpHandler handler) {
+  if (prefix.empty() || prefix.back() != '/')
+    return InvalidArgument("a prefix route must end in '/': '" + prefix + "'");
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (!JsonMethods().count(method) && method != "OPTIONS")
+    return InvalidArgument("unsupported HTTP method for a route: " + method);
+  for (const HandlerRoute& r : impl_->handlers)
+    if (r.prefix && r.method == method && r.path == prefix)
+      return InvalidArgument("prefix route " + method + " " + prefix + " is already registered");
+  if (impl_->started) return FailedPrecondition("routes must be added before the HTTP server starts");
+  if (prefix.front() != '/') return InvalidArgument("a route needs an absolute path: '" + prefix + "'");
+  if (!handler) return InvalidArgument("route " + method + " " + prefix + " has no handler");
+  impl_->handlers.push_back({method, prefix, std::move(handler), /*prefix=*/true});
   return Status::Ok();
 }
 

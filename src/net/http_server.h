@@ -92,6 +92,11 @@ class HttpServer {
   // routes or handlers, never both.
   Status AddHandler(const std::string& method, const std::string& path, HttpHandler handler);
 
+  // Registers `handler` for `method` on every path that starts with `prefix` (which must end in
+  // '/') followed by at least one character: the web pages' `/incidents/<id>`. Same checks and
+  // failures as AddHandler; exact routes registered on the same paths win.
+  Status AddPrefixHandler(const std::string& method, const std::string& prefix, HttpHandler handler);
+
   // Binds and starts serving the routes plus GET /healthz (always open: no token, no Host check).
   // Fails with kFailedPrecondition for a non-loopback host without a bearer token or when already
   // started, kInvalidArgument for a bad port, kUnavailable when the address cannot be bound.

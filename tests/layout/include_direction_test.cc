@@ -32,7 +32,7 @@ namespace fs = std::filesystem;
 const std::vector<std::string>& StageOrder() {
   static const std::vector<std::string> kOrder = {
       "base",      "config",  "store",  "warehouse", "net",       "platforms", "observe", "graph",
-      "schema",    "incidents", "actions", "replay", "workspace", "mcp",      "agents",  "app"};
+      "schema",    "incidents", "actions", "replay", "workspace", "desk",     "mcp",      "agents",  "app"};
   return kOrder;
 }
 
@@ -219,7 +219,9 @@ TEST(IncludeDirection, TheOrderKnowsTheComingStages) {
   EXPECT_LT(Rank("schema"), Rank("incidents"));
   EXPECT_LT(Rank("schema"), Rank("actions"));
   EXPECT_LT(Rank("replay"), Rank("workspace"));
-  EXPECT_EQ(Rank("workspace") + 1, Rank("mcp"));
+  // The desk's pages read the workspace's services and are served by app/ beside MCP.
+  EXPECT_EQ(Rank("workspace") + 1, Rank("desk"));
+  EXPECT_EQ(Rank("desk") + 1, Rank("mcp"));
 }
 
 }  // namespace

@@ -1,0 +1,198 @@
+// `/approve/<token>`: the page a signed approval link opens, and the form post that records the
+// decision. Who decides is the link's approver, checked by actions::DecideByLink (the one identity
+// check); this page only carries the link, the verdict, the reason and the CSRF token.
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
+#include <map>
+
+#include "actions/actions.h"
+#include "desk/desk.h"
+#include "desk/html.h"
+#include "desk/incident_parts.h"
+
+namespace dw::desk {
+namespace {
+
+constexpr char kCsrfCookie[] = "dw_csrf";
+
+Page LinksOff() {
+  return MessagePage(503, "Approval links are off",
+                     "This server was started without DW_APPROVAL_LINK_KEY, so it cannot check approval links; "
+                     "decide with dw approve or dw deny, or ask the operator to set the key.");
+}
+
+std::string NewCsrfToken() {
+  unsigned char bytes[24];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) return "";
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) {
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  }
+  return out;
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// application/x-www-form-urlencoded; false for a malformed escape or a field given twice.
+bool ParseForm(const std::string& body, std::map<std::string, std::string>* out) {
+  size_t at = 0;
+  while (at <= body.size() && !body.empty()) {
+    size_t end = body.find('&', at);
+    if (end == std::string::npos) end = body.size();
+    const std::string pair = body.substr(at, end - at);
+    at = end + 1;
+    if (pair.empty()) {
+      if (end == body.size()) break;
+      continue;
+    }
+    auto decode = [](const std::string& in, std::string* o) {
+      for (size_t i = 0; i < in.size(); ++i) {
+        if (in[i] == '+') o->push_back(' ');
+        else if (in[i] == '%') {
+          if (i + 2 >= in.size()) return false;
+          const int hi = HexValue(in[i + 1]), lo = HexValue(in[i + 2]);
+          if (hi < 0 || lo < 0) return false;
+          o->push_back(static_cast<char>(hi * 16 + lo));
+          i += 2;
+        } else {
+          o->push_back(in[i]);
+        }
+      }
+      return true;
+    };
+    const size_t eq = pair.find('=');
+    std::string key, value;
+    if (!decode(pair.substr(0, eq), &key) || (eq != std::string::npos && !decode(pair.substr(eq + 1), &value)))
+      return false;
+    if (!out->emplace(key, value).second) return false;
+    if (end == body.size()) break;
+  }
+  return true;
+}
+
+std::string CookieValue(const std::string& header, const std::string& name) {
+  size_t at = 0;
+  while (at < header.size()) {
+    size_t end = header.find(';', at);
+    if (end == std::string::npos) end = header.size();
+    std::string part = header.substr(at, end - at);
+    const size_t b = part.find_first_not_of(' ');
+    part = b == std::string::npos ? "" : part.substr(b);
+    if (part.rfind(name + "=", 0) == 0) return part.substr(name.size() + 1);
+    at = end + 1;
+  }
+  return "";
+}
+
+std::string ProposalSummary(const actions::ProposalState& st) {
+  std::string s = "<dl class=\"facts\"><dt>Proposal</dt><dd>" + EscapeMarkup(st.record.kind) + ": " +
+                  EscapeMarkup(st.record.id) + " v" + std::to_string(st.record.version) + "</dd><dt>Incident</dt><dd>" +
+                  (st.record.incident_id.empty() ? std::string("none")
+                                                 : Link(IncidentHref(st.record.incident_id), st.record.incident_id)) +
+                  "</dd><dt>Status</dt><dd><strong>" +
+                  EscapeMarkup(actions::ProposalStatusName(st.status)) + "</strong>";
+  if (st.decided_at)
+    s += " by " + EscapeMarkup(st.decided_by) + " at " + EscapeMarkup(ShortTime(*st.decided_at)) + " through " +
+         EscapeMarkup(st.decision_surface);
+  s += "</dd>";
+  if (st.request) s += "<dt>Request expires</dt><dd>" + EscapeMarkup(ShortTime(st.request->expires_at)) + "</dd>";
+  s += "</dl>\n";
+  const Json& content = st.record.body.contains("content") ? st.record.body["content"] : Json::object();
+  Json rest = Json::object();
+  if (content.is_object()) {
+    for (auto it = content.begin(); it != content.end(); ++it) {
+      if (it.value().is_string() && it.value().get<std::string>().rfind("--- ", 0) == 0)
+        s += "<p class=\"label\">" + EscapeMarkup(it.key()) + "</p>" + DiffBlock(it.value().get<std::string>());
+      else
+        rest[it.key()] = it.value();
+    }
+  }
+  if (!rest.empty()) s += "<p class=\"label\">What it proposes</p>" + JsonBlock(rest);
+  return s;
+}
+
+}  // namespace
+
+Page ApprovePage(workspace::Services& services, const std::string& token, const DeskOptions& options) {
+  if (options.link_key.empty()) return LinksOff();
+  auto link = actions::ReadApprovalLink(token, options.link_key);
+  if (!link.ok()) return MessagePage(403, "This approval link is refused", link.status().message());
+  auto store = services.state();
+  if (!store.ok()) return StatusPage(store.status(), "The state store could not be opened");
+  auto st = actions::GetProposalState(**store, link->proposal_id, link->version, services.clock());
+  if (!st.ok()) return StatusPage(st.status(), "The proposal could not be read");
+  std::string html = "<h1>Decide " + EscapeMarkup(link->proposal_id) + "</h1>\n<p>This link is for <strong>" +
+                     EscapeMarkup(link->approver) + "</strong> and expires " + EscapeMarkup(ShortTime(link->expires_at)) +
+                     ". It decides once.</p>\n" + ProposalSummary(*st);
+  Page page;
+  if (st->status == actions::ProposalStatus::kPending && services.clock().Now() < link->expires_at) {
+    const std::string csrf = NewCsrfToken();
+    if (csrf.empty()) return MessagePage(503, "No form", "The random number generator failed; try again.");
+    page.cookies.push_back(std::string(kCsrfCookie) + "=" + csrf + "; Path=/approve/; HttpOnly; SameSite=Strict" +
+                           (options.secure_cookies ? "; Secure" : ""));
+    html += "<form class=\"decide\" method=\"post\" action=\"/approve/" + EscapeMarkup(token) + "\">\n"
+            "<fieldset><legend>Your decision</legend>\n"
+            "<label><input type=\"radio\" name=\"verdict\" value=\"approve\" checked> Approve</label>\n"
+            "<label><input type=\"radio\" name=\"verdict\" value=\"deny\"> Deny</label>\n</fieldset>\n"
+            "<p><label for=\"reason\">Reason (required to deny)</label><br>"
+            "<textarea id=\"reason\" name=\"reason\" rows=\"3\" cols=\"40\"></textarea></p>\n"
+            "<input type=\"hidden\" name=\"csrf\" value=\"" + csrf + "\">\n"
+            "<button type=\"submit\">Record my decision</button>\n</form>\n";
+  } else {
+    html += "<p class=\"message\">Nothing to decide through this link now.</p>\n";
+  }
+  page.body = Document("Decide " + link->proposal_id, html);
+  return page;
+}
+
+Page DecidePage(workspace::Services& services, const std::string& token, const std::string& content_type,
+                const std::string& form, const std::string& cookie_header, const DeskOptions& options) {
+  if (options.link_key.empty()) return LinksOff();
+  if (content_type.rfind("application/x-www-form-urlencoded", 0) != 0)
+    return MessagePage(415, "Not a form", "The decision is sent as application/x-www-form-urlencoded.");
+  std::map<std::string, std::string> fields;
+  if (!ParseForm(form, &fields)) return MessagePage(400, "Bad form", "The form is malformed or repeats a field.");
+  for (const auto& [k, v] : fields)
+    if (k != "csrf" && k != "verdict" && k != "reason")
+      return MessagePage(400, "Bad form", "Unknown field '" + k.substr(0, 80) + "' (the form has verdict, reason, csrf).");
+  const std::string cookie = CookieValue(cookie_header, kCsrfCookie);
+  const std::string sent = fields.count("csrf") ? fields["csrf"] : "";
+  if (cookie.empty() || sent.size() != cookie.size() ||
+      CRYPTO_memcmp(cookie.data(), sent.data(), cookie.size()) != 0)
+    return MessagePage(403, "Refused: the form's CSRF token is missing or wrong",
+                       "The form's CSRF token is missing or does not match this browser's; open the link again.");
+  const std::string verdict = fields.count("verdict") ? fields["verdict"] : "";
+  if (verdict != "approve" && verdict != "deny")
+    return MessagePage(400, "Bad form", "verdict must be approve or deny.");
+  if (fields["reason"].size() > 2000) return MessagePage(400, "Bad form", "The reason is longer than 2000 characters.");
+  auto store = services.state();
+  if (!store.ok()) return StatusPage(store.status(), "The state store could not be opened");
+  actions::LinkDecision d;
+  d.token = token;
+  d.verdict = verdict == "approve" ? actions::Verdict::kApprove : actions::Verdict::kDeny;
+  d.reason = fields["reason"];
+  d.surface = "web";
+  auto outcome = actions::DecideByLink(**store, d, options.link_key, services.clock());
+  if (!outcome.ok()) return StatusPage(outcome.status(), "The decision could not be recorded");
+  if (!outcome->accepted) return MessagePage(403, "Refused (recorded)", outcome->reason);
+  auto link = actions::ReadApprovalLink(token, options.link_key);
+  std::string html = "<h1>Recorded</h1>\n<p class=\"banner good\" role=\"status\">" + EscapeMarkup(outcome->reason) +
+                     ", through the desk (web), at " + EscapeMarkup(ShortTime(services.clock().Now())) + ".</p>\n";
+  if (link.ok()) {
+    if (auto st = actions::GetProposalState(**store, link->proposal_id, link->version, services.clock()); st.ok())
+      html += ProposalSummary(*st);
+  }
+  Page page;
+  page.body = Document("Recorded", html);
+  return page;
+}
+
+}  // namespace dw::desk

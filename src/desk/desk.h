@@ -1,0 +1,88 @@
+// The desk's front door (dw::desk): the web pages `dw serve` shows at `/`, rendered on the server
+// as plain HTML and SVG from the stages' own answers (incidents, proposals and approvals, the
+// context graph, the metric plots, the receipt chain). The pages need no script: reading is links
+// and GET forms. Every value shown passes through EscapeMarkup (base/markup_escape.h).
+//
+//   /                      incidents (filters: domain, severity, status)
+//   /incidents/<id>        one incident: causes, blast radius picture, plot, checks, proposals,
+//                          approval state, notifications, timeline
+//   /assets?q=&kind=&owner=&domain=    the context graph searched
+//   /assets/<url-encoded id>           one asset: owner, domain, lineage picture, checks,
+//                                      monitors, change events, incidents
+//   /receipts, /receipts/<seq>, /receipts/export.json, /receipts/export.md
+//   /approve/<token>       a signed approval link (actions::IssueApprovalLink): the proposal, its
+//                          diff and a form; POST records the decision through actions::DecideByLink
+//
+// A page function never throws and never writes the store except what the stage it calls writes
+// by contract (IncidentDesk::Diagnose records the top cause when it changed). Unknown ids are 404
+// pages that say what was not found; bad parameters 400 pages naming the parameter; a workspace
+// or store that cannot be opened 503 with the reason.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "net/http_server.h"
+#include "workspace/services.h"
+
+namespace dw::desk {
+
+// One answer of the desk: what the route writes back.
+struct Page {
+  int status = 200;
+  std::string content_type = "text/html; charset=utf-8";
+  std::string body;
+  std::string download_name;  // when set, sent as an attachment with this file name
+  std::vector<std::string> cookies;  // Set-Cookie values
+};
+
+struct DeskOptions {
+  // The key of signed approval links ($DW_APPROVAL_LINK_KEY); empty: /approve/ answers 503.
+  std::string link_key;
+  // Cookies carry Secure (the server is reached over HTTPS through a proxy, not on loopback).
+  bool secure_cookies = false;
+};
+
+// Query parameters as the route received them (decoded); a key given twice is refused.
+using Query = std::multimap<std::string, std::string>;
+
+Page IncidentsPage(workspace::Services& services, const Query& query);
+Page IncidentPage(workspace::Services& services, const std::string& id);
+Page AssetsPage(workspace::Services& services, const Query& query);
+Page AssetPage(workspace::Services& services, const std::string& id);
+Page ReceiptsPage(workspace::Services& services);
+// `seq_text` is the path segment: a positive decimal number.
+Page ReceiptPage(workspace::Services& services, const std::string& seq_text);
+// `format` "json" or "md" (actions::ExportReceipts).
+Page ReceiptsExport(workspace::Services& services, const std::string& format);
+// GET /approve/<token>: what the link lets its approver decide, and the form (with a CSRF token
+// set as an HttpOnly, SameSite=Strict cookie). 403 for a link that does not verify, 503 without a
+// link key.
+Page ApprovePage(workspace::Services& services, const std::string& token, const DeskOptions& options);
+// POST /approve/<token>: `form` the urlencoded body, `cookie_header` the request's Cookie. 403
+// when the CSRF token is missing or does not match the cookie, or when actions::DecideByLink
+// refuses (the reason shown); 200 with who decided, when and through which surface.
+Page DecidePage(workspace::Services& services, const std::string& token, const std::string& content_type,
+                const std::string& form, const std::string& cookie_header, const DeskOptions& options);
+
+// 404: "`what` was not found", with links back.
+Page NotFoundPage(const std::string& what);
+// The one stylesheet every page links (/desk.css).
+Page Stylesheet();
+
+// The response headers every desk answer carries: a Content-Security-Policy that allows only this
+// origin's stylesheet and images (no script at all, no other origin, no framing), nosniff,
+// same-origin referrers only (a signed link never leaks through a Referer to another site), no
+// caching.
+void AddSecurityHeaders(httplib::Response& res);
+
+// Registers the routes above on `server` (GET only; the server's Host/Origin and bearer checks
+// apply to each). `services` is shared with the MCP endpoints. kInvalidArgument when a path is
+// already taken.
+Status AddDeskRoutes(net::HttpServer& server, std::shared_ptr<workspace::Services> services,
+                     DeskOptions options = {});
+
+}  // namespace dw::desk

@@ -1,0 +1,104 @@
+// The desk's HTTP routes: each translates the request (path segment, query) and calls one page
+// function; the answer leaves with the security headers.
+#include "desk/desk.h"
+#include "desk/html.h"
+
+namespace dw::desk {
+namespace {
+
+using PageOf = std::function<Page(const httplib::Request&)>;
+
+void Send(httplib::Response& res, const Page& page) {
+  AddSecurityHeaders(res);
+  res.status = page.status;
+  for (const std::string& c : page.cookies) res.set_header("Set-Cookie", c);
+  if (!page.download_name.empty())
+    res.set_header("Content-Disposition", "attachment; filename=\"" + page.download_name + "\"");
+  res.set_content(page.body, page.content_type.c_str());
+}
+
+Query QueryOf(const httplib::Request& req) {
+  Query q;
+  for (const auto& [k, v] : req.params) q.emplace(k, v);
+  return q;
+}
+
+// The path after `prefix` (httplib has decoded it).
+std::string Rest(const httplib::Request& req, const std::string& prefix) {
+  return req.path.size() > prefix.size() ? req.path.substr(prefix.size()) : "";
+}
+
+net::HttpHandler Handle(PageOf page_of) {
+  return [page_of = std::move(page_of)](const httplib::Request& req, httplib::Response& res) {
+    Send(res, page_of(req));
+  };
+}
+
+// A page that takes no parameter refuses any.
+Page NoParameters(const httplib::Request& req, const std::function<Page()>& page) {
+  if (!req.params.empty())
+    return MessagePage(400, "Bad request", "This page takes no parameter; '" + req.params.begin()->first.substr(0, 80) +
+                                               "' was given.");
+  return page();
+}
+
+}  // namespace
+
+void AddSecurityHeaders(httplib::Response& res) {
+  res.set_header("Content-Security-Policy",
+                 "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+                 "frame-ancestors 'none'; base-uri 'none'");
+  res.set_header("X-Content-Type-Options", "nosniff");
+  // same-origin, not no-referrer: with no-referrer browsers post forms with `Origin: null`, which the
+  // server refuses; a signed link still never leaves in a Referer to another origin.
+  res.set_header("Referrer-Policy", "same-origin");
+  res.set_header("X-Frame-Options", "DENY");
+  res.set_header("Cache-Control", "no-store");
+}
+
+Status AddDeskRoutes(net::HttpServer& server, std::shared_ptr<workspace::Services> services, DeskOptions options) {
+  workspace::Services* s = services.get();
+  // The handlers hold the shared pointer, so the services outlive every request.
+  auto keep = [services](PageOf f) { return Handle([services, f = std::move(f)](const httplib::Request& r) { return f(r); }); };
+  struct Route {
+    const char* path;
+    bool prefix;
+    PageOf page;
+  };
+  const std::vector<Route> routes = {
+      {"/", false, [s](const httplib::Request& r) { return IncidentsPage(*s, QueryOf(r)); }},
+      {"/incidents", false, [s](const httplib::Request& r) { return IncidentsPage(*s, QueryOf(r)); }},
+      {"/incidents/", true,
+       [s](const httplib::Request& r) { return NoParameters(r, [&] { return IncidentPage(*s, Rest(r, "/incidents/")); }); }},
+      {"/assets", false, [s](const httplib::Request& r) { return AssetsPage(*s, QueryOf(r)); }},
+      {"/assets/", true,
+       [s](const httplib::Request& r) { return NoParameters(r, [&] { return AssetPage(*s, Rest(r, "/assets/")); }); }},
+      {"/receipts", false, [s](const httplib::Request& r) { return NoParameters(r, [&] { return ReceiptsPage(*s); }); }},
+      {"/receipts/", true,
+       [s](const httplib::Request& r) {
+         return NoParameters(r, [&] {
+           const std::string rest = Rest(r, "/receipts/");
+           if (rest == "export.json") return ReceiptsExport(*s, "json");
+           if (rest == "export.md") return ReceiptsExport(*s, "md");
+           return ReceiptPage(*s, rest);
+         });
+       }},
+      {"/desk.css", false, [](const httplib::Request&) { return Stylesheet(); }},
+      {"/approve/", true,
+       [s, options](const httplib::Request& r) {
+         return NoParameters(r, [&] { return ApprovePage(*s, Rest(r, "/approve/"), options); });
+       }},
+  };
+  for (const Route& r : routes) {
+    Status st = r.prefix ? server.AddPrefixHandler("GET", r.path, keep(r.page)) : server.AddHandler("GET", r.path, keep(r.page));
+    if (!st.ok()) return st;
+  }
+  // The decision: the form's fields are the body; the query carries nothing.
+  return server.AddPrefixHandler("POST", "/approve/", keep([s, options](const httplib::Request& r) {
+    if (!r.params.empty()) return MessagePage(400, "Bad request", "The decision is sent as a form, not in the URL.");
+    return DecidePage(*s, Rest(r, "/approve/"), r.get_header_value("Content-Type"), r.body,
+                      r.get_header_value("Cookie"), options);
+  }));
+}
+
+}  // namespace dw::desk
