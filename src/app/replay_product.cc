@@ -115,7 +115,7 @@ class ServicesProduct final : public replay::ReplayProduct {
     Result<incidents::Incident> moved = action.does == "acknowledge" ? (*desk)->Acknowledge(*id, action.as, action.reason)
                                                                        : (*desk)->Resolve(*id, action.as, action.reason);
     if (!moved.ok()) return moved.status();
-    if (action.does == "resolve") return actions::WriteResolutionReceipts(**store, **desk, clock).status();
+    if (action.does == "resolve") return actions::WriteResolutionReceipts(**store, services_->workspace(), **desk, clock).status();
     return Status::Ok();
   }
 
