@@ -2,6 +2,7 @@
 // score parts, evidence, counter-evidence and lineage path; the severity and blast radius as of
 // now. A thin call into incidents::IncidentDesk::Diagnose.
 #include "agents/agents.h"
+#include "agents/incident_id_input.h"
 #include "agents/workspace_guard.h"
 #include "workspace/incident_desk.h"
 
@@ -23,15 +24,7 @@ mcp::ToolSpec DiagnoseIncidentTool(const std::shared_ptr<workspace::Services>& s
       "answers the severity (SEV1-3, with why) and the blast radius with impact counts. Records the "
       "top cause on the incident (for recurrence links); otherwise read-only. An unknown id is an "
       "error naming the closest ids.";
-  t.input_schema = Json::parse(R"js({
-    "type": "object",
-    "properties": {
-      "incident_id": {"type": "string", "minLength": 1, "maxLength": 200,
-                      "description": "e.g. inc-20261124-1405-3fa9c1 (get_incident_history lists them)"}
-    },
-    "required": ["incident_id"],
-    "additionalProperties": false
-  })js");
+  t.input_schema = IncidentIdInputSchema();
   t.output_schema = Json::parse(R"js({
     "type": "object",
     "properties": {

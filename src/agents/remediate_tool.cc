@@ -3,6 +3,7 @@
 // and above, sends it to the domain's approvers. Never approves and never acts on a team's
 // systems. A thin call into workspace::ProposeIncidentFixes (actions::ProposeForIncident).
 #include "agents/agents.h"
+#include "agents/incident_id_input.h"
 #include "workspace/proposals.h"
 
 namespace dw::agents {
@@ -22,15 +23,7 @@ mcp::ToolSpec RemediateTool(const std::shared_ptr<workspace::Services>& services
       "content changed and, when the domain's autonomy is L2 or above, sends it for approval to the "
       "domain's approvers. It never approves (no agent can) and changes nothing outside the state store: "
       "the owner carries every step out.";
-  t.input_schema = Json::parse(R"js({
-    "type": "object",
-    "properties": {
-      "incident_id": {"type": "string", "minLength": 1, "maxLength": 200,
-                      "description": "e.g. inc-20261124-1405-3fa9c1 (get_incident_history lists them)"}
-    },
-    "required": ["incident_id"],
-    "additionalProperties": false
-  })js");
+  t.input_schema = IncidentIdInputSchema();
   t.output_schema = Json::parse(R"js({
     "type": "object",
     "properties": {
