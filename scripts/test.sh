@@ -2,6 +2,7 @@
 # Sets everything up and runs every test:
 #  1. the GoogleTest suite (ctest) against both state-store backends, with a throwaway PostgreSQL
 #     server started and stopped around it;
+#  1b. the README's first command, scripts/demo.sh (both seed incidents replayed end to end);
 #  2. the official MCP conformance suite against `dw serve --conformance-fixtures`;
 #  3. the official TypeScript SDK client against each agent through start-agent.sh;
 #  4. Claude Code itself: `claude mcp add` for each agent, then `claude mcp list`;
@@ -40,6 +41,16 @@ scripts/build.sh build -DCMAKE_BUILD_TYPE=Release || { echo "test: build failed"
 
 echo "== unit and integration tests (SQLite and PostgreSQL state stores)" >&2
 run_ctest ctest build
+
+echo "== the README's first command (scripts/demo.sh: the main job, both seed incidents replayed end to end)" >&2
+# It runs after the suite, alone, because its simulators listen on fixed ports (18080-18085).
+out=$(scripts/demo.sh 2>&1); rc=$?
+echo "$out" | tail -5
+if [ $rc = 0 ] && [ "$(echo "$out" | grep -cE '^[0-9]+ of [0-9]+ expectation\(s\) hold')" = 2 ]; then
+  tally demo 0 1 0
+else
+  echo "$out" | tail -40; tally demo 1 0 1
+fi
 
 echo "== MCP conformance suite (official, npm @modelcontextprotocol/conformance)" >&2
 out=$(scripts/conformance.sh --dw "$root/build/dw" 2>&1); rc=$?
