@@ -141,8 +141,13 @@ try {
         (await page.locator('svg.lineage text', { hasText: 'CUSTOMER-FACING' }).count()) >= 1);
   check('the metric plot is on the page', (await page.locator('figure svg').count()) >= 1);
   const proposals = await page.locator('article.proposal').count();
-  check('proposals are shown when drafted (none are drafted by this build\'s replay)',
-        proposals > 0 || text.includes('No proposal has been drafted'));
+  check('the proposals the replay drafted are shown (hold, FlinkDeployment diff, run plan, verification plan)',
+        proposals >= 4 && text.includes('hold') && text.includes('run_plan'), `${proposals} proposal(s)`);
+  const diffs = await page.locator('pre.diff').allInnerTexts();
+  check('the FlinkDeployment diff is rendered as a diff: back to the 4.1 image from the 14:00 savepoint',
+        diffs.some((d) => d.includes('+  image: registry.example.com/loyalty/points-balance:4.1') &&
+                          d.includes('initialSavepointPath') && d.includes('allowNonRestoredState: false')),
+        diffs.map((d) => d.slice(0, 120)).join(' | '));
   check('no script ran and the policy was never hit', scriptsRan.length === 0 && violations.length === 0, violations.join('; '));
   const assetHref = '/assets/' + encodeURIComponent('sync://hightouch/tier-changes-to-braze');
   await page.goto(base + assetHref);
