@@ -231,8 +231,12 @@ for (const agent of agents) {
     const since = '2026-11-24T00:00:00Z';
     const b = await call('blast_radius_analysis', { assets: ['table://main/member_balances'], since });
     check(b.by_kind.dbt && b.by_kind.dbt.assets.some((a) => a.id === 'dbt://loyalty/fct_member_tier'), 'fct_member_tier not reached');
-    const sync = b.consumers[0];
-    check(sync && sync.id === 'sync://hightouch/tier-changes-to-braze', `first consumer ${JSON.stringify(sync)}`);
+    // Consumers come in the order they next act (the 21:00 dbt model before the 22:00 sync); the
+    // Braze sync is the first customer-facing one.
+    const sync = b.consumers.find((c) => c.customer_facing);
+    check(sync && sync.id === 'sync://hightouch/tier-changes-to-braze', `first customer-facing consumer ${JSON.stringify(sync)}`);
+    check(b.consumers.every((c, i) => i === 0 || b.consumers[i - 1].time_left_seconds <= c.time_left_seconds),
+          `consumers not in the order they act: ${JSON.stringify(b.consumers.map((c) => c.id))}`);
     check(/T22:00:00\.000Z$/.test(sync.next_run), `next run ${sync.next_run}`);
     check(sync.customer_facing === true, 'the Braze sync is not flagged customer-facing');
     const expected = Number(execFileSync('sqlite3', [join(ws, 'warehouse.db'),
