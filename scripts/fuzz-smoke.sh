@@ -54,7 +54,7 @@ for t in $targets; do
   [ -n "$dict" ] && dict_flag=(-dict="$dict")
   log="$artifacts/run.log"
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len=65536 \
+    timeout -s KILL $((seconds + 120)) "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len=65536 \
       -print_final_stats=1 -artifact_prefix="$artifacts/" "${dict_flag[@]}" \
       "$work" "$seeds/$t" "${regressions[@]}" >"$log" 2>&1
   rc=$?
@@ -65,6 +65,9 @@ for t in $targets; do
   result=ok
   if [ $rc != 0 ]; then
     result="FAILED (exit $rc; log $log)"; failed+=("$t")
+    # A target still running two minutes past its time is killed: libFuzzer itself hung (it once
+    # did while reporting an out-of-memory), and the smoke run must end either way.
+    [ $rc = 137 ] && result="FAILED (killed after $((seconds + 120)) s: hung; log $log)"
     grep -E 'ERROR: |SUMMARY: |runtime error|Test unit written' "$log" | head -5 >&2
   fi
   printf '%-20s %10s %9s %7s %8s %s\n' "$t" "${execs:-?}" "${speed:-?}" "${cov:-?}" "${ft:-?}" "$result"

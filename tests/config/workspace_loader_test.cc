@@ -145,6 +145,30 @@ TEST(ConfigLoaderTest, StateMayBeAPostgresUrlOrARelativePath) {
   EXPECT_EQ(r.workspace->state, (tmp.dir().parent_path() / "shared/state.db").string());
 }
 
+// Found by the workspace fuzz target (an out-of-memory): nested aliases read as billions of nodes
+// from a few hundred bytes. The loader refuses the file before expanding it, and a file with a few
+// aliases still loads.
+TEST(ConfigLoaderTest, AnAliasBombIsRefusedBeforeItIsExpanded) {
+  TempWorkspace tmp;
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 9; ++i) {
+    const std::string prev = "*a" + std::to_string(i - 1);
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [" + prev;
+    for (int k = 0; k < 9; ++k) bomb += ", " + prev;
+    bomb += "]\n";
+  }
+  auto r = tmp.Load(std::string(kMinimal) + bomb);  // 10^10 nodes once expanded
+  ASSERT_FALSE(r.ok());
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_NE(r.errors[0].message.find("expands to more than 1000000 YAML nodes"), std::string::npos)
+      << r.ErrorText();
+  EXPECT_EQ(r.errors[0].file, tmp.file());
+
+  auto few = tmp.Load(std::string(kMinimal) + "x-defaults: &d {owner: ana@example.com}\nx-copy: *d\n");
+  for (const auto& e : few.errors)
+    EXPECT_EQ(e.message.find("YAML nodes"), std::string::npos) << few.ErrorText();
+}
+
 TEST(ConfigLoaderTest, CheckAndMonitorSpecsKeepTypedValues) {
   TempWorkspace tmp;
   auto r = tmp.Load(std::string(kMinimal) +
