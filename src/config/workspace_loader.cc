@@ -13,6 +13,7 @@
 #include "config/workspace.h"
 #include "config/workspace_builder.h"
 #include "config/workspace_schema.h"
+#include "config/yaml_budget.h"
 
 namespace dw::config {
 namespace {
@@ -36,25 +37,6 @@ fs::path AbsoluteDir(const fs::path& dir) {
   abs = abs.lexically_normal();
   if (abs.has_relative_path() && abs.filename().empty()) abs = abs.parent_path();
   return abs;
-}
-
-// YAML aliases make a document a graph: a few hundred bytes of nested `&a [*b, *b, ...]` read as
-// billions of nodes (a "billion laughs"), and the validator would expand every one into the
-// document and its errors until memory ran out. Far more nodes than any real workspace holds (10,000
-// monitors are well under a million); the walk stops at the budget, so it is bounded too.
-constexpr size_t kMaxExpandedNodes = 1'000'000;
-
-// Whether `node`, with every alias followed, stays within the budget (`seen` counts the visits).
-bool WithinNodeBudget(const YAML::Node& node, size_t& seen) {
-  if (++seen > kMaxExpandedNodes) return false;
-  if (node.IsSequence()) {
-    for (const auto& child : node)
-      if (!WithinNodeBudget(child, seen)) return false;
-  } else if (node.IsMap()) {
-    for (const auto& entry : node)
-      if (!WithinNodeBudget(entry.first, seen) || !WithinNodeBudget(entry.second, seen)) return false;
-  }
-  return true;
 }
 
 LoadResult Fail(ConfigError e) {
@@ -96,10 +78,9 @@ LoadResult Load(const fs::path& dir_in, const EnvLookup& env) {
     return Fail(FileError(file, root.Mark().line + 1, root.Mark().column + 1,
                           "the workspace file must be a mapping of keys (version: 1, name: ...)"));
 
-  size_t seen = 0;
-  if (!WithinNodeBudget(root, seen))
+  if (!YamlWithinNodeBudget(root))
     return Fail(FileError(file, 0, 0,
-                          "the workspace file expands to more than " + std::to_string(kMaxExpandedNodes) +
+                          "the workspace file expands to more than " + std::to_string(kMaxYamlNodes) +
                               " YAML nodes once its aliases (*name) are followed; write the repeated parts out "
                               "or use fewer aliases"));
 

@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "config/yaml_budget.h"
 #include "graph/name_resolver.h"
 #include "graph/sql_table_refs.h"
 
@@ -137,6 +138,9 @@ Status AddKestraFlow(const std::string& yaml_text, const std::string& file,
   } catch (const YAML::Exception& e) {
     return InvalidArgument(file + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }
+  if (!config::YamlWithinNodeBudget(root))
+    return InvalidArgument(file + ":1: the flow expands to more than " + std::to_string(config::kMaxYamlNodes) +
+                           " YAML nodes once its aliases (*name) are followed");
   if (!root.IsMap()) return InvalidArgument(file + ":1: a Kestra flow is a YAML mapping");
   std::string id = Scalar(root, "id"), ns = Scalar(root, "namespace");
   if (id.empty()) return InvalidArgument(file + ":1: id: a Kestra flow needs an id");

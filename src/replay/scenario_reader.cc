@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "base/rfc3339.h"
+#include "config/yaml_budget.h"
 #include "replay/replay.h"
 #include "replay/yaml_json.h"
 
@@ -391,6 +392,10 @@ Result<Scenario> ReadScenario(const std::filesystem::path& dir) {
   Reader r(abs, file);
   try {
     YAML::Node root = YAML::LoadFile(file.string());
+    if (!config::YamlWithinNodeBudget(root))
+      return InvalidArgument(file.string() + ":0: (file): the scenario expands to more than " +
+                             std::to_string(config::kMaxYamlNodes) +
+                             " YAML nodes once its aliases (*name) are followed; write the repeated parts out");
     return ReadAll(r, root);
   } catch (const Malformed& m) {
     return InvalidArgument(m.message);
