@@ -46,8 +46,6 @@ void Match(const YAML::Node& node, const std::vector<std::string>& parts, size_t
 
 const std::vector<InertKey>& InertKeys() {
   static const std::vector<InertKey> keys = {
-      {"notify", "notifications go out only from `dw notify test` and the outbox; incidents and "
-                 "approvals do not enqueue them yet"},
       {"domains.*.autonomy", "autonomy levels are not built yet; nothing is proposed or dispatched"},
       {"domains.*.approvers", "incidents are not turned into proposals yet, so only `dw approve` "
                               "and `dw schema register` consult the approvers"},

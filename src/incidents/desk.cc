@@ -1,6 +1,7 @@
 // IncidentDesk: evaluation (signals → incidents), reads, a person's transitions and diagnosis.
 // Every write of one call happens in one store transaction.
 #include <algorithm>
+#include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -333,8 +334,21 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
     raised[i] = inc.severity.level < level_before;  // SEV1 is the worst
   }
 
+  // An incident opened without a known cause is diagnosed once before its open notice is written,
+  // so the alert and the finding card carry the cause ranked first and its explanation (the
+  // first Diagnose would store the same cause a moment later, after the notice had gone out).
+  std::map<std::string, std::string> open_explanation;
   for (Incident& inc : opened) {
     size_up(inc, true);
+    if (options_.notify != nullptr && inc.cause_kind.empty()) {
+      std::vector<graph::ImpactQuery> unused;
+      auto d = WithIndex([&](const graph::GraphIndex* ix) { return RankCauses(inc, store_, ix, options_, now, &unused); });
+      if (d.ok() && !d->ranked.empty()) {
+        inc.cause_kind = d->ranked.front().cause_kind;
+        inc.cause_asset = d->ranked.front().asset_id;
+        open_explanation[inc.id] = d->ranked.front().explanation;
+      }
+    }
     DW_RETURN_IF_ERROR(LinkRecurrence(inc));
   }
 
@@ -361,7 +375,8 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
       DW_RETURN_IF_ERROR(tx.PutIncident(ToRecord(inc)));
       if (options_.notify != nullptr)
         DW_RETURN_IF_ERROR(EnqueueNotice(*options_.notify, tx, clock_,
-                                         NoticeOf(*options_.notify, inc, EventKind::kOpen, inc.title)));
+                                         NoticeOf(*options_.notify, inc, EventKind::kOpen,
+                                                  open_explanation.count(inc.id) ? open_explanation[inc.id] : inc.title)));
     }
     return Status::Ok();
   });

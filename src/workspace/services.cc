@@ -44,7 +44,9 @@ Result<store::StateStore*> Services::state() {
   if (!workspace_status_.ok()) return workspace_status_;
   std::lock_guard<std::mutex> lock(state_mu_);
   if (!state_) {
-    auto opened = store::OpenStateStore(workspace_->state);
+    // The store stamps its rows (an outbox message's updated_at, ...) from the same clock as every
+    // other stage, so a replay or a --now run records its own time.
+    auto opened = store::OpenStateStore(workspace_->state, *clock_);
     if (!opened.ok()) return opened.status();
     state_ = std::move(opened).value();
   }
