@@ -11,6 +11,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Safe reads of what a receiver recorded (untrusted: a field may be missing or of another type).
+const Json& Field(const Json& j, const char* key) {
+  static const Json kNull;
+  if (!j.is_object()) return kNull;
+  auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+std::string Text(const Json& j, const char* key) {
+  const Json& v = Field(j, key);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+// The array `key` of `j`, or an empty one.
+const Json& Items(const Json& j, const char* key) {
+  static const Json kEmpty = Json::array();
+  const Json& v = Field(j, key);
+  return v.is_array() ? v : kEmpty;
+}
+
 // dw-sim's receiver for a workspace channel.
 std::string ReceiverPlatform(const std::string& channel) { return channel == "email" ? "smtp" : channel; }
 
@@ -36,10 +54,10 @@ std::vector<std::string> SplitList(const std::string& s) {
 
 // Slack names the people in a context line: "For a, b; copied: c" (or "Escalated to a; ...").
 void SlackPeople(const Json& body, ReceivedMessage* m) {
-  for (const Json& block : body.value("blocks", Json::array())) {
-    if (!block.is_object() || block.value("type", "") != "context") continue;
-    for (const Json& e : block.value("elements", Json::array())) {
-      std::string t = e.is_object() ? e.value("text", "") : "";
+  for (const Json& block : Items(body, "blocks")) {
+    if (!block.is_object() || Text(block, "type") != "context") continue;
+    for (const Json& e : Items(block, "elements")) {
+      std::string t = Text(e, "text");
       std::string lead = t.rfind("For ", 0) == 0 ? "For " : t.rfind("Escalated to ", 0) == 0 ? "Escalated to " : "";
       if (lead.empty()) continue;
       t = t.substr(lead.size());
@@ -52,11 +70,11 @@ void SlackPeople(const Json& body, ReceivedMessage* m) {
 
 // Teams names them in a fact "For" (or "Escalated to").
 void TeamsPeople(const Json& card, ReceivedMessage* m) {
-  for (const Json& element : card.value("body", Json::array())) {
-    if (!element.is_object() || element.value("type", "") != "FactSet") continue;
-    for (const Json& f : element.value("facts", Json::array()))
-      if (f.is_object() && (f.value("title", "") == "For" || f.value("title", "") == "Escalated to"))
-        m->to = SplitList(f.value("value", ""));
+  for (const Json& element : Items(card, "body")) {
+    if (!element.is_object() || Text(element, "type") != "FactSet") continue;
+    for (const Json& f : Items(element, "facts"))
+      if (Text(f, "title") == "For" || Text(f, "title") == "Escalated to")
+        m->to = SplitList(Text(f, "value"));
   }
 }
 
@@ -75,10 +93,11 @@ Result<Json> GetJson(net::HttpClient& http, const std::string& url) {
 // One recorded HTTP request as the message it delivered, or nothing when the service did not
 // accept it (a fault, a refusal) or it was not a message (Opsgenie's request-status polls).
 std::optional<ReceivedMessage> FromRequest(const std::string& channel, const Json& r, size_t index) {
-  int status = r.value("status", 0);
-  if (status < 200 || status >= 300 || r.value("method", "") == "GET") return std::nullopt;
-  const std::string path = r.value("path", "");
-  const Json body = r.contains("body") ? r["body"] : Json();
+  const Json& code = Field(r, "status");
+  int status = code.is_number_integer() ? code.get<int>() : 0;
+  if (status < 200 || status >= 300 || Text(r, "method") == "GET") return std::nullopt;
+  const std::string path = Text(r, "path");
+  const Json& body = Field(r, "body");
   ReceivedMessage m;
   m.key = channel + ":" + std::to_string(index);
   m.channel = channel;
@@ -86,20 +105,20 @@ std::optional<ReceivedMessage> FromRequest(const std::string& channel, const Jso
   if (channel == "slack") {
     if (!body.is_object()) return std::nullopt;
     if (path.rfind("/api/", 0) == 0) {
-      const Json answer = r.value("answer", Json::object());
-      if (!answer.value("ok", false)) return std::nullopt;  // the Web API answers its refusals with 200
+      const Json& answer = Field(r, "answer");
+      if (Field(answer, "ok") != Json(true)) return std::nullopt;  // the Web API answers its refusals with 200
       m.edit = path == "/api/chat.update";
-      m.key = "slack:" + (m.edit ? body.value("ts", "") : answer.value("ts", ""));
+      m.key = "slack:" + (m.edit ? Text(body, "ts") : Text(answer, "ts"));
     }
-    m.headline = body.value("text", "");
+    m.headline = Text(body, "text");
     SlackPeople(body, &m);
   } else if (channel == "teams") {
     if (!body.is_object() || !body.contains("attachments") || !body["attachments"].is_array() ||
         body["attachments"].empty())
       return std::nullopt;
-    const Json card = body["attachments"][0].value("content", Json::object());
-    for (const Json& e : card.value("body", Json::array()))
-      if (e.is_object() && e.value("type", "") == "TextBlock" && m.headline.empty()) m.headline = e.value("text", "");
+    const Json& card = Field(body["attachments"][0], "content");
+    for (const Json& e : Items(card, "body"))
+      if (Text(e, "type") == "TextBlock" && m.headline.empty()) m.headline = Text(e, "text");
     TeamsPeople(card, &m);
   } else if (channel == "opsgenie") {
     auto ends_with = [&](const std::string& tail) {
@@ -112,14 +131,14 @@ std::optional<ReceivedMessage> FromRequest(const std::string& channel, const Jso
       m.event = "severity_raised";
       m.headline = "priority of " + path.substr(11, path.size() - 11 - 9);
     } else if (body.is_object()) {
-      m.headline = body.value("message", "");
+      m.headline = Text(body, "message");
     }
   } else if (channel == "pagerduty") {
     if (!body.is_object()) return std::nullopt;
-    std::string action = body.value("event_action", "");
-    if (action == "trigger") m.headline = body.value("payload", Json::object()).value("summary", "");
-    else if (action == "acknowledge") m.event = "approved", m.headline = "acknowledge " + body.value("dedup_key", "");
-    else if (action == "resolve") m.event = "resolved", m.headline = "resolve " + body.value("dedup_key", "");
+    std::string action = Text(body, "event_action");
+    if (action == "trigger") m.headline = Text(Field(body, "payload"), "summary");
+    else if (action == "acknowledge") m.event = "approved", m.headline = "acknowledge " + Text(body, "dedup_key");
+    else if (action == "resolve") m.event = "resolved", m.headline = "resolve " + Text(body, "dedup_key");
   }
   if (m.event.empty()) m.event = EventOfHeadline(m.headline);
   return m;
@@ -221,7 +240,7 @@ Result<std::vector<ReceivedMessage>> NotifyReceivers::Messages(net::HttpClient& 
   }
   auto received = GetJson(http, it->second->url() + "/_sim/received");
   if (!received.ok()) return received.status();
-  const Json requests = received->value("requests", Json::array());
+  const Json& requests = Items(*received, "requests");
   for (size_t i = 0; i < requests.size(); ++i)
     if (auto m = FromRequest(channel, requests[i], i)) out.push_back(std::move(*m));
   return out;
@@ -234,15 +253,16 @@ Result<std::vector<ReceivedAlert>> NotifyReceivers::Alerts(net::HttpClient& http
   if (!state.ok()) return state.status();
   std::vector<ReceivedAlert> out;
   if (channel == "opsgenie") {
-    for (const Json& a : state->value("alerts", Json::array())) {
-      ReceivedAlert alert{a.value("alias", ""), a.value("status", ""), a.value("message", ""), {}};
-      for (const Json& n : a.value("notes", Json::array()))
+    for (const Json& a : Items(*state, "alerts")) {
+      ReceivedAlert alert{Text(a, "alias"), Text(a, "status"), Text(a, "message"), {}};
+      for (const Json& n : Items(a, "notes"))
         if (n.is_string()) alert.notes.push_back(n.get<std::string>());
       out.push_back(std::move(alert));
     }
   } else if (channel == "pagerduty") {
-    for (const auto& [key, inc] : state->value("incidents", Json::object()).items())
-      out.push_back({key, inc.value("status", ""), inc.value("summary", ""), {}});
+    const Json& incidents = Field(*state, "incidents");
+    if (incidents.is_object())
+      for (const auto& [key, inc] : incidents.items()) out.push_back({key, Text(inc, "status"), Text(inc, "summary"), {}});
   } else {
     return InvalidArgument("channel " + channel + " keeps no alerts (opsgenie and pagerduty do)");
   }

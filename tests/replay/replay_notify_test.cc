@@ -156,6 +156,17 @@ TEST_F(ReplayNotifyTest, ASlackMessageEditedAsTheIncidentMovesIsOneMessage) {
   EXPECT_NE(failed.find("(an edit) resolved: [SEV"), std::string::npos) << failed;
 }
 
+TEST_F(ReplayNotifyTest, PagerDutyTriggersAndResolvesOneIncident) {
+  WriteWorkspace("  pagerduty: {routing_key: \"pd-secret\"}\n");
+  auto r = Replay("receivers:\n  pagerduty: {routing_keys: [pd-secret]}\n",
+                  "  - message: {channel: pagerduty, event: open, count: 1, contains: [table://main/orders]}\n"
+                  "  - message: {channel: pagerduty, event: resolved, count: 1}\n"
+                  "  - alert: {channel: pagerduty, state: resolved, count: 1}\n"
+                  "  - alert: {channel: pagerduty, state: triggered, count: 0}\n");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("pd-secret"), std::string::npos);
+}
+
 TEST_F(ReplayNotifyTest, WithoutReceiversTheChannelsAreLeftOut) {
   auto r = Replay("", "  - incident: {asset: table://main/orders, verified: true}\n");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
