@@ -18,7 +18,6 @@
 namespace dw::observe::metrics {
 namespace {
 
-using store::test_support::ScratchLocation;
 
 constexpr int64_t kHour = 3600LL * 1000;
 constexpr int64_t kStart = 1767225600000LL;  // 2026-01-01 00:00 UTC
@@ -31,17 +30,13 @@ double Value(size_t i) {
 
 bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-class MetricSnapshotTest : public ::testing::TestWithParam<std::string> {
+class MetricSnapshotTest : public store::test_support::StoreOnEachBackend {
  protected:
+  MetricSnapshotTest() : StoreOnEachBackend(FromUnixMillis(kStart)) {}
+
   void SetUp() override {
-    if (GetParam() == "postgresql" && store::test_support::PostgresTestUrl().empty())
-      GTEST_SKIP() << store::test_support::kPgSkipMessage;
-    auto scratch = ScratchLocation::Create(GetParam());
-    ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
-    scratch_ = std::move(scratch).value();
-    auto s = store::OpenStateStore(scratch_->location(), clock_);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(s).value();
+    StoreOnEachBackend::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     std::vector<IncomingPoint> warm;
     for (size_t i = 0; i < kWarm; ++i) warm.push_back({kStart + static_cast<int64_t>(i) * kHour, Value(i)});
     ASSERT_TRUE(RecordMetricPoints(*store_, "orders", warm).ok());
@@ -105,9 +100,6 @@ class MetricSnapshotTest : public ::testing::TestWithParam<std::string> {
     EXPECT_EQ(resumed.points_fed, 2u);  // the point after the snapshot, and the new one
   }
 
-  SimulatedClock clock_{FromUnixMillis(kStart)};
-  std::unique_ptr<ScratchLocation> scratch_;
-  std::unique_ptr<store::StateStore> store_;
   MonitorSettings settings_;
   std::vector<UnlearntWindow> windows_;
   size_t next_ = 0;
