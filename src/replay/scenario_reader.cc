@@ -183,7 +183,7 @@ IncidentExpectation ReadIncident(const Reader& r, const YAML::Node& n, const std
 // The notification events a message expectation may name (platforms::notify::EventKind).
 const std::set<std::string>& EventNames() {
   static const std::set<std::string> kEvents = {"open", "severity_raised", "approval_requested", "approved",
-                                                "escalated", "verified", "resolved"};
+                                                "escalated", "verified", "resolved", "attention_requested"};
   return kEvents;
 }
 
@@ -202,7 +202,8 @@ MessageExpectation ReadMessage(const Reader& r, const YAML::Node& n, const std::
   m.event = r.OptString(n["event"], w + ".event");
   if (!m.event.empty() && !EventNames().count(m.event))
     r.Fail(n["event"], w + ".event",
-           "expected open, severity_raised, approval_requested, approved, escalated, verified or resolved, got '" +
+           "expected open, severity_raised, approval_requested, approved, escalated, verified, resolved or "
+           "attention_requested, got '" +
                m.event + "'");
   m.count = Count(r, n["count"], w + ".count");
   m.contains = r.StringList(n["contains"], w + ".contains", false);
