@@ -36,6 +36,7 @@
 #include "sim/sim_support.h"
 #include "store/migrations.h"
 #include "store/state_store.h"
+#include "store/sql_connection.h"
 #include "tests/crash/crash_harness.h"
 #include "tests/store/store_test_support.h"
 #include "tests/support/subprocess.h"
@@ -124,8 +125,41 @@ class CrashWritersTest : public ::testing::TestWithParam<std::string> {
     return std::move(opened).value();
   }
 
+  // Where a writer opens the store: on PostgreSQL with an application_name of its own, so that
+  // the check can wait for the killed writer's server session to end. (The server finishes a
+  // statement the client died in, a COMMIT included, before it notices the client is gone: until
+  // then what the writer left is still moving.)
+  std::string WriterLocation(const std::string& location) const {
+    if (GetParam() != "postgresql") return location;
+    return location + (location.find('?') == std::string::npos ? "?" : "&") + "application_name=" + WriterName();
+  }
+  std::string WriterName() const { return "dw_crash_writer_" + std::to_string(getpid()); }
+
+  // On PostgreSQL, waits (up to 10 s) until no server session of a killed writer is left.
+  void AwaitWriterSessionsGone() {
+    if (GetParam() != "postgresql") return;
+    auto admin = store::OpenPostgresConnection(store::test_support::PostgresTestUrl());
+    ASSERT_TRUE(admin.ok()) << admin.status().ToString();
+    for (int i = 0; i < 1000; ++i) {
+      auto rows = (*admin)->Query("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", {WriterName()});
+      ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+      if (std::get<int64_t>((*rows)[0][0]) == 0) {
+        sessions_awaited_ += i > 0 ? 1 : 0;
+        return;
+      }
+      std::this_thread::sleep_for(10ms);
+    }
+    FAIL() << "a killed writer's PostgreSQL session is still there after 10 s";
+  }
+
+  void TearDown() override {
+    if (GetParam() == "postgresql")
+      std::cout << "[ crash ] waited for " << sessions_awaited_ << " killed writer session(s) to end\n";
+  }
+
   SimulatedClock clock_{At("2026-11-24T15:15:00Z")};
   std::unique_ptr<ScratchLocation> scratch_;
+  int sessions_awaited_ = 0;
 };
 
 // ---- dw collect ----------------------------------------------------------------------------
@@ -241,9 +275,10 @@ TEST_P(CrashWritersTest, DwCollectPrintedPassesAreWholeEachPlatformIsAllOrNothin
     auto scratch = ScratchLocation::Create(GetParam());
     ASSERT_TRUE(scratch.ok());
     const auto dir = tmp.path() / ("kill-" + std::to_string(k));
-    WriteCollectWorkspace(dir, urls, "", (*scratch)->location());
+    WriteCollectWorkspace(dir, urls, "", WriterLocation((*scratch)->location()));
     // The kill falls anywhere from the start to half again the clean run's own time.
     CollectRun run = RunCollect(dir, 1us + kills_at.Next(clean_took + clean_took / 2));
+    AwaitWriterSessionsGone();
     killed += run.child.killed ? 1 : 0;
     if (!run.child.killed) {
       ASSERT_LE(run.child.exit_code, 1) << Where(seed, k) << ": " << run.out;
@@ -296,7 +331,7 @@ TEST_P(CrashWritersTest, IncidentsReportedOpenedAreThereWholeAndTheRetriedPassOp
   size_t acked_total = 0;
   int killed = 0, retried_opened = 0;
   for (int k = 0; k < kills; ++k) {
-    const std::string location = scratch_->location();
+    const std::string location = WriterLocation(scratch_->location());
     KilledChild child = ForkAndKill([&](const auto& ack) {
       SimulatedClock c(now);
       auto st = store::OpenStateStore(location, c);
@@ -311,6 +346,7 @@ TEST_P(CrashWritersTest, IncidentsReportedOpenedAreThereWholeAndTheRetriedPassOp
         ack(std::to_string(r) + " " + report->opened[0]);
       }
     }, 1ms + kills_at.Next(120ms));
+    AwaitWriterSessionsGone();
     killed += child.killed ? 1 : 0;
     ASSERT_TRUE(child.killed || child.exit_code == 0) << Where(seed, k) << ": the writer failed: " << child.exit_code;
     std::map<int, std::string> acked;
@@ -392,7 +428,7 @@ TEST_P(CrashWritersTest, AcceptedApprovalsAreThereWithTheirNoticeAndNoProposalIs
         pool.push_back(id);
       }
     }
-    const std::string location = scratch_->location();
+    const std::string location = WriterLocation(scratch_->location());
     KilledChild child = ForkAndKill([&](const auto& ack) {
       SimulatedClock c(clock_.Now());
       auto st = store::OpenStateStore(location, c);
@@ -406,6 +442,7 @@ TEST_P(CrashWritersTest, AcceptedApprovalsAreThereWithTheirNoticeAndNoProposalIs
         ack(id);
       }
     }, 1ms + kills_at.Next(100ms));
+    AwaitWriterSessionsGone();
     killed += child.killed ? 1 : 0;
     ASSERT_TRUE(child.killed || child.exit_code == 0) << Where(seed, k) << ": the writer failed: " << child.exit_code;
     const std::set<std::string> acked(child.acks.begin(), child.acks.end());
@@ -492,7 +529,7 @@ TEST_P(CrashWritersTest, ResolvedIncidentsGetExactlyOneReceiptWithItsNoticeThrou
       ASSERT_EQ(report->opened.size(), 40u);
       opened = report->opened;
     }
-    const std::string location = scratch_->location();
+    const std::string location = WriterLocation(scratch_->location());
     KilledChild child = ForkAndKill([&](const auto& ack) {
       SimulatedClock c(now + 1h);
       auto st = store::OpenStateStore(location, c);
@@ -507,6 +544,7 @@ TEST_P(CrashWritersTest, ResolvedIncidentsGetExactlyOneReceiptWithItsNoticeThrou
       }
     }, 1ms + kills_at.Next(150ms));
     clock_.Set(now + 1h);  // the parent carries on at the child's time, as the restarted loop would
+    AwaitWriterSessionsGone();
     killed += child.killed ? 1 : 0;
     ASSERT_TRUE(child.killed || child.exit_code == 0) << Where(seed, k) << ": the writer failed: " << child.exit_code;
     std::map<std::string, int64_t> acked;
