@@ -511,11 +511,14 @@ TEST_P(CrashWritersTest, ResolvedIncidentsGetExactlyOneReceiptWithItsNoticeThrou
   KillClock kills_at(seed, 14);
   const int kills = KillCount(10);
   const config::Workspace ws = NotifyingWorkspace();
-  const TimePoint now = At("2026-11-24T15:15:00Z");
+  const TimePoint start = At("2026-11-24T15:15:00Z");
   std::map<std::string, int64_t> acked_all;  // incident -> its receipt's seq
   int killed = 0;
   size_t retried = 0;
   for (int k = 0; k < kills; ++k) {
+    // Each kill's incidents open a day after the last kill's resolutions (the sweep of receipts
+    // reads every incident resolved in the last 7 days).
+    const TimePoint now = start + std::chrono::hours(24) * k;
     std::vector<std::string> opened;
     clock_.Set(now);
     {
