@@ -23,6 +23,7 @@ class FaultyVfs {
   // Registers the shim (once per process) as the default VFS, faulting files under `folder`.
   static FaultyVfs& Install(const std::string& folder) {
     static FaultyVfs* vfs = new FaultyVfs();  // lives as long as the process: SQLite holds it
+    Instance() = vfs;
     std::lock_guard<std::mutex> lock(vfs->mu_);
     vfs->folder_ = folder;
     vfs->fault_ = Fault::kNone;
@@ -39,7 +40,11 @@ class FaultyVfs {
     sqlite3_file* real() { return reinterpret_cast<sqlite3_file*>(this + 1); }
   };
 
-  static FaultyVfs& Me() { return *static_cast<FaultyVfs*>(sqlite3_vfs_find("dw-faulty")->pAppData); }
+  static FaultyVfs*& Instance() {
+    static FaultyVfs* vfs = nullptr;
+    return vfs;
+  }
+  static FaultyVfs& Me() { return *Instance(); }
   static sqlite3_file* Real(sqlite3_file* f) { return reinterpret_cast<File*>(f)->real(); }
   static bool Faulty(sqlite3_file* f) { return reinterpret_cast<File*>(f)->faulty; }
 
