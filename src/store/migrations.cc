@@ -180,6 +180,21 @@ CREATE TABLE metric_snapshots (
 );
 )sql";
 
+// Version 6: a snapshot's state as bytes (BLOB / BYTEA) instead of base64 text, a quarter less
+// stored. Snapshots are a cache of what the points say, so the old ones are dropped rather than
+// converted: each metric replays its history once and snapshots again.
+constexpr std::string_view kV6 = R"sql(
+DROP TABLE metric_snapshots;
+CREATE TABLE metric_snapshots (
+  metric     TEXT PRIMARY KEY CHECK (metric <> ''),
+  revision   BIGINT NOT NULL,
+  from_ts    BIGINT NOT NULL,
+  through_ts BIGINT NOT NULL,
+  state      {BYTES} NOT NULL,
+  written_at BIGINT NOT NULL
+);
+)sql";
+
 constexpr std::array kMigrations = {
     Migration{1, "check results, metric points, change events, cursors, graph, incidents, receipts",
               kV1},
@@ -187,7 +202,8 @@ constexpr std::array kMigrations = {
     Migration{3, "action stage: person keys, proposals, action events", kV3},
     Migration{4, "notification outbox", kV4},
     Migration{5, "detector snapshots and metric history revisions", kV5},
-    // Add version 6 here.
+    Migration{6, "detector snapshot state as bytes", kV6},
+    // Add version 7 here.
 };
 
 }  // namespace
@@ -200,6 +216,7 @@ std::string RenderDdl(std::string_view ddl, std::string_view backend) {
       {"{ID}", postgres ? "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
                         : "INTEGER PRIMARY KEY AUTOINCREMENT"},
       {"{DOUBLE}", postgres ? "DOUBLE PRECISION" : "REAL"},
+      {"{BYTES}", postgres ? "BYTEA" : "BLOB"},
   };
   std::string out(ddl);
   for (const auto& [token, spelled] : spellings)
