@@ -420,7 +420,7 @@ TEST_P(CrashWritersTest, AcceptedApprovalsAreThereWithTheirNoticeAndNoProposalIs
     {
       auto st = Reopen(scratch_->location(), Where(seed, k));
       ASSERT_NE(st, nullptr);
-      while (pool.size() < 40) {
+      while (pool.size() < 150) {  // more than a child decides in its kill window
         const std::string id = "P-" + std::to_string(next_id++);
         actions::ProposalDraft d{id, "INC-crash", "loyalty", "hold", "agent:dw-incidents", {{"step", "pause the sync"}}};
         ASSERT_TRUE(actions::StoreProposal(*st, d, clock_).ok());
