@@ -220,6 +220,8 @@ CREATE TABLE watch_runs (
   message     TEXT NOT NULL
 );
 CREATE INDEX watch_runs_by_slot ON watch_runs (job, due_ms);
+CREATE INDEX watch_runs_by_start ON watch_runs (started_at);
+CREATE INDEX watch_leases_by_due ON watch_leases (due_ms);
 )sql";
 
 constexpr std::array kMigrations = {

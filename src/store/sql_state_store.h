@@ -101,6 +101,7 @@ class SqlStateStore final : public StateStore, public MetricSnapshots, public Wa
   Result<std::vector<WatchReplica>> Replicas() override;
   Result<std::vector<WatchLease>> OpenLeases() override;
   Result<std::vector<WatchRun>> RecentRuns(int limit) override;
+  Result<int64_t> PruneWatchHistory(int64_t keep_ms) override;
   Result<bool> TryHoldMutex(const std::string& name) override;
   Status ReleaseMutex(const std::string& name) override;
 

@@ -289,6 +289,29 @@ Result<std::vector<WatchRun>> SqlStateStore::RecentRuns(int limit) {
   return out;
 }
 
+Result<int64_t> SqlStateStore::PruneWatchHistory(int64_t keep_ms) {
+  if (keep_ms <= 0) return InvalidArgument("the watch history to keep must be positive");
+  int64_t deleted = 0;
+  Status s = Do(true, [&]() -> Status {
+    Result<Rows> now_row = Run(WithNow("SELECT {NOW}"), {});
+    if (!now_row.ok()) return now_row.status();
+    RowReader nr(now_row->at(0), "now()");
+    const int64_t before = nr.Int() - keep_ms;
+    DW_RETURN_IF_ERROR(nr.status());
+    for (const char* sql : {"DELETE FROM watch_leases WHERE due_ms < CAST($1 AS BIGINT) AND finished_at IS NOT NULL "
+                            "RETURNING due_ms",
+                            "DELETE FROM watch_runs WHERE started_at < CAST($1 AS BIGINT) RETURNING id",
+                            "DELETE FROM watch_replicas WHERE heartbeat_at < CAST($1 AS BIGINT) RETURNING pid"}) {
+      Result<Rows> rows = Run(sql, {before});
+      if (!rows.ok()) return rows.status();
+      deleted += static_cast<int64_t>(rows->size());
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return deleted;
+}
+
 Result<bool> SqlStateStore::TryHoldMutex(const std::string& name) {
   bool held = false;
   Status s = Do(false, [&]() -> Status {

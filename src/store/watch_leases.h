@@ -107,6 +107,11 @@ class WatchLeases {
   virtual Result<std::vector<WatchLease>> OpenLeases() = 0;
   virtual Result<std::vector<WatchRun>> RecentRuns(int limit) = 0;
 
+  // Deletes what is older than `keep_ms` by the database's clock: finished leases due before
+  // then, runs started before then, and replicas stopped or silent since then. Returns the rows
+  // deleted. Leases still unfinished are kept whatever their age (their slot is owed a run).
+  virtual Result<int64_t> PruneWatchHistory(int64_t keep_ms) = 0;
+
   // A mutex across replicas for work that must not overlap (the incidents stage's signal pass):
   // true when this store's session now holds `name`, false when another session does. Held
   // until ReleaseMutex or the end of the session (a replica that dies lets go at once).

@@ -143,6 +143,32 @@ TEST_P(WatchLeasesTest, TheCrossReplicaMutexIsExclusiveBetweenSessions) {
   EXPECT_TRUE(after);
 }
 
+TEST_P(WatchLeasesTest, OldHistoryIsPrunedButAnUnfinishedSlotIsKept) {
+  WatchLeases* leases = WatchLeasesOf(*store_);
+  if (leases == nullptr) return;  // SQLite
+  ASSERT_TRUE(leases->Heartbeat({.id = "ra", .host = "h", .pid = 1, .started_ms = 1, .lease_ms = 100}).ok());
+  auto done = leases->ClaimLease("m", 0, "ra", 100);
+  ASSERT_TRUE(done.ok());
+  ASSERT_TRUE(leases->FinishLease("m", 0, "ra", done->run_id, true, "").ok());
+  auto owed = leases->ClaimLease("m", 1000, "ra", 100);
+  ASSERT_TRUE(owed.ok());
+  ASSERT_EQ(owed->answer, LeaseAnswer::kTaken);
+  // Everything is "old" after 300 ms when keeping 200 ms; history, its runs and the replica go.
+  // Slot due times here are tiny (1970), so both leases are due long before; only the finished goes.
+  std::this_thread::sleep_for(300ms);
+  auto pruned = leases->PruneWatchHistory(200);
+  ASSERT_TRUE(pruned.ok()) << pruned.status().ToString();
+  EXPECT_EQ(*pruned, 1 + 2 + 1);  // one finished lease, two runs, one replica
+  auto open = leases->OpenLeases();
+  ASSERT_TRUE(open.ok());
+  ASSERT_EQ(open->size(), 1u);
+  EXPECT_EQ((*open)[0].due_ms, 1000) << "the slot still owed a run is kept";
+  auto replicas = leases->Replicas();
+  ASSERT_TRUE(replicas.ok());
+  EXPECT_TRUE(replicas->empty());
+  EXPECT_FALSE(leases->PruneWatchHistory(0).ok());
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, WatchLeasesTest, ::testing::Values("sqlite", "postgresql"));
 
 }  // namespace

@@ -105,6 +105,9 @@ int64_t ReplicaLeases::PollMs() const { return std::clamp<int64_t>(o_.lease_ms /
 
 void ReplicaLeases::HeartbeatLoop() {
   const auto every = std::chrono::milliseconds(std::max<int64_t>(o_.lease_ms / 3, 50));
+  // Pruning is housekeeping on a steady timer, not a job: it needs no lease (deleting old rows
+  // twice deletes nothing the second time).
+  auto next_prune = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(mu_);
   while (!wake_.wait_for(lock, every, [this] { return stop_; })) {
     lock.unlock();
@@ -112,6 +115,13 @@ void ReplicaLeases::HeartbeatLoop() {
     // A missed heartbeat is not fatal: the next one retries; if they keep failing for the lease
     // time, other replicas take this one's slots over and its Finish reports the lease lost.
     if (!beat.ok() && say_) say_("dw watch: replica " + self_.id + ": heartbeat failed (retrying): " + beat.message());
+    if (std::chrono::steady_clock::now() >= next_prune) {
+      next_prune = std::chrono::steady_clock::now() + std::chrono::hours(1);
+      auto pruned = leases_.PruneWatchHistory(o_.keep_history_ms);
+      if (!pruned.ok() && say_)
+        say_("dw watch: replica " + self_.id + ": old lease history could not be pruned (retried in an hour): " +
+             pruned.status().message());
+    }
     lock.lock();
   }
 }

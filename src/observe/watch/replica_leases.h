@@ -25,6 +25,8 @@ namespace dw::observe::watch {
 struct ReplicaOptions {
   int64_t lease_ms = 30'000;           // a silent replica's slots are taken over after this
   int64_t max_clock_skew_ms = 30'000;  // further than this from the store's clock: no leases
+  // Lease and run history older than this is deleted, once an hour, by the heartbeat thread.
+  int64_t keep_history_ms = 7LL * 24 * 3600 * 1000;
 };
 
 class ReplicaLeases final : public JobLeases {

@@ -63,7 +63,14 @@ Result<Json> ReadWatchStatus(store::StateStore& store, const std::string& state_
                     {"message", r.message}});
   }
   Json list = Json::array();
+  int hidden = 0;
+  constexpr int64_t kDay = 24LL * 3600 * 1000;
   for (const auto& w : *replicas) {
+    // Replicas that stopped over a day ago are history, not who watches now.
+    if (w.stopped_ms && *now - w.heartbeat_ms > kDay) {
+      ++hidden;
+      continue;
+    }
     // Silent: no heartbeat for a lease time; its leases are (or will be) taken over.
     std::string state = w.stopped_ms ? "stopped" : (*now - w.heartbeat_ms > w.lease_ms ? "silent" : "alive");
     list.push_back({{"id", w.id},
@@ -79,7 +86,11 @@ Result<Json> ReadWatchStatus(store::StateStore& store, const std::string& state_
                     {"leases", held.count(w.id) ? held[w.id] : Json::array()},
                     {"recent_runs", recent.count(w.id) ? recent[w.id] : Json::array()}});
   }
-  return Json{{"backend", "postgresql"}, {"now", At(*now)}, {"replicas", list}, {"unheld_leases", unheld}};
+  return Json{{"backend", "postgresql"},
+              {"now", At(*now)},
+              {"replicas", list},
+              {"stopped_over_a_day_ago", hidden},
+              {"unheld_leases", unheld}};
 }
 
 std::string FormatWatchStatus(const Json& s) {
@@ -111,6 +122,8 @@ std::string FormatWatchStatus(const Json& s) {
       out << "    " << run.value("job", "") << " due " << run.value("due", "") << ": " << run.value("outcome", "")
           << (run.value("message", "").empty() ? "" : " (" + run.value("message", "") + ")") << "\n";
   }
+  if (s.value("stopped_over_a_day_ago", 0) > 0)
+    out << "\n(" << s.value("stopped_over_a_day_ago", 0) << " replica(s) that stopped over a day ago not shown)\n";
   if (!s["unheld_leases"].empty()) {
     out << "\nleases waiting to be taken over (their holder went silent or gave them back):\n";
     for (const Json& l : s["unheld_leases"])

@@ -1,7 +1,7 @@
 // `dw watch --status`: who watches a workspace's state store. On PostgreSQL, each replica (id,
 // host, pid, started, last heartbeat, alive or silent, clock offset, why it refuses leases), the
-// leases it holds now and its recent job runs, plus leases nobody holds (expired, waiting to be
-// taken over). On SQLite, the single `dw watch` holding the store's watch lock, if any.
+// leases it holds now and its recent job runs (replicas that stopped over a day ago are only
+// counted), plus leases nobody holds (expired, waiting to be taken over). On SQLite, the single `dw watch` holding the store's watch lock, if any.
 #pragma once
 
 #include <string>
