@@ -22,6 +22,10 @@ namespace {
 // the same signals twice. Held through the store's session (released if the replica dies).
 constexpr const char* kSignalPassMutex = "incidents-signal-pass";
 constexpr int kSignalPassWaitMs = 120'000;
+// How far before the cursor a replica's pass reads again (incidents::RunSignalPass): longer than
+// any job takes from stamping its observations to committing them, so an observation committed
+// after another replica's pass moved the cursor is still judged.
+constexpr std::chrono::minutes kReplicaPassOverlap{15};
 
 class CrossReplicaPass {
  public:
@@ -211,7 +215,8 @@ std::shared_ptr<const observe::watch::WatchEnvironment> WatchEnvironmentFor(
     if (!across.ok()) return fail(across.status());
     auto desk = OpenIncidentDesk(*services);
     if (!desk.ok()) return fail(desk.status());
-    auto r = incidents::RunSignalPass(services->workspace(), **desk, **store, services->clock());
+    auto r = incidents::RunSignalPass(services->workspace(), **desk, **store, services->clock(),
+                                      *across ? kReplicaPassOverlap : std::chrono::milliseconds{0});
     if (!r.ok()) return fail(r.status());
     for (const std::string& id : r->opened) say(now + " incident opened " + id + " (after " + job + ")");
     for (const std::string& id : r->updated) say(now + " incident updated " + id + " (after " + job + ")");
