@@ -180,12 +180,26 @@ CREATE TABLE metric_snapshots (
 );
 )sql";
 
+// Version 6: a snapshot's state as bytes (BLOB / BYTEA) instead of base64 text, a quarter less
+// stored. Snapshots are a cache of what the points say, so the old ones are dropped rather than
+// converted: each metric replays its history once and snapshots again.
+constexpr std::string_view kV6 = R"sql(
+DROP TABLE metric_snapshots;
+CREATE TABLE metric_snapshots (
+  metric     TEXT PRIMARY KEY CHECK (metric <> ''),
+  revision   BIGINT NOT NULL,
+  from_ts    BIGINT NOT NULL,
+  through_ts BIGINT NOT NULL,
+  state      {BYTES} NOT NULL,
+  written_at BIGINT NOT NULL
+);
+)sql";
 
-// Version 6: several `dw watch` replicas on one PostgreSQL store (store/watch_leases.h). One lease
+// Version 7: several `dw watch` replicas on one PostgreSQL store (store/watch_leases.h). One lease
 // per (job, due time): the durable record that a job's slot ran once, whichever replica ran it;
 // watch_runs keeps every attempt (a replica killed mid-run leaves an unfinished one); replicas
 // keep their heartbeat. Times are the database's clock (PostgreSQL now()), in Unix milliseconds.
-constexpr std::string_view kV6 = R"sql(
+constexpr std::string_view kV7 = R"sql(
 CREATE TABLE watch_replicas (
   replica_id      TEXT PRIMARY KEY CHECK (replica_id <> ''),
   host            TEXT NOT NULL,
@@ -231,8 +245,9 @@ constexpr std::array kMigrations = {
     Migration{3, "action stage: person keys, proposals, action events", kV3},
     Migration{4, "notification outbox", kV4},
     Migration{5, "detector snapshots and metric history revisions", kV5},
-    Migration{6, "dw watch replicas, job leases and job runs", kV6},
-    // Add version 7 here.
+    Migration{6, "detector snapshot state as bytes", kV6},
+    Migration{7, "dw watch replicas, job leases and job runs", kV7},
+    // Add version 8 here.
 };
 
 }  // namespace
@@ -245,6 +260,7 @@ std::string RenderDdl(std::string_view ddl, std::string_view backend) {
       {"{ID}", postgres ? "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
                         : "INTEGER PRIMARY KEY AUTOINCREMENT"},
       {"{DOUBLE}", postgres ? "DOUBLE PRECISION" : "REAL"},
+      {"{BYTES}", postgres ? "BYTEA" : "BLOB"},
   };
   std::string out(ddl);
   for (const auto& [token, spelled] : spellings)
