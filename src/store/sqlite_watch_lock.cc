@@ -44,7 +44,9 @@ std::string SqliteWatchLockPath(const std::string& state_path) { return state_pa
 
 SqliteWatchLock::~SqliteWatchLock() {
   // Emptied first so a reader never names a watcher that has gone; closing releases the flock.
+  // A failed truncate is harmless: a reader takes the free lock and ignores what the file says.
   if (ftruncate(fd_, 0) != 0) {
+    // nothing to do (see above)
   }
   ::close(fd_);
 }
