@@ -3,7 +3,9 @@
 // job at a time per group (a warehouse) and at most `max_parallel` groups at once, one catch-up
 // run after downtime instead of every missed one, failures recorded and retried with backoff, and
 // a stop flag checked between runs (SIGTERM sets it). Time comes only from the Clock, and waiting
-// is a function the caller gives, so tests drive days of schedule in milliseconds.
+// is a function the caller gives, so tests drive days of schedule in milliseconds. With
+// WatchOptions::leases (several replicas on one store) each slot is asked for before it runs, and
+// runs here only when this replica holds it.
 #pragma once
 
 #include <atomic>
