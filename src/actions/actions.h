@@ -29,6 +29,7 @@
 #include "graph/context_graph.h"
 #include "incidents/incidents.h"
 #include "net/http_client.h"
+#include "platforms/notify/notify.h"
 #include "schema/schema.h"
 #include "store/state_store.h"
 
@@ -215,18 +216,62 @@ Result<std::string> IssueApprovalLink(store::StateStore& store, const std::strin
                                       const std::string& approver, const std::string& key,
                                       const Clock& clock);
 
+// The link key from the environment (DW_APPROVAL_LINK_KEY), registered as a secret so no log
+// line or error can show it; "" when unset.
+std::string ApprovalLinkKeyFromEnvironment();
+
+// What the notification delivery signs the approval links of approval requests with
+// (SignApprovalLink with `key`; DeliveryOptions::approval_link). An empty function for an empty key.
+platforms::notify::ApprovalLinkSigner ApprovalLinkSignerFor(const std::string& key);
+
+// Who a reverse proxy in front of the desk says the person is (an SSO proxy such as oauth2-proxy
+// sends X-Forwarded-Email), and from where the request came.
+struct ProxiedIdentity {
+  std::string peer_address;     // the connection's peer, as the socket reports it
+  std::string forwarded_email;  // the X-Forwarded-Email header; "" when absent
+  int header_count = 0;         // how many X-Forwarded-Email headers came
+};
+
+// The person the proxy names, honoured only when the peer is inside one of the workspace's
+// desk.trusted_proxies and exactly one header names a person's email (never an agent).
+// kNotFound when no header came; kPermissionDenied, saying why the header is ignored, otherwise.
+Result<std::string> TrustedProxyPerson(const config::Workspace& workspace, const ProxiedIdentity& who);
+
 // A decision arriving through a signed link on `surface` (the desk: "web").
 struct LinkDecision {
   std::string token;
   Verdict verdict = Verdict::kApprove;
   std::string reason;  // required for a denial
   std::string surface = "web";
+  // The request's proxy identity, if any: a trusted proxy naming someone other than the link's
+  // approver refuses the link (another person holding it).
+  ProxiedIdentity via;
 };
 
 // Decide() with the link as the proof instead of a key's signature: the person, the proposal and
 // the version are the link's. Every refusal is recorded, as with Decide.
 Result<DecisionOutcome> DecideByLink(store::StateStore& store, const LinkDecision& decision,
                                      const std::string& key, const Clock& clock);
+// DecideByLink with the workspace: also refused when a trusted proxy (desk.trusted_proxies) names
+// another person than the link's approver, and an accepted approval writes its `approved` notice
+// to the outbox in the same transaction (as Decide with a workspace).
+Result<DecisionOutcome> DecideByLink(store::StateStore& store, const config::Workspace& workspace,
+                                     const LinkDecision& decision, const std::string& key, const Clock& clock);
+
+// A decision by the person a trusted reverse proxy names (TrustedProxyPerson), on the desk's
+// page: proof is the proxy's word, honoured only from desk.trusted_proxies; then every rule of
+// Decide (the request names the person, not the author, not an agent, not after expiry, the
+// newest pending version, once). Every refusal is recorded.
+struct ProxyDecision {
+  ProxiedIdentity identity;
+  std::string proposal_id;
+  int64_t version = 0;  // the version the person saw; must be the newest pending one
+  Verdict verdict = Verdict::kApprove;
+  std::string reason;  // required for a denial
+  std::string surface = "web";
+};
+Result<DecisionOutcome> DecideAsProxiedPerson(store::StateStore& store, const config::Workspace& workspace,
+                                              const ProxyDecision& decision, const Clock& clock);
 
 // ---------------------------------------------------------------------------------------------
 // Proposals and approval requests.

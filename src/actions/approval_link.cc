@@ -5,10 +5,12 @@
 #include <openssl/hmac.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "actions/actions.h"
 #include "actions/approval_log.h"
 #include "actions/identity.h"
+#include "base/redaction.h"
 
 namespace dw::actions {
 namespace {
@@ -125,6 +127,24 @@ Result<std::string> IssueApprovalLink(store::StateStore& store, const std::strin
   auto seq = Record(store, clock, "link_issued", ProposalSubject(proposal_id), approver, body);
   if (!seq.ok()) return seq.status();
   return token;
+}
+
+}  // namespace dw::actions
+
+namespace dw::actions {
+
+std::string ApprovalLinkKeyFromEnvironment() {
+  const char* k = std::getenv("DW_APPROVAL_LINK_KEY");
+  if (k == nullptr || *k == '\0') return "";
+  RegisterSecret(k);
+  return k;
+}
+
+platforms::notify::ApprovalLinkSigner ApprovalLinkSignerFor(const std::string& key) {
+  if (key.empty()) return {};
+  return [key](const platforms::notify::ApprovalLinkSpec& l) -> Result<std::string> {
+    return SignApprovalLink({l.approver, l.proposal_id, l.version, FromUnixMillis(l.expires_at_ms), l.nonce}, key);
+  };
 }
 
 }  // namespace dw::actions

@@ -42,8 +42,11 @@ Result<ApprovalRequestView> SendForApprovalWith(store::StateStore& store, const 
                                                 const std::string& proposal_id, const Clock& clock,
                                                 const std::string& actor, bool notify);
 
+// With `request` (an approval request or its escalation), the notice also says how to decide: a
+// signed approval link per approver the request names (not the author; recorded as link_issued
+// events, without a token) when the workspace has desk.url, and the CLI command in any case.
 Status NotifyProposal(store::StateStore& store, const config::Workspace& workspace, const Clock& clock,
                       const store::ProposalRecord& rec, platforms::notify::EventKind event,
-                      const std::string& summary);
+                      const std::string& summary, const ApprovalRequestView* request = nullptr);
 
 }  // namespace dw::actions

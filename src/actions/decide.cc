@@ -193,31 +193,76 @@ Result<DecisionOutcome> Decide(store::StateStore& store, const config::Workspace
   return DecideOnce(store, &workspace, request, clock, BySignature(request), "signature");
 }
 
-Result<DecisionOutcome> DecideByLink(store::StateStore& store, const LinkDecision& decision, const std::string& key,
-                                     const Clock& clock) {
+namespace {
+
+// A refusal where nobody can be named (a link that does not verify, an identity not vouched for).
+Result<DecisionOutcome> RefuseUnnamed(store::StateStore& store, const Clock& clock, const std::string& subject,
+                                      const std::string& surface, const char* proof, const std::string& reason) {
+  Result<int64_t> seq = Record(store, clock, "refused", subject, "unknown",
+                               Json{{"action", "decide"}, {"surface", surface}, {"proof", proof}, {"reason", reason}});
+  if (!seq.ok()) return seq.status();
+  return DecisionOutcome{false, reason, *seq};
+}
+
+Result<DecisionOutcome> DecideByLinkWith(store::StateStore& store, const config::Workspace* workspace,
+                                         const LinkDecision& decision, const std::string& key, const Clock& clock) {
   Result<ApprovalLink> link = ReadApprovalLink(decision.token, key);
-  if (!link.ok()) {
-    // Nobody can be named from a link that does not verify: the refusal is recorded as such.
-    const std::string reason = link.status().message();
-    Result<int64_t> seq = Record(store, clock, "refused", "proposal:?", "unknown",
-                                 Json{{"action", "decide"}, {"surface", decision.surface}, {"proof", "signed_link"},
-                                      {"reason", reason}});
-    if (!seq.ok()) return seq.status();
-    return DecisionOutcome{false, reason, *seq};
-  }
+  if (!link.ok())
+    return RefuseUnnamed(store, clock, "proposal:?", decision.surface, "signed_link", link.status().message());
   DecisionRequest request;
   request.statement = {link->approver, link->proposal_id, link->version, decision.verdict, decision.reason,
                        clock.Now(), link->nonce};
   request.surface = decision.surface;
   const TimePoint expires_at = link->expires_at;
+  const std::string approver = link->approver;
   ProofCheck by_link = [&](store::StateStore&) -> Result<std::optional<std::string>> {
     if (decision.surface != "web")
       return std::optional<std::string>("an approval link is honoured only on the desk's page (surface web)");
     if (clock.Now() >= expires_at)
       return std::optional<std::string>("the approval link expired at " + FormatRfc3339(expires_at));
+    // Behind the sign-in proxy the person is known: a link is theirs only.
+    if (workspace != nullptr) {
+      Result<std::string> person = TrustedProxyPerson(*workspace, decision.via);
+      if (person.ok() && *person != approver)
+        return std::optional<std::string>("this approval link is for " + approver + ", but the sign-in proxy names " +
+                                          *person + ": a link decides only for its own approver");
+    }
     return std::optional<std::string>();
   };
-  return DecideOnce(store, nullptr, request, clock, by_link, "signed_link");
+  return DecideOnce(store, workspace, request, clock, by_link, "signed_link");
+}
+
+}  // namespace
+
+Result<DecisionOutcome> DecideByLink(store::StateStore& store, const LinkDecision& decision, const std::string& key,
+                                     const Clock& clock) {
+  return DecideByLinkWith(store, nullptr, decision, key, clock);
+}
+
+Result<DecisionOutcome> DecideByLink(store::StateStore& store, const config::Workspace& workspace,
+                                     const LinkDecision& decision, const std::string& key, const Clock& clock) {
+  return DecideByLinkWith(store, &workspace, decision, key, clock);
+}
+
+Result<DecisionOutcome> DecideAsProxiedPerson(store::StateStore& store, const config::Workspace& workspace,
+                                              const ProxyDecision& decision, const Clock& clock) {
+  Result<std::string> person = TrustedProxyPerson(workspace, decision.identity);
+  const std::string subject = decision.proposal_id.empty() ? "proposal:?" : ProposalSubject(decision.proposal_id);
+  if (!person.ok())
+    return RefuseUnnamed(store, clock, subject, decision.surface, "trusted_proxy",
+                         person.status().code() == StatusCode::kNotFound
+                             ? "no identity: the request carries no X-Forwarded-Email from a trusted proxy"
+                             : person.status().message());
+  DecisionRequest request;
+  request.statement = NewStatement(*person, decision.proposal_id, decision.version, decision.verdict, decision.reason, clock);
+  request.surface = decision.surface;
+  if (request.statement.nonce.empty()) return Internal("the random number generator failed");
+  ProofCheck by_proxy = [&](store::StateStore&) -> Result<std::optional<std::string>> {
+    if (decision.surface != "web")
+      return std::optional<std::string>("a proxy's identity is honoured only on the desk's page (surface web)");
+    return std::optional<std::string>();
+  };
+  return DecideOnce(store, &workspace, request, clock, by_proxy, "trusted_proxy");
 }
 
 }  // namespace dw::actions

@@ -211,7 +211,7 @@ Result<ApprovalRequestView> SendForApprovalWith(store::StateStore& store,
     if (!rec.ok()) return rec.status();
     if (!notify) return Status::Ok();
     return NotifyProposal(tx, workspace, clock, st->record, platforms::notify::EventKind::kApprovalRequested,
-                          ApprovalSummary(st->record, req));
+                          ApprovalSummary(st->record, req), &req);
   });
   if (!sent.ok()) return sent;
   return req;
@@ -273,8 +273,9 @@ Result<std::vector<std::string>> ExpireApprovalRequests(store::StateStore& store
                                    {"ttl_ms", ttl_ms},
                                    {"expires_at_ms", ToUnixMillis(expires)}})
                                .status());
+        const ApprovalRequestView round2{2, domain->escalate_to, expires};
         DW_RETURN_IF_ERROR(NotifyProposal(tx, workspace, clock, st->record, platforms::notify::EventKind::kEscalated,
-                                          ApprovalSummary(st->record, {2, domain->escalate_to, expires})));
+                                          ApprovalSummary(st->record, round2), &round2));
         line += "; escalated to " + domain->escalate_to.front() +
                 (domain->escalate_to.size() > 1 ? " and others" : "") + " until " +
                 FormatRfc3339(expires);

@@ -14,12 +14,7 @@
 
 namespace dw::app {
 
-std::string ApprovalLinkKeyFromEnv() {
-  const char* k = std::getenv("DW_APPROVAL_LINK_KEY");
-  if (k == nullptr || *k == '\0') return "";
-  RegisterSecret(k);
-  return k;
-}
+std::string ApprovalLinkKeyFromEnv() { return actions::ApprovalLinkKeyFromEnvironment(); }
 
 struct ActionCommands {
   CLI::App* verify = nullptr;

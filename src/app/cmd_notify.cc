@@ -2,6 +2,7 @@
 // platforms/notify/notify.h.
 #include <iostream>
 
+#include "actions/actions.h"
 #include "app/command_start.h"
 #include "app/commands.h"
 #include "platforms/notify/notify.h"
@@ -41,8 +42,11 @@ int CmdNotifyDeliver(const GlobalOptions& g, const std::string& format) {
     return 1;
   }
   auto mail = net::MakeCurlMailClient();
+  platforms::notify::DeliveryOptions options;
+  // Approval requests carry links signed now with the key of this process (never stored).
+  options.approval_link = actions::ApprovalLinkSignerFor(actions::ApprovalLinkKeyFromEnvironment());
   auto report = platforms::notify::DeliverDue(services->workspace(), **store, services->http(), *mail,
-                                              services->clock());
+                                              services->clock(), options);
   if (!report.ok()) {
     std::cerr << "dw notify deliver: " << report.status().message() << "\n";
     return 1;

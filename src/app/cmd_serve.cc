@@ -127,6 +127,17 @@ int CmdServe(const GlobalOptions& g, const std::string& listen, const std::strin
     desk_options.link_key = ApprovalLinkKeyFromEnv();
     // Off loopback the desk is reached through a TLS proxy: its cookies must never go out in clear.
     desk_options.secure_cookies = !net::IsLoopbackHost(options.host);
+    // The sign-in form at /session checks the same token as every other route.
+    desk_options.bearer_token = options.bearer_token;
+    // Behind a proxy the browser names the desk by desk.url's host: accept it as Host and Origin.
+    if (services->workspace_status().ok() && !services->workspace().desk.url.empty()) {
+      const std::string& url = services->workspace().desk.url;
+      const std::string rest = url.substr(url.find("://") + 3);
+      std::string host = rest.substr(0, rest.find('/'));
+      if (host.front() != '[') host = host.substr(0, host.find(':'));
+      else host = host.substr(0, host.find(']') + 1);
+      options.allowed_hosts.push_back(host);
+    }
     if (Status st = desk::AddDeskRoutes(server.http(), services, desk_options); !st.ok()) {
       std::cerr << "dw serve: " << st.message() << "\n";
       return 2;

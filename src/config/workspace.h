@@ -77,6 +77,17 @@ struct CheckConfig {
   int line = 0;
 };
 
+// `desk:`: where the desk (the web pages of `dw serve`) is reached and who may vouch for a person.
+struct DeskConfig {
+  // The desk's base URL as people open it ("https://dw.example.com", no trailing '/'); the
+  // approval notification carries signed links under it. Empty: messages say how to decide from
+  // the CLI instead.
+  std::string url;
+  // The reverse proxies (an SSO proxy such as oauth2-proxy) whose X-Forwarded-Email names the
+  // person, as validated CIDR ranges ("127.0.0.1/32", "10.0.0.0/8"). Empty: the header is ignored.
+  std::vector<std::string> trusted_proxies;
+};
+
 struct MonitorConfig {
   std::string name;
   std::string warehouse;
@@ -102,6 +113,7 @@ struct Workspace {
   // `retention:` overrides it for that monitor).
   std::chrono::milliseconds metric_retention{std::chrono::hours(24 * 400)};
   Json notify = Json::object();  // channel name -> settings (secrets substituted)
+  DeskConfig desk;
   // `incidents.group_window`: signals sharing a lineage root this close in time join one incident.
   std::chrono::milliseconds incident_group_window{std::chrono::hours(6)};
 };

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "base/identifiers.h"
+#include "base/ip_range.h"
 #include "config/duration.h"
 #include "config/state_location.h"
 #include "config/suggest.h"
@@ -29,6 +30,7 @@ class Builder {
   void BuildLineage(const Json& doc, Workspace* ws);
   void BuildChecks(const Json& doc, Workspace* ws);
   void BuildMonitors(const Json& doc, Workspace* ws);
+  void BuildDesk(const Json& doc, Workspace* ws);
 
   // Reports `message` at the position of `path`, or of its nearest recorded parent.
   void Error(const std::string& path, std::string message);
@@ -156,12 +158,40 @@ Workspace Builder::Build(const Json& doc) {
     if (w.ok() && w->count() > 0) ws.incident_group_window = *w;
     else if (w.ok()) Error("incidents.group_window", "must be longer than zero");
   }
+  BuildDesk(doc, &ws);
   auto notify = doc.find("notify");
   if (notify != doc.end() && notify->is_object()) {
     ws.notify = *notify;
     CheckNotifyRoutes(ws);
   }
   return ws;
+}
+
+// desk.url: where people open the desk (the signed approval links point under it); https unless
+// on loopback, no query or fragment. desk.trusted_proxies: CIDR ranges.
+void Builder::BuildDesk(const Json& doc, Workspace* ws) {
+  auto desk = doc.find("desk");
+  if (desk == doc.end() || !desk->is_object()) return;
+  std::string url = Str(*desk, "url");
+  if (!url.empty()) {
+    const bool https = url.rfind("https://", 0) == 0;
+    const std::string rest = url.substr(url.find("://") + 3);
+    const std::string host = rest.substr(0, rest.find_first_of(":/"));
+    const bool loopback = host == "localhost" || host.rfind("127.", 0) == 0 || host == "[::1]";
+    if (!https && !loopback)
+      Error("desk.url", "must be an https:// URL (the approval links it carries are credentials); http:// only on loopback");
+    else if (url.find_first_of("?#") != std::string::npos)
+      Error("desk.url", "must not carry a query or a fragment: the links are made by appending /approve/<token>");
+    while (!url.empty() && url.back() == '/') url.pop_back();
+    ws->desk.url = url;
+  }
+  const Json& proxies = desk->value("trusted_proxies", Json::array());
+  for (size_t i = 0; i < proxies.size(); ++i) {
+    if (!proxies[i].is_string()) continue;
+    auto range = ParseIpRange(proxies[i].get<std::string>());
+    if (!range.ok()) Error(Index("desk.trusted_proxies", i), range.status().message());
+    else ws->desk.trusted_proxies.push_back(range->text);
+  }
 }
 
 // A route names channels configured under notify: and domains the workspace defines.

@@ -7,11 +7,13 @@
 #include <map>
 
 #include "actions/actions.h"
+#include "desk/decision_form.h"
 #include "desk/desk.h"
 #include "desk/html.h"
 #include "desk/incident_parts.h"
 
 namespace dw::desk {
+
 namespace {
 
 constexpr char kCsrfCookie[] = "dw_csrf";
@@ -21,6 +23,8 @@ Page LinksOff() {
                      "This server was started without DW_APPROVAL_LINK_KEY, so it cannot check approval links; "
                      "decide with dw approve or dw deny, or ask the operator to set the key.");
 }
+
+}  // namespace
 
 std::string NewCsrfToken() {
   unsigned char bytes[24];
@@ -34,12 +38,16 @@ std::string NewCsrfToken() {
   return out;
 }
 
+namespace {
+
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
 }
+
+}  // namespace
 
 // application/x-www-form-urlencoded; false for a malformed escape or a field given twice.
 bool ParseForm(const std::string& body, std::map<std::string, std::string>* out) {
@@ -92,7 +100,7 @@ std::string CookieValue(const std::string& header, const std::string& name) {
   return "";
 }
 
-std::string ProposalSummary(const actions::ProposalState& st) {
+std::string ProposalSummaryHtml(const actions::ProposalState& st) {
   std::string s = "<dl class=\"facts\"><dt>Proposal</dt><dd>" + EscapeMarkup(st.record.kind) + ": " +
                   EscapeMarkup(st.record.id) + " v" + std::to_string(st.record.version) + "</dd><dt>Incident</dt><dd>" +
                   (st.record.incident_id.empty() ? std::string("none")
@@ -119,9 +127,24 @@ std::string ProposalSummary(const actions::ProposalState& st) {
   return s;
 }
 
-}  // namespace
+std::string CsrfCookie(const std::string& csrf, const std::string& path, bool secure) {
+  return std::string(kCsrfCookie) + "=" + csrf + "; Path=" + path + "; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "");
+}
 
-Page ApprovePage(workspace::Services& services, const std::string& token, const DeskOptions& options) {
+bool CsrfMatches(const std::string& cookie_header, const std::string& sent) {
+  const std::string cookie = CookieValue(cookie_header, kCsrfCookie);
+  return !cookie.empty() && sent.size() == cookie.size() && CRYPTO_memcmp(cookie.data(), sent.data(), cookie.size()) == 0;
+}
+
+std::string IdentityNote(const workspace::Services& services, const actions::ProxiedIdentity& via) {
+  if (via.header_count == 0 || !services.workspace_status().ok()) return "";
+  auto person = actions::TrustedProxyPerson(services.workspace(), via);
+  if (person.ok()) return "<p class=\"message\">Signed in through the trusted proxy as <strong>" + EscapeMarkup(*person) + "</strong>.</p>\n";
+  return "<p class=\"message\" role=\"status\">" + EscapeMarkup(person.status().message()) + ".</p>\n";
+}
+
+Page ApprovePage(workspace::Services& services, const std::string& token, const DeskOptions& options,
+                 const actions::ProxiedIdentity& via) {
   if (options.link_key.empty()) return LinksOff();
   auto link = actions::ReadApprovalLink(token, options.link_key);
   if (!link.ok()) return MessagePage(403, "This approval link is refused", link.status().message());
@@ -131,13 +154,12 @@ Page ApprovePage(workspace::Services& services, const std::string& token, const 
   if (!st.ok()) return StatusPage(st.status(), "The proposal could not be read");
   std::string html = "<h1>Decide " + EscapeMarkup(link->proposal_id) + "</h1>\n<p>This link is for <strong>" +
                      EscapeMarkup(link->approver) + "</strong> and expires " + EscapeMarkup(ShortTime(link->expires_at)) +
-                     ". It decides once.</p>\n" + ProposalSummary(*st);
+                     ". It decides once.</p>\n" + IdentityNote(services, via) + ProposalSummaryHtml(*st);
   Page page;
   if (st->status == actions::ProposalStatus::kPending && services.clock().Now() < link->expires_at) {
     const std::string csrf = NewCsrfToken();
     if (csrf.empty()) return MessagePage(503, "No form", "The random number generator failed; try again.");
-    page.cookies.push_back(std::string(kCsrfCookie) + "=" + csrf + "; Path=/approve/; HttpOnly; SameSite=Strict" +
-                           (options.secure_cookies ? "; Secure" : ""));
+    page.cookies.push_back(CsrfCookie(csrf, "/approve/", options.secure_cookies));
     html += "<form class=\"decide\" method=\"post\" action=\"/approve/" + EscapeMarkup(token) + "\">\n"
             "<fieldset><legend>Your decision</legend>\n"
             "<label><input type=\"radio\" name=\"verdict\" value=\"approve\" checked> Approve</label>\n"
@@ -154,7 +176,8 @@ Page ApprovePage(workspace::Services& services, const std::string& token, const 
 }
 
 Page DecidePage(workspace::Services& services, const std::string& token, const std::string& content_type,
-                const std::string& form, const std::string& cookie_header, const DeskOptions& options) {
+                const std::string& form, const std::string& cookie_header, const DeskOptions& options,
+                const actions::ProxiedIdentity& via) {
   if (options.link_key.empty()) return LinksOff();
   if (content_type.rfind("application/x-www-form-urlencoded", 0) != 0)
     return MessagePage(415, "Not a form", "The decision is sent as application/x-www-form-urlencoded.");
@@ -163,10 +186,7 @@ Page DecidePage(workspace::Services& services, const std::string& token, const s
   for (const auto& [k, v] : fields)
     if (k != "csrf" && k != "verdict" && k != "reason")
       return MessagePage(400, "Bad form", "Unknown field '" + k.substr(0, 80) + "' (the form has verdict, reason, csrf).");
-  const std::string cookie = CookieValue(cookie_header, kCsrfCookie);
-  const std::string sent = fields.count("csrf") ? fields["csrf"] : "";
-  if (cookie.empty() || sent.size() != cookie.size() ||
-      CRYPTO_memcmp(cookie.data(), sent.data(), cookie.size()) != 0)
+  if (!CsrfMatches(cookie_header, fields.count("csrf") ? fields["csrf"] : ""))
     return MessagePage(403, "Refused: the form's CSRF token is missing or wrong",
                        "The form's CSRF token is missing or does not match this browser's; open the link again.");
   const std::string verdict = fields.count("verdict") ? fields["verdict"] : "";
@@ -180,7 +200,10 @@ Page DecidePage(workspace::Services& services, const std::string& token, const s
   d.verdict = verdict == "approve" ? actions::Verdict::kApprove : actions::Verdict::kDeny;
   d.reason = fields["reason"];
   d.surface = "web";
-  auto outcome = actions::DecideByLink(**store, d, options.link_key, services.clock());
+  d.via = via;
+  auto outcome = services.workspace_status().ok()
+                     ? actions::DecideByLink(**store, services.workspace(), d, options.link_key, services.clock())
+                     : actions::DecideByLink(**store, d, options.link_key, services.clock());
   if (!outcome.ok()) return StatusPage(outcome.status(), "The decision could not be recorded");
   if (!outcome->accepted) return MessagePage(403, "Refused (recorded)", outcome->reason);
   auto link = actions::ReadApprovalLink(token, options.link_key);
@@ -188,7 +211,7 @@ Page DecidePage(workspace::Services& services, const std::string& token, const s
                      ", through the desk (web), at " + EscapeMarkup(ShortTime(services.clock().Now())) + ".</p>\n";
   if (link.ok()) {
     if (auto st = actions::GetProposalState(**store, link->proposal_id, link->version, services.clock()); st.ok())
-      html += ProposalSummary(*st);
+      html += ProposalSummaryHtml(*st);
   }
   Page page;
   page.body = Document("Recorded", html);

@@ -12,6 +12,10 @@
 //   /receipts, /receipts/<seq>, /receipts/export.json, /receipts/export.md
 //   /approve/<token>       a signed approval link (actions::IssueApprovalLink): the proposal, its
 //                          diff and a form; POST records the decision through actions::DecideByLink
+//   /session               off loopback: sign in once with the bearer token (or through the
+//                          trusted proxy) for a reading session cookie
+//   /decide/<proposal id>  the same for the person a trusted reverse proxy names (X-Forwarded-Email
+//                          from desk.trusted_proxies); POST through actions::DecideAsProxiedPerson
 //
 // A page function never throws and never writes the store except what the stage it calls writes
 // by contract (IncidentDesk::Diagnose records the top cause when it changed). Unknown ids are 404
@@ -24,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "actions/actions.h"
 #include "base/status.h"
 #include "net/http_server.h"
 #include "workspace/services.h"
@@ -44,6 +49,9 @@ struct DeskOptions {
   std::string link_key;
   // Cookies carry Secure (the server is reached over HTTPS through a proxy, not on loopback).
   bool secure_cookies = false;
+  // The server's bearer token (`dw serve --token-file`), checked by the sign-in form at /session;
+  // empty when the server needs none.
+  std::string bearer_token;
 };
 
 // Query parameters as the route received them (decoded); a key given twice is refused.
@@ -61,12 +69,26 @@ Page ReceiptsExport(workspace::Services& services, const std::string& format);
 // GET /approve/<token>: what the link lets its approver decide, and the form (with a CSRF token
 // set as an HttpOnly, SameSite=Strict cookie). 403 for a link that does not verify, 503 without a
 // link key.
-Page ApprovePage(workspace::Services& services, const std::string& token, const DeskOptions& options);
+Page ApprovePage(workspace::Services& services, const std::string& token, const DeskOptions& options,
+                 const actions::ProxiedIdentity& via = {});
 // POST /approve/<token>: `form` the urlencoded body, `cookie_header` the request's Cookie. 403
 // when the CSRF token is missing or does not match the cookie, or when actions::DecideByLink
 // refuses (the reason shown); 200 with who decided, when and through which surface.
 Page DecidePage(workspace::Services& services, const std::string& token, const std::string& content_type,
-                const std::string& form, const std::string& cookie_header, const DeskOptions& options);
+                const std::string& form, const std::string& cookie_header, const DeskOptions& options,
+                const actions::ProxiedIdentity& via = {});
+
+// GET /decide/<proposal id>: the newest version of the proposal and, when `via` is a person a
+// trusted proxy names (actions::TrustedProxyPerson) and the version is pending, the form (CSRF
+// token as on /approve/). Otherwise the page says why there is no form, including that
+// X-Forwarded-Email was ignored and why. 404 for an unknown proposal.
+Page ProxyDecidePage(workspace::Services& services, const std::string& proposal_id, const actions::ProxiedIdentity& via,
+                     const DeskOptions& options);
+// POST /decide/<proposal id>: fields verdict, reason, version, csrf. 403 without a matching CSRF
+// token or when actions::DecideAsProxiedPerson refuses (the reason shown, the refusal recorded).
+Page ProxyDecisionPost(workspace::Services& services, const std::string& proposal_id, const std::string& content_type,
+                       const std::string& form, const std::string& cookie_header,
+                       const actions::ProxiedIdentity& via, const DeskOptions& options);
 
 // 404: "`what` was not found", with links back.
 Page NotFoundPage(const std::string& what);
@@ -79,8 +101,10 @@ Page Stylesheet();
 // caching.
 void AddSecurityHeaders(httplib::Response& res);
 
-// Registers the routes above on `server` (GET only; the server's Host/Origin and bearer checks
-// apply to each). `services` is shared with the MCP endpoints. kInvalidArgument when a path is
+// Registers the routes above on `server` (the server's Host/Origin checks apply to each). Where the
+// server requires its bearer token, a desk page is also read with a live session cookie or through
+// a trusted proxy naming a person, and /approve/<token> with a link that verifies
+// (HttpServer::AdmitWithoutBearer); nothing else (MCP, the lineage intake) is let through. `services` is shared with the MCP endpoints. kInvalidArgument when a path is
 // already taken.
 Status AddDeskRoutes(net::HttpServer& server, std::shared_ptr<workspace::Services> services,
                      DeskOptions options = {});

@@ -114,6 +114,7 @@ struct HttpServer::Impl {
 
   std::unique_ptr<OriginPolicy> origin_policy;
   std::unique_ptr<BearerCheck> bearer;
+  std::function<bool(const httplib::Request&)> admits_without_bearer;
   std::unique_ptr<httplib::Server> server;
   std::thread listener;
   std::mutex mu;  // guards started/stopped transitions and the route lists before Start
@@ -166,7 +167,8 @@ bool HttpServer::Impl::Admit(const httplib::Request& req, httplib::Response& res
     return false;
   }
   if (bearer->enabled() && (req.get_header_value_count("Authorization") != 1 ||
-                            !bearer->Allows(req.get_header_value("Authorization")))) {
+                            !bearer->Allows(req.get_header_value("Authorization"))) &&
+      !(admits_without_bearer && admits_without_bearer(req))) {
     res.set_header("WWW-Authenticate", "Bearer realm=\"dw\"");
     Reply(res, 401, options.rejection_body(401, "Unauthorized: a valid bearer token is required"));
     return false;
@@ -378,6 +380,14 @@ Status HttpServer::AddPrefixHandler(const std::string& method, const std::string
   if (prefix.front() != '/') return InvalidArgument("a route needs an absolute path: '" + prefix + "'");
   if (!handler) return InvalidArgument("route " + method + " " + prefix + " has no handler");
   impl_->handlers.push_back({method, prefix, std::move(handler), /*prefix=*/true});
+  return Status::Ok();
+}
+
+Status HttpServer::AdmitWithoutBearer(std::function<bool(const httplib::Request&)> admits) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (impl_->started) return FailedPrecondition("admission rules must be set before the HTTP server starts");
+  if (impl_->admits_without_bearer) return InvalidArgument("another protocol already admits requests without the bearer token");
+  impl_->admits_without_bearer = std::move(admits);
   return Status::Ok();
 }
 

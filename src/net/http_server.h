@@ -97,6 +97,12 @@ class HttpServer {
   // failures as AddHandler; exact routes registered on the same paths win.
   Status AddPrefixHandler(const std::string& method, const std::string& prefix, HttpHandler handler);
 
+  // Lets a request without the bearer token through when `admits` says it carries another
+  // credential that the protocol owning the path checks itself (the desk: a session cookie, a
+  // trusted proxy's identity, a signed approval link). `admits` must answer false for every path
+  // it does not own; the Host/Origin checks still apply. Before Start() only; one per server.
+  Status AdmitWithoutBearer(std::function<bool(const httplib::Request&)> admits);
+
   // Binds and starts serving the routes plus GET /healthz (always open: no token, no Host check).
   // Fails with kFailedPrecondition for a non-loopback host without a bearer token or when already
   // started, kInvalidArgument for a bad port, kUnavailable when the address cannot be bound.

@@ -58,11 +58,14 @@ observe::watch::WatchJobKind NotifyDeliveryJobKind() {
              int64_t every_ms) -> Status {
             if (platforms::notify::ChannelNames(*env->workspace).empty()) return Status::Ok();
             auto mail = std::shared_ptr<net::MailClient>(net::MakeCurlMailClient());
-            return loop.AddJob({"notify", "notify", every_ms, [env, mail](int64_t, int) -> Status {
+            // Approval requests carry links signed at send time with this process's key.
+            platforms::notify::DeliveryOptions options;
+            options.approval_link = actions::ApprovalLinkSignerFor(actions::ApprovalLinkKeyFromEnvironment());
+            return loop.AddJob({"notify", "notify", every_ms, [env, mail, options](int64_t, int) -> Status {
                                   auto store = env->state();
                                   if (!store.ok()) return store.status();
                                   auto r = platforms::notify::DeliverDue(*env->workspace, **store, *env->http,
-                                                                         *mail, *env->clock);
+                                                                         *mail, *env->clock, options);
                                   if (!r.ok()) return r.status();
                                   if (r->sent + r->retried + r->failed > 0 && env->say)
                                     env->say(FormatRfc3339(env->clock->Now()) + " notify: " +

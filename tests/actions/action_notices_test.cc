@@ -5,8 +5,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "incidents/incidents.h"
 #include "tests/actions/actions_test_support.h"
+#include "sim/smtp_receiver.h"
 #include "tests/platforms/notify/notify_test_support.h"
 
 namespace dw::actions {
@@ -136,6 +139,51 @@ TEST_F(ActionNoticesTest, TheReceiptClosesTheOpsgenieAlertWithItsSummaryAndHash)
   EXPECT_THAT(note, HasSubstr("balances restored from the 14:00 savepoint"));
   EXPECT_THAT(note, HasSubstr(receipt->hash));
   EXPECT_EQ(NotifyResolved(*store_, ws_, clock_, "inc-unknown", *receipt).code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace dw::actions
+
+namespace dw::actions {
+namespace {
+
+// Mail reaches one person: with desk.url, each approver's message carries only their own signed
+// link; the owner copied gets a copy without links; the links are made at send time.
+TEST_F(ActionNoticesTest, EachApproverIsMailedTheirOwnLinkAndTheCopyCarriesNone) {
+  auto smtp = sim::SmtpReceiver::Start(Json::object());
+  ASSERT_TRUE(smtp.ok()) << smtp.status().ToString();
+  ws_.notify["email"] = {{"smtp", (*smtp)->url()}, {"from", "dw@example.com"}};
+  ws_.desk.url = "https://dw.example.com";
+  ProposeHold();
+  EXPECT_THAT(Outbox(), ::testing::IsSupersetOf({"email approval_requested:P-hold.v1:ana@example.com",
+                                                 "email approval_requested:P-hold.v1:bo@example.com",
+                                                 "email approval_requested:P-hold.v1"}));
+  notify::DeliveryOptions o;
+  o.request_timeout = std::chrono::milliseconds(3000);
+  const std::string key = "0123456789abcdef0123456789abcdef-mail";
+  o.approval_link = ApprovalLinkSignerFor(key);
+  auto r = notify::DeliverDue(ws_, *store_, *http_, *mail_, clock_, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->failed, 0) << (r->errors.empty() ? "" : r->errors[0]);
+  EXPECT_EQ(r->retried, 0) << (r->errors.empty() ? "" : r->errors[0]);
+  std::map<std::string, std::string> mail_to;
+  for (const Json& m : (*smtp)->received()) mail_to[m["to"].dump()] = m["data"].get<std::string>();
+  ASSERT_EQ(mail_to.size(), 3u);
+  for (const std::string who : {"ana@example.com", "bo@example.com"}) {
+    const std::string& data = mail_to[Json::array({who}).dump()];
+    const std::string other = who == "ana@example.com" ? "bo@example.com" : "ana@example.com";
+    EXPECT_THAT(data, HasSubstr("Approve or deny as " + who));
+    EXPECT_THAT(data, ::testing::Not(HasSubstr("Approve or deny as " + other)));
+    const auto at = data.find("https://dw.example.com/approve/v1.");
+    ASSERT_NE(at, std::string::npos) << data;
+    const std::string token = data.substr(at + 31, data.find_first_of("\r\n\"", at) - at - 31);
+    auto link = ReadApprovalLink(token, key);
+    ASSERT_TRUE(link.ok()) << link.status().ToString() << " " << token;
+    EXPECT_EQ(link->approver, who);
+  }
+  const std::string& copy = mail_to[Json::array({"data-owner@example.com"}).dump()];
+  EXPECT_THAT(copy, HasSubstr("Each approver received their own approval link."));
+  EXPECT_THAT(copy, ::testing::Not(HasSubstr("/approve/")));
 }
 
 }  // namespace

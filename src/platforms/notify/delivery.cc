@@ -87,6 +87,9 @@ class Sender {
         if (!t.ok()) return t.status();
         thread = std::move(t).value();
       }
+      // The approval links are signed now, not stored (ApprovalLinkSpec): a message written before a
+      // crash is sent with the same links by the next run.
+      ResolveApprovalLinks(*notice, ws_.desk.url, o_.approval_link);
       dedups = (*channel)->Deduplicates(*notice, thread);
       d = (*channel)->Send(*notice, Strings(m.payload, "to"), Strings(m.payload, "cc"), thread, ctx_);
     }

@@ -80,6 +80,12 @@ std::string EmailMessage(const IncidentNotice& n, const std::string& from,
     text += "\n" + n.diagnosis + "\n";
     html += "<p>" + EscapeMarkup(n.diagnosis) + "</p>";
   }
+  for (const auto& [label, value] : DecideLines(n)) {
+    const bool url = value.rfind("http", 0) == 0;
+    text += "\n" + label + ": " + value + "\n";
+    html += url ? "<p><a href=\"" + EscapeMarkup(value) + "\">" + EscapeMarkup(label) + "</a></p>"
+                : "<p>" + EscapeMarkup(label) + ": " + EscapeMarkup(value) + "</p>";
+  }
   if (!n.link.empty()) {
     text += "\nIncident page: " + n.link + "\n";
     html += "<p><a href=\"" + EscapeMarkup(n.link) + "\">Open the incident page</a></p>";

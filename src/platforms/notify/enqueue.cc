@@ -29,15 +29,45 @@ Result<EnqueueReport> Enqueue(const config::Workspace& ws, store::StateStore& st
       // A misconfigured channel is still queued: delivery records why it cannot be sent, where
       // `dw incidents show` lists it, instead of the notice vanishing here.
       if (channel.ok() && !(*channel)->Handles(notice.event)) continue;
-      store::OutboxMessage m;
-      m.incident_id = notice.incident_id;
-      m.channel = name;
-      m.event = EventKey(notice);
-      m.payload = {{"notice", NoticeToJson(notice)}, {"to", who.to}, {"cc", who.cc}};
-      m.next_attempt_at = clock.Now();
-      auto added = tx.EnqueueOutbox(m);
-      if (!added.ok()) return added.status();
-      (*added ? report.queued : report.duplicate).push_back(name);
+      auto add = [&](const IncidentNotice& n, const std::vector<std::string>& to,
+                     const std::vector<std::string>& cc) -> Status {
+        store::OutboxMessage m;
+        m.incident_id = n.incident_id;
+        m.channel = name;
+        m.event = EventKey(n);
+        m.payload = {{"notice", NoticeToJson(n)}, {"to", to}, {"cc", cc}};
+        m.next_attempt_at = clock.Now();
+        auto added = tx.EnqueueOutbox(m);
+        if (!added.ok()) return added.status();
+        (*added ? report.queued : report.duplicate).push_back(name);
+        return Status::Ok();
+      };
+      if (notice.approval_links.empty() || !channel.ok() || (*channel)->type() != "email") {
+        DW_RETURN_IF_ERROR(add(notice, who.to, who.cc));
+        continue;
+      }
+      // Mail reaches one person: each approver gets a message of their own with only their link,
+      // and the people copied a copy without links (a link in a shared message could be used by
+      // whoever reads it).
+      std::vector<std::string> copied = who.cc;
+      for (const std::string& p : who.to) {
+        IncidentNotice own = notice;
+        own.approval_links.clear();
+        for (const ApprovalLinkSpec& l : notice.approval_links)
+          if (l.approver == p) own.approval_links.push_back(l);
+        if (own.approval_links.empty()) {
+          copied.push_back(p);
+          continue;
+        }
+        own.revision += ":" + p;
+        DW_RETURN_IF_ERROR(add(own, {p}, {}));
+      }
+      if (!copied.empty()) {
+        IncidentNotice copy = notice;
+        copy.approval_links.clear();
+        copy.decide_hint = "Each approver received their own approval link.";
+        DW_RETURN_IF_ERROR(add(copy, copied, {}));
+      }
     }
     return Status::Ok();
   });

@@ -30,11 +30,21 @@ std::optional<EventKind> ParseEventKind(const std::string& name) {
 }
 
 Json NoticeToJson(const IncidentNotice& n) {
-  return Json{{"incident_id", n.incident_id}, {"dedup_key", n.dedup_key},
-              {"event", EventKindName(n.event)}, {"severity", n.severity},
-              {"domain", n.domain}, {"title", n.title}, {"asset", n.asset}, {"cause", n.cause},
-              {"diagnosis", n.diagnosis}, {"consumer", n.consumer}, {"deadline", n.deadline},
-              {"summary", n.summary}, {"link", n.link}, {"revision", n.revision}};
+  Json j{{"incident_id", n.incident_id}, {"dedup_key", n.dedup_key},
+         {"event", EventKindName(n.event)}, {"severity", n.severity},
+         {"domain", n.domain}, {"title", n.title}, {"asset", n.asset}, {"cause", n.cause},
+         {"diagnosis", n.diagnosis}, {"consumer", n.consumer}, {"deadline", n.deadline},
+         {"summary", n.summary}, {"link", n.link}, {"revision", n.revision}};
+  // The links' fields only (approve_urls is never stored: see ApprovalLinkSpec).
+  if (!n.approval_links.empty()) {
+    Json links = Json::array();
+    for (const ApprovalLinkSpec& l : n.approval_links)
+      links.push_back({{"approver", l.approver}, {"proposal", l.proposal_id}, {"version", l.version},
+                       {"exp_ms", l.expires_at_ms}, {"nonce", l.nonce}});
+    j["approval_links"] = links;
+  }
+  if (!n.decide_hint.empty()) j["decide_hint"] = n.decide_hint;
+  return j;
 }
 
 Result<IncidentNotice> NoticeFromJson(const Json& j) {
@@ -53,8 +63,19 @@ Result<IncidentNotice> NoticeFromJson(const Json& j) {
            {"severity", &n.severity}, {"domain", &n.domain}, {"title", &n.title},
            {"asset", &n.asset}, {"cause", &n.cause}, {"diagnosis", &n.diagnosis},
            {"consumer", &n.consumer}, {"deadline", &n.deadline}, {"summary", &n.summary},
-           {"link", &n.link}, {"revision", &n.revision}})
+           {"link", &n.link}, {"revision", &n.revision}, {"decide_hint", &n.decide_hint}})
     if (!text(key, out)) return InvalidArgument(std::string("outbox payload: '") + key + "' is not a string");
+  if (auto links = j.find("approval_links"); links != j.end()) {
+    if (!links->is_array()) return InvalidArgument("outbox payload: 'approval_links' is not a list");
+    for (const Json& l : *links) {
+      if (!l.is_object() || !l.value("approver", Json()).is_string() || !l.value("proposal", Json()).is_string() ||
+          !l.value("version", Json()).is_number_integer() || !l.value("exp_ms", Json()).is_number_integer() ||
+          !l.value("nonce", Json()).is_string())
+        return InvalidArgument("outbox payload: an approval link is malformed");
+      n.approval_links.push_back({l["approver"].get<std::string>(), l["proposal"].get<std::string>(),
+                                  l["version"].get<int64_t>(), l["exp_ms"].get<int64_t>(), l["nonce"].get<std::string>()});
+    }
+  }
   auto kind = ParseEventKind(event);
   if (!kind) return InvalidArgument("outbox payload: unknown event '" + event + "'");
   n.event = *kind;
@@ -100,6 +121,15 @@ std::string PagerDutySeverity(const std::string& s) {
   return "info";
 }
 
+std::vector<std::pair<std::string, std::string>> DecideLines(const IncidentNotice& n) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (n.event != EventKind::kApprovalRequested && n.event != EventKind::kEscalated) return out;
+  for (const auto& [approver, url] : n.approve_urls)
+    out.push_back({"Approve or deny as " + approver + " (your link: single use, do not forward)", url});
+  if (out.empty() && !n.decide_hint.empty()) out.push_back({"How to decide", n.decide_hint});
+  return out;
+}
+
 std::vector<std::pair<std::string, std::string>> Facts(const IncidentNotice& n) {
   std::vector<std::pair<std::string, std::string>> out;
   auto add = [&](const char* label, const std::string& v) {
@@ -114,6 +144,30 @@ std::vector<std::pair<std::string, std::string>> Facts(const IncidentNotice& n) 
   add(n.event == EventKind::kApprovalRequested ? "Proposed" : "Summary", n.summary);
   add("Incident", n.incident_id);
   return out;
+}
+
+}  // namespace dw::platforms::notify
+
+namespace dw::platforms::notify {
+
+void ResolveApprovalLinks(IncidentNotice& n, const std::string& desk_url, const ApprovalLinkSigner& sign) {
+  n.approve_urls.clear();
+  if (n.approval_links.empty()) return;
+  std::string why;
+  if (desk_url.empty()) why = "the workspace has no desk.url";
+  else if (!sign) why = "the sender has no DW_APPROVAL_LINK_KEY";
+  for (const ApprovalLinkSpec& l : n.approval_links) {
+    if (!why.empty()) break;
+    Result<std::string> token = sign(l);
+    if (!token.ok()) {
+      why = token.status().message();
+      n.approve_urls.clear();
+      break;
+    }
+    n.approve_urls.push_back({l.approver, desk_url + "/approve/" + *token});
+  }
+  if (!why.empty())
+    n.decide_hint = (n.decide_hint.empty() ? std::string() : n.decide_hint + " ") + "(No approval link: " + why + ".)";
 }
 
 }  // namespace dw::platforms::notify

@@ -30,4 +30,15 @@ std::string PagerDutySeverity(const std::string& severity);
 // deadline, summary. Each "Label: value"; empty values are left out.
 std::vector<std::pair<std::string, std::string>> Facts(const IncidentNotice& notice);
 
+// An approval request's or escalation's lines on how to decide: one ("Approve or deny as <who>
+// ...", URL) per signed link made at send time, else ("How to decide", the CLI command). Empty
+// for other events. Only channels that reach the approvers themselves carry them (Slack, Teams,
+// email), never an alerting tool's incident (Opsgenie, PagerDuty).
+std::vector<std::pair<std::string, std::string>> DecideLines(const IncidentNotice& notice);
+
+// Sets notice.approve_urls: each approval link signed by `sign` under `desk_url`
+// ("<desk_url>/approve/<token>"). Without a signer or a desk URL, or when signing fails, none is
+// set and the notice's decide_hint says why, so the message tells how to decide another way.
+void ResolveApprovalLinks(IncidentNotice& notice, const std::string& desk_url, const ApprovalLinkSigner& sign);
+
 }  // namespace dw::platforms::notify

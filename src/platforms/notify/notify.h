@@ -11,6 +11,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,22 @@ enum class EventKind {
 const char* EventKindName(EventKind kind);
 std::optional<EventKind> ParseEventKind(const std::string& name);
 
+// What a signed approval link binds (actions.h, "Signed approval links"): the approver, the
+// proposal version, the request's expiry and a single-use nonce. The outbox keeps only these
+// fields, never the link: the link is their HMAC made at send time with the sender's key
+// (DW_APPROVAL_LINK_KEY, from the environment), so a reader of the outbox (an agent, a backup)
+// holds nothing it can decide with, and a message written before a crash is still sendable.
+struct ApprovalLinkSpec {
+  std::string approver;
+  std::string proposal_id;
+  int64_t version = 0;
+  int64_t expires_at_ms = 0;
+  std::string nonce;
+};
+
+// Makes the signed token of a link (actions::ApprovalLinkSigner); an error when it cannot.
+using ApprovalLinkSigner = std::function<Result<std::string>(const ApprovalLinkSpec&)>;
+
 // One thing to tell people about an incident, as plain data (platforms/ sits left of incidents/
 // and actions/, so it knows none of their types).
 struct IncidentNotice {
@@ -58,6 +75,12 @@ struct IncidentNotice {
   // Distinguishes repeated events of one kind (severity_raised to SEV1 after SEV2): part of the
   // deduplication key. Empty for the others.
   std::string revision;
+  // An approval request or escalation: one link per approver (stored), and how to decide without
+  // one (the CLI command, when the workspace has no desk.url or the sender no key).
+  std::vector<ApprovalLinkSpec> approval_links;
+  std::string decide_hint;
+  // Filled at send time, never stored: approver -> the desk URL of that approver's signed link.
+  std::vector<std::pair<std::string, std::string>> approve_urls;
 };
 
 struct EnqueueReport {
@@ -81,6 +104,10 @@ struct DeliveryOptions {
   int batch = 200;      // messages read from the outbox at a time (one round, one commit)
   int parallel = 4;     // sends at once per channel (never two of one incident on one channel)
   std::chrono::milliseconds request_timeout{10'000};
+  // Signs the approval links of approval requests and escalations at send time, under the
+  // workspace's desk.url. Unset (no DW_APPROVAL_LINK_KEY where the sender runs): those messages
+  // carry the CLI command instead, and say why.
+  ApprovalLinkSigner approval_link;
 };
 
 struct DeliveryReport {

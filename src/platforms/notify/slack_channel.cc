@@ -59,6 +59,13 @@ Json SlackMessage(const IncidentNotice& n, const std::vector<std::string>& to,
   if (!n.link.empty())
     blocks.push_back({{"type", "section"},
                       {"text", {{"type", "mrkdwn"}, {"text", "<" + n.link + "|Open the incident page>"}}}});
+  // How to decide: each approver's own signed link, or the CLI command.
+  for (const auto& [label, value] : DecideLines(n)) {
+    const bool url = value.rfind("http", 0) == 0;
+    blocks.push_back({{"type", "section"},
+                      {"text", {{"type", "mrkdwn"},
+                                {"text", Clip(url ? "<" + value + "|" + Mrkdwn(label) + ">" : "*" + Mrkdwn(label) + ":* " + Mrkdwn(value), 3000)}}}});
+  }
   return Json{{"text", Clip(Headline(n), 3000)}, {"blocks", blocks}};
 }
 

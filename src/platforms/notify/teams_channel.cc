@@ -14,6 +14,7 @@ namespace dw::platforms::notify {
 Json TeamsMessage(const IncidentNotice& n, const std::vector<std::string>& to) {
   Json facts = Json::array();
   for (const auto& [label, value] : Facts(n)) facts.push_back({{"title", label}, {"value", value}});
+  for (const auto& [label, value] : DecideLines(n)) facts.push_back({{"title", label}, {"value", value}});
   std::string who;
   for (const auto& p : to) who += (who.empty() ? "" : ", ") + p;
   if (!who.empty()) facts.push_back({{"title", n.event == EventKind::kEscalated ? "Escalated to" : "For"}, {"value", who}});
