@@ -42,6 +42,15 @@ Status DecodeRows(const std::vector<SqlRow>& rows, std::vector<OutboxMessage>* o
   return Status::Ok();
 }
 
+// Keeps next_in_line true on exactly the oldest pending message of (incident, channel) after any
+// write to that line (its rows are few: one per event of one incident). Rows whose flag is already
+// right are not rewritten.
+constexpr const char* kRelineSql =
+    "UPDATE notify_outbox SET next_in_line = 1 - next_in_line "
+    "WHERE incident_id = $1 AND channel = $2 AND next_in_line <> CASE WHEN id = ("
+    "SELECT min(e.id) FROM notify_outbox e WHERE e.incident_id = $1 AND e.channel = $2 "
+    "AND e.state = 'pending') THEN 1 ELSE 0 END";
+
 }  // namespace
 
 Result<bool> SqlStateStore::EnqueueOutbox(const OutboxMessage& m) {
@@ -63,7 +72,8 @@ Result<bool> SqlStateStore::EnqueueOutbox(const OutboxMessage& m) {
              RedactedJsonCell(m.answer), now});
     if (!rows.ok()) return rows.status();
     inserted = !rows->empty();
-    return Status::Ok();
+    if (!inserted) return Status::Ok();
+    return Run(kRelineSql, {m.incident_id, m.channel}).status();
   });
   if (!s.ok()) return s;
   return inserted;
@@ -74,10 +84,10 @@ Result<std::vector<OutboxMessage>> SqlStateStore::DueOutbox(TimePoint now, int l
   std::vector<OutboxMessage> out;
   Status s = Do(false, [&]() -> Status {
     Result<std::vector<SqlRow>> rows =
+        // Only the messages next in their line (the partial index notify_outbox_next): the ones
+        // queued behind them are not read at all, so a round costs its `limit`, not the backlog.
         Run(std::string("SELECT ") + kOutboxColumns +
-                " FROM notify_outbox o WHERE state = 'pending' AND next_attempt_at <= $1 "
-                "AND NOT EXISTS (SELECT 1 FROM notify_outbox e WHERE e.incident_id = o.incident_id "
-                "AND e.channel = o.channel AND e.state = 'pending' AND e.id < o.id) "
+                " FROM notify_outbox WHERE next_in_line = 1 AND next_attempt_at <= $1 "
                 "ORDER BY next_attempt_at, id LIMIT $2",
             {TimeCell(now), static_cast<int64_t>(limit)});
     if (!rows.ok()) return rows.status();
@@ -93,12 +103,18 @@ Status SqlStateStore::UpdateOutbox(const OutboxMessage& m) {
   return Do(true, [&]() -> Status {
     Result<std::vector<SqlRow>> rows =
         Run("UPDATE notify_outbox SET state = $2, attempts = $3, next_attempt_at = $4, "
-            "last_error = $5, answer = $6, updated_at = $7 WHERE id = $1 RETURNING id",
+            "last_error = $5, answer = $6, updated_at = $7 WHERE id = $1 "
+            "RETURNING incident_id, channel",
             {m.id, m.state, static_cast<int64_t>(m.attempts), TimeCell(m.next_attempt_at),
              ProseCell(m.last_error), RedactedJsonCell(m.answer), TimeCell(clock_.Now())});
     if (!rows.ok()) return rows.status();
     if (rows->empty()) return NotFound("no outbox message " + std::to_string(m.id));
-    return Status::Ok();
+    // The line is what the stored row belongs to, whatever `m` says about it.
+    RowReader r((*rows)[0], "notify_outbox");
+    std::string incident_id = r.Text();
+    std::string channel = r.Text();
+    if (!r.status().ok()) return r.status();
+    return Run(kRelineSql, {incident_id, channel}).status();
   });
 }
 
