@@ -4,4 +4,6 @@
 # scripts/fuzz-smoke.sh, which it runs; figures go to docs/RELIABILITY.md.
 set -euo pipefail
 export DW_FUZZ_SECONDS=${DW_FUZZ_SECONDS:-3600}
+# A new seed each run (the smoke run's fixed seed keeps CI repeatable; an hour should search wider).
+export DW_FUZZ_SEED=${DW_FUZZ_SEED:-0}
 exec "$(cd "$(dirname "$0")/.." && pwd)/scripts/fuzz-smoke.sh" "$@"

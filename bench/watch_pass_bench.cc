@@ -162,9 +162,9 @@ int main(int argc, char** argv) {
     base_names.push_back(name);
   }
   auto s1 = std::chrono::steady_clock::now();
-  std::printf("%s store, %zu series, snapshots learnt from %zu points each (%zu bytes of state, %zu as stored in base64); setup %.1f s\n",
-              pg.empty() ? "SQLite" : "PostgreSQL", series, history, snapshot_bytes,
-              (snapshot_bytes + 2) / 3 * 4, Seconds(s0, s1));
+  std::printf("%s store, %zu series, snapshots learnt from %zu points each (%zu bytes of state, stored as "
+              "bytes); setup %.1f s\n",
+              pg.empty() ? "SQLite" : "PostgreSQL", series, history, snapshot_bytes, Seconds(s0, s1));
 
   for (size_t pass = 1; pass <= passes; ++pass) {
     clock.Advance(std::chrono::hours(1));

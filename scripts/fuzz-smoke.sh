@@ -8,11 +8,18 @@
 #   scripts/fuzz-smoke.sh                 every target, 20 s each (the test command's stage)
 #   DW_FUZZ_SECONDS=3600 scripts/fuzz-smoke.sh   (what bench/fuzz.sh runs)
 #   DW_FUZZ_TARGETS="jsonrpc schema" scripts/fuzz-smoke.sh   some targets only
-# Environment: DW_FUZZ_BUILD (build folder, default build-fuzz), DW_FUZZ_JOBS (parallel builds).
+# Environment: DW_FUZZ_BUILD (build folder, default build-fuzz), DW_FUZZ_JOBS (parallel builds),
+# DW_FUZZ_SEED (libFuzzer's -seed; 1 by default so that the test command's run is repeatable: the
+# same inputs in the same order on every machine, a faster one only going further along them; 0
+# draws a new seed each run, as bench/fuzz.sh does to search wider).
+# A failing target's crashing input is printed in base64 when it is under 8 KiB, so a CI log alone
+# is enough to reproduce it (base64 -d > crash; build-fuzz/tests/fuzz/fuzz_<target> crash).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 seconds=${DW_FUZZ_SECONDS:-20}
+seed=${DW_FUZZ_SEED:-1}
+case $seed in ''|*[!0-9]*) echo "fuzz: DW_FUZZ_SEED must be a number, not '$seed'" >&2; exit 2 ;; esac
 build=${DW_FUZZ_BUILD:-build-fuzz}
 jobs=${DW_FUZZ_JOBS:-$(nproc)}
 
@@ -55,7 +62,7 @@ for t in $targets; do
   log="$artifacts/run.log"
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
     timeout -s KILL $((seconds + 120)) "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len=65536 \
-      -print_final_stats=1 -artifact_prefix="$artifacts/" "${dict_flag[@]}" \
+      -print_final_stats=1 -seed="$seed" -artifact_prefix="$artifacts/" "${dict_flag[@]}" \
       "$work" "$seeds/$t" "${regressions[@]}" >"$log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
@@ -69,6 +76,14 @@ for t in $targets; do
     # did while reporting an out-of-memory), and the smoke run must end either way.
     [ $rc = 137 ] && result="FAILED (killed after $((seconds + 120)) s: hung; log $log)"
     grep -E 'ERROR: |SUMMARY: |runtime error|Test unit written' "$log" | head -5 >&2
+    for a in "$artifacts"/crash-* "$artifacts"/leak-* "$artifacts"/timeout-* "$artifacts"/oom-* "$artifacts"/slow-unit-*; do
+      [ -f "$a" ] || continue
+      if [ "$(stat -c %s "$a")" -lt 8192 ]; then
+        echo "fuzz: $t input $(basename "$a") in base64:" >&2; base64 -w 0 "$a" >&2; echo >&2
+      else
+        echo "fuzz: $t input $a is $(stat -c %s "$a") bytes (not printed)" >&2
+      fi
+    done
   fi
   printf '%-20s %10s %9s %7s %8s %s\n' "$t" "${execs:-?}" "${speed:-?}" "${cov:-?}" "${ft:-?}" "$result"
 done
@@ -76,4 +91,4 @@ if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: FAILED: ${failed[*]}"
   exit 1
 fi
-echo "fuzz: every target ran ${seconds} s without a crash, hang, leak or out-of-memory"
+echo "fuzz: every target ran ${seconds} s (seed $seed) without a crash, hang, leak or out-of-memory"

@@ -18,7 +18,7 @@ cd "$root"
 scripts/setup.sh || { echo "test: setup failed" >&2; exit 2; }
 source <(scripts/node-tools.sh --env)
 
-passed=0; failed=0; failed_stages=()
+passed=0; failed=0; failed_stages=(); failure_details=()
 # Adds a stage's counts; a stage that crashed without counts counts as one failure.
 tally() { # name exit_code passed failed
   passed=$((passed + $3)); failed=$((failed + $4))
@@ -31,6 +31,7 @@ run_ctest() { # name build_dir
   local total fail
   total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -1)
   fail=$(sed -n 's/.*, \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -1)
+  [ "$rc" != 0 ] && failure_details+=("$1: $(sed -n '/The following tests FAILED/,$p' "$log" | head -40)")
   rm -f "$log"
   tally "$1" "$rc" $(( ${total:-0} - ${fail:-0} )) "${fail:-0}"
 }
@@ -77,6 +78,8 @@ echo "== fuzz targets, ${DW_FUZZ_SECONDS:-20} s each under ASan + UBSan (scripts
 out=$(scripts/fuzz-smoke.sh 2>&1); rc=$?
 echo "$out"
 tally fuzz $rc "$(echo "$out" | grep -cE ' ok$')" "$(echo "$out" | grep -cE ' FAILED ')"
+# What failed, repeated at the end: CI keeps only the tail of the log.
+[ $rc != 0 ] && failure_details+=("$(echo "$out" | grep -E 'FAILED|ERROR: |SUMMARY: |runtime error|base64:|^[A-Za-z0-9+/=]{8,}$' | cut -c1-12000)")
 echo "== the desk in headless Chromium (playwright-core + axe-core)" >&2
 out=$(node tests/browser/desk_browser.mjs "$root/build" 2>&1); rc=$?
 echo "$out"
@@ -97,6 +100,7 @@ if [ "${DW_SKIP_SANITIZERS:-0}" != 1 ]; then
 fi
 
 if [ ${#failed_stages[@]} -gt 0 ]; then
+  for d in "${failure_details[@]}"; do echo "$d"; done
   echo "test: FAILED stages: ${failed_stages[*]}"
 fi
 echo "all: $passed passed, $failed failed"

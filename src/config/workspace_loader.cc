@@ -14,6 +14,7 @@
 #include "config/workspace_builder.h"
 #include "config/workspace_schema.h"
 #include "config/yaml_budget.h"
+#include "config/yaml_documents.h"
 
 namespace dw::config {
 namespace {
@@ -62,7 +63,7 @@ LoadResult Load(const fs::path& dir_in, const EnvLookup& env) {
 
   YAML::Node root;
   try {
-    std::vector<YAML::Node> documents = YAML::LoadAll(buffer.str());
+    std::vector<YAML::Node> documents = LoadYamlDocuments(buffer.str());
     if (documents.size() > 1)
       return Fail(FileError(file, documents[1].Mark().line + 1, 1,
                             "the workspace file holds " + std::to_string(documents.size()) +

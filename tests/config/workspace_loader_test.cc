@@ -169,6 +169,17 @@ TEST(ConfigLoaderTest, AnAliasBombIsRefusedBeforeItIsExpanded) {
     EXPECT_EQ(e.message.find("YAML nodes"), std::string::npos) << few.ErrorText();
 }
 
+// Found by the workspace fuzz target (a timeout at 2 GB of memory): yaml-cpp 0.7's LoadAll loops
+// for ever on a stray ','; the loader reports it as a syntax error with its line.
+TEST(ConfigLoaderTest, AStrayCommaIsASyntaxErrorNotAnEndlessLoop) {
+  TempWorkspace tmp;
+  auto r = tmp.Load("# The loyalty tiers model in dbt\n, checked where it lands.\n");
+  ASSERT_FALSE(r.ok());
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_NE(r.errors[0].message.find("YAML syntax error"), std::string::npos) << r.ErrorText();
+  EXPECT_EQ(r.errors[0].line, 2) << r.ErrorText();
+}
+
 TEST(ConfigLoaderTest, CheckAndMonitorSpecsKeepTypedValues) {
   TempWorkspace tmp;
   auto r = tmp.Load(std::string(kMinimal) +

@@ -28,22 +28,15 @@
 namespace dw::crash {
 namespace {
 
-using store::test_support::ScratchLocation;
 using namespace std::chrono_literals;
 
 std::string Where(uint64_t seed, int kill) {
   return "DW_CRASH_SEED=" + std::to_string(seed) + ", kill " + std::to_string(kill);
 }
 
-class CrashTest : public ::testing::TestWithParam<std::string> {
+class CrashTest : public store::test_support::ScratchOnEachBackend {
  protected:
-  void SetUp() override {
-    if (GetParam() == "postgresql" && store::test_support::PostgresTestUrl().empty())
-      GTEST_SKIP() << store::test_support::kPgSkipMessage;
-    auto scratch = ScratchLocation::Create(GetParam());
-    ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
-    scratch_ = std::move(scratch).value();
-  }
+  CrashTest() : ScratchOnEachBackend(TimePoint(std::chrono::seconds(1764547200))) {}
 
   // Reopens the store as a new process would after the crash, and checks what holds for every
   // writer: the open succeeds (recovery needs no manual step), every migration is applied, the
@@ -71,8 +64,6 @@ class CrashTest : public ::testing::TestWithParam<std::string> {
     return std::move(opened).value();
   }
 
-  SimulatedClock clock_{TimePoint(std::chrono::seconds(1764547200))};
-  std::unique_ptr<ScratchLocation> scratch_;
 };
 
 // Metric points: batches of 8 points written with UpsertMetricPoints (one transaction each).

@@ -92,18 +92,33 @@ class ScratchLocation {
 };
 
 // The fixture of a test run once per state-store backend (INSTANTIATE_TEST_SUITE_P with "sqlite"
-// and "postgresql"), written once: SetUp skips the postgresql run when no server is given, makes a
-// fresh scratch location and opens store_ on it with clock_. A test that adds its own SetUp calls
-// this one first and returns when IsSkipped() or HasFatalFailure().
-class StoreOnEachBackend : public ::testing::TestWithParam<std::string> {
+// and "postgresql") that opens its stores itself: SetUp skips the postgresql run when no server is
+// given and makes a fresh scratch location, scratch_. A test that adds its own SetUp calls this one
+// first and returns when IsSkipped() or HasFatalFailure().
+class ScratchOnEachBackend : public ::testing::TestWithParam<std::string> {
  protected:
-  explicit StoreOnEachBackend(TimePoint now = FromUnixMillis(1'800'000'000'000)) : clock_(now) {}
+  explicit ScratchOnEachBackend(TimePoint now = FromUnixMillis(1'800'000'000'000)) : clock_(now) {}
 
   void SetUp() override {
     if (GetParam() == "postgresql" && PostgresTestUrl().empty()) GTEST_SKIP() << kPgSkipMessage;
     Result<std::unique_ptr<ScratchLocation>> scratch = ScratchLocation::Create(GetParam());
     ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
     scratch_ = std::move(scratch).value();
+  }
+
+  SimulatedClock clock_;
+  std::unique_ptr<ScratchLocation> scratch_;
+};
+
+// ScratchOnEachBackend that also opens store_ on the scratch location with clock_.
+class StoreOnEachBackend : public ScratchOnEachBackend {
+ protected:
+  explicit StoreOnEachBackend(TimePoint now = FromUnixMillis(1'800'000'000'000))
+      : ScratchOnEachBackend(now) {}
+
+  void SetUp() override {
+    ScratchOnEachBackend::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     Reopen();
   }
 
@@ -115,8 +130,6 @@ class StoreOnEachBackend : public ::testing::TestWithParam<std::string> {
     store_ = std::move(opened).value();
   }
 
-  SimulatedClock clock_;
-  std::unique_ptr<ScratchLocation> scratch_;
   std::unique_ptr<StateStore> store_;
 };
 

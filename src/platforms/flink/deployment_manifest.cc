@@ -1,5 +1,7 @@
 #include "platforms/flink/deployment_manifest.h"
 
+#include "config/yaml_documents.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -96,7 +98,7 @@ Result<ManifestFolder> ReadManifestFolder(const std::filesystem::path& dir) {
       continue;
     }
     try {
-      for (const auto& doc : YAML::LoadAll(ss.str())) {
+      for (const auto& doc : config::LoadYamlDocuments(ss.str())) {
         if (!doc.IsMap() || Scalar(doc, "kind") != "FlinkDeployment") continue;
         try {
           out.deployments.push_back(ParseDocument(doc, f.filename().string()));

@@ -16,7 +16,6 @@ namespace {
 using dw::testing::LoyaltyNotice;
 using dw::testing::StartReceiver;
 using dw::testing::State;
-using store::test_support::ScratchLocation;
 
 config::Workspace LoyaltyWorkspace(const Json& notify) {
   config::Workspace ws;
@@ -31,17 +30,10 @@ config::Workspace LoyaltyWorkspace(const Json& notify) {
   return ws;
 }
 
-class NotifyOutboxTest : public ::testing::TestWithParam<std::string> {
+class NotifyOutboxTest : public store::test_support::StoreOnEachBackend {
  protected:
-  void SetUp() override {
-    if (GetParam() == "postgresql" && store::test_support::PostgresTestUrl().empty())
-      GTEST_SKIP() << store::test_support::kPgSkipMessage;
-    auto scratch = ScratchLocation::Create(GetParam());
-    ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
-    scratch_ = std::move(scratch).value();
-    store_ = Open();
-    ASSERT_NE(store_, nullptr);
-  }
+  NotifyOutboxTest() : StoreOnEachBackend(FromUnixMillis(1'795'100'000'000)) {}
+
   std::unique_ptr<store::StateStore> Open() {
     auto s = store::OpenStateStore(scratch_->location(), clock_);
     EXPECT_TRUE(s.ok()) << s.status().ToString();
@@ -54,9 +46,6 @@ class NotifyOutboxTest : public ::testing::TestWithParam<std::string> {
     o.request_timeout = std::chrono::milliseconds(3000);
     return o;
   }
-  SimulatedClock clock_{FromUnixMillis(1'795'100'000'000)};
-  std::unique_ptr<ScratchLocation> scratch_;
-  std::unique_ptr<store::StateStore> store_;
   std::unique_ptr<net::HttpClient> http_ = net::MakeCurlHttpClient();
   std::unique_ptr<net::MailClient> mail_ = net::MakeCurlMailClient();
 };
