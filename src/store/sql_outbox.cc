@@ -1,6 +1,9 @@
 // The notification outbox of SqlStateStore (declared in sql_state_store.h): kept in a file of its
 // own so the outbox's SQL reads in one place.
+#include <algorithm>
+#include <set>
 #include <string>
+#include <utility>
 
 #include "store/sql_cells.h"
 #include "store/sql_state_store.h"
@@ -115,6 +118,71 @@ Status SqlStateStore::UpdateOutbox(const OutboxMessage& m) {
     std::string channel = r.Text();
     if (!r.status().ok()) return r.status();
     return Run(kRelineSql, {incident_id, channel}).status();
+  });
+}
+
+Status SqlStateStore::UpdateOutboxMessages(const std::vector<OutboxMessage>& messages) {
+  std::set<int64_t> ids;
+  for (const OutboxMessage& m : messages) {
+    if (!KnownState(m.state))
+      return InvalidArgument("outbox state must be pending, sent or failed, not '" + m.state + "'");
+    if (!ids.insert(m.id).second)
+      return InvalidArgument("outbox message " + std::to_string(m.id) + " is to be updated twice at once");
+  }
+  // A round's outcomes in a few statements rather than two per message: on PostgreSQL each
+  // statement is a round trip, and 1,000 of them made the commit of a 500-message round 0.3 s.
+  constexpr size_t kPerStatement = 100;
+  return Do(true, [&]() -> Status {
+    const SqlValue now = TimeCell(clock_.Now());
+    for (size_t start = 0; start < messages.size(); start += kPerStatement) {
+      const size_t end = std::min(messages.size(), start + kPerStatement);
+      // Placeholders only: every value is bound. VALUES columns are column1.. on both backends,
+      // and untyped parameters in VALUES are text on PostgreSQL, hence the casts.
+      std::string values;
+      std::vector<SqlValue> params{now};
+      for (size_t i = start; i < end; ++i) {
+        const OutboxMessage& m = messages[i];
+        const size_t p = params.size() + 1;
+        values += std::string(values.empty() ? "" : ", ") + "(CAST($" + std::to_string(p) + " AS BIGINT), $" +
+                  std::to_string(p + 1) + ", CAST($" + std::to_string(p + 2) + " AS BIGINT), CAST($" +
+                  std::to_string(p + 3) + " AS BIGINT), $" + std::to_string(p + 4) + ", $" + std::to_string(p + 5) + ")";
+        params.insert(params.end(), {m.id, m.state, static_cast<int64_t>(m.attempts), TimeCell(m.next_attempt_at),
+                                     ProseCell(m.last_error), RedactedJsonCell(m.answer)});
+      }
+      Result<std::vector<SqlRow>> rows =
+          Run("UPDATE notify_outbox SET state = v.column2, attempts = v.column3, next_attempt_at = v.column4, "
+              "last_error = v.column5, answer = v.column6, updated_at = $1 FROM (VALUES " + values +
+                  ") AS v WHERE notify_outbox.id = v.column1 "
+                  "RETURNING notify_outbox.incident_id, notify_outbox.channel",
+              params);
+      if (!rows.ok()) return rows.status();
+      if (rows->size() != end - start)
+        return NotFound(std::to_string(end - start - rows->size()) + " of the outbox messages to update do not exist");
+      // The lines these messages belong to, each set right again (as kRelineSql does for one).
+      std::string lines;
+      std::vector<SqlValue> line_params;
+      std::set<std::pair<std::string, std::string>> seen;
+      for (const SqlRow& row : *rows) {
+        RowReader r(row, "notify_outbox");
+        std::string incident_id = r.Text();
+        std::string channel = r.Text();
+        if (!r.status().ok()) return r.status();
+        if (!seen.emplace(incident_id, channel).second) continue;
+        const size_t p = line_params.size() + 1;
+        lines += std::string(lines.empty() ? "" : ", ") + "($" + std::to_string(p) + ", $" + std::to_string(p + 1) + ")";
+        line_params.push_back(incident_id);
+        line_params.push_back(channel);
+      }
+      DW_RETURN_IF_ERROR(
+          Run("UPDATE notify_outbox SET next_in_line = 1 - next_in_line "
+              "WHERE id IN (SELECT o.id FROM (VALUES " + lines + ") AS l JOIN notify_outbox o "
+              "ON o.incident_id = l.column1 AND o.channel = l.column2) AND next_in_line <> CASE WHEN id = ("
+              "SELECT min(e.id) FROM notify_outbox e WHERE e.incident_id = notify_outbox.incident_id "
+              "AND e.channel = notify_outbox.channel AND e.state = 'pending') THEN 1 ELSE 0 END",
+              line_params)
+              .status());
+    }
+    return Status::Ok();
   });
 }
 

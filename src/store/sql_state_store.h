@@ -87,6 +87,7 @@ class SqlStateStore final : public StateStore, public MetricSnapshots {
   Result<bool> EnqueueOutbox(const OutboxMessage& message) override;
   Result<std::vector<OutboxMessage>> DueOutbox(TimePoint now, int limit) override;
   Status UpdateOutbox(const OutboxMessage& message) override;
+  Status UpdateOutboxMessages(const std::vector<OutboxMessage>& messages) override;
   Result<std::vector<OutboxMessage>> OutboxFor(const std::string& incident_id) override;
 
  private:

@@ -1,7 +1,7 @@
 // The outbox's lines on every backend: DueOutbox reads only the message next in line of each
 // (incident, channel), whatever is queued behind it, and the line moves on when that message is
 // sent or given up (never while it waits for a retry). Also: a store written before the lines
-// existed (schema version 5) is upgraded with the right message next in each line.
+// existed (schema version 6) is upgraded with the right message next in each line.
 #include <gtest/gtest.h>
 
 #include "store/migrations.h"
@@ -116,17 +116,70 @@ TEST_P(OutboxLineTest, TheLineMovesOnWhenItsMessageIsSentOrGivenUpNeverWhileItWa
   EXPECT_EQ(Due(*store, 70), (std::vector<std::string>{"B/slack/open", "A/slack/severity_raised:SEV1"}));
 }
 
-TEST_P(OutboxLineTest, AVersion5OutboxIsUpgradedWithTheRightMessageNextInEachLine) {
+TEST_P(OutboxLineTest, ARoundsOutcomesAreStoredAtOnceAndEveryLineMovesOn) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  // 250 lines of two messages: more than one statement's worth (100) of outcomes.
+  for (int i = 0; i < 250; ++i) {
+    Add(*store, "I" + std::to_string(i), "open", 0);
+    Add(*store, "I" + std::to_string(i), "resolved", 0);
+  }
+  Result<std::vector<OutboxMessage>> due = store->DueOutbox(At(0), 1000);
+  ASSERT_TRUE(due.ok());
+  ASSERT_EQ(due->size(), 250u);
+  for (size_t i = 0; i < due->size(); ++i) {
+    OutboxMessage& m = (*due)[i];
+    m.attempts = 1;
+    if (i % 3 == 0) {
+      m.state = "sent";
+      m.answer = {{"ts", "1.0" + std::to_string(i)}};
+    } else if (i % 3 == 1) {
+      m.state = "failed";
+      m.last_error = "refused";
+    } else {
+      m.next_attempt_at = At(30);  // retried later: its resolve must wait
+    }
+  }
+  // An unknown id or the same message twice: nothing written.
+  std::vector<OutboxMessage> bad = *due;
+  bad.back().id = 999'999;
+  EXPECT_EQ(store->UpdateOutboxMessages(bad).code(), StatusCode::kNotFound);
+  bad = *due;
+  bad.push_back(bad.front());
+  EXPECT_EQ(store->UpdateOutboxMessages(bad).code(), StatusCode::kInvalidArgument);
+  bad = *due;
+  bad.front().state = "delivered";
+  EXPECT_EQ(store->UpdateOutboxMessages(bad).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(Due(*store, 0, 1000).size(), 250u);  // still every open, as before
+
+  ASSERT_TRUE(store->UpdateOutboxMessages(*due).ok());
+  std::vector<std::string> now = Due(*store, 0, 1000);
+  ASSERT_EQ(now.size(), 167u);  // the resolves behind the sent and the failed opens
+  for (const auto& d : now) EXPECT_NE(d.find("/resolved"), std::string::npos) << d;
+  EXPECT_EQ(Due(*store, 30, 1000).size(), 250u);  // and the retried opens, once due
+  // What was stored is what was given.
+  auto kept = store->OutboxFor((*due)[0].incident_id);
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ((*kept)[0].state, "sent");
+  EXPECT_EQ((*kept)[0].attempts, 1);
+  EXPECT_EQ((*kept)[0].answer.value("ts", ""), "1.00");
+  kept = store->OutboxFor((*due)[2].incident_id);
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ((*kept)[0].state, "pending");
+  EXPECT_EQ((*kept)[0].next_attempt_at, At(30));
+}
+
+TEST_P(OutboxLineTest, AVersion6OutboxIsUpgradedWithTheRightMessageNextInEachLine) {
   {
     Result<std::unique_ptr<SqlConnection>> conn = scratch_->Connect();
     ASSERT_TRUE(conn.ok()) << conn.status().ToString();
-    Result<std::unique_ptr<StateStore>> v5 =
-        SqlStateStore::Open(std::move(conn).value(), AllMigrations().first(5), clock_);
-    ASSERT_TRUE(v5.ok()) << v5.status().ToString();
-    ASSERT_EQ((*v5)->schema_version(), 5);
+    Result<std::unique_ptr<StateStore>> v6 =
+        SqlStateStore::Open(std::move(conn).value(), AllMigrations().first(6), clock_);
+    ASSERT_TRUE(v6.ok()) << v6.status().ToString();
+    ASSERT_EQ((*v6)->schema_version(), 6);
   }
   {
-    // Rows as a version-5 store wrote them: A's open sent, its update and resolve pending; B's
+    // Rows as a version-6 store wrote them: A's open sent, its update and resolve pending; B's
     // open given up, its resolve pending; C's only message sent.
     Result<std::unique_ptr<SqlConnection>> raw = scratch_->Connect();
     ASSERT_TRUE(raw.ok());
