@@ -56,6 +56,17 @@ constexpr const char* kRelineSql =
 
 }  // namespace
 
+// Which message is next in a line is decided from what the writing transaction reads. SQLite's
+// write transactions are serial (BEGIN IMMEDIATE), so that read is always current; PostgreSQL's
+// READ COMMITTED would let two writers of one line (a `dw approve` enqueueing while `dw watch`
+// records a send) each miss the other's row and leave the line with no message next, or two.
+// One transaction-scoped advisory lock serializes the outbox's writers on PostgreSQL; it is held
+// to the commit, so the second writer reads what the first wrote.
+Status SqlStateStore::LockOutboxLines() {
+  if (conn_->backend() != "postgresql") return Status::Ok();
+  return Run("SELECT pg_advisory_xact_lock(1685520640)", {}).status();  // 0x64770100: "outbox"
+}
+
 Result<bool> SqlStateStore::EnqueueOutbox(const OutboxMessage& m) {
   if (m.incident_id.empty() || m.channel.empty() || m.event.empty())
     return InvalidArgument("an outbox message needs an incident id, a channel and an event");
@@ -63,6 +74,7 @@ Result<bool> SqlStateStore::EnqueueOutbox(const OutboxMessage& m) {
     return InvalidArgument("outbox state must be pending, sent or failed, not '" + m.state + "'");
   bool inserted = false;
   Status s = Do(true, [&]() -> Status {
+    DW_RETURN_IF_ERROR(LockOutboxLines());
     SqlValue now = TimeCell(clock_.Now());
     // DO NOTHING keeps a duplicate from failing (and dooming) an enclosing transaction.
     Result<std::vector<SqlRow>> rows =
@@ -104,6 +116,7 @@ Status SqlStateStore::UpdateOutbox(const OutboxMessage& m) {
   if (!KnownState(m.state))
     return InvalidArgument("outbox state must be pending, sent or failed, not '" + m.state + "'");
   return Do(true, [&]() -> Status {
+    DW_RETURN_IF_ERROR(LockOutboxLines());
     Result<std::vector<SqlRow>> rows =
         Run("UPDATE notify_outbox SET state = $2, attempts = $3, next_attempt_at = $4, "
             "last_error = $5, answer = $6, updated_at = $7 WHERE id = $1 "
@@ -133,6 +146,7 @@ Status SqlStateStore::UpdateOutboxMessages(const std::vector<OutboxMessage>& mes
   // statement is a round trip, and 1,000 of them made the commit of a 500-message round 0.3 s.
   constexpr size_t kPerStatement = 100;
   return Do(true, [&]() -> Status {
+    DW_RETURN_IF_ERROR(LockOutboxLines());
     const SqlValue now = TimeCell(clock_.Now());
     for (size_t start = 0; start < messages.size(); start += kPerStatement) {
       const size_t end = std::min(messages.size(), start + kPerStatement);

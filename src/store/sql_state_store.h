@@ -94,6 +94,9 @@ class SqlStateStore final : public StateStore, public MetricSnapshots {
   SqlStateStore(std::unique_ptr<SqlConnection> conn, int schema_version, const Clock& clock)
       : conn_(std::move(conn)), schema_version_(schema_version), clock_(clock) {}
 
+  // Serializes the outbox's writers to the end of the transaction (PostgreSQL; a no-op on SQLite,
+  // whose writers are serial already). REQUIRES: inside a Do body. In sql_outbox.cc.
+  Status LockOutboxLines();
   // Runs `body` holding the store lock. A `write` outside any transaction gets its own; inside
   // one, `body` joins it and a failure dooms it.
   Status Do(bool write, const std::function<Status()>& body);

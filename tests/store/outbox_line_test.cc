@@ -4,6 +4,9 @@
 // existed (schema version 6) is upgraded with the right message next in each line.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "store/migrations.h"
 #include "store/sql_state_store.h"
 #include "store/state_store.h"
@@ -114,6 +117,30 @@ TEST_P(OutboxLineTest, TheLineMovesOnWhenItsMessageIsSentOrGivenUpNeverWhileItWa
   // A message written after its line ran empty is next at once.
   Add(*store, "A", "severity_raised:SEV1", 70);
   EXPECT_EQ(Due(*store, 70), (std::vector<std::string>{"B/slack/open", "A/slack/severity_raised:SEV1"}));
+}
+
+// Two processes write one line at once: `dw approve` queues a message behind the one `dw watch`
+// is recording as sent. Whatever the interleaving, the new message must end up next in line
+// (PostgreSQL's READ COMMITTED would otherwise let each writer miss the other's row).
+TEST_P(OutboxLineTest, TwoWritersOfOneLineAtOnceLeaveTheNextMessageNextInLine) {
+  auto watch = Open();
+  auto approve = Open();
+  ASSERT_TRUE(watch && approve);
+  Add(*watch, "A", "approval_requested", 0);
+  OutboxMessage sending = Take(*watch, 0, "A");
+  sending.state = "sent";
+  sending.attempts = 1;
+  std::thread recorder;
+  Status queued = approve->InTransaction([&](StateStore& tx) -> Status {
+    Add(tx, "A", "approved", 0);
+    // The send is recorded while this transaction is still open...
+    recorder = std::thread([&] { EXPECT_TRUE(watch->UpdateOutbox(sending).ok()); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    return Status::Ok();  // ...and only then does it commit.
+  });
+  recorder.join();
+  ASSERT_TRUE(queued.ok()) << queued.ToString();
+  EXPECT_EQ(Due(*watch, 0), (std::vector<std::string>{"A/slack/approved"}));
 }
 
 TEST_P(OutboxLineTest, ARoundsOutcomesAreStoredAtOnceAndEveryLineMovesOn) {
