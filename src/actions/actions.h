@@ -635,7 +635,8 @@ Result<VerificationOutcome> VerifyIncident(store::StateStore& store,
 Result<Json> ResolutionReceiptContent(store::StateStore& store, incidents::IncidentDesk& desk,
                                       const std::string& incident_id, const Clock& clock);
 
-// Writes the receipt of every resolved incident that has none yet (the newest 200 resolved), so
+// Writes the receipt of every resolved incident that has none yet (among the 200 opened last and
+// every incident resolved in the last 7 days, however long ago it was opened), so
 // a resolution by verification, by a person or by the watch loop's signal pass gets exactly one
 // receipt, even after a crash between the two. Each receipt's `resolved` notice (NotifyResolved:
 // the alert closed with the receipt's summary and hash) is written in the same transaction, so a

@@ -18,6 +18,10 @@ namespace {
 
 constexpr const char* kReceiptsSubject = "receipts";
 constexpr int kResolvedSweepLimit = 200;
+// Every incident resolved this recently is swept too, whenever it was opened: the newest-opened
+// 200 alone missed an old incident resolved after 200 later ones were (its receipt was never
+// written, found by the crash test of receipts on resolve).
+constexpr auto kRecentResolutions = std::chrono::hours(24 * 7);
 
 std::string Rfc(TimePoint t) { return FormatRfc3339(t); }
 
@@ -219,6 +223,16 @@ Result<std::vector<std::string>> WriteResolutionReceipts(store::StateStore& stor
   Result<std::vector<store::IncidentRecord>> resolved =
       store.Incidents(incidents::IncidentStatusName(incidents::IncidentStatus::kResolved), kResolvedSweepLimit);
   if (!resolved.ok()) return resolved.status();
+  {
+    Result<std::vector<store::IncidentRecord>> recent =
+        store.IncidentsOverlapping(clock.Now() - kRecentResolutions, clock.Now() + std::chrono::milliseconds(1));
+    if (!recent.ok()) return recent.status();
+    std::set<std::string> swept;
+    for (const auto& rec : *resolved) swept.insert(rec.id);
+    for (auto& rec : *recent)
+      if (rec.status == incidents::IncidentStatusName(incidents::IncidentStatus::kResolved) && swept.insert(rec.id).second)
+        resolved->push_back(std::move(rec));
+  }
   if (resolved->empty()) return said;
   Result<std::vector<store::ActionEventRecord>> events = store.ActionEvents(kReceiptsSubject);
   if (!events.ok()) return events.status();

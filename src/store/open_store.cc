@@ -11,9 +11,13 @@ namespace dw::store {
 Result<std::unique_ptr<StateStore>> OpenStateStore(const std::string& location,
                                                    const Clock& clock) {
   if (location.empty()) return InvalidArgument("the state store location is empty");
-  Result<std::unique_ptr<SqlConnection>> conn = IsPostgresLocation(location)
-                                                    ? OpenPostgresConnection(location)
-                                                    : OpenSqliteConnection(location);
+  // A commit on PostgreSQL returns only once the server has flushed it, whatever the server's
+  // default: an acknowledged approval or receipt must survive the server crashing right after
+  // (with synchronous_commit=off, `pg_ctl restart -m immediate` lost acknowledged writes).
+  Result<std::unique_ptr<SqlConnection>> conn =
+      IsPostgresLocation(location)
+          ? OpenPostgresConnection(location, "the state store", "-c synchronous_commit=on")
+          : OpenSqliteConnection(location);
   if (!conn.ok()) return conn.status();
   return SqlStateStore::Open(std::move(conn).value(), AllMigrations(), clock);
 }

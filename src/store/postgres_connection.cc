@@ -1,4 +1,5 @@
 #include "store/postgres_connection.h"
+#include "store/sql_operation.h"
 
 #include <libpq-fe.h>
 
@@ -85,7 +86,7 @@ class PostgresConnection final : public SqlConnection {
     ExecStatusType st = res != nullptr ? PQresultStatus(res) : PGRES_FATAL_ERROR;
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
       std::string detail = res != nullptr ? PQresultErrorMessage(res) : PQerrorMessage(conn_);
-      return PostgresError(res, "PostgreSQL statement failed on " + display_ + ": " +
+      return PostgresError(res, "PostgreSQL statement (" + SqlOperation(sql) + ") failed on " + display_ + ": " +
                                     RedactPasswordIn(Trim(detail), url_));
     }
     std::vector<SqlRow> rows;

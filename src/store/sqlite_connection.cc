@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include "store/sql_operation.h"
 #include "store/sqlite_status.h"
 #include "store/sqlite_values.h"
 #include "store/sqlite_wal_checkpointer.h"
@@ -15,12 +16,28 @@
 namespace dw::store {
 namespace {
 
+// What an I/O failure below SQLite was, for the extended codes a disk gives ("disk I/O error"
+// alone does not say whether a write or an fsync failed).
+const char* IoFailure(int code) {
+  switch (code) {
+    case SQLITE_IOERR_WRITE: return " (a write to the disk failed)";
+    case SQLITE_IOERR_FSYNC: return " (an fsync failed: the disk did not confirm what was written)";
+    case SQLITE_IOERR_READ: return " (a read from the disk failed)";
+    case SQLITE_IOERR_SHORT_READ: return " (a read from the disk came back short)";
+    case SQLITE_IOERR_TRUNCATE: return " (truncating a file failed)";
+    case SQLITE_IOERR_DIR_FSYNC: return " (an fsync of the folder failed)";
+    default: return "";
+  }
+}
+
 // The Status of a failed call on the state store (store/sqlite_status.h decides the code).
 Status SqliteError(int code, const std::string& what, sqlite3* db) {
   std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code);
-  std::string message = what + ": " + detail;
+  std::string message = what + ": " + detail + IoFailure(code);
   const int primary = code & 0xff;
   if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) message += " (another process holds the state store lock)";
+  if (primary == SQLITE_FULL) message += " (free space on the disk; nothing of this write was kept, and the store carries on once there is room)";
+  if (primary == SQLITE_IOERR) message += " (nothing of this write was kept; the next write tries again)";
   return Status(SqliteStatusCode(code, /*user_sql=*/false), message);
 }
 
@@ -67,7 +84,8 @@ class SqliteConnection final : public SqlConnection {
       int rc = sqlite3_step(stmt);
       if (rc == SQLITE_DONE) break;
       if (rc != SQLITE_ROW)
-        return SqliteError(sqlite3_extended_errcode(db_), "SQLite statement failed", db_);
+        return SqliteError(sqlite3_extended_errcode(db_),
+                           "state store " + path_ + ": " + SqlOperation(sql) + " failed", db_);
       const int n = sqlite3_column_count(stmt);
       row.resize(static_cast<size_t>(n));
       for (int i = 0; i < n; ++i) row[static_cast<size_t>(i)] = ReadSqliteCell(stmt, i);
@@ -81,7 +99,8 @@ class SqliteConnection final : public SqlConnection {
     int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
     if (err != nullptr) sqlite3_free(err);  // the same text is available from sqlite3_errmsg
     if (rc != SQLITE_OK)
-      return SqliteError(sqlite3_extended_errcode(db_), "SQLite script failed", db_);
+      return SqliteError(sqlite3_extended_errcode(db_),
+                         "state store " + path_ + ": " + SqlOperation(sql) + " failed", db_);
     return Status::Ok();
   }
 

@@ -82,14 +82,22 @@ void WalCheckpointer::Run() {
     return;
   }
   std::unique_lock<std::mutex> lock(mu_);
+  int failures = 0;  // in a row: a disk that fails is said once, and again when it recovers
   for (;;) {
     cv_.wait(lock, [&] { return due_ || stop_; });
     if (stop_) break;
     lock.unlock();
     int wal = 0, copied = 0;
     rc = sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &wal, &copied);
-    if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
-      spdlog::warn("state store: background checkpoint of {} failed: {}", path_, sqlite3_errmsg(db));
+    if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) {
+      if (failures++ == 0)
+        spdlog::warn("state store: background checkpoint of {} failed: {} (code {}); commits still go to "
+                     "the write-ahead log, and the checkpoint is retried after every commit",
+                     path_, sqlite3_errmsg(db), sqlite3_extended_errcode(db));
+    } else if (rc == SQLITE_OK && failures > 0) {
+      spdlog::warn("state store: background checkpoint of {} succeeded again after {} failure(s)", path_, failures);
+      failures = 0;
+    }
     lock.lock();
     ++checkpoints_;
     due_ = false;

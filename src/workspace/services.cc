@@ -44,7 +44,9 @@ Result<store::StateStore*> Services::state() {
   if (!workspace_status_.ok()) return workspace_status_;
   std::lock_guard<std::mutex> lock(state_mu_);
   if (!state_) {
-    auto opened = store::OpenStateStore(workspace_->state);
+    // The store stamps its rows (written_at, updated_at) from the command's clock, so `--now` and a
+    // replay's simulated time reach them too.
+    auto opened = store::OpenStateStore(workspace_->state, *clock_);
     if (!opened.ok()) return opened.status();
     state_ = std::move(opened).value();
   }
