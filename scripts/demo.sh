@@ -115,7 +115,8 @@ fi
 # watch jobs and the simulators; the owner's approvals are signed and decided as `dw approve` does,
 # her fix is verified and the resolution leaves a receipt. Each replay prints its timeline, then the
 # seed page's table with our times beside theirs, then checks its expectations (incident opened,
-# cause ranked first, blast radius, verified, receipt) and exits non-zero if one fails.
+# cause ranked first, blast radius, verified, receipt, and the messages its loopback Slack,
+# Opsgenie, Teams and SMTP receivers got) and exits non-zero if one fails.
 for seed in flink-restore-zeroed-balances kestra-stale-tariff-http-200; do
   echo
   echo "== dw replay examples/scenarios/$seed"

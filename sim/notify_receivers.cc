@@ -28,15 +28,18 @@ struct Inbox {
   std::vector<Json> received;
   int64_t next_id = 1;
 
-  void Record(const httplib::Request& req, int status) {
+  // `answer`: what a service that answers 200 to a refusal (Slack's Web API) said ({ok, ts}), kept
+  // with the request so a reader can tell an accepted call, and which message it made or edited.
+  void Record(const httplib::Request& req, int status, const Json& answer = Json()) {
     std::lock_guard<std::mutex> lock(mu);
-    RecordLocked(req, status);
+    RecordLocked(req, status, answer);
   }
   // REQUIRES: mu held.
-  void RecordLocked(const httplib::Request& req, int status) {
+  void RecordLocked(const httplib::Request& req, int status, const Json& answer = Json()) {
     Json body = Json::parse(req.body, nullptr, false);
     Json entry = {{"method", req.method}, {"path", req.path}, {"status", status},
                   {"body", body.is_discarded() ? Json(req.body) : body}};
+    if (!answer.is_null()) entry["answer"] = answer;
     if (req.has_header("Authorization")) entry["authorization"] = req.get_header_value("Authorization");
     if (!req.params.empty()) {
       Json q = Json::object();
@@ -211,7 +214,7 @@ void InstallSlack(const Json& script, httplib::Server& server, FaultList faults)
         }
       }
       if (!error.empty()) answer = {{"ok", false}, {"error", error}};
-      inbox->Record(req, 200);
+      inbox->Record(req, 200, Json{{"ok", error.empty()}, {"ts", answer.value("ts", "")}});
       res.set_content(answer.dump(), "application/json; charset=utf-8");  // the Web API answers 200 even for errors
       faults.LostAnswer(req, res);
     };

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "actions/actions.h"
 #include "platforms/notify/notify.h"
@@ -30,6 +31,16 @@ namespace dw::actions {
 // workspace without notify:, writes nothing. The store's error on failure.
 // "Proposal P v1 (hold): <content.summary>. Waits for approval by a, b until <time> (...)".
 std::string ApprovalSummary(const store::ProposalRecord& rec, const ApprovalRequestView& req);
+// The summary of several proposals sent together in one request (ApprovalSummary for one):
+// "3 proposals wait for approval by a: P1 v1 (hold): ...; P2 v1 (...): ... (the newest request
+// expires at <time>; ...)".
+std::string ApprovalSetSummary(const std::vector<store::ProposalRecord>& recs, const ApprovalRequestView& req);
+
+// SendForApproval; with `notify` false the approvers' notice is left to the caller, who sends
+// one for the proposals it sends together (ProposeForIncident), in the same transaction.
+Result<ApprovalRequestView> SendForApprovalWith(store::StateStore& store, const config::Workspace& workspace,
+                                                const std::string& proposal_id, const Clock& clock,
+                                                const std::string& actor, bool notify);
 
 Status NotifyProposal(store::StateStore& store, const config::Workspace& workspace, const Clock& clock,
                       const store::ProposalRecord& rec, platforms::notify::EventKind event,

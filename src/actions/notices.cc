@@ -29,6 +29,42 @@ Status NotifyProposal(store::StateStore& store, const config::Workspace& workspa
   return incidents::EnqueueNotice(workspace, store, clock, n);
 }
 
+namespace {
+
+// The receipt of a resolution in a few sentences, for the message that closes the alert: the cause,
+// the approvals, the runs, the checks and the undo ("" when the receipt has none of them).
+std::string ResolutionSummary(const Json& content) {
+  std::string out;
+  auto sentence = [&](const std::string& s) { out += (out.empty() ? "" : " ") + s; };
+  const Json cause = content.value("cause", Json::object());
+  if (cause.is_object() && !cause.value("kind", "").empty())
+    sentence("Cause: " + cause.value("kind", "") + (cause.value("asset", "").empty() ? "" : " on " + cause.value("asset", "")) + ".");
+  std::string approved;
+  for (const Json& p : content.value("proposals", Json::array())) {
+    const Json d = p.is_object() ? p.value("decision", Json::object()) : Json::object();
+    if (d.is_object() && d.value("verdict", "") == "approve")
+      approved += (approved.empty() ? "" : ", ") + p.value("kind", "") + " v" + std::to_string(p.value("version", 0)) +
+                  " by " + d.value("by", "");
+  }
+  if (!approved.empty()) sentence("Approved: " + approved + ".");
+  const Json runs = content.value("runs", Json::object());
+  if (runs.is_object()) {
+    size_t steps = runs.value("steps", Json::array()).size(), seen = runs.value("observed_on_platforms", Json::array()).size();
+    if (steps + seen > 0)
+      sentence("Runs: " + std::to_string(steps) + " queued or dispatched, " + std::to_string(seen) +
+               " observed on the platforms.");
+  }
+  const Json checks = content.value("checks", Json::object());
+  if (checks.is_object() && checks.contains("passed"))
+    sentence(std::string(checks.value("passed", false) ? "Checks passed" : "Checks failed") + ": " +
+             std::to_string(checks.value("items", Json::array()).size()) + " item(s) of " + checks.value("plan", "the plan") + ".");
+  const size_t undo = content.value("undo", Json::array()).size();
+  if (undo > 0) sentence("Undo recorded for " + std::to_string(undo) + " proposal(s).");
+  return out;
+}
+
+}  // namespace
+
 Status NotifyResolved(store::StateStore& store, const config::Workspace& workspace,
                       const Clock& clock, const std::string& incident_id,
                       const store::ReceiptRecord& receipt) {
@@ -41,6 +77,7 @@ Status NotifyResolved(store::StateStore& store, const config::Workspace& workspa
   if (content.is_object()) {
     if (content.contains("summary") && content["summary"].is_string()) said = content["summary"].get<std::string>();
     else if (content.contains("cause") && content["cause"].is_string()) said = content["cause"].get<std::string>();
+    else said = ResolutionSummary(content);
   }
   if (said.empty()) said = "Resolved";
   said += " (receipt " + std::to_string(receipt.seq) + ", hash " + receipt.hash + ")";

@@ -135,10 +135,32 @@ Result<ProposalState> GetProposalState(store::StateStore& store, const std::stri
   return st;
 }
 
+std::string ApprovalSetSummary(const std::vector<store::ProposalRecord>& recs, const ApprovalRequestView& req) {
+  if (recs.size() == 1) return ApprovalSummary(recs.front(), req);
+  std::string who;
+  for (const std::string& a : req.approvers) who += (who.empty() ? "" : ", ") + a;
+  std::string s = std::to_string(recs.size()) + " proposals wait for approval by " + who + ":";
+  for (size_t i = 0; i < recs.size(); ++i) {
+    s += (i ? "; " : " ") + recs[i].id + " v" + std::to_string(recs[i].version) + " (" + recs[i].kind + ")";
+    const Json& content = recs[i].body.contains("content") ? recs[i].body["content"] : Json();
+    if (content.is_object() && content.contains("summary") && content["summary"].is_string())
+      s += ": " + content["summary"].get<std::string>();
+  }
+  return s + " (the newest request expires at " + FormatRfc3339(req.expires_at) +
+         "; dw approve ID, one decision per proposal)";
+}
+
 Result<ApprovalRequestView> SendForApproval(store::StateStore& store,
                                             const config::Workspace& workspace,
                                             const std::string& proposal_id, const Clock& clock,
                                             const std::string& actor) {
+  return SendForApprovalWith(store, workspace, proposal_id, clock, actor, true);
+}
+
+Result<ApprovalRequestView> SendForApprovalWith(store::StateStore& store,
+                                                const config::Workspace& workspace,
+                                                const std::string& proposal_id, const Clock& clock,
+                                                const std::string& actor, bool notify) {
   Result<ProposalState> st = GetProposalState(store, proposal_id, 0, clock);
   if (!st.ok()) return st.status();
   const std::string subject = ProposalSubject(proposal_id);
@@ -187,6 +209,7 @@ Result<ApprovalRequestView> SendForApproval(store::StateStore& store,
                                   {"ttl_ms", static_cast<int64_t>(ttl->count())},
                                   {"expires_at_ms", ToUnixMillis(req.expires_at)}});
     if (!rec.ok()) return rec.status();
+    if (!notify) return Status::Ok();
     return NotifyProposal(tx, workspace, clock, st->record, platforms::notify::EventKind::kApprovalRequested,
                           ApprovalSummary(st->record, req));
   });

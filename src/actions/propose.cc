@@ -1,5 +1,9 @@
 // Drafting an incident's proposals and storing them as versions: the one entry the surfaces
 // (`remediate`, `dw incidents propose`, the replay) call.
+#include <algorithm>
+#include <set>
+
+#include "actions/approval_log.h"
 #include "actions/drafting.h"
 #include "base/rfc3339.h"
 
@@ -84,6 +88,7 @@ Result<ProposeOutcome> ProposeForIncident(const config::Workspace& workspace, st
   const config::DomainConfig* domain = nullptr;
   if (auto d = workspace.domains.find(set->domain); d != workspace.domains.end()) domain = &d->second;
   Result<Autonomy> level = domain ? ParseAutonomy(domain->autonomy) : Result<Autonomy>(Autonomy::kL1);
+  std::vector<size_t> to_send;  // indices into out.stored of the versions to send for approval
   for (const DraftedProposal& p : set->proposals) {
     StoredProposal s;
     s.proposal = p;
@@ -119,19 +124,62 @@ Result<ProposeOutcome> ProposeForIncident(const config::Workspace& workspace, st
       s.sending = std::string("already ") + ProposalStatusName(st->status) + " (version " + std::to_string(s.version) +
                   " was sent before; a sent version never changes)";
     } else {
-      Result<ApprovalRequestView> sent = SendForApproval(store, workspace, s.id, clock, options.author);
-      if (sent.ok()) {
-        std::string who;
-        for (const std::string& a : sent->approvers) who += (who.empty() ? "" : ", ") + a;
-        s.sending = "sent to " + who + " until " + FormatRfc3339(sent->expires_at);
-      } else {
-        s.sending = "not sent: " + sent.status().message();
-      }
-      st = GetProposalState(store, s.id, s.version, clock);
-      if (!st.ok()) return st.status();
+      to_send.push_back(out.stored.size());  // sent below, with the others of this pass
     }
     s.status = ProposalStatusName(st->status);
     out.stored.push_back(std::move(s));
+  }
+  if (to_send.empty()) return out;
+  // The proposals of one pass reach the approvers as one request (one message per channel, naming
+  // every proposal that waits), written in one transaction with the requests themselves. A pass
+  // that only sends newer versions of proposals the approvers were already asked about writes no
+  // message: the earlier one names the same proposals, and whatever an approver opens to decide
+  // shows (and signs) the newest version. So a night of revisions is one message, not one a pass.
+  bool asks_anew = false;
+  for (size_t i : to_send) {
+    Result<std::vector<store::ActionEventRecord>> log = store.ActionEvents(ProposalSubject(out.stored[i].id));
+    if (!log.ok()) return log.status();
+    asks_anew |= std::none_of(log->begin(), log->end(), [](const store::ActionEventRecord& e) { return e.kind == "sent"; });
+  }
+  std::vector<store::ProposalRecord> sent_records;
+  std::optional<ApprovalRequestView> request;
+  Status written = store.InTransaction([&](store::StateStore& tx) -> Status {
+    for (size_t i : to_send) {
+      StoredProposal& s = out.stored[i];
+      Result<ApprovalRequestView> sent = SendForApprovalWith(tx, workspace, s.id, clock, options.author, false);
+      if (!sent.ok()) {
+        s.sending = "not sent: " + sent.status().message();
+        continue;
+      }
+      std::string who;
+      for (const std::string& a : sent->approvers) who += (who.empty() ? "" : ", ") + a;
+      s.sending = "sent to " + who + " until " + FormatRfc3339(sent->expires_at);
+      Result<ProposalState> st = GetProposalState(tx, s.id, s.version, clock);
+      if (!st.ok()) return st.status();
+      sent_records.push_back(st->record);
+      request = *sent;
+    }
+    if (sent_records.empty() || !asks_anew) return Status::Ok();
+    // The message names every proposal of the incident that waits for a decision, not only the
+    // ones sent now, so the newest message (or Slack's edited one) is the whole request.
+    std::vector<store::ProposalRecord> waiting;
+    Result<std::vector<store::ProposalRecord>> all = tx.ProposalsOfIncident(incident_id);
+    if (!all.ok()) return all.status();
+    std::set<std::string> ids;
+    for (const auto& p : *all) ids.insert(p.id);
+    for (const auto& id : ids) {
+      Result<ProposalState> st = GetProposalState(tx, id, 0, clock);
+      if (!st.ok()) return st.status();
+      if (st->status == ProposalStatus::kPending) waiting.push_back(st->record);
+    }
+    return NotifyProposal(tx, workspace, clock, sent_records.front(), platforms::notify::EventKind::kApprovalRequested,
+                          ApprovalSetSummary(waiting.empty() ? sent_records : waiting, *request));
+  });
+  if (!written.ok()) return written;
+  for (size_t i : to_send) {
+    Result<ProposalState> st = GetProposalState(store, out.stored[i].id, out.stored[i].version, clock);
+    if (!st.ok()) return st.status();
+    out.stored[i].status = ProposalStatusName(st->status);
   }
   return out;
 }

@@ -214,6 +214,11 @@ int RunCli(int argc, char** argv) {
   bool watch_once = false;
   auto* watch = app.add_subcommand("watch", "run the workspace's monitors on their every: until stopped");
   watch->add_flag("--once", watch_once, "run every monitor once now, then exit");
+  WatchCommand watch_cmd;
+  watch->add_flag("--status", watch_cmd.status, "show the replicas watching the state store, their leases and runs");
+  watch->add_option("--format", watch_cmd.format, "text or json (with --status)")->check(CLI::IsMember({"text", "json"}));
+  watch->add_option("--lease-time", watch_cmd.lease_time,
+                    "PostgreSQL store: a silent replica's jobs are taken over after this (default 30s)");
 
   std::shared_ptr<ActionCommands> action_commands = AddActionCommands(app);
   auto* notify = app.add_subcommand("notify", "notifications: test a channel, deliver the outbox, list an incident's");
@@ -264,7 +269,10 @@ int RunCli(int argc, char** argv) {
   if (*plot) return CmdMonitorPlot(g, plot_metric, plot_out);
   if (*mark) return CmdMonitorMark(g, mark_opts);
   if (*prune) return CmdMonitorPrune(g);
-  if (*watch) return CmdWatch(g, watch_once);
+  if (*watch) {
+    watch_cmd.once = watch_once;
+    return CmdWatch(g, watch_cmd);
+  }
   if (*replay) return CmdReplay(g, replay_cmd);
   if (*incidents) {
     for (CLI::App* sub : incidents->get_subcommands()) inc_cmd.action = sub->get_name();

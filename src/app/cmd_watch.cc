@@ -1,7 +1,10 @@
-// `dw watch [--once]`: the long-running loop that runs the workspace's watch jobs (which jobs and
-// how often: observe/watch/watch_jobs.h, assembled in workspace/watch_jobs.h; jitter, per-warehouse
-// serial runs, catch-up and retries: observe/watch/watch_loop.h). This file only wires the loop to
-// the process: signals, waiting, and the report lines.
+// `dw watch [--once] [--status] [--lease-time D]`: the long-running loop that runs the workspace's
+// watch jobs (which jobs and how often: observe/watch/watch_jobs.h, assembled in
+// workspace/watch_jobs.h; jitter, per-warehouse serial runs, catch-up and retries:
+// observe/watch/watch_loop.h). On a PostgreSQL state store this process is one replica among any
+// number, sharing the jobs through leases (observe/watch/replica_leases.h); on SQLite it is the
+// only one (store/sqlite_watch_lock.h). This file only wires the loop to the process: signals,
+// waiting, the replica's start and stop, and the report lines.
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -11,7 +14,12 @@
 
 #include "app/command_start.h"
 #include "app/commands.h"
+#include "config/duration.h"
+#include "observe/watch/replica_leases.h"
 #include "observe/watch/watch_jobs.h"
+#include "observe/watch/watch_status.h"
+#include "store/sqlite_watch_lock.h"
+#include "store/watch_leases.h"
 #include "workspace/watch_jobs.h"
 
 namespace dw::app {
@@ -21,23 +29,83 @@ std::atomic<bool> g_stop{false};
 
 extern "C" void OnStopSignal(int) { g_stop = true; }
 
+int PrintStatus(workspace::Services& services, const std::string& format) {
+  auto store = services.state();
+  if (!store.ok()) {
+    std::cerr << "dw watch: " << store.status().message() << "\n";
+    return 2;
+  }
+  auto status = observe::watch::ReadWatchStatus(**store, services.workspace().state, 10);
+  if (!status.ok()) {
+    std::cerr << "dw watch: the watch status could not be read: " << status.status().message() << "\n";
+    return 2;
+  }
+  if (format == "json")
+    std::cout << status->dump(2) << "\n";
+  else
+    std::cout << observe::watch::FormatWatchStatus(*status);
+  return 0;
+}
+
 }  // namespace
 
-int CmdWatch(const GlobalOptions& g, bool once) {
-  StartedCommand start = StartCommand(g, "watch", {.clock_runs = !once});
+int CmdWatch(const GlobalOptions& g, const WatchCommand& cmd) {
+  StartedCommand start = StartCommand(g, "watch", {.clock_runs = !cmd.once && !cmd.status});
   if (!start) return start.exit_code;
   const auto& services = start.services;
-  observe::watch::WatchLoop loop(services->clock(), {});
+  if (cmd.status) return PrintStatus(*services, cmd.format);
+  auto lease_time = config::ParseDuration(cmd.lease_time);
+  if (!lease_time.ok() || lease_time->count() < 1000) {
+    std::cerr << "dw watch: --lease-time " << cmd.lease_time << " is not a duration of at least 1s (e.g. 30s, 2m)\n";
+    return 2;
+  }
+
+  // A replica among several (PostgreSQL) or the only watcher (SQLite). `--once` is an operator's
+  // manual pass: it takes neither leases nor the SQLite lock, as before.
+  std::unique_ptr<observe::watch::ReplicaLeases> replica;
+  std::unique_ptr<store::SqliteWatchLock> sqlite_lock;
+  if (!cmd.once) {
+    auto store = services->state();
+    if (!store.ok()) {
+      std::cerr << "dw watch: " << store.status().message() << "\n";
+      return 2;
+    }
+    const Clock& clock = services->clock();
+    store::WatchReplica self = observe::watch::ThisReplica(clock, lease_time->count());
+    if (store::WatchLeases* leases = store::WatchLeasesOf(**store)) {
+      replica = std::make_unique<observe::watch::ReplicaLeases>(
+          *leases, clock, self, observe::watch::ReplicaOptions{.lease_ms = lease_time->count()},
+          [](const std::string& line) { std::cerr << line << std::endl; });
+      if (Status st = replica->Start(); !st.ok()) {
+        std::cerr << "dw watch: the replica could not register with the state store: " << st.message() << "\n";
+        return 2;
+      }
+      std::cerr << "dw watch: replica " << replica->id() << " shares the jobs through leases on the PostgreSQL state store"
+                << " (lease time " << lease_time->count() << " ms)" << std::endl;
+    } else {
+      auto lock = store::SqliteWatchLock::Take(services->workspace().state,
+                                               {self.pid, self.host, FormatRfc3339(clock.Now())});
+      if (!lock.ok()) {
+        std::cerr << "dw watch: " << lock.status().message() << "\n";
+        return 2;
+      }
+      sqlite_lock = std::move(lock).value();
+    }
+  }
+
+  observe::watch::WatchLoop loop(services->clock(), {.leases = replica.get()});
   auto env = workspace::WatchEnvironmentFor(services, [](const std::string& line) { std::cout << line << std::endl; });
   if (Status st = observe::watch::AddWatchJobs(loop, workspace::WatchJobKinds(services), env); !st.ok()) {
     std::cerr << "dw watch: " << st.message() << "\n";
     return 2;
   }
   auto report = [](const observe::watch::RunRecord& r) {
+    // A slot another replica ran (or is running) is no failure; a refusal is said once, by the replica.
+    if (!r.ran) return;
     if (!r.status.ok())
       std::cerr << "dw watch: " << r.job << " failed (will retry): " << r.status.message() << std::endl;
   };
-  if (once) {
+  if (cmd.once) {
     int failed = 0;
     for (const auto& r : loop.RunAllNow()) {
       report(r);
@@ -54,6 +122,11 @@ int CmdWatch(const GlobalOptions& g, bool once) {
       std::this_thread::sleep_for(std::chrono::milliseconds(std::min<int64_t>(left, 200)));
   };
   loop.Run(g_stop, wait, report);
+  if (replica) {
+    if (Status st = replica->Stop(); !st.ok())
+      std::cerr << "dw watch: the replica's leases could not be released (they expire after the lease time): "
+                << st.message() << std::endl;
+  }
   std::cerr << "dw watch: stopped" << std::endl;
   return 0;
 }

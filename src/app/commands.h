@@ -125,7 +125,16 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c);
 // `dw watch [--once]`: runs the workspace's monitors on their `every:` until SIGTERM/SIGINT;
 // with once, runs each one now and returns 1 if any failed (a collection pass that could not read a
 // platform, or check results that could not be recorded, count); 2 when it cannot start.
-int CmdWatch(const GlobalOptions& g, bool once);
+// On a PostgreSQL store several replicas share the jobs through leases (`lease_time`); on SQLite
+// a second `dw watch` on the same file is refused (2). `status`: prints who watches the store
+// (docs/watch.md) and returns 0, or 2 when the store cannot be read.
+struct WatchCommand {
+  bool once = false;
+  bool status = false;
+  std::string format = "text";
+  std::string lease_time = "30s";
+};
+int CmdWatch(const GlobalOptions& g, const WatchCommand& cmd);
 
 // `dw monitor plot NAME --out FILE.svg`: the stored series of NAME with its expected band and
 // anomalies. Returns 2 for an unknown metric, no point, a store error or a file that cannot be

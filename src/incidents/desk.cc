@@ -1,6 +1,7 @@
 // IncidentDesk: evaluation (signals → incidents), reads, a person's transitions and diagnosis.
 // Every write of one call happens in one store transaction.
 #include <algorithm>
+#include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -333,8 +334,21 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
     raised[i] = inc.severity.level < level_before;  // SEV1 is the worst
   }
 
+  // An incident opened without a known cause is diagnosed once before its open notice is written,
+  // so the alert and the finding card carry the cause ranked first and its explanation (the
+  // first Diagnose would store the same cause a moment later, after the notice had gone out).
+  std::map<std::string, std::string> open_explanation;
   for (Incident& inc : opened) {
     size_up(inc, true);
+    if (options_.notify != nullptr && inc.cause_kind.empty()) {
+      std::vector<graph::ImpactQuery> unused;
+      auto d = WithIndex([&](const graph::GraphIndex* ix) { return RankCauses(inc, store_, ix, options_, now, &unused); });
+      if (d.ok() && !d->ranked.empty()) {
+        inc.cause_kind = d->ranked.front().cause_kind;
+        inc.cause_asset = d->ranked.front().asset_id;
+        open_explanation[inc.id] = d->ranked.front().explanation;
+      }
+    }
     DW_RETURN_IF_ERROR(LinkRecurrence(inc));
   }
 
@@ -361,7 +375,8 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
       DW_RETURN_IF_ERROR(tx.PutIncident(ToRecord(inc)));
       if (options_.notify != nullptr)
         DW_RETURN_IF_ERROR(EnqueueNotice(*options_.notify, tx, clock_,
-                                         NoticeOf(*options_.notify, inc, EventKind::kOpen, inc.title)));
+                                         NoticeOf(*options_.notify, inc, EventKind::kOpen,
+                                                  open_explanation.count(inc.id) ? open_explanation[inc.id] : inc.title)));
     }
     return Status::Ok();
   });
@@ -488,8 +503,44 @@ Result<std::vector<CoverWindow>> IncidentDesk::WindowsCovering(const std::string
   return out;
 }
 
+namespace {
+
+// Drops from `batch` the signals observed before `cursor` (read again in a pass's overlap) whose
+// source belongs to an incident resolved or closed at or after the signal's time: that signal was
+// judged, and closed, already.
+Status DropSignalsOfClosedIncidents(store::StateStore& store, TimePoint from, TimePoint cursor, TimePoint now,
+                                    SignalBatch& batch) {
+  bool any = false;
+  for (const Signal& s : batch.signals) any |= s.at < cursor;
+  if (!any) return Status::Ok();
+  auto rows = store.IncidentsOverlapping(from, now + std::chrono::milliseconds(1));
+  if (!rows.ok()) return rows.status();
+  std::unordered_map<std::string, TimePoint> closed;  // signal key -> latest close of an incident holding it
+  for (const store::IncidentRecord& r : *rows) {
+    auto inc = FromRecord(r);
+    if (!inc.ok()) return inc.status();
+    if (!inc->closed_at) continue;
+    for (const SignalRef& ref : inc->signals) {
+      auto [it, added] = closed.emplace(ref.key, *inc->closed_at);
+      if (!added) it->second = std::max(it->second, *inc->closed_at);
+    }
+  }
+  std::erase_if(batch.signals, [&](const Signal& s) {
+    auto c = closed.find(s.key);
+    return s.at < cursor && c != closed.end() && c->second >= s.at;
+  });
+  return Status::Ok();
+}
+
+// The gaps observed before `cursor` were reported by the pass that read them first.
+void DropGapsReadAgain(TimePoint cursor, SignalBatch& batch) {
+  std::erase_if(batch.gaps, [&](const ObservationGap& g) { return g.at < cursor; });
+}
+
+}  // namespace
+
 Result<EvaluationReport> RunSignalPass(const config::Workspace& ws, IncidentDesk& desk, store::StateStore& store,
-                                       const Clock& clock) {
+                                       const Clock& clock, std::chrono::milliseconds overlap) {
   const TimePoint now = clock.Now();
   auto cursor = store.GetCursor(kLastPassCursor);
   if (!cursor.ok()) return cursor.status();
@@ -502,8 +553,14 @@ Result<EvaluationReport> RunSignalPass(const config::Workspace& ws, IncidentDesk
       return DataLoss("store cursor " + std::string(kLastPassCursor) + " is not a time: " + **cursor);
     }
   }
+  const TimePoint read_from = g.since;
+  g.since = read_from - overlap;
   auto batch = GatherSignals(ws, store, clock, g);
   if (!batch.ok()) return batch.status();
+  if (overlap.count() > 0) {
+    DW_RETURN_IF_ERROR(DropSignalsOfClosedIncidents(store, g.since, read_from, now, *batch));
+    DropGapsReadAgain(read_from, *batch);
+  }
   auto report = desk.Evaluate(*batch);
   if (!report.ok()) return report.status();
   DW_RETURN_IF_ERROR(store.SetCursor(kLastPassCursor, std::to_string(ToUnixMillis(now))));

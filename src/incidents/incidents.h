@@ -402,8 +402,14 @@ class IncidentDesk {
 // run it: gathers what was observed since the last pass (store cursor incidents.last_pass; on the
 // first pass, the group window before now), evaluates it and moves the cursor to now. The store's
 // error on failure, with the cursor left where it was (the next pass reads the same again).
+//
+// `overlap` > 0 (several `dw watch` replicas on one store, docs/watch.md): the pass reads from
+// `overlap` before the cursor, because an observation stamped before another replica's pass moved
+// the cursor may have been committed after that pass read the store; a re-read signal that an
+// active incident already holds is ignored as seen, and one whose incident was resolved or closed
+// after it was observed is dropped (never an incident again).
 Result<EvaluationReport> RunSignalPass(const config::Workspace& ws, IncidentDesk& desk, store::StateStore& store,
-                                       const Clock& clock);
+                                       const Clock& clock, std::chrono::milliseconds overlap = {});
 inline constexpr const char* kLastPassCursor = "incidents.last_pass";
 
 // ---------------------------------------------------------------------------------------------

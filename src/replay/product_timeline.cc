@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "platforms/notify/notify.h"
+
 namespace dw::replay {
 namespace {
 
@@ -61,6 +63,23 @@ std::string DescribeAction(const store::ActionEventRecord& e) {
 }
 
 }  // namespace
+
+Status ProductTimeline::ObserveNotifications(const std::string& incident_id, std::vector<TimelineRow>& rows) {
+  auto store = product_.State();
+  if (!store.ok()) return store.status();
+  auto sent = platforms::notify::NotificationsOf(**store, incident_id);
+  if (!sent.ok()) return sent.status();
+  for (const auto& n : *sent) {
+    if (n.state != "sent" && n.state != "failed") continue;
+    if (!notifications_seen_.insert(incident_id + "|" + n.channel + "|" + n.event).second) continue;
+    std::string event = n.event.substr(0, n.event.find(':'));  // approval_requested:<revision>
+    rows.push_back({n.updated_at, "Data Workers",
+                    n.channel + ": " + event + (n.state == "sent" ? " sent for " + incident_id
+                                                                 : " failed for " + incident_id + ": " + n.last_error),
+                    true});
+  }
+  return Status::Ok();
+}
 
 Status ProductTimeline::ObserveActions(std::vector<TimelineRow>& rows) {
   auto store = product_.State();
@@ -134,6 +153,7 @@ Status ProductTimeline::Observe(TimePoint now, std::vector<TimelineRow>& rows) {
       }
     }
   }
+  for (const auto& [id, trace] : traces_) DW_RETURN_IF_ERROR(ObserveNotifications(id, rows));
   return ObserveActions(rows);
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,10 +36,13 @@ class ProductTimeline {
 
  private:
   Status ObserveActions(std::vector<TimelineRow>& rows);
+  // A row per notification of `incident_id` the delivery job newly recorded as sent or failed.
+  Status ObserveNotifications(const std::string& incident_id, std::vector<TimelineRow>& rows);
   ReplayProduct& product_;
   std::map<std::string, IncidentTrace> traces_;
   std::map<std::string, size_t> signals_seen_;  // incident id -> signal sources held
   int64_t actions_seen_ = 0;  // the last action event turned into a row
+  std::set<std::string> notifications_seen_;  // "incident|channel|event" already given a row
 };
 
 }  // namespace dw::replay

@@ -126,6 +126,24 @@ struct ToolExpectation {
   std::vector<std::string> result_excludes;
 };
 
+// Messages a notification receiver (a scenario's `receivers:`) accepted, checked against what the
+// receiver recorded, never against the product's outbox.
+struct MessageExpectation {
+  std::string channel;             // a channel with a receiver
+  std::string event;               // open, approval_requested, ...; empty: any event
+  std::optional<int> count;        // exactly this many; unset: at least one
+  std::vector<std::string> contains;  // each in every counted message's text
+  std::vector<std::string> to, cc;    // each named as a recipient / copied in every counted message
+};
+
+// The alerts an Opsgenie or PagerDuty receiver holds at the end of the replay.
+struct AlertExpectation {
+  std::string channel;  // opsgenie or pagerduty, with a receiver
+  std::string state;    // opsgenie: open | closed; pagerduty: triggered | acknowledged | resolved
+  std::optional<int> count;  // exactly this many alerts in that state; unset: at least one
+  std::vector<std::string> note_contains;  // opsgenie: each in a note of every such alert
+};
+
 struct Expectation {
   int line = 0;
   std::string text;  // the expectation in one line, for verdicts ("incident on table://main/x")
@@ -133,6 +151,16 @@ struct Expectation {
   std::optional<NoIncidentExpectation> no_incident;
   std::optional<ChangeExpectation> change;
   std::optional<ToolExpectation> tool;
+  std::optional<MessageExpectation> message;
+  std::optional<AlertExpectation> alert;
+};
+
+// A notification receiver the replay starts (dw-sim slack|teams|opsgenie|pagerduty|smtp) for the
+// workspace channel of the same name: its dw-sim script, as a file or written inline.
+struct ReceiverSpec {
+  std::filesystem::path script;  // absolute; empty when inline
+  Json inline_script;            // the inline script (an object) when `script` is empty
+  int line = 0;
 };
 
 // A row of the seed page's own table, and the words of this replay's timeline that tell the same
@@ -159,6 +187,7 @@ struct Scenario {
   std::vector<HistoryStep> history;
   std::map<std::string, std::filesystem::path> platforms;  // workspace platform -> dw-sim script
   std::map<std::string, int> platform_lines;
+  std::map<std::string, ReceiverSpec> receivers;  // workspace notify channel -> its receiver
   std::vector<Event> events;
   std::vector<Expectation> expect;
   std::string seed_page;               // seed_timeline.page: where the seed rows come from

@@ -180,10 +180,70 @@ IncidentExpectation ReadIncident(const Reader& r, const YAML::Node& n, const std
   return e;
 }
 
+// The notification events a message expectation may name (platforms::notify::EventKind).
+const std::set<std::string>& EventNames() {
+  static const std::set<std::string> kEvents = {"open", "severity_raised", "approval_requested", "approved",
+                                                "escalated", "verified", "resolved", "attention_requested"};
+  return kEvents;
+}
+
+std::optional<int> Count(const Reader& r, const YAML::Node& n, const std::string& key) {
+  if (!n.IsDefined() || n.IsNull()) return std::nullopt;
+  double v = r.Number(n, key);
+  if (v < 0 || v != static_cast<double>(static_cast<int>(v)))
+    r.Fail(n, key, "expected a whole number of 0 or more, got '" + n.as<std::string>() + "'");
+  return static_cast<int>(v);
+}
+
+MessageExpectation ReadMessage(const Reader& r, const YAML::Node& n, const std::string& w) {
+  r.OnlyKeys(n, w, {"channel", "event", "count", "contains", "to", "cc"});
+  MessageExpectation m;
+  m.channel = r.String(n["channel"], w + ".channel");
+  m.event = r.OptString(n["event"], w + ".event");
+  if (!m.event.empty() && !EventNames().count(m.event))
+    r.Fail(n["event"], w + ".event",
+           "expected open, severity_raised, approval_requested, approved, escalated, verified, resolved or "
+           "attention_requested, got '" +
+               m.event + "'");
+  m.count = Count(r, n["count"], w + ".count");
+  m.contains = r.StringList(n["contains"], w + ".contains", false);
+  m.to = r.StringList(n["to"], w + ".to", false);
+  m.cc = r.StringList(n["cc"], w + ".cc", false);
+  return m;
+}
+
+AlertExpectation ReadAlert(const Reader& r, const YAML::Node& n, const std::string& w) {
+  r.OnlyKeys(n, w, {"channel", "state", "count", "note_contains"});
+  AlertExpectation a;
+  a.channel = r.String(n["channel"], w + ".channel");
+  a.state = r.String(n["state"], w + ".state");
+  if (a.channel == "opsgenie") {
+    if (a.state != "open" && a.state != "closed")
+      r.Fail(n["state"], w + ".state", "an Opsgenie alert is open or closed, got '" + a.state + "'");
+  } else if (a.channel == "pagerduty") {
+    if (a.state != "triggered" && a.state != "acknowledged" && a.state != "resolved")
+      r.Fail(n["state"], w + ".state", "a PagerDuty incident is triggered, acknowledged or resolved, got '" + a.state + "'");
+  } else {
+    r.Fail(n["channel"], w + ".channel", "alerts are kept by opsgenie or pagerduty, got '" + a.channel + "'");
+  }
+  a.count = Count(r, n["count"], w + ".count");
+  a.note_contains = r.StringList(n["note_contains"], w + ".note_contains", false);
+  if (!a.note_contains.empty() && a.channel != "opsgenie")
+    r.Fail(n["note_contains"], w + ".note_contains", "only Opsgenie alerts carry notes");
+  return a;
+}
+
+std::string MessageText(const MessageExpectation& m) {
+  std::string s = (m.count ? std::to_string(*m.count) : std::string("a")) + " " + m.channel + " message" +
+                  (m.count && *m.count == 1 ? "" : m.count ? "s" : "");
+  if (!m.event.empty()) s += " (" + m.event + ")";
+  return s;
+}
+
 Expectation ReadExpectation(const Reader& r, const YAML::Node& n, size_t i) {
   std::string w = "expect[" + std::to_string(i) + "]";
   if (!n.IsMap() || n.size() != 1)
-    r.Fail(n, w, "expected one of incident:, no_incident:, change: or tool: (exactly one key)");
+    r.Fail(n, w, "expected one of incident:, no_incident:, change:, tool:, message: or alert: (exactly one key)");
   Expectation x;
   x.line = n.Mark().line + 1;
   std::string kind = n.begin()->first.as<std::string>();
@@ -222,8 +282,15 @@ Expectation ReadExpectation(const Reader& r, const YAML::Node& n, size_t i) {
     e.result_excludes = r.StringList(body["result_excludes"], w + ".result_excludes", false);
     x.text = "tool " + e.agent + "/" + e.name;
     x.tool = e;
+  } else if (kind == "message") {
+    x.message = ReadMessage(r, body, w);
+    x.text = MessageText(*x.message);
+  } else if (kind == "alert") {
+    x.alert = ReadAlert(r, body, w);
+    x.text = (x.alert->count ? std::to_string(*x.alert->count) : std::string("an")) + " " + x.alert->channel +
+             " alert " + x.alert->state;
   } else {
-    r.Fail(n.begin()->first, w, "unknown expectation; expected incident, no_incident, change or tool");
+    r.Fail(n.begin()->first, w, "unknown expectation; expected incident, no_incident, change, tool, message or alert");
   }
   return x;
 }
@@ -289,7 +356,7 @@ Event ReadEvent(const Reader& r, const YAML::Node& n, size_t i) {
 
 Scenario ReadAll(const Reader& r, const YAML::Node& root) {
   if (!root.IsMap()) r.Fail(root, "(top level)", "expected a mapping with version, name, workspace, clock, ...");
-  r.OnlyKeys(root, "", {"version", "name", "story", "workspace", "clock", "setup", "history", "platforms", "events", "expect", "seed_timeline"});
+  r.OnlyKeys(root, "", {"version", "name", "story", "workspace", "clock", "setup", "history", "platforms", "receivers", "events", "expect", "seed_timeline"});
   Scenario s;
   s.dir = r.dir();
   s.file = r.file();
@@ -336,6 +403,23 @@ Scenario ReadAll(const Reader& r, const YAML::Node& root) {
       s.platform_lines[name] = it->first.Mark().line + 1;
     }
   }
+  if (const YAML::Node receivers = root["receivers"]) {
+    if (!receivers.IsMap())
+      r.Fail(receivers, "receivers", "expected a mapping of workspace notify channel to dw-sim receiver script");
+    static const std::set<std::string> kChannels = {"slack", "teams", "opsgenie", "pagerduty", "email"};
+    for (auto it = receivers.begin(); it != receivers.end(); ++it) {
+      std::string name = it->first.as<std::string>();
+      std::string key = "receivers." + name;
+      if (!kChannels.count(name))
+        r.Fail(it->first, key, "not a notification channel; expected slack, teams, opsgenie, pagerduty or email");
+      ReceiverSpec spec;
+      spec.line = it->first.Mark().line + 1;
+      if (it->second.IsMap()) spec.inline_script = YamlToJson(it->second);
+      else if (it->second.IsScalar()) spec.script = r.ExistingPath(it->second, key, false);
+      else r.Fail(it->second, key, "expected a dw-sim script: a file relative to the scenario folder, or a mapping ({} for the defaults)");
+      s.receivers[name] = std::move(spec);
+    }
+  }
   if (const YAML::Node events = root["events"]) {
     if (!events.IsSequence()) r.Fail(events, "events", "expected a list");
     for (size_t i = 0; i < events.size(); ++i) {
@@ -372,6 +456,15 @@ Scenario ReadAll(const Reader& r, const YAML::Node& root) {
     r.Fail(expect ? expect : root, "expect", "is required: a list of at least one expectation");
   for (size_t i = 0; i < expect.size(); ++i) {
     Expectation x = ReadExpectation(r, expect[i], i);
+    // A message or an alert is read from a receiver, so the scenario must start one for it.
+    const std::string channel = x.message ? x.message->channel : x.alert ? x.alert->channel : "";
+    if (!channel.empty() && !s.receivers.count(channel)) {
+      std::string names;
+      for (const auto& [k, v] : s.receivers) names += (names.empty() ? "" : ", ") + k;
+      r.Fail(expect[i].begin()->second["channel"],
+             "expect[" + std::to_string(i) + "]." + expect[i].begin()->first.as<std::string>() + ".channel",
+             "no receiver '" + channel + "' in the scenario (receivers: " + (names.empty() ? "none" : names) + ")");
+    }
     if (x.incident && x.incident->opened_by && (*x.incident->opened_by < s.start || *x.incident->opened_by > s.end))
       r.Fail(expect[i].begin()->second["opened_by"], "expect[" + std::to_string(i) + "].incident.opened_by",
              "is outside the clock (" + FormatRfc3339(s.start) + " to " + FormatRfc3339(s.end) + ")");

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <system_error>
 
@@ -9,8 +10,68 @@ namespace dw::replay {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// Points each notify channel that has a receiver at it and removes the others (and their routes).
+void RewriteNotify(YAML::Node root, const std::map<std::string, std::string>& receivers, ScratchWorkspace* out) {
+  YAML::Node notify = root["notify"];
+  if (!notify || !notify.IsMap()) return;
+  std::vector<std::string> drop;
+  size_t kept = 0;
+  for (auto it = notify.begin(); it != notify.end(); ++it) {
+    std::string name = it->first.as<std::string>();
+    if (name == "link" || name == "routes") continue;
+    auto url = receivers.find(name);
+    if (url == receivers.end()) {
+      drop.push_back(name);
+      continue;
+    }
+    ++kept;
+    YAML::Node c = it->second;
+    if (!c.IsMap()) continue;  // the loader names what is wrong with it
+    const std::string& u = url->second;
+    if (name == "slack") {
+      if (c["webhook"]) c["webhook"] = u + "/services/dw-replay/slack";
+      if (c["token"]) c["api_url"] = u + "/api";
+    } else if (name == "teams") {
+      c["webhook"] = u + "/workflows/dw-replay";
+    } else if (name == "email") {
+      c["smtp"] = u;
+    } else {
+      c["url"] = u;
+    }
+  }
+  for (const auto& name : drop) notify.remove(name);
+  out->channels_left_out = drop;
+  if (kept == 0) {
+    root.remove("notify");
+    return;
+  }
+  if (YAML::Node routes = notify["routes"]; routes && routes.IsSequence() && !drop.empty()) {
+    YAML::Node left(YAML::NodeType::Sequence);
+    for (size_t i = 0; i < routes.size(); ++i) {
+      YAML::Node route = routes[i];
+      if (!route.IsMap() || !route["channels"] || !route["channels"].IsSequence()) {
+        left.push_back(route);
+        continue;
+      }
+      YAML::Node channels(YAML::NodeType::Sequence);
+      for (size_t k = 0; k < route["channels"].size(); ++k)
+        if (std::find(drop.begin(), drop.end(), route["channels"][k].as<std::string>()) == drop.end())
+          channels.push_back(route["channels"][k]);
+      if (channels.size() == 0) continue;
+      route["channels"] = channels;
+      left.push_back(route);
+    }
+    notify["routes"] = left;
+  }
+}
+
+}  // namespace
+
 Result<ScratchWorkspace> MakeScratchWorkspace(const fs::path& workspace, const fs::path& scratch,
-                                              const std::map<std::string, std::string>& urls) {
+                                              const std::map<std::string, std::string>& urls,
+                                              const std::map<std::string, std::string>& receivers) {
   ScratchWorkspace out;
   out.dir = scratch / "workspace";
   std::error_code ec;
@@ -45,6 +106,7 @@ Result<ScratchWorkspace> MakeScratchWorkspace(const fs::path& workspace, const f
                                  "SQLite warehouse must be a path inside the workspace folder, got " + p.string());
       }
     }
+    RewriteNotify(root, receivers, &out);
     root["state"] = (scratch / "state.db").string();
     YAML::Emitter emit;
     emit << root;

@@ -79,14 +79,29 @@ Result<std::unique_ptr<SimulatorProcess>> SimulatorProcess::Start(const std::fil
     auto nl = at == std::string::npos ? std::string::npos : said.find('\n', at);
     if (nl != std::string::npos) {
       sim->url_ = said.substr(at + 13, nl - at - 13);
-      // Nothing else is read from it: its further output goes to a pipe no one drains, so send
-      // it nowhere instead (dw-sim writes only at start-up and on a fatal error).
+      // Further output is read by TakeOutput (platform simulators write only at start-up and on a
+      // fatal error; the SMTP receiver writes one line per message).
+      sim->pending_output_ = said.substr(nl + 1);
       return sim;
     }
   }
   while (!said.empty() && said.back() == '\n') said.pop_back();
   return Unavailable("dw-sim " + platform + " did not start from " + script.string() +
                      (said.empty() ? std::string(" (it said nothing)") : ": " + said));
+}
+
+std::string SimulatorProcess::TakeOutput() {
+  std::string out = std::move(pending_output_);
+  pending_output_.clear();
+  for (;;) {
+    pollfd p{out_fd_, POLLIN, 0};
+    if (::poll(&p, 1, 0) <= 0 || !(p.revents & POLLIN)) break;
+    char buf[4096];
+    ssize_t n = ::read(out_fd_, buf, sizeof buf);
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
 }
 
 Status SimulatorProcess::SetClock(net::HttpClient& http, TimePoint t) const {

@@ -28,6 +28,11 @@ class SimulatorProcess {
 
   const std::string& url() const { return url_; }
 
+  // Everything the process printed after its start-up line and not returned before, read without
+  // waiting (the SMTP receiver prints each message it accepted as one JSON line). Reading it also
+  // keeps the pipe from filling up, which would stall the process.
+  std::string TakeOutput();
+
   // POST /_sim/clock {"now": t}: the simulator answers from then on with what had happened by t.
   Status SetClock(net::HttpClient& http, TimePoint t) const;
 
@@ -36,6 +41,7 @@ class SimulatorProcess {
   pid_t pid_ = -1;
   int out_fd_ = -1;
   std::string url_;
+  std::string pending_output_;  // printed with the start-up line, not yet taken
 };
 
 }  // namespace dw::replay

@@ -195,12 +195,55 @@ CREATE TABLE metric_snapshots (
 );
 )sql";
 
-// Version 7: the outbox's line per incident and channel. next_in_line is 1 on exactly the pending
+// Version 7: several `dw watch` replicas on one PostgreSQL store (store/watch_leases.h). One lease
+// per (job, due time): the durable record that a job's slot ran once, whichever replica ran it;
+// watch_runs keeps every attempt (a replica killed mid-run leaves an unfinished one); replicas
+// keep their heartbeat. Times are the database's clock (PostgreSQL now()), in Unix milliseconds.
+constexpr std::string_view kV7 = R"sql(
+CREATE TABLE watch_replicas (
+  replica_id      TEXT PRIMARY KEY CHECK (replica_id <> ''),
+  host            TEXT NOT NULL,
+  pid             BIGINT NOT NULL,
+  started_at      BIGINT NOT NULL,
+  heartbeat_at    BIGINT NOT NULL,
+  lease_ms        BIGINT NOT NULL,
+  clock_offset_ms BIGINT NOT NULL,
+  refusing        TEXT NOT NULL,
+  stopped_at      BIGINT
+);
+CREATE TABLE watch_leases (
+  job         TEXT NOT NULL CHECK (job <> ''),
+  due_ms      BIGINT NOT NULL,
+  holder      TEXT NOT NULL,
+  run_id      BIGINT NOT NULL,
+  attempts    BIGINT NOT NULL,
+  taken_at    BIGINT NOT NULL,
+  expires_at  BIGINT NOT NULL,
+  finished_at BIGINT,
+  PRIMARY KEY (job, due_ms)
+);
+CREATE INDEX watch_leases_open ON watch_leases (holder, finished_at);
+CREATE TABLE watch_runs (
+  id          {ID},
+  job         TEXT NOT NULL CHECK (job <> ''),
+  due_ms      BIGINT NOT NULL,
+  replica_id  TEXT NOT NULL,
+  started_at  BIGINT NOT NULL,
+  finished_at BIGINT,
+  outcome     TEXT NOT NULL CHECK (outcome IN ('running', 'ok', 'failed', 'lost')),
+  message     TEXT NOT NULL
+);
+CREATE INDEX watch_runs_by_slot ON watch_runs (job, due_ms);
+CREATE INDEX watch_runs_by_start ON watch_runs (started_at);
+CREATE INDEX watch_leases_by_due ON watch_leases (due_ms);
+)sql";
+
+// Version 8: the outbox's line per incident and channel. next_in_line is 1 on exactly the pending
 // message that is oldest of its (incident, channel) (the store keeps it so on every write), so the
 // due query reads only messages that may go now, through a small partial index, instead of
 // skipping every message queued behind an earlier pending one on each round (which made a drain of
 // 10,000 messages quadratic). notify_outbox_pending finds a line's oldest pending message.
-constexpr std::string_view kV7 = R"sql(
+constexpr std::string_view kV8 = R"sql(
 ALTER TABLE notify_outbox ADD COLUMN next_in_line BIGINT NOT NULL DEFAULT 0;
 CREATE INDEX notify_outbox_pending ON notify_outbox (incident_id, channel, id) WHERE state = 'pending';
 UPDATE notify_outbox SET next_in_line = 1 WHERE state = 'pending' AND id = (
@@ -218,8 +261,9 @@ constexpr std::array kMigrations = {
     Migration{4, "notification outbox", kV4},
     Migration{5, "detector snapshots and metric history revisions", kV5},
     Migration{6, "detector snapshot state as bytes", kV6},
-    Migration{7, "notification outbox: the next message of each incident and channel", kV7},
-    // Add version 8 here.
+    Migration{7, "dw watch replicas, job leases and job runs", kV7},
+    Migration{8, "notification outbox: the next message of each incident and channel", kV8},
+    // Add version 9 here.
 };
 
 }  // namespace

@@ -13,10 +13,11 @@
 #include "store/sql_connection.h"
 #include "store/metric_snapshots.h"
 #include "store/state_store.h"
+#include "store/watch_leases.h"
 
 namespace dw::store {
 
-class SqlStateStore final : public StateStore, public MetricSnapshots {
+class SqlStateStore final : public StateStore, public MetricSnapshots, public WatchLeases {
  public:
   // Migrates `conn` to the newest of `migrations` and returns a store over it; the errors are
   // ApplyMigrations'. `clock` must outlive the store.
@@ -89,6 +90,21 @@ class SqlStateStore final : public StateStore, public MetricSnapshots {
   Status UpdateOutbox(const OutboxMessage& message) override;
   Status UpdateOutboxMessages(const std::vector<OutboxMessage>& messages) override;
   Result<std::vector<OutboxMessage>> OutboxFor(const std::string& incident_id) override;
+
+  // In sql_watch_leases.cc (PostgreSQL only: WatchLeasesOf hides them on SQLite).
+  Result<int64_t> Heartbeat(const WatchReplica& self) override;
+  Result<int64_t> DatabaseNowMs() override;
+  Result<LeaseClaim> ClaimLease(const std::string& job, int64_t due_ms, const std::string& replica,
+                                int64_t lease_ms) override;
+  Result<bool> FinishLease(const std::string& job, int64_t due_ms, const std::string& replica, int64_t run_id,
+                           bool ok, const std::string& message) override;
+  Status StopReplica(const std::string& replica) override;
+  Result<std::vector<WatchReplica>> Replicas() override;
+  Result<std::vector<WatchLease>> OpenLeases() override;
+  Result<std::vector<WatchRun>> RecentRuns(int limit) override;
+  Result<int64_t> PruneWatchHistory(int64_t keep_ms) override;
+  Result<bool> TryHoldMutex(const std::string& name) override;
+  Status ReleaseMutex(const std::string& name) override;
 
  private:
   SqlStateStore(std::unique_ptr<SqlConnection> conn, int schema_version, const Clock& clock)

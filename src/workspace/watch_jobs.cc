@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "actions/actions.h"
 #include "incidents/incidents.h"
@@ -11,9 +12,43 @@
 #include "platforms/notify/notify.h"
 #include "workspace/incident_windows.h"
 #include "workspace/proposals.h"
+#include "store/watch_leases.h"
 
 namespace dw::workspace {
 namespace {
+
+// Several `dw watch` replicas on one PostgreSQL store run their signal passes one at a time, as
+// the threads of one process do (pass_mu below): two passes reading the same cursor would judge
+// the same signals twice. Held through the store's session (released if the replica dies).
+constexpr const char* kSignalPassMutex = "incidents-signal-pass";
+constexpr int kSignalPassWaitMs = 120'000;
+// How far before the cursor a replica's pass reads again (incidents::RunSignalPass): longer than
+// any job takes from stamping its observations to committing them, so an observation committed
+// after another replica's pass moved the cursor is still judged.
+constexpr std::chrono::minutes kReplicaPassOverlap{15};
+
+class CrossReplicaPass {
+ public:
+  // Waits (polling, so the store is free for other jobs meanwhile) until this replica holds the
+  // pass. No-op on a store without leases (SQLite's single watcher).
+  static Result<std::unique_ptr<CrossReplicaPass>> Hold(store::StateStore& store) {
+    store::WatchLeases* leases = store::WatchLeasesOf(store);
+    if (leases == nullptr) return std::unique_ptr<CrossReplicaPass>();
+    for (int waited = 0;; waited += 50) {
+      auto held = leases->TryHoldMutex(kSignalPassMutex);
+      if (!held.ok()) return held.status();
+      if (*held) return std::unique_ptr<CrossReplicaPass>(new CrossReplicaPass(*leases));
+      if (waited >= kSignalPassWaitMs)
+        return Unavailable("another dw watch replica has held the signal pass for over 2 minutes");
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  ~CrossReplicaPass() { leases_.ReleaseMutex(kSignalPassMutex); }
+
+ private:
+  explicit CrossReplicaPass(store::WatchLeases& leases) : leases_(leases) {}
+  store::WatchLeases& leases_;
+};
 
 // "notify", every 30 s: one delivery pass over the notification outbox, so what an earlier process
 // wrote and did not get to send (it was killed, the service was down) goes out on the next pass.
@@ -176,9 +211,12 @@ std::shared_ptr<const observe::watch::WatchEnvironment> WatchEnvironmentFor(
     auto fail = [&](const Status& s) { say(now + " incidents after " + job + ": FAILED (the next pass retries): " + s.message()); };
     auto store = services->state();
     if (!store.ok()) return fail(store.status());
+    auto across = CrossReplicaPass::Hold(**store);
+    if (!across.ok()) return fail(across.status());
     auto desk = OpenIncidentDesk(*services);
     if (!desk.ok()) return fail(desk.status());
-    auto r = incidents::RunSignalPass(services->workspace(), **desk, **store, services->clock());
+    auto r = incidents::RunSignalPass(services->workspace(), **desk, **store, services->clock(),
+                                      *across ? kReplicaPassOverlap : std::chrono::milliseconds{0});
     if (!r.ok()) return fail(r.status());
     for (const std::string& id : r->opened) say(now + " incident opened " + id + " (after " + job + ")");
     for (const std::string& id : r->updated) say(now + " incident updated " + id + " (after " + job + ")");

@@ -33,7 +33,8 @@ TEST(ConfigExamplesTest, LoyaltyFlinkLoadsCleanly) {
   EXPECT_EQ(ws.platforms.at("flink").url, "http://127.0.0.1:18081");
   EXPECT_EQ(ws.platforms.at("connect").url, "http://127.0.0.1:18083");
   EXPECT_EQ(ws.platforms.at("registry").url, "http://127.0.0.1:18085");
-  EXPECT_EQ(ws.domains.at("loyalty").owners, std::vector<std::string>{"ana@example.com"});
+  // ana owns points-balance and approves; lena, the loyalty data owner, is copied on requests.
+  EXPECT_EQ(ws.domains.at("loyalty").owners, (std::vector<std::string>{"ana@example.com", "lena@example.com"}));
   std::vector<std::string> ids;
   for (const auto& a : ws.assets) ids.push_back(a.id);
   for (const char* id : {"kafka://prod/points-events", "flink://flink/points-balance",

@@ -1,7 +1,7 @@
 // The outbox's lines on every backend: DueOutbox reads only the message next in line of each
 // (incident, channel), whatever is queued behind it, and the line moves on when that message is
 // sent or given up (never while it waits for a retry). Also: a store written before the lines
-// existed (schema version 6) is upgraded with the right message next in each line.
+// existed (schema version 7) is upgraded with the right message next in each line.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -196,17 +196,17 @@ TEST_P(OutboxLineTest, ARoundsOutcomesAreStoredAtOnceAndEveryLineMovesOn) {
   EXPECT_EQ((*kept)[0].next_attempt_at, At(30));
 }
 
-TEST_P(OutboxLineTest, AVersion6OutboxIsUpgradedWithTheRightMessageNextInEachLine) {
+TEST_P(OutboxLineTest, AnOutboxFromBeforeTheLinesIsUpgradedWithTheRightMessageNextInEachLine) {
   {
     Result<std::unique_ptr<SqlConnection>> conn = scratch_->Connect();
     ASSERT_TRUE(conn.ok()) << conn.status().ToString();
     Result<std::unique_ptr<StateStore>> v6 =
-        SqlStateStore::Open(std::move(conn).value(), AllMigrations().first(6), clock_);
+        SqlStateStore::Open(std::move(conn).value(), AllMigrations().first(7), clock_);
     ASSERT_TRUE(v6.ok()) << v6.status().ToString();
-    ASSERT_EQ((*v6)->schema_version(), 6);
+    ASSERT_EQ((*v6)->schema_version(), 7);
   }
   {
-    // Rows as a version-6 store wrote them: A's open sent, its update and resolve pending; B's
+    // Rows as a version-7 store wrote them: A's open sent, its update and resolve pending; B's
     // open given up, its resolve pending; C's only message sent.
     Result<std::unique_ptr<SqlConnection>> raw = scratch_->Connect();
     ASSERT_TRUE(raw.ok());

@@ -37,6 +37,36 @@ Status WatchLoop::AddJob(WatchJob job) {
   return Status::Ok();
 }
 
+bool WatchLoop::ClaimSlot(Slot& s, RunRecord& r) {
+  // A slot another replica held is asked for as itself until it is done (or taken over here).
+  if (s.held_due_ms >= 0) {
+    r.due_ms = s.held_due_ms;
+    r.missed = 0;
+  }
+  JobLeases::Answer a = o_.leases->Claim(s.job.name, r.due_ms);
+  if (a.verdict == JobLeases::Verdict::kRun) return true;
+  r.ran = false;
+  std::lock_guard<std::mutex> lock(mu_);
+  switch (a.verdict) {
+    case JobLeases::Verdict::kDoneElsewhere:
+      // Its slot is accounted for; the next one is due as usual. A later slot left behind while
+      // this one was held is picked up by the next run (as missed slots after downtime are).
+      s.next_due_ms = std::max(s.next_due_ms, r.due_ms + s.job.every_ms);
+      s.held_due_ms = -1;
+      s.retry_at_ms = -1;
+      break;
+    case JobLeases::Verdict::kHeldElsewhere:
+      s.held_due_ms = r.due_ms;
+      s.retry_at_ms = r.started_ms + std::max<int64_t>(a.retry_in_ms, 1);
+      break;
+    default:  // refused: the slot stays due here; the store said why
+      r.status = FailedPrecondition(a.why);
+      s.retry_at_ms = r.started_ms + std::max<int64_t>(a.retry_in_ms, 1);
+      break;
+  }
+  return false;
+}
+
 int64_t WatchLoop::StartAt(const Slot& s) const {
   return s.retry_at_ms >= 0 ? s.retry_at_ms : s.next_due_ms + s.jitter_ms;
 }
@@ -90,11 +120,19 @@ std::vector<RunRecord> WatchLoop::RunDue() {
         r.due_ms = latest_slot;
         r.missed = static_cast<int>((latest_slot - s->next_due_ms) / s->job.every_ms);
         r.started_ms = started;
-        r.status = s->job.run(latest_slot, r.missed);
+        if (o_.leases != nullptr && !ClaimSlot(*s, r)) {
+          std::lock_guard<std::mutex> lock(records_mu);
+          records.push_back(std::move(r));
+          continue;
+        }
+        r.status = s->job.run(r.due_ms, r.missed);
+        if (o_.leases != nullptr) o_.leases->Finish(s->job.name, r.due_ms, r.status);
+        latest_slot = r.due_ms;
         {
           std::lock_guard<std::mutex> lock(mu_);
           if (r.status.ok()) {
-            s->next_due_ms = latest_slot + s->job.every_ms;
+            s->next_due_ms = std::max(s->next_due_ms, latest_slot + s->job.every_ms);
+            s->held_due_ms = -1;
             s->retry_at_ms = -1;
             s->backoff_ms = 0;
           } else {

@@ -3,7 +3,9 @@
 // job at a time per group (a warehouse) and at most `max_parallel` groups at once, one catch-up
 // run after downtime instead of every missed one, failures recorded and retried with backoff, and
 // a stop flag checked between runs (SIGTERM sets it). Time comes only from the Clock, and waiting
-// is a function the caller gives, so tests drive days of schedule in milliseconds.
+// is a function the caller gives, so tests drive days of schedule in milliseconds. With
+// WatchOptions::leases (several replicas on one store) each slot is asked for before it runs, and
+// runs here only when this replica holds it.
 #pragma once
 
 #include <atomic>
@@ -27,7 +29,32 @@ struct WatchJob {
   std::function<Status(int64_t due_ms, int missed)> run;
 };
 
+// Who runs a job's slot when several `dw watch` replicas share one store (observe/watch/
+// replica_leases.h implements it over the store's leases). Without one, every slot runs here.
+class JobLeases {
+ public:
+  enum class Verdict {
+    kRun,            // this replica holds the slot: run it, then Finish
+    kDoneElsewhere,  // the slot already ran (here or on another replica): nothing to do
+    kHeldElsewhere,  // another replica runs it now: ask again in retry_in_ms (it may die)
+    kRefused,        // this replica may not take leases now (`why`): ask again in retry_in_ms
+  };
+  struct Answer {
+    Verdict verdict = Verdict::kRun;
+    int64_t retry_in_ms = 0;
+    std::string why;
+  };
+  virtual ~JobLeases() = default;
+  // Asks for job `job`'s slot due at `due_ms` (every replica names slots alike: multiples of the
+  // job's `every` on its clock). Store errors are answered kRefused with the reason.
+  virtual Answer Claim(const std::string& job, int64_t due_ms) = 0;
+  // Reports the end of a run Claim answered kRun, with its outcome.
+  virtual void Finish(const std::string& job, int64_t due_ms, const Status& outcome) = 0;
+};
+
 struct WatchOptions {
+  // Null: a single watcher runs every slot itself (SQLite, the replay, tests). Must outlive the loop.
+  JobLeases* leases = nullptr;
   int max_parallel = 2;           // groups running at once
   double jitter_fraction = 0.1;   // each job starts up to this fraction of `every` after its slot
   int64_t retry_min_ms = 30'000;  // first retry after a failure; doubles up to `every`
@@ -40,6 +67,9 @@ struct RunRecord {
   int64_t started_ms = 0;
   int missed = 0;
   Status status;
+  // False when the leases said this replica does not run the slot (done or held elsewhere, or
+  // refused: `status` then says why); the job's `run` was not called.
+  bool ran = true;
 };
 
 class WatchLoop {
@@ -73,8 +103,14 @@ class WatchLoop {
     int64_t next_due_ms = 0;   // the slot time (without jitter)
     int64_t retry_at_ms = -1;  // >= 0 after a failure: when to try again
     int64_t backoff_ms = 0;
+    // >= 0 while another replica held this exact slot: asked for again as itself (not folded into
+    // a later slot), so that a replica dying with it has its run taken over, not skipped.
+    int64_t held_due_ms = -1;
   };
   int64_t StartAt(const Slot& s) const;
+  // Asks the leases for r's slot (the held one first, updating r.due_ms); true when this replica
+  // runs it, else records in `s` when to ask again and in `r` why not.
+  bool ClaimSlot(Slot& s, RunRecord& r);
   const Clock& clock_;
   WatchOptions o_;
   mutable std::mutex mu_;

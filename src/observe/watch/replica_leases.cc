@@ -1,0 +1,171 @@
+#include "observe/watch/replica_leases.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace dw::observe::watch {
+namespace {
+
+std::string SlotKey(const std::string& job, int64_t due_ms) { return job + "@" + std::to_string(due_ms); }
+
+std::string Seconds(int64_t ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", static_cast<double>(ms) / 1000.0);
+  return buf;
+}
+
+}  // namespace
+
+store::WatchReplica ThisReplica(const Clock& clock, int64_t lease_ms) {
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') std::snprintf(host, sizeof host, "unknown-host");
+  store::WatchReplica r;
+  r.host = host;
+  r.pid = static_cast<int64_t>(getpid());
+  r.started_ms = ToUnixMillis(clock.Now());
+  r.lease_ms = lease_ms;
+  r.id = r.host + ":" + std::to_string(r.pid) + ":" + std::to_string(r.started_ms);
+  return r;
+}
+
+ReplicaLeases::ReplicaLeases(store::WatchLeases& leases, const Clock& clock, store::WatchReplica self,
+                             ReplicaOptions options, std::function<void(const std::string&)> say)
+    : leases_(leases), clock_(clock), self_(std::move(self)), o_(options), say_(std::move(say)) {
+  self_.lease_ms = o_.lease_ms;
+}
+
+ReplicaLeases::~ReplicaLeases() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (heartbeat_.joinable()) heartbeat_.join();
+}
+
+Status ReplicaLeases::Start() {
+  DW_RETURN_IF_ERROR(Beat());
+  heartbeat_ = std::thread([this] { HeartbeatLoop(); });
+  return Status::Ok();
+}
+
+Status ReplicaLeases::Beat() {
+  // The offset is the replica's clock at the middle of the round trip minus the database's.
+  int64_t before = ToUnixMillis(clock_.Now());
+  Result<int64_t> db_now = leases_.DatabaseNowMs();
+  if (!db_now.ok()) return db_now.status();
+  int64_t after = ToUnixMillis(clock_.Now());
+  int64_t offset = (before + after) / 2 - *db_now;
+  std::string refusing;
+  if (std::llabs(offset) > o_.max_clock_skew_ms)
+    refusing = "its clock is " + Seconds(std::llabs(offset)) + (offset > 0 ? " ahead of" : " behind") +
+               " the state store's (more than " + Seconds(o_.max_clock_skew_ms) +
+               " apart): it would name job slots differently from the other replicas; fix its time (NTP) "
+               "and it takes leases again";
+  std::string was;
+  store::WatchReplica beat;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    was = refusing_;
+    refusing_ = refusing;
+    self_.clock_offset_ms = offset;
+    self_.refusing = refusing;
+    beat = self_;
+  }
+  if (was != refusing && say_) {
+    if (!refusing.empty())
+      say_("dw watch: replica " + self_.id + " refuses to take leases: " + refusing);
+    else if (!was.empty())
+      say_("dw watch: replica " + self_.id + " takes leases again: its clock is within " +
+           Seconds(o_.max_clock_skew_ms) + " of the state store's");
+  }
+  return leases_.Heartbeat(beat).status();
+}
+
+Status ReplicaLeases::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (heartbeat_.joinable()) heartbeat_.join();
+  return leases_.StopReplica(self_.id);
+}
+
+std::string ReplicaLeases::refusing() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return refusing_;
+}
+
+int64_t ReplicaLeases::PollMs() const { return std::clamp<int64_t>(o_.lease_ms / 10, 100, 5000); }
+
+void ReplicaLeases::HeartbeatLoop() {
+  const auto every = std::chrono::milliseconds(std::max<int64_t>(o_.lease_ms / 3, 50));
+  // Pruning is housekeeping on a steady timer, not a job: it needs no lease (deleting old rows
+  // twice deletes nothing the second time).
+  auto next_prune = std::chrono::steady_clock::now();
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!wake_.wait_for(lock, every, [this] { return stop_; })) {
+    lock.unlock();
+    Status beat = Beat();
+    // A missed heartbeat is not fatal: the next one retries; if they keep failing for the lease
+    // time, other replicas take this one's slots over and its Finish reports the lease lost.
+    if (!beat.ok() && say_) say_("dw watch: replica " + self_.id + ": heartbeat failed (retrying): " + beat.message());
+    if (std::chrono::steady_clock::now() >= next_prune) {
+      next_prune = std::chrono::steady_clock::now() + std::chrono::hours(1);
+      auto pruned = leases_.PruneWatchHistory(o_.keep_history_ms);
+      if (!pruned.ok() && say_)
+        say_("dw watch: replica " + self_.id + ": old lease history could not be pruned (retried in an hour): " +
+             pruned.status().message());
+    }
+    lock.lock();
+  }
+}
+
+JobLeases::Answer ReplicaLeases::Claim(const std::string& job, int64_t due_ms) {
+  std::string refusing = this->refusing();
+  if (!refusing.empty()) return {Verdict::kRefused, std::max<int64_t>(o_.lease_ms / 3, 50), "refusing leases: " + refusing};
+  Result<store::LeaseClaim> c = leases_.ClaimLease(job, due_ms, self_.id, o_.lease_ms);
+  if (!c.ok())
+    return {Verdict::kRefused, PollMs(), "could not ask the state store for the lease: " + c.status().message()};
+  switch (c->answer) {
+    case store::LeaseAnswer::kTaken: {
+      std::lock_guard<std::mutex> lock(mu_);
+      run_ids_[SlotKey(job, due_ms)] = c->run_id;
+      return {Verdict::kRun, 0, ""};
+    }
+    case store::LeaseAnswer::kDone:
+      return {Verdict::kDoneElsewhere, 0, ""};
+    case store::LeaseAnswer::kHeld:
+      break;
+  }
+  // Ask again soon (it finishes), and no later than just after its lease expires (it died).
+  int64_t until_expiry = std::max<int64_t>(c->expires_ms - c->db_now_ms + 10, 1);
+  return {Verdict::kHeldElsewhere, std::min(PollMs(), until_expiry), "held by " + c->holder};
+}
+
+void ReplicaLeases::Finish(const std::string& job, int64_t due_ms, const Status& outcome) {
+  int64_t run_id = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = run_ids_.find(SlotKey(job, due_ms));
+    if (it == run_ids_.end()) return;
+    run_id = it->second;
+    run_ids_.erase(it);
+  }
+  Result<bool> held = leases_.FinishLease(job, due_ms, self_.id, run_id, outcome.ok(), outcome.message());
+  if (!say_) return;
+  const std::string slot = job + " due " + FormatRfc3339(FromUnixMillis(due_ms));
+  if (!held.ok())
+    say_("dw watch: replica " + self_.id + ": the end of " + slot + " could not be recorded (its lease expires and "
+         "another replica runs it again): " + held.status().message());
+  else if (!*held)
+    say_("dw watch: replica " + self_.id + " lost the lease of " + slot +
+         " before it finished (it ran longer than the lease time without a heartbeat); another replica took it over");
+}
+
+}  // namespace dw::observe::watch

@@ -1,0 +1,77 @@
+// One `dw watch` replica among several on a PostgreSQL state store: the loop's JobLeases over the
+// store's leases (store/watch_leases.h), and the replica's heartbeat. The heartbeat, every third
+// of the lease time, keeps the replica's row and the leases of the jobs it is running alive, and
+// measures the replica's clock against the database's: a replica whose clock is more than
+// `max_clock_skew_ms` away from the store's names its slots differently from the others (slots
+// are multiples of `every` on the replica's clock) and so refuses to take leases, saying why, until
+// its clock agrees again. Expiry itself is always judged on the database's clock.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "base/clock.h"
+#include "base/status.h"
+#include "observe/watch/watch_loop.h"
+#include "store/watch_leases.h"
+
+namespace dw::observe::watch {
+
+struct ReplicaOptions {
+  int64_t lease_ms = 30'000;           // a silent replica's slots are taken over after this
+  int64_t max_clock_skew_ms = 30'000;  // further than this from the store's clock: no leases
+  // Lease and run history older than this is deleted, once an hour, by the heartbeat thread.
+  int64_t keep_history_ms = 7LL * 24 * 3600 * 1000;
+};
+
+class ReplicaLeases final : public JobLeases {
+ public:
+  // `self` names the replica (id, host, pid, started); `say` gets one line per change of state
+  // (refusing, taking leases again, a lease lost). REQUIRES: `leases` and `clock` outlive this.
+  ReplicaLeases(store::WatchLeases& leases, const Clock& clock, store::WatchReplica self, ReplicaOptions options,
+                std::function<void(const std::string&)> say);
+  ~ReplicaLeases() override;
+
+  // Registers the replica with a first heartbeat and starts the heartbeat thread. The store's
+  // error when it cannot be reached (the replica must not start blind).
+  Status Start();
+  // One heartbeat now: measures the clock offset, decides whether to refuse leases, writes the
+  // heartbeat and extends the leases of running jobs. What the thread does; tests call it directly.
+  Status Beat();
+  // Stops the heartbeat thread, marks the replica stopped and releases its unfinished leases.
+  Status Stop();
+
+  // Why this replica refuses leases now ("" when it takes them).
+  std::string refusing() const;
+  const std::string& id() const { return self_.id; }
+
+  Answer Claim(const std::string& job, int64_t due_ms) override;
+  void Finish(const std::string& job, int64_t due_ms, const Status& outcome) override;
+
+ private:
+  int64_t PollMs() const;
+  void HeartbeatLoop();
+
+  store::WatchLeases& leases_;
+  const Clock& clock_;
+  store::WatchReplica self_;
+  const ReplicaOptions o_;
+  std::function<void(const std::string&)> say_;
+
+  mutable std::mutex mu_;
+  std::string refusing_;                    // under mu_
+  std::map<std::string, int64_t> run_ids_;  // "job@due" -> its watch_runs id, under mu_
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread heartbeat_;
+};
+
+// The id of a replica started now in this process: "<host>:<pid>:<started ms>".
+store::WatchReplica ThisReplica(const Clock& clock, int64_t lease_ms);
+
+}  // namespace dw::observe::watch

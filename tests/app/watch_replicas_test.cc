@@ -1,0 +1,302 @@
+// Several `dw watch` processes on one state store (docs/watch.md), through the real binary.
+// PostgreSQL ($DW_TEST_PG_URL, skipped when unset): three replicas share one workspace, the one
+// holding the slow monitor's lease is SIGKILLed mid-run, and the store must show every due slot
+// run to success exactly once (the killed slot taken over after the lease time), one incident,
+// one notification of it per channel and event, and a receipt chain that verifies. A replica
+// whose clock is a minute off refuses leases and says why. SQLite: a second `dw watch` on the
+// same file is refused, naming the first.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "actions/actions.h"
+#include "base/clock.h"
+#include "base/json.h"
+#include "store/state_store.h"
+#include "store/watch_leases.h"
+#include "tests/store/store_test_support.h"
+#include "tests/support/subprocess.h"
+
+extern char** environ;
+
+namespace dw {
+namespace {
+
+using namespace std::chrono_literals;
+using store::test_support::ScratchLocation;
+using testing::RunCommand;
+using testing::TempDir;
+
+// A `dw watch` child with its stdout and stderr in files.
+struct Watcher {
+  pid_t pid = -1;
+  std::filesystem::path out, err;
+};
+
+Watcher StartWatch(const TempDir& tmp, const std::string& name, const std::vector<std::string>& extra) {
+  Watcher w;
+  w.out = tmp.path() / (name + ".out");
+  w.err = tmp.path() / (name + ".err");
+  std::vector<std::string> args = {DW_BINARY, "--workspace", tmp.path().string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, w.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, w.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (posix_spawn(&w.pid, args[0].c_str(), &fa, nullptr, argv.data(), environ) != 0) w.pid = -1;
+  posix_spawn_file_actions_destroy(&fa);
+  return w;
+}
+
+// SIGTERMs `w` and waits for it; its exit code (-1 when killed by a signal).
+int StopWatch(const Watcher& w) {
+  if (w.pid <= 0) return -1;
+  kill(w.pid, SIGTERM);
+  int status = 0;
+  waitpid(w.pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void MakeWarehouse(const std::filesystem::path& path, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+}
+
+// The workspace of the replica tests: a fast monitor every 2 s, a slow one (a query of about a
+// second) every 3 s on its own warehouse, a check that fails (one NULL) so the signal pass opens
+// an incident, and a Slack channel whose webhook nobody answers (the notification stays pending
+// in the outbox, where it can be counted).
+void WriteWorkspace(const TempDir& tmp, const std::string& state) {
+  MakeWarehouse(tmp.path() / "wh.db", "CREATE TABLE t(id INTEGER, v REAL); INSERT INTO t VALUES (1, 41), (2, NULL);");
+  MakeWarehouse(tmp.path() / "slow.db", "CREATE TABLE s(v REAL); INSERT INTO s VALUES (1);");
+  tmp.Write("dataworkers.yaml",
+            "version: 1\n"
+            "name: replicas\n"
+            "state: \"" + state + "\"\n"
+            "warehouses:\n"
+            "  main: {type: sqlite, path: wh.db}\n"
+            "  slow: {type: sqlite, path: slow.db}\n"
+            "checks:\n"
+            "  - table: main.t\n"
+            "    not_null: [v]\n"
+            "monitors:\n"
+            "  - {name: fast, warehouse: main, sql: \"SELECT count(*) FROM t\", every: 2s}\n"
+            "  - name: slow\n"
+            "    warehouse: slow\n"
+            "    sql: \"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 600000) "
+            "SELECT count(*) FROM c\"\n"
+            "    every: 3s\n"
+            "notify:\n"
+            "  slack: {webhook: \"${DW_REPLICA_TEST_WEBHOOK}\"}\n");
+}
+
+int64_t Count(store::SqlConnection& c, const std::string& sql) {
+  auto rows = c.Query(sql);
+  EXPECT_TRUE(rows.ok()) << sql << ": " << rows.status().ToString();
+  if (!rows.ok() || rows->empty()) return -1;
+  return std::get<int64_t>((*rows)[0][0]);
+}
+
+class WatchReplicasTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (store::test_support::PostgresTestUrl().empty()) GTEST_SKIP() << store::test_support::kPgSkipMessage;
+    auto scratch = ScratchLocation::Create("postgresql");
+    ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
+    scratch_ = std::move(scratch).value();
+    setenv("DW_REPLICA_TEST_WEBHOOK", "http://127.0.0.1:9/hooks/replica-test", 1);
+    WriteWorkspace(tmp_, scratch_->location());
+  }
+
+  TempDir tmp_;
+  std::unique_ptr<ScratchLocation> scratch_;
+};
+
+TEST_F(WatchReplicasTest, ThreeReplicasRunEachSlotOnceAndTakeOverTheKilledOnesLease) {
+  SystemClock clock;
+  std::vector<Watcher> w;
+  for (int i = 0; i < 3; ++i) w.push_back(StartWatch(tmp_, "r" + std::to_string(i), {"watch", "--lease-time", "2s"}));
+  for (const auto& x : w) ASSERT_GT(x.pid, 0);
+  auto store = store::OpenStateStore(scratch_->location(), clock);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  store::WatchLeases* leases = store::WatchLeasesOf(**store);
+  ASSERT_NE(leases, nullptr);
+
+  // Wait for a replica to hold the slow monitor's lease, mid-run, and SIGKILL it there.
+  pid_t killed = -1;
+  std::string killed_id;
+  int64_t killed_due = 0;
+  for (auto deadline = std::chrono::steady_clock::now() + 30s; killed < 0 && std::chrono::steady_clock::now() < deadline;
+       std::this_thread::sleep_for(20ms)) {
+    auto open = leases->OpenLeases();
+    ASSERT_TRUE(open.ok()) << open.status().ToString();
+    for (const auto& l : *open) {
+      if (l.job != "monitor:slow") continue;
+      for (const auto& x : w)
+        if (l.holder.find(":" + std::to_string(x.pid) + ":") != std::string::npos) {
+          kill(x.pid, SIGKILL);
+          waitpid(x.pid, nullptr, 0);
+          killed = x.pid;
+          killed_id = l.holder;
+          killed_due = l.due_ms;
+        }
+      if (killed >= 0) break;
+    }
+  }
+  ASSERT_GT(killed, 0) << "no replica was ever seen holding monitor:slow";
+
+  // While the other two run on: --status names all three, the killed one goes silent.
+  std::this_thread::sleep_for(4s);
+  auto status = RunCommand(std::string(DW_BINARY) + " --workspace '" + tmp_.path().string() + "' watch --status --format json");
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  Json st = Json::parse(status.out);
+  EXPECT_EQ(st["backend"], "postgresql");
+  ASSERT_EQ(st["replicas"].size(), 3u) << status.out;
+  std::map<std::string, std::string> state_of;
+  for (const Json& r : st["replicas"]) {
+    state_of[r["id"]] = r["state"];
+    EXPECT_FALSE(r["host"].get<std::string>().empty());
+    EXPECT_GT(r["pid"].get<int64_t>(), 0);
+    EXPECT_TRUE(r.contains("last_heartbeat") && r.contains("started") && r.contains("leases"));
+  }
+  EXPECT_EQ(state_of[killed_id], "silent") << status.out;
+  int alive = 0;
+  for (const Json& r : st["replicas"]) {
+    if (r["id"] == killed_id) continue;
+    alive += r["state"] == "alive";
+    EXPECT_FALSE(r["recent_runs"].empty()) << "a live replica ran jobs: " << status.out;
+  }
+  EXPECT_EQ(alive, 2) << status.out;
+  auto text = RunCommand(std::string(DW_BINARY) + " --workspace '" + tmp_.path().string() + "' watch --status");
+  EXPECT_NE(text.out.find("replica " + killed_id + " (silent)"), std::string::npos) << text.out;
+
+  std::this_thread::sleep_for(4s);
+  for (const auto& x : w)
+    if (x.pid != killed) {
+      EXPECT_EQ(StopWatch(x), 0) << testing::ReadWholeFile(x.err);
+    }
+
+  auto conn = scratch_->Connect();
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  auto& c = **conn;
+  // Every lease ran to success, none left open (the killed one's was taken over).
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_leases WHERE finished_at IS NULL"), 0);
+  // Exactly one successful run per slot, and never two attempts at once.
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM (SELECT job, due_ms FROM watch_runs WHERE outcome = 'ok' "
+                     "GROUP BY job, due_ms HAVING count(*) <> 1) d"),
+            0);
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_leases l WHERE NOT EXISTS (SELECT 1 FROM watch_runs r "
+                     "WHERE r.job = l.job AND r.due_ms = l.due_ms AND r.outcome = 'ok')"),
+            0);
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_runs WHERE outcome IN ('lost', 'failed')"), 0);
+  // The killed replica's slot: its attempt never finished, another replica's did, on attempt 2.
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_runs WHERE job = 'monitor:slow' AND due_ms = " +
+                         std::to_string(killed_due) + " AND replica_id = '" + killed_id + "' AND outcome = 'running'"),
+            1);
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_runs WHERE job = 'monitor:slow' AND due_ms = " +
+                         std::to_string(killed_due) + " AND replica_id <> '" + killed_id + "' AND outcome = 'ok'"),
+            1);
+  EXPECT_EQ(Count(c, "SELECT attempts FROM watch_leases WHERE job = 'monitor:slow' AND due_ms = " +
+                         std::to_string(killed_due)),
+            2);
+  // No slot skipped: each monitor's slots run from its first to its last without a gap.
+  for (auto [job, every] : {std::pair<std::string, int64_t>{"monitor:fast", 2000}, {"monitor:slow", 3000}}) {
+    auto rows = c.Query("SELECT due_ms FROM watch_leases WHERE job = $1 ORDER BY due_ms", {job});
+    ASSERT_TRUE(rows.ok());
+    ASSERT_GE(rows->size(), 3u) << job;
+    for (size_t i = 1; i < rows->size(); ++i)
+      EXPECT_EQ(std::get<int64_t>((*rows)[i][0]) - std::get<int64_t>((*rows)[i - 1][0]), every)
+          << job << " skipped a slot after slot " << i - 1;
+  }
+  // The hourly check and the daily prune: one slot each, run once however many replicas.
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_runs WHERE job = 'check:table://main/t' AND outcome = 'ok'"), 1);
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_runs WHERE job = 'prune-metrics' AND outcome = 'ok'"), 1);
+  // Three replicas, each with a heartbeat; the two stopped cleanly say so.
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_replicas"), 3);
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_replicas WHERE stopped_at IS NOT NULL"), 2);
+
+  // One incident for the failed check, whichever replica's pass saw it; one notification of it.
+  auto incidents = (*store)->Incidents("", 100);
+  ASSERT_TRUE(incidents.ok()) << incidents.status().ToString();
+  ASSERT_EQ(incidents->size(), 1u);
+  auto outbox = (*store)->OutboxFor((*incidents)[0].id);
+  ASSERT_TRUE(outbox.ok());
+  std::set<std::string> seen;
+  for (const auto& m : *outbox) EXPECT_TRUE(seen.insert(m.channel + "/" + m.event).second) << m.event;
+  EXPECT_FALSE(outbox->empty()) << "the incident's opening was notified";
+  auto chain = actions::VerifyReceiptChain(**store);
+  ASSERT_TRUE(chain.ok()) << chain.status().ToString();
+  EXPECT_TRUE(chain->ok) << chain->problem;
+}
+
+TEST_F(WatchReplicasTest, AReplicaWhoseClockIsAMinuteOffRefusesLeasesAndSaysWhy) {
+  // --now a minute back: the replica's clock runs 60 s behind the database's.
+  std::string behind = FormatRfc3339(SystemClock().Now() - std::chrono::seconds(60));
+  Watcher skewed = StartWatch(tmp_, "skewed", {"--now", behind, "watch", "--lease-time", "2s"});
+  ASSERT_GT(skewed.pid, 0);
+  std::this_thread::sleep_for(3s);
+  auto status = RunCommand(std::string(DW_BINARY) + " --workspace '" + tmp_.path().string() + "' watch --status --format json");
+  EXPECT_EQ(StopWatch(skewed), 0);
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  Json st = Json::parse(status.out);
+  ASSERT_EQ(st["replicas"].size(), 1u) << status.out;
+  std::string refusing = st["replicas"][0]["refusing"];
+  EXPECT_NE(refusing.find("behind the state store's"), std::string::npos) << refusing;
+  EXPECT_LT(st["replicas"][0]["clock_offset_ms"].get<int64_t>(), -55000);
+  std::string err = testing::ReadWholeFile(skewed.err);
+  EXPECT_NE(err.find("refuses to take leases: its clock is 6"), std::string::npos) << err;
+  // It ran nothing: no slot was leased.
+  auto conn = scratch_->Connect();
+  ASSERT_TRUE(conn.ok());
+  EXPECT_EQ(Count(**conn, "SELECT count(*) FROM watch_runs"), 0);
+}
+
+TEST(WatchSqliteTest, ASecondWatchOnTheSameSqliteFileIsRefusedNamingTheFirst) {
+  TempDir tmp;
+  tmp.Write("dataworkers.yaml", "version: 1\nname: single\n");
+  Watcher first = StartWatch(tmp, "first", {"watch"});
+  ASSERT_GT(first.pid, 0);
+  // The first one holds the lock once its status names it.
+  std::string ws = std::string(DW_BINARY) + " --workspace '" + tmp.path().string() + "'";
+  testing::CommandResult status;
+  for (int i = 0; i < 100; ++i, std::this_thread::sleep_for(50ms)) {
+    status = RunCommand(ws + " watch --status --format json");
+    if (status.exit_code == 0 && !Json::parse(status.out)["replicas"].empty()) break;
+  }
+  Json st = Json::parse(status.out);
+  EXPECT_EQ(st["backend"], "sqlite");
+  ASSERT_EQ(st["replicas"].size(), 1u) << status.out;
+  EXPECT_EQ(st["replicas"][0]["pid"], first.pid);
+  auto second = RunCommand(ws + " watch");
+  EXPECT_EQ(second.exit_code, 2) << second.err;
+  EXPECT_NE(second.err.find("already watched by dw watch pid " + std::to_string(first.pid)), std::string::npos)
+      << second.err;
+  EXPECT_NE(second.err.find("SQLite keeps a single dw watch replica"), std::string::npos) << second.err;
+  // A SIGKILLed watcher leaves no stale lock: the next one starts.
+  kill(first.pid, SIGKILL);
+  waitpid(first.pid, nullptr, 0);
+  auto after = RunCommand(ws + " watch --status");
+  EXPECT_NE(after.out.find("no dw watch is running on it"), std::string::npos) << after.out;
+  Watcher next = StartWatch(tmp, "next", {"watch"});
+  std::this_thread::sleep_for(1s);
+  EXPECT_EQ(StopWatch(next), 0) << testing::ReadWholeFile(next.err);
+}
+
+}  // namespace
+}  // namespace dw

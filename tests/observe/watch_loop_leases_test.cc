@@ -1,0 +1,120 @@
+// The watch scheduler with leases (several replicas, docs/watch.md), against a scripted JobLeases:
+// a slot done elsewhere is not run here, a slot held elsewhere is asked for again as itself (so a
+// dead holder's slot is taken over, not skipped), a refusal keeps the slot due, and every run
+// here is reported back with its outcome.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <map>
+
+#include "observe/watch/watch_loop.h"
+
+namespace dw::observe::watch {
+namespace {
+
+constexpr int64_t kEvery = 60'000;
+const int64_t kStart = 1767225600000LL;  // 2026-01-01 00:00 UTC, a slot boundary
+
+// Answers from a script per due time; kRun when nothing is scripted.
+class ScriptedLeases final : public JobLeases {
+ public:
+  std::map<int64_t, std::deque<Answer>> script;
+  std::vector<std::pair<int64_t, bool>> finished;  // (due, ok)
+  std::vector<int64_t> asked;
+  Answer Claim(const std::string&, int64_t due_ms) override {
+    asked.push_back(due_ms);
+    auto& q = script[due_ms];
+    if (q.empty()) return {Verdict::kRun, 0, ""};
+    Answer a = q.front();
+    q.pop_front();
+    return a;
+  }
+  void Finish(const std::string&, int64_t due_ms, const Status& outcome) override {
+    finished.push_back({due_ms, outcome.ok()});
+  }
+};
+
+TEST(WatchLoopLeasesTest, ASlotDoneElsewhereIsNotRunHereAndTheNextOneIs) {
+  SimulatedClock clock{FromUnixMillis(kStart)};
+  ScriptedLeases leases;
+  leases.script[kStart].push_back({JobLeases::Verdict::kDoneElsewhere, 0, ""});
+  WatchLoop loop(clock, {.leases = &leases, .jitter_fraction = 0});
+  std::vector<int64_t> ran;
+  ASSERT_TRUE(loop.AddJob({"m", "g", kEvery, [&](int64_t due, int) {
+                             ran.push_back(due);
+                             return Status::Ok();
+                           }}).ok());
+  auto first = loop.RunDue();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_FALSE(first[0].ran);
+  EXPECT_TRUE(first[0].status.ok());
+  EXPECT_TRUE(ran.empty());
+  EXPECT_TRUE(loop.RunDue().empty()) << "the slot is accounted for";
+  clock.Advance(std::chrono::milliseconds(kEvery));
+  auto second = loop.RunDue();
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_TRUE(second[0].ran);
+  EXPECT_EQ(ran, (std::vector<int64_t>{kStart + kEvery}));
+  EXPECT_EQ(leases.finished, (std::vector<std::pair<int64_t, bool>>{{kStart + kEvery, true}}));
+}
+
+TEST(WatchLoopLeasesTest, ASlotHeldByAReplicaThatDiesIsTakenOverAsItselfNotSkipped) {
+  SimulatedClock clock{FromUnixMillis(kStart)};
+  ScriptedLeases leases;
+  // Held twice (its holder is running it, then silent), then the lease expires and it is ours.
+  leases.script[kStart].push_back({JobLeases::Verdict::kHeldElsewhere, 40'000, "held by r1"});
+  leases.script[kStart].push_back({JobLeases::Verdict::kHeldElsewhere, 40'000, "held by r1"});
+  WatchLoop loop(clock, {.leases = &leases, .jitter_fraction = 0});
+  std::vector<std::pair<int64_t, int>> ran;
+  ASSERT_TRUE(loop.AddJob({"m", "g", kEvery, [&](int64_t due, int missed) {
+                             ran.push_back({due, missed});
+                             return Status::Ok();
+                           }}).ok());
+  EXPECT_FALSE(loop.RunDue()[0].ran);
+  EXPECT_EQ(loop.MillisUntilNextDue(), 40'000) << "asked again when the holder's lease ends";
+  clock.Advance(std::chrono::milliseconds(40'000));
+  EXPECT_FALSE(loop.RunDue()[0].ran);
+  // By now the next slot (00:01) has begun; the held 00:00 slot is still the one asked for.
+  clock.Advance(std::chrono::milliseconds(40'000));
+  auto taken = loop.RunDue();
+  ASSERT_EQ(taken.size(), 1u);
+  EXPECT_TRUE(taken[0].ran);
+  EXPECT_EQ(taken[0].due_ms, kStart);
+  // Then the 00:01 slot, at once (it is due), as a slot of its own.
+  auto next = loop.RunDue();
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].due_ms, kStart + kEvery);
+  EXPECT_EQ(ran, (std::vector<std::pair<int64_t, int>>{{kStart, 0}, {kStart + kEvery, 0}}));
+  EXPECT_EQ(leases.asked, (std::vector<int64_t>{kStart, kStart, kStart, kStart + kEvery}));
+}
+
+TEST(WatchLoopLeasesTest, ARefusalKeepsTheSlotDueAndAFailureIsReportedToTheLeases) {
+  SimulatedClock clock{FromUnixMillis(kStart)};
+  ScriptedLeases leases;
+  leases.script[kStart].push_back({JobLeases::Verdict::kRefused, 5'000, "refusing leases: clock 45 s ahead"});
+  WatchLoop loop(clock, {.leases = &leases, .jitter_fraction = 0, .retry_min_ms = 1'000});
+  int runs = 0;
+  ASSERT_TRUE(loop.AddJob({"m", "g", kEvery, [&](int64_t, int) {
+                             ++runs;
+                             return runs == 1 ? Unavailable("warehouse down") : Status::Ok();
+                           }}).ok());
+  auto refused = loop.RunDue();
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_FALSE(refused[0].ran);
+  EXPECT_NE(refused[0].status.message().find("clock 45 s ahead"), std::string::npos);
+  EXPECT_EQ(loop.MillisUntilNextDue(), 5'000);
+  clock.Advance(std::chrono::milliseconds(5'000));
+  auto failed = loop.RunDue();
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_TRUE(failed[0].ran);
+  EXPECT_FALSE(failed[0].status.ok());
+  clock.Advance(std::chrono::milliseconds(1'000));
+  auto retried = loop.RunDue();
+  ASSERT_EQ(retried.size(), 1u);
+  EXPECT_EQ(retried[0].due_ms, kStart) << "the retry covers the slot that failed";
+  EXPECT_TRUE(retried[0].status.ok());
+  EXPECT_EQ(leases.finished, (std::vector<std::pair<int64_t, bool>>{{kStart, false}, {kStart, true}}));
+}
+
+}  // namespace
+}  // namespace dw::observe::watch

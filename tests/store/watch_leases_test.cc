@@ -1,0 +1,175 @@
+// The store's leases for several `dw watch` replicas (store/watch_leases.h), on PostgreSQL
+// ($DW_TEST_PG_URL; skipped when unset): one holder per slot, a finished slot is done for every
+// replica, an expired lease is taken over (judged on the database's clock), a holder that lost
+// its lease cannot finish the slot, a heartbeat keeps a running job's lease, and the cross-replica
+// mutex is exclusive between sessions. SQLite offers no leases.
+#include "store/watch_leases.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <thread>
+
+#include "tests/store/store_test_support.h"
+
+namespace dw::store {
+namespace {
+
+using namespace std::chrono_literals;
+using test_support::StoreOnEachBackend;
+
+class WatchLeasesTest : public StoreOnEachBackend {};
+
+TEST_P(WatchLeasesTest, OneHolderPerSlotAndAnExpiredLeaseIsTakenOver) {
+  WatchLeases* leases = WatchLeasesOf(*store_);
+  if (GetParam() == "sqlite") {
+    EXPECT_EQ(leases, nullptr) << "SQLite keeps a single dw watch: no leases";
+    return;
+  }
+  ASSERT_NE(leases, nullptr);
+  auto a = leases->ClaimLease("monitor:m", 60'000, "ra", 300);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->answer, LeaseAnswer::kTaken);
+  auto b = leases->ClaimLease("monitor:m", 60'000, "rb", 300);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->answer, LeaseAnswer::kHeld);
+  EXPECT_EQ(b->holder, "ra");
+  EXPECT_GT(b->expires_ms, b->db_now_ms);
+  // Another slot of the same job is a lease of its own.
+  auto other = leases->ClaimLease("monitor:m", 120'000, "rb", 300);
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(other->answer, LeaseAnswer::kTaken);
+
+  // ra goes silent: after the lease time (on the database's clock) rb takes the slot over.
+  std::this_thread::sleep_for(400ms);
+  auto taken = leases->ClaimLease("monitor:m", 60'000, "rb", 300);
+  ASSERT_TRUE(taken.ok());
+  EXPECT_EQ(taken->answer, LeaseAnswer::kTaken);
+  // ra wakes up: its finish does not count (the run is marked lost), rb's does.
+  auto late = leases->FinishLease("monitor:m", 60'000, "ra", a->run_id, true, "");
+  ASSERT_TRUE(late.ok());
+  EXPECT_FALSE(*late);
+  auto done = leases->FinishLease("monitor:m", 60'000, "rb", taken->run_id, true, "");
+  ASSERT_TRUE(done.ok());
+  EXPECT_TRUE(*done);
+  auto after = leases->ClaimLease("monitor:m", 60'000, "rc", 300);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->answer, LeaseAnswer::kDone);
+
+  auto runs = leases->RecentRuns(10);
+  ASSERT_TRUE(runs.ok());
+  std::map<std::string, std::string> outcome;
+  for (const auto& r : *runs)
+    if (r.due_ms == 60'000) outcome[r.replica_id] = r.outcome;
+  EXPECT_EQ(outcome, (std::map<std::string, std::string>{{"ra", "lost"}, {"rb", "ok"}}));
+}
+
+TEST_P(WatchLeasesTest, AFailedRunGivesTheSlotBackAndAHeartbeatKeepsARunningOne) {
+  WatchLeases* leases = WatchLeasesOf(*store_);
+  if (leases == nullptr) return;  // SQLite
+  WatchReplica ra{.id = "ra", .host = "h", .pid = 1, .started_ms = 1, .lease_ms = 300};
+  ASSERT_TRUE(leases->Heartbeat(ra).ok());
+  auto a = leases->ClaimLease("check:t", 0, "ra", 300);
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->answer, LeaseAnswer::kTaken);
+  // Heartbeats every 100 ms keep it past its lease time.
+  for (int i = 0; i < 5; ++i) {
+    std::this_thread::sleep_for(100ms);
+    ASSERT_TRUE(leases->Heartbeat(ra).ok());
+  }
+  auto still = leases->ClaimLease("check:t", 0, "rb", 300);
+  ASSERT_TRUE(still.ok());
+  EXPECT_EQ(still->answer, LeaseAnswer::kHeld);
+  // A failure hands the slot straight back to whoever asks next.
+  auto failed = leases->FinishLease("check:t", 0, "ra", a->run_id, false,
+                                    "warehouse down: postgresql://bob:UrlPass99@db.internal/analytics");
+  ASSERT_TRUE(failed.ok());
+  EXPECT_TRUE(*failed);
+  auto retry = leases->ClaimLease("check:t", 0, "rb", 300);
+  ASSERT_TRUE(retry.ok());
+  EXPECT_EQ(retry->answer, LeaseAnswer::kTaken);
+
+  // A run's failure is prose: stored redacted, as every error in the store.
+  auto runs = leases->RecentRuns(5);
+  ASSERT_TRUE(runs.ok());
+  bool saw_failure = false;
+  for (const auto& r : *runs)
+    if (r.outcome == "failed") {
+      saw_failure = true;
+      EXPECT_EQ(r.message.find("UrlPass99"), std::string::npos) << r.message;
+      EXPECT_NE(r.message.find("warehouse down"), std::string::npos) << r.message;
+    }
+  EXPECT_TRUE(saw_failure);
+
+  auto replicas = leases->Replicas();
+  ASSERT_TRUE(replicas.ok());
+  ASSERT_EQ(replicas->size(), 1u);
+  EXPECT_EQ((*replicas)[0].host, "h");
+  ASSERT_TRUE(leases->StopReplica("rb").ok());
+  auto open = leases->OpenLeases();
+  ASSERT_TRUE(open.ok());
+  ASSERT_EQ(open->size(), 1u);
+  auto now = leases->DatabaseNowMs();
+  ASSERT_TRUE(now.ok());
+  EXPECT_LE((*open)[0].expires_ms, *now) << "a stopped replica's leases are released";
+}
+
+TEST_P(WatchLeasesTest, TheCrossReplicaMutexIsExclusiveBetweenSessions) {
+  WatchLeases* leases = WatchLeasesOf(*store_);
+  if (leases == nullptr) return;  // SQLite
+  auto second = OpenStateStore(scratch_->location(), clock_);
+  ASSERT_TRUE(second.ok());
+  WatchLeases* other = WatchLeasesOf(**second);
+  ASSERT_NE(other, nullptr);
+  auto held = leases->TryHoldMutex("pass");
+  ASSERT_TRUE(held.ok());
+  EXPECT_TRUE(*held);
+  auto refused = other->TryHoldMutex("pass");
+  ASSERT_TRUE(refused.ok());
+  EXPECT_FALSE(*refused);
+  ASSERT_TRUE(leases->ReleaseMutex("pass").ok());
+  auto now_other = other->TryHoldMutex("pass");
+  ASSERT_TRUE(now_other.ok());
+  EXPECT_TRUE(*now_other);
+  // A session that ends lets go (a replica that dies holding it).
+  // (The server notices the closed connection a moment later.)
+  second->reset();
+  bool after = false;
+  for (int i = 0; i < 100 && !after; ++i, std::this_thread::sleep_for(20ms)) {
+    auto held_now = leases->TryHoldMutex("pass");
+    ASSERT_TRUE(held_now.ok());
+    after = *held_now;
+  }
+  EXPECT_TRUE(after);
+}
+
+TEST_P(WatchLeasesTest, OldHistoryIsPrunedButAnUnfinishedSlotIsKept) {
+  WatchLeases* leases = WatchLeasesOf(*store_);
+  if (leases == nullptr) return;  // SQLite
+  ASSERT_TRUE(leases->Heartbeat({.id = "ra", .host = "h", .pid = 1, .started_ms = 1, .lease_ms = 100}).ok());
+  auto done = leases->ClaimLease("m", 0, "ra", 100);
+  ASSERT_TRUE(done.ok());
+  ASSERT_TRUE(leases->FinishLease("m", 0, "ra", done->run_id, true, "").ok());
+  auto owed = leases->ClaimLease("m", 1000, "ra", 100);
+  ASSERT_TRUE(owed.ok());
+  ASSERT_EQ(owed->answer, LeaseAnswer::kTaken);
+  // Everything is "old" after 300 ms when keeping 200 ms; history, its runs and the replica go.
+  // Slot due times here are tiny (1970), so both leases are due long before; only the finished goes.
+  std::this_thread::sleep_for(300ms);
+  auto pruned = leases->PruneWatchHistory(200);
+  ASSERT_TRUE(pruned.ok()) << pruned.status().ToString();
+  EXPECT_EQ(*pruned, 1 + 2 + 1);  // one finished lease, two runs, one replica
+  auto open = leases->OpenLeases();
+  ASSERT_TRUE(open.ok());
+  ASSERT_EQ(open->size(), 1u);
+  EXPECT_EQ((*open)[0].due_ms, 1000) << "the slot still owed a run is kept";
+  auto replicas = leases->Replicas();
+  ASSERT_TRUE(replicas.ok());
+  EXPECT_TRUE(replicas->empty());
+  EXPECT_FALSE(leases->PruneWatchHistory(0).ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, WatchLeasesTest, ::testing::Values("sqlite", "postgresql"));
+
+}  // namespace
+}  // namespace dw::store
