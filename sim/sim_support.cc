@@ -49,6 +49,13 @@ std::vector<Fault> ParseFaults(const Json& script) {
     x.status = f.value("status", 500);
     x.body = f.value("body", "");
     x.content_type = f.value("content_type", "application/json");
+    if (f.contains("headers")) {
+      if (!f["headers"].is_object()) throw std::invalid_argument(where + ".headers: expected an object of strings");
+      for (const auto& [name, value] : f["headers"].items()) {
+        if (!value.is_string()) throw std::invalid_argument(where + ".headers." + name + ": expected a string");
+        x.headers.emplace_back(name, value.get<std::string>());
+      }
+    }
     x.delay_ms = f.value("delay_ms", 0);
     x.times = f.value("times", -1);
     x.repeat_body = f.value("repeat_body", static_cast<size_t>(1));
@@ -98,6 +105,7 @@ bool ApplyLostAnswer(std::vector<Fault>& faults, std::mutex& mu, const httplib::
   if (!hit) return false;
   if (hit->delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(hit->delay_ms));
   res.status = hit->status;
+  for (const auto& [name, value] : hit->headers) res.set_header(name, value);
   res.set_content(hit->body, hit->content_type);
   return true;
 }
@@ -127,6 +135,7 @@ void InstallCommon(httplib::Server& server, std::shared_ptr<SimClock> clock,
     body.reserve(hit.body.size() * hit.repeat_body);
     for (size_t i = 0; i < hit.repeat_body; ++i) body += hit.body;
     res.status = hit.status;
+    for (const auto& [name, value] : hit.headers) res.set_header(name, value);
     if (hit.drip_ms > 0 || hit.endless) {
       auto shared = std::make_shared<std::string>(body.empty() ? std::string("x") : std::move(body));
       const int drip_ms = hit.drip_ms;

@@ -49,6 +49,8 @@ struct Fault {
   int status = 500;
   std::string body;
   std::string content_type = "application/json";
+  // Extra answer headers, e.g. {"Retry-After": "1"} on a 429 (a rate limit says when to come back).
+  std::vector<std::pair<std::string, std::string>> headers;
   int delay_ms = 0;
   int times = -1;
   size_t repeat_body = 1;    // the body repeated this many times (a huge body)

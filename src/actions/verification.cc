@@ -368,24 +368,35 @@ Result<VerificationOutcome> VerifyIncident(store::StateStore& store, const confi
                                  " item(s) of " + plan->source + " pass"
                            : "verification of " + incident_id + " failed: " + failed;
   Json body = {{"passed", out.passed}, {"plan", plan->source}, {"items", items}, {"summary", out.summary}};
-  Result<int64_t> seq = Record(store, clock, out.passed ? "verified" : "verification_failed", subject, actor, body);
-  if (!seq.ok()) return seq.status();
-  out.event_seq = *seq;
   if (!out.passed) {
-    // A failed verification goes to a person: the incident's owner and its domain's owners.
-    std::vector<std::string> people;
-    if (!inc->owner.empty()) people.push_back(inc->owner);
-    if (const config::DomainConfig* d = FindDomain(workspace, inc->domain))
-      for (const auto& o : d->owners)
-        if (std::find(people.begin(), people.end(), o) == people.end()) people.push_back(o);
-    Json ask = {{"people", people}, {"why", out.summary}, {"verification_seq", *seq}};
-    if (people.empty())
-      ask["note"] = "no owner is named for the incident or its domain '" + inc->domain +
-                    "' (assets: owner, domains.<d>.owners): whoever watches the incident list";
-    Result<int64_t> asked = Record(store, clock, "attention_requested", subject, actor, ask);
-    if (!asked.ok()) return asked.status();
+    // A failed verification goes to a person: the incident's owner and its domain's owners are
+    // named on the action log, and the attention_requested notice (to the domain's owners, its
+    // approvers copied, per notify.routes) is written to the outbox in the same transaction, so
+    // neither exists without the other.
+    DW_RETURN_IF_ERROR(store.InTransaction([&](store::StateStore& tx) -> Status {
+      Result<int64_t> seq = Record(tx, clock, "verification_failed", subject, actor, body);
+      if (!seq.ok()) return seq.status();
+      out.event_seq = *seq;
+      std::vector<std::string> people;
+      if (!inc->owner.empty()) people.push_back(inc->owner);
+      if (const config::DomainConfig* d = FindDomain(workspace, inc->domain))
+        for (const auto& o : d->owners)
+          if (std::find(people.begin(), people.end(), o) == people.end()) people.push_back(o);
+      Json ask = {{"people", people}, {"why", out.summary}, {"verification_seq", *seq}};
+      if (people.empty())
+        ask["note"] = "no owner is named for the incident or its domain '" + inc->domain +
+                      "' (assets: owner, domains.<d>.owners): whoever watches the incident list";
+      Result<int64_t> asked = Record(tx, clock, "attention_requested", subject, actor, ask);
+      if (!asked.ok()) return asked.status();
+      auto n = incidents::NoticeOf(workspace, *inc, platforms::notify::EventKind::kAttentionRequested, out.summary);
+      n.revision = std::to_string(*seq);  // each failed verification asks again
+      return incidents::EnqueueNotice(workspace, tx, clock, n);
+    }));
     return out;
   }
+  Result<int64_t> seq = Record(store, clock, "verified", subject, actor, body);
+  if (!seq.ok()) return seq.status();
+  out.event_seq = *seq;
   // At L4 (autonomous follow-up) the approved downstream runs are queued to their owners first,
   // so the receipt records them; below L4 the gate refuses and records that.
   if (options.autonomous) DW_RETURN_IF_ERROR(QueueApprovedRuns(store, workspace, *inc, clock));

@@ -137,7 +137,7 @@ ValueSchema NotifySchema() {
       Opt("domains", List(Str())),
       Opt("severities", List(Enum({"SEV1", "SEV2", "SEV3", "SEV4"}))),
       Opt("events", List(Enum({"open", "severity_raised", "approval_requested", "approved",
-                               "escalated", "verified", "resolved"}))),
+                               "escalated", "verified", "resolved", "attention_requested"}))),
   });
   return Obj({
       Opt("link", Str()),

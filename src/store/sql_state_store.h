@@ -88,6 +88,7 @@ class SqlStateStore final : public StateStore, public MetricSnapshots, public Wa
   Result<bool> EnqueueOutbox(const OutboxMessage& message) override;
   Result<std::vector<OutboxMessage>> DueOutbox(TimePoint now, int limit) override;
   Status UpdateOutbox(const OutboxMessage& message) override;
+  Status UpdateOutboxMessages(const std::vector<OutboxMessage>& messages) override;
   Result<std::vector<OutboxMessage>> OutboxFor(const std::string& incident_id) override;
 
   // In sql_watch_leases.cc (PostgreSQL only: WatchLeasesOf hides them on SQLite).
@@ -109,6 +110,9 @@ class SqlStateStore final : public StateStore, public MetricSnapshots, public Wa
   SqlStateStore(std::unique_ptr<SqlConnection> conn, int schema_version, const Clock& clock)
       : conn_(std::move(conn)), schema_version_(schema_version), clock_(clock) {}
 
+  // Serializes the outbox's writers to the end of the transaction (PostgreSQL; a no-op on SQLite,
+  // whose writers are serial already). REQUIRES: inside a Do body. In sql_outbox.cc.
+  Status LockOutboxLines();
   // Runs `body` holding the store lock. A `write` outside any transaction gets its own; inside
   // one, `body` joins it and a failure dooms it.
   Status Do(bool write, const std::function<Status()>& body);

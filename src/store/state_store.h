@@ -186,6 +186,10 @@ class StateStore {
   // Stores state, attempts, next_attempt_at, last_error and answer of the message `message.id`
   // (updated_at set to now). NotFound when there is no such message.
   virtual Status UpdateOutbox(const OutboxMessage& message) = 0;
+  // UpdateOutbox of every message of `messages`, all or nothing, in a few statements (a delivery
+  // round's outcomes). InvalidArgument for an unknown state, NotFound when one id is unknown;
+  // nothing is written then.
+  virtual Status UpdateOutboxMessages(const std::vector<OutboxMessage>& messages) = 0;
   // Every message of `incident_id`, in the order they were written.
   virtual Result<std::vector<OutboxMessage>> OutboxFor(const std::string& incident_id) = 0;
 };

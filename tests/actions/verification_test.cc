@@ -15,6 +15,7 @@
 #include "observe/quality/quality_run.h"
 #include "replay/world_writes.h"
 #include "tests/incidents/incidents_test_support.h"
+#include "tests/platforms/notify/notify_test_support.h"
 
 namespace dw::actions {
 namespace {
@@ -111,6 +112,75 @@ TEST_P(VerificationTest, AFailedVerificationKeepsTheIncidentOpenAndAsksAPerson) 
   auto head = CurrentReceiptHead(*store_);
   ASSERT_TRUE(head.ok());
   EXPECT_EQ(head->seq, 0);
+}
+
+TEST_P(VerificationTest, AFailedVerificationIsNotifiedToTheDomainsOwnersWithItsApproversCopied) {
+  auto slack = dw::testing::StartReceiver(sim::Platform::kSlack);
+  ASSERT_NE(slack, nullptr);
+  ws_.domains["loyalty"].owners = {"ana@example.com", "data-owner@example.com"};
+  ws_.domains["loyalty"].approvers = {"bo@example.com"};
+  // Opsgenie is routed too but has nothing to say for it (the alert is already open).
+  ws_.notify = Json{{"slack", {{"webhook", slack->url() + "/services/T0/B0/loyalty"}}},
+                    {"opsgenie", {{"api_key", "k"}, {"url", "http://127.0.0.1:9"}}},
+                    {"routes", {{{"channels", {"slack", "opsgenie"}}, {"events", {"attention_requested"}}}}}};
+  std::string id = OpenFromFailingCheck();
+  ASSERT_FALSE(id.empty());
+  auto v = VerifyIncident(*store_, ws_, Desk(), id, {.actor = "ana@example.com"}, clock_);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  ASSERT_FALSE(v->passed);
+  auto outbox = store_->OutboxFor(id);
+  ASSERT_TRUE(outbox.ok());
+  ASSERT_EQ(outbox->size(), 1u);
+  const store::OutboxMessage& m = outbox->front();
+  EXPECT_EQ(m.channel, "slack");
+  EXPECT_EQ(m.event, "attention_requested:" + std::to_string(v->event_seq));
+  EXPECT_EQ(m.payload["to"], Json({"ana@example.com", "data-owner@example.com"}));
+  EXPECT_EQ(m.payload["cc"], Json({"bo@example.com"}));
+
+  auto http = net::MakeCurlHttpClient();
+  auto mail = net::MakeCurlMailClient();
+  auto sent = platforms::notify::DeliverDue(ws_, *store_, *http, *mail, clock_);
+  ASSERT_TRUE(sent.ok()) << sent.status().ToString();
+  EXPECT_EQ(sent->sent, 1);
+  Json posts = dw::testing::State(*slack)["posts"];
+  ASSERT_EQ(posts.size(), 1u);
+  std::string text = posts[0].dump();
+  EXPECT_THAT(text, HasSubstr("Verification failed, attention requested"));
+  EXPECT_THAT(text, HasSubstr("verification of " + id + " failed"));
+  EXPECT_THAT(text, HasSubstr("For ana@example.com, data-owner@example.com; copied: bo@example.com"));
+
+  // A second failed verification asks again: a message of its own.
+  clock_.Advance(std::chrono::minutes(10));
+  auto again = VerifyIncident(*store_, ws_, Desk(), id, {.actor = "ana@example.com"}, clock_);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  outbox = store_->OutboxFor(id);
+  ASSERT_TRUE(outbox.ok());
+  ASSERT_EQ(outbox->size(), 2u);
+  EXPECT_EQ(outbox->back().event, "attention_requested:" + std::to_string(again->event_seq));
+}
+
+TEST_P(VerificationTest, TheAttentionRequestAndItsNotificationAreWrittenTogetherOrNotAtAll) {
+  ws_.notify = Json{{"slack", {{"webhook", "http://127.0.0.1:9/services/T0/B0/loyalty"}}}};
+  std::string id = OpenFromFailingCheck();
+  ASSERT_FALSE(id.empty());
+  // The outbox cannot be written (its table gone behind the store's back): nothing is recorded.
+  auto raw = scratch_->Connect();
+  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
+  ASSERT_TRUE((*raw)->ExecScript("ALTER TABLE notify_outbox RENAME TO notify_outbox_away").ok());
+  auto v = VerifyIncident(*store_, ws_, Desk(), id, {.actor = "ana@example.com"}, clock_);
+  EXPECT_FALSE(v.ok());
+  EXPECT_EQ(Events("incident:" + id, "verification_failed"), 0);
+  EXPECT_EQ(Events("incident:" + id, "attention_requested"), 0);
+  ASSERT_TRUE((*raw)->ExecScript("ALTER TABLE notify_outbox_away RENAME TO notify_outbox").ok());
+  v = VerifyIncident(*store_, ws_, Desk(), id, {.actor = "ana@example.com"}, clock_);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(Events("incident:" + id, "verification_failed"), 1);
+  EXPECT_EQ(Events("incident:" + id, "attention_requested"), 1);
+  auto outbox = store_->OutboxFor(id);
+  ASSERT_TRUE(outbox.ok());
+  int asked = 0;
+  for (const auto& m : *outbox) asked += m.event.rfind("attention_requested:", 0) == 0;
+  EXPECT_EQ(asked, 1);
 }
 
 TEST_P(VerificationTest, AfterTheFixItResolvesByVerificationWithOneReceiptThatVerifies) {

@@ -3,7 +3,12 @@
 // incident's dedup key; nothing without notify:. The resolution is told with its receipt.
 #include <gtest/gtest.h>
 
+#include <map>
+
+#include "base/redaction.h"
 #include "tests/incidents/incidents_test_support.h"
+#include "tests/platforms/notify/notify_test_support.h"
+#include "tests/support/loopback_http_server.h"
 
 namespace dw::incidents {
 namespace {
@@ -80,6 +85,91 @@ TEST_P(IncidentNotices, APersonsResolveIsToldWithItsReceiptNotBeforeIt) {
   clock_.Set(At("2026-11-24T16:00:00Z"));
   ASSERT_TRUE(Desk().Resolve(id_, "ana@example.com", "redeployed v4.1").ok());
   EXPECT_EQ(Events(), std::vector<std::string>{"teams open"});
+}
+
+// The issue's bad answers, each through the outbox: an HTML page, a redirect to another host, an
+// enormous body, a TLS failure, a webhook that is not https outside loopback. Each is a clear error
+// recorded on its message (`dw incidents show` lists it), no secret in it, and the incident is
+// exactly as it was.
+TEST_P(IncidentNotices, EveryBadAnswerIsRecordedOnItsMessageAndTheIncidentIsUntouched) {
+  auto html = dw::testing::StartReceiver(
+      sim::Platform::kTeams, {{"faults", {{{"method", "POST"}, {"path", "/*"}, {"status", 200},
+                                           {"content_type", "text/html"},
+                                           {"body", "<html><body>Sign in to continue</body></html>"}}}}});
+  auto enormous = dw::testing::StartReceiver(
+      sim::Platform::kPagerDuty, {{"faults", {{{"method", "POST"}, {"path", "/v2/enqueue"}, {"status", 202},
+                                               {"body", std::string(1024, 'x')}, {"repeat_body", 1024}}}}});
+  auto plain = dw::testing::StartReceiver(sim::Platform::kSlack);  // plain HTTP: a TLS handshake fails
+  ASSERT_TRUE(html && enormous && plain);
+  dw::testing::LoopbackHttpServer redirect;
+  int redirected = 0;
+  auto to_elsewhere = [&](const httplib::Request&, httplib::Response& res) {
+    ++redirected;
+    res.status = 307;
+    res.set_header("Location", "http://evil.example.net/steal");
+  };
+  redirect.server().Post(".*", to_elsewhere);
+  redirect.server().Put(".*", to_elsewhere);  // a raised severity updates the alert's priority
+  redirect.Start();
+  const std::string tls_webhook = "https://127.0.0.1:" + std::to_string(plain->port()) + "/services/T0/B0/tls-secret";
+  const std::string clear_webhook = "http://hooks.slack.com/services/T0/B0/plain-secret";
+  RegisterSecret(tls_webhook);
+  RegisterSecret(clear_webhook);
+  ws_.notify = Json{{"teams", {{"webhook", html->url() + "/workflows/x"}}},
+                    {"pagerduty", {{"routing_key", "k"}, {"url", enormous->url()}}},
+                    {"opsgenie", {{"api_key", "genie-secret"}, {"url", redirect.url()}}},
+                    {"slack", {{"webhook", tls_webhook}}}};
+  RegisterSecret("genie-secret");
+  auto inc = Get(id_);
+  auto before = store_->GetIncident(id_);
+  ASSERT_TRUE(before.ok() && before->has_value());
+  ASSERT_TRUE(EnqueueNotice(ws_, *store_, clock_, NoticeOf(ws_, inc, platforms::notify::EventKind::kSeverityRaised, "")).ok());
+
+  auto http = net::MakeCurlHttpClient();
+  auto mail = net::MakeCurlMailClient();
+  platforms::notify::DeliveryOptions o;
+  o.request_timeout = std::chrono::milliseconds(3000);
+  auto sent = platforms::notify::DeliverDue(ws_, *store_, *http, *mail, clock_, o);
+  ASSERT_TRUE(sent.ok()) << sent.status().ToString();
+  // The TLS failure may pass, so it is retried; its next attempt finds the webhook in clear text.
+  ws_.notify["slack"]["webhook"] = clear_webhook;
+  clock_.Advance(std::chrono::minutes(1));
+  sent = platforms::notify::DeliverDue(ws_, *store_, *http, *mail, clock_, o);
+  ASSERT_TRUE(sent.ok()) << sent.status().ToString();
+
+  auto shown = Desk().Notifications(id_);
+  ASSERT_TRUE(shown.ok()) << shown.status().ToString();
+  std::map<std::string, std::vector<std::string>> errors;  // channel -> last_error of each message
+  for (const auto& n : *shown) errors[n.channel].push_back(n.state + ": " + n.last_error);
+  auto last = [&](const std::string& channel) {
+    return errors[channel].empty() ? std::string() : errors[channel].back();
+  };
+  EXPECT_NE(last("teams").find("failed: "), std::string::npos) << last("teams");
+  EXPECT_NE(last("teams").find("with an HTML page instead of its API's answer"), std::string::npos) << last("teams");
+  EXPECT_NE(last("opsgenie").find("HTTP 307 redirecting to host evil.example.net; not followed"), std::string::npos)
+      << last("opsgenie");
+  EXPECT_EQ(redirected, 1);  // no second request carrying the key
+  EXPECT_NE(last("pagerduty").find("larger than 262144 bytes"), std::string::npos) << last("pagerduty");
+  EXPECT_NE(last("slack").find("failed: "), std::string::npos) << last("slack");
+  EXPECT_NE(last("slack").find("must be an https:// URL"), std::string::npos) << last("slack");
+  auto slack = store_->OutboxFor(id_);
+  ASSERT_TRUE(slack.ok());
+  for (const auto& m : *slack) {
+    if (m.channel != "slack") continue;
+    EXPECT_EQ(m.attempts, 2);  // the TLS failure, then the refusal
+    EXPECT_EQ(m.last_error.find("plain-secret"), std::string::npos) << m.last_error;
+  }
+  for (const auto& [channel, list] : errors)
+    for (const auto& e : list) {
+      EXPECT_EQ(e.find("tls-secret"), std::string::npos) << e;
+      EXPECT_EQ(e.find("genie-secret"), std::string::npos) << e;
+    }
+  // The incident itself: not a field changed.
+  auto after = store_->GetIncident(id_);
+  ASSERT_TRUE(after.ok() && after->has_value());
+  EXPECT_EQ((*after)->body.dump(), (*before)->body.dump());
+  EXPECT_EQ((*after)->status, (*before)->status);
+  EXPECT_EQ((*after)->updated_at, (*before)->updated_at);
 }
 
 TEST_P(IncidentNotices, AWorkspaceWithoutNotifyWritesNoMessage) {

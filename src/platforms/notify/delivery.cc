@@ -202,10 +202,7 @@ Result<DeliveryReport> DeliverDue(const config::Workspace& ws, store::StateStore
     DW_RETURN_IF_ERROR(SendRound(sender, *due, options.parallel));
     // The round's outcomes in one commit (not one per message): a message is never sent again
     // before its attempt is recorded, since the next round reads after this commit.
-    DW_RETURN_IF_ERROR(store.InTransaction([&](store::StateStore& tx) -> Status {
-      for (const store::OutboxMessage& m : *due) DW_RETURN_IF_ERROR(tx.UpdateOutbox(m));
-      return Status::Ok();
-    }));
+    DW_RETURN_IF_ERROR(store.UpdateOutboxMessages(*due));
     for (const store::OutboxMessage& m : *due) Count(m, &report);
   }
   return report;

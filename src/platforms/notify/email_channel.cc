@@ -67,6 +67,8 @@ std::string EmailMessage(const IncidentNotice& n, const std::string& from,
     intro = "Your approval is requested. Nothing changes until a named approver decides.";
   else if (n.event == EventKind::kEscalated)
     intro = "An approval request was not answered in time and is escalated to you. It is never granted by default.";
+  else if (n.event == EventKind::kAttentionRequested)
+    intro = "The verification after the fix failed: the incident stays open and needs a person.";
   else
     intro = "The incident's receipt.";
   std::string text = Headline(n) + "\n\n" + intro + "\n\n";
@@ -120,7 +122,7 @@ class EmailChannel final : public Channel {
   std::string type() const override { return "email"; }
   bool Handles(EventKind e) const override {
     return e == EventKind::kApprovalRequested || e == EventKind::kEscalated ||
-           e == EventKind::kVerified || e == EventKind::kResolved;
+           e == EventKind::kAttentionRequested || e == EventKind::kVerified || e == EventKind::kResolved;
   }
 
   Delivery Send(const IncidentNotice& n, const std::vector<std::string>& to,

@@ -5,7 +5,7 @@
 namespace dw::platforms::notify {
 namespace {
 
-constexpr std::array<std::pair<EventKind, const char*>, 7> kEventNames = {{
+constexpr std::array<std::pair<EventKind, const char*>, 8> kEventNames = {{
     {EventKind::kOpen, "open"},
     {EventKind::kSeverityRaised, "severity_raised"},
     {EventKind::kApprovalRequested, "approval_requested"},
@@ -13,6 +13,7 @@ constexpr std::array<std::pair<EventKind, const char*>, 7> kEventNames = {{
     {EventKind::kEscalated, "escalated"},
     {EventKind::kVerified, "verified"},
     {EventKind::kResolved, "resolved"},
+    {EventKind::kAttentionRequested, "attention_requested"},
 }};
 
 }  // namespace
@@ -97,6 +98,7 @@ std::string EventPhrase(EventKind event) {
     case EventKind::kEscalated: return "Escalated";
     case EventKind::kVerified: return "Verified";
     case EventKind::kResolved: return "Resolved";
+    case EventKind::kAttentionRequested: return "Verification failed, attention requested";
   }
   return "Update";
 }

@@ -35,8 +35,10 @@ enum class EventKind {
   kEscalated,
   kVerified,
   kResolved,
+  kAttentionRequested,  // a verification failed: the incident stays open and needs a person
 };
-// "open", "severity_raised", "approval_requested", "approved", "escalated", "verified", "resolved".
+// "open", "severity_raised", "approval_requested", "approved", "escalated", "verified", "resolved",
+// "attention_requested".
 const char* EventKindName(EventKind kind);
 std::optional<EventKind> ParseEventKind(const std::string& name);
 
@@ -91,7 +93,8 @@ struct EnqueueReport {
 // Writes one outbox message per channel the workspace routes `notice` to (a channel that has
 // nothing to say for the event, e.g. email for `open`, is skipped), in one transaction, due now.
 // The approvers of the notice's domain are the recipients of an approval request (its owners
-// copied), escalate_to those of an escalation. InvalidArgument for a notice without incident id,
+// copied), escalate_to those of an escalation, its owners those of attention_requested (its
+// approvers copied). InvalidArgument for a notice without incident id,
 // dedup key or severity, or a domain the workspace does not define. An (incident, channel, event)
 // already in the outbox is not written again (reported as duplicate).
 Result<EnqueueReport> Enqueue(const config::Workspace& workspace, store::StateStore& store,

@@ -57,6 +57,9 @@ Recipients RecipientsOf(const config::DomainConfig* domain, EventKind event) {
   } else if (event == EventKind::kEscalated) {
     r.to = domain->escalate_to;
     copy_others(domain->approvers);
+  } else if (event == EventKind::kAttentionRequested) {
+    r.to = domain->owners;
+    copy_others(domain->approvers);
   }
   return r;
 }

@@ -21,7 +21,8 @@ struct Recipients {
 };
 
 // Approval requests: the domain's approvers, its other owners copied. Escalations: escalate_to,
-// the approvers copied. Other events: nobody in particular (the channel's own audience).
+// the approvers copied. Attention requested (a failed verification): the domain's owners, its
+// other approvers copied. Other events: nobody in particular (the channel's own audience).
 Recipients RecipientsOf(const config::DomainConfig* domain, EventKind event);
 
 // notify.link with {incident} replaced by the (URL-encoded) incident id, or "" without a link.

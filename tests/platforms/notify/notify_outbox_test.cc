@@ -209,6 +209,46 @@ TEST_P(NotifyOutboxTest, RateLimitsNeverCountAsLandedAndAreRetriedToTheBound) {
   EXPECT_EQ((*status)[0].attempts, 5);
 }
 
+TEST_P(NotifyOutboxTest, ARetryAfterHoldsItsOwnIncidentsMessagesOnlyWhileTheOthersGo) {
+  // The first request is rate limited with Retry-After: 90 (the outbox's own backoff is 10 s).
+  auto sim = StartReceiver(sim::Platform::kTeams,
+                           {{"faults", {{{"method", "POST"}, {"path", "/workflows/*"}, {"status", 429},
+                                         {"headers", {{"Retry-After", "90"}}}, {"body", "{}"}, {"times", 1}}}}});
+  ASSERT_NE(sim, nullptr);
+  auto ws = LoyaltyWorkspace({{"teams", {{"webhook", sim->url() + "/workflows/x"}}}});
+  IncidentNotice first = LoyaltyNotice(EventKind::kOpen);
+  IncidentNotice behind = LoyaltyNotice(EventKind::kResolved);
+  IncidentNotice other = LoyaltyNotice(EventKind::kOpen);
+  other.incident_id = "inc-other";
+  other.title = "another incident";
+  for (const auto& n : {first, behind, other}) ASSERT_TRUE(Enqueue(ws, *store_, clock_, n).ok());
+  DeliveryOptions o = Fast();
+  o.parallel = 1;  // the rate-limited request is the first one sent
+  auto r = DeliverDue(ws, *store_, *http_, *mail_, clock_, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->sent, 1);  // the other incident's message went at once
+  EXPECT_EQ(r->retried, 1);
+  auto mine = store_->OutboxFor(first.incident_id);
+  ASSERT_TRUE(mine.ok());
+  ASSERT_EQ(mine->size(), 2u);
+  EXPECT_EQ((*mine)[0].state, "pending");
+  EXPECT_EQ((*mine)[0].next_attempt_at, clock_.Now() + std::chrono::seconds(90));  // Retry-After, not 10 s
+  EXPECT_NE((*mine)[0].last_error.find("Retry-After 90 s"), std::string::npos) << (*mine)[0].last_error;
+  EXPECT_EQ((*mine)[1].state, "pending");  // the resolve waits behind its open
+  clock_.Advance(std::chrono::seconds(60));
+  r = DeliverDue(ws, *store_, *http_, *mail_, clock_, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->sent + r->retried + r->failed, 0);  // not before the service said
+  clock_.Advance(std::chrono::seconds(30));
+  r = DeliverDue(ws, *store_, *http_, *mail_, clock_, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->sent, 2);  // the open, then the resolve, in order
+  Json cards = State(*sim)["cards"];
+  ASSERT_EQ(cards.size(), 3u);
+  EXPECT_NE(cards[1].dump().find("Opened"), std::string::npos);
+  EXPECT_NE(cards[2].dump().find("Resolved"), std::string::npos);
+}
+
 TEST_P(NotifyOutboxTest, NothingIsLostWhenTheProcessDiesBetweenWriteAndSend) {
   auto sim = StartReceiver(sim::Platform::kTeams);
   ASSERT_NE(sim, nullptr);
