@@ -264,6 +264,10 @@ try {
   check('the link opens the proposal with its approver named', (await ap.locator('main').innerText()).includes('ana@example.com'));
   await shots(browser, url, 'approve');
   await axeCheck(audit2 = await browser.newContext({ bypassCSP: true }), url, 'approve');
+  // The two pages the reverse-proxy and session paths add: the decide form (reached here without a
+  // trusted proxy, so it says why the header is not honoured) and the reader's sign-in.
+  await axeCheck(audit2, ab + '/decide/' + encodeURIComponent(proposal), 'decide');
+  await axeCheck(audit2, ab + '/session', 'session');
   await audit2.close();
   // A form posted without the CSRF token (a forged cross-site form would have none): refused.
   const csrfless = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'verdict=approve' });

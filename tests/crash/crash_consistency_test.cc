@@ -22,6 +22,7 @@
 #include "store/migrations.h"
 #include "store/state_store.h"
 #include "tests/crash/crash_harness.h"
+#include "tests/crash/reopen_check.h"
 #include "tests/store/store_test_support.h"
 #include "tests/support/subprocess.h"
 
@@ -38,30 +39,9 @@ class CrashTest : public store::test_support::ScratchOnEachBackend {
  protected:
   CrashTest() : ScratchOnEachBackend(TimePoint(std::chrono::seconds(1764547200))) {}
 
-  // Reopens the store as a new process would after the crash, and checks what holds for every
-  // writer: the open succeeds (recovery needs no manual step), every migration is applied, the
-  // SQLite file passes integrity_check, and the receipt chain verifies.
+  // Reopens the store as a new process would after the crash (tests/crash/reopen_check.h).
   std::unique_ptr<store::StateStore> Reopen(const std::string& where) {
-    auto opened = store::OpenStateStore(scratch_->location(), clock_);
-    EXPECT_TRUE(opened.ok()) << where << ": " << opened.status().ToString();
-    if (!opened.ok()) return nullptr;
-    EXPECT_EQ((*opened)->schema_version(), store::AllMigrations().back().version) << where;
-    if (GetParam() == "sqlite") {
-      sqlite3* db = nullptr;
-      EXPECT_EQ(sqlite3_open_v2(scratch_->location().c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-      sqlite3_stmt* st = nullptr;
-      EXPECT_EQ(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, nullptr), SQLITE_OK);
-      EXPECT_EQ(sqlite3_step(st), SQLITE_ROW);
-      EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "ok") << where;
-      sqlite3_finalize(st);
-      sqlite3_close(db);
-    }
-    auto verdict = actions::VerifyReceiptChain(**opened);
-    EXPECT_TRUE(verdict.ok()) << where << ": " << verdict.status().ToString();
-    if (verdict.ok()) {
-      EXPECT_TRUE(verdict->ok) << where << ": " << verdict->problem;
-    }
-    return std::move(opened).value();
+    return ReopenAndCheck(scratch_->location(), GetParam(), clock_, where);
   }
 
 };

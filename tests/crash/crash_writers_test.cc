@@ -38,6 +38,7 @@
 #include "store/state_store.h"
 #include "store/sql_connection.h"
 #include "tests/crash/crash_harness.h"
+#include "tests/crash/reopen_check.h"
 #include "tests/store/store_test_support.h"
 #include "tests/support/subprocess.h"
 
@@ -89,40 +90,15 @@ std::set<std::string> OutboxEvents(store::StateStore& st, const std::string& inc
   return out;
 }
 
-class CrashWritersTest : public ::testing::TestWithParam<std::string> {
+class CrashWritersTest : public store::test_support::ScratchOnEachBackend {
  protected:
-  void SetUp() override {
-    if (GetParam() == "postgresql" && store::test_support::PostgresTestUrl().empty())
-      GTEST_SKIP() << store::test_support::kPgSkipMessage;
-    auto scratch = ScratchLocation::Create(GetParam());
-    ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
-    scratch_ = std::move(scratch).value();
-  }
+  CrashWritersTest() : ScratchOnEachBackend(At("2026-11-24T15:15:00Z")) {}
 
-  // Reopens the store at `location` as a new process would after the crash: the open succeeds
-  // (recovery needs no manual step), every migration is applied, the SQLite file passes
-  // integrity_check, and the receipt chain verifies.
+
+  // Reopens the store at `location` as a new process would after the crash
+  // (tests/crash/reopen_check.h).
   std::unique_ptr<store::StateStore> Reopen(const std::string& location, const std::string& where) {
-    auto opened = store::OpenStateStore(location, clock_);
-    EXPECT_TRUE(opened.ok()) << where << ": " << opened.status().ToString();
-    if (!opened.ok()) return nullptr;
-    EXPECT_EQ((*opened)->schema_version(), store::AllMigrations().back().version) << where;
-    if (GetParam() == "sqlite") {
-      sqlite3* db = nullptr;
-      EXPECT_EQ(sqlite3_open_v2(location.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-      sqlite3_stmt* q = nullptr;
-      EXPECT_EQ(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &q, nullptr), SQLITE_OK);
-      EXPECT_EQ(sqlite3_step(q), SQLITE_ROW);
-      EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(q, 0)), "ok") << where;
-      sqlite3_finalize(q);
-      sqlite3_close(db);
-    }
-    auto verdict = actions::VerifyReceiptChain(**opened);
-    EXPECT_TRUE(verdict.ok()) << where << ": " << verdict.status().ToString();
-    if (verdict.ok()) {
-      EXPECT_TRUE(verdict->ok) << where << ": " << verdict->problem;
-    }
-    return std::move(opened).value();
+    return ReopenAndCheck(location, GetParam(), clock_, where);
   }
 
   // Where a writer opens the store: on PostgreSQL with an application_name of its own, so that
@@ -157,8 +133,6 @@ class CrashWritersTest : public ::testing::TestWithParam<std::string> {
       std::cout << "[ crash ] waited for " << sessions_awaited_ << " killed writer session(s) to end\n";
   }
 
-  SimulatedClock clock_{At("2026-11-24T15:15:00Z")};
-  std::unique_ptr<ScratchLocation> scratch_;
   int sessions_awaited_ = 0;
 };
 

@@ -16,22 +16,9 @@ using test_support::ScratchLocation;
 constexpr int64_t kStartMs = 1'800'000'000'000;  // 2027-01-15T08:00:00Z
 TimePoint At(int64_t minutes) { return FromUnixMillis(kStartMs + minutes * 60'000); }
 
-class MetricStoreTest : public ::testing::TestWithParam<std::string> {
+class MetricStoreTest : public test_support::ScratchOnEachBackend {
  protected:
-  void SetUp() override {
-    if (GetParam() == "postgresql" && test_support::PostgresTestUrl().empty())
-      GTEST_SKIP() << test_support::kPgSkipMessage;
-    Result<std::unique_ptr<ScratchLocation>> scratch = ScratchLocation::Create(GetParam());
-    ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
-    scratch_ = std::move(scratch).value();
-  }
-  std::unique_ptr<StateStore> Open() {
-    Result<std::unique_ptr<StateStore>> store = OpenStateStore(scratch_->location(), clock_);
-    EXPECT_TRUE(store.ok()) << store.status().ToString();
-    return store.ok() ? std::move(store).value() : nullptr;
-  }
-  SimulatedClock clock_{At(0)};
-  std::unique_ptr<ScratchLocation> scratch_;
+  MetricStoreTest() : ScratchOnEachBackend(At(0)) {}
 };
 
 TEST_P(MetricStoreTest, MarksSurviveAReopenAndAreFoundByOverlap) {

@@ -20,20 +20,10 @@ using test_support::ScratchLocation;
 constexpr int64_t kStartMs = 1'800'000'000'000;
 TimePoint At(int64_t seconds) { return FromUnixMillis(kStartMs + seconds * 1000); }
 
-class OutboxLineTest : public ::testing::TestWithParam<std::string> {
+class OutboxLineTest : public test_support::ScratchOnEachBackend {
  protected:
-  void SetUp() override {
-    if (GetParam() == "postgresql" && test_support::PostgresTestUrl().empty())
-      GTEST_SKIP() << test_support::kPgSkipMessage;
-    Result<std::unique_ptr<ScratchLocation>> scratch = ScratchLocation::Create(GetParam());
-    ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
-    scratch_ = std::move(scratch).value();
-  }
-  std::unique_ptr<StateStore> Open() {
-    Result<std::unique_ptr<StateStore>> store = OpenStateStore(scratch_->location(), clock_);
-    EXPECT_TRUE(store.ok()) << store.status().ToString();
-    return store.ok() ? std::move(store).value() : nullptr;
-  }
+  OutboxLineTest() : ScratchOnEachBackend(At(0)) {}
+
   static void Add(StateStore& store, const std::string& incident, const std::string& event,
                   int64_t due_s, const std::string& channel = "slack") {
     OutboxMessage m;
@@ -63,8 +53,6 @@ class OutboxLineTest : public ::testing::TestWithParam<std::string> {
     ADD_FAILURE() << "nothing of " << incident << " is due at " << now_s;
     return {};
   }
-  SimulatedClock clock_{At(0)};
-  std::unique_ptr<ScratchLocation> scratch_;
 };
 
 TEST_P(OutboxLineTest, OnlyTheNextMessageOfEachLineIsDueAndTheLimitTakesTheOldestDue) {

@@ -106,6 +106,14 @@ class ScratchOnEachBackend : public ::testing::TestWithParam<std::string> {
     scratch_ = std::move(scratch).value();
   }
 
+  // A new store on the scratch location with clock_ (a fresh process's view), or nullptr with the
+  // failure reported.
+  std::unique_ptr<StateStore> Open() {
+    Result<std::unique_ptr<StateStore>> store = OpenStateStore(scratch_->location(), clock_);
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    return store.ok() ? std::move(store).value() : nullptr;
+  }
+
   SimulatedClock clock_;
   std::unique_ptr<ScratchLocation> scratch_;
 };

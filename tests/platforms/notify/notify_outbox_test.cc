@@ -34,11 +34,6 @@ class NotifyOutboxTest : public store::test_support::StoreOnEachBackend {
  protected:
   NotifyOutboxTest() : StoreOnEachBackend(FromUnixMillis(1'795'100'000'000)) {}
 
-  std::unique_ptr<store::StateStore> Open() {
-    auto s = store::OpenStateStore(scratch_->location(), clock_);
-    EXPECT_TRUE(s.ok()) << s.status().ToString();
-    return s.ok() ? std::move(s).value() : nullptr;
-  }
   DeliveryOptions Fast() {
     DeliveryOptions o;
     o.first_backoff = std::chrono::seconds(10);
