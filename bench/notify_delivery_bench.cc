@@ -10,10 +10,12 @@
 // happened to that update (sent or given up). The run FAILS (exit 1, a "FAIL" line per reason)
 // when an update is missing where the service deduplicates (Opsgenie alias, PagerDuty dedup_key,
 // Slack chat.update), shown more than twice where it cannot (incoming webhooks, the first
-// chat.postMessage), missing at the receiver although the outbox says sent, or missing at all
-// (a webhook update given up after two attempts that may have landed, with the answers lost, is
-// missing when neither did: the price of "at most one extra copy", reported and failed on), or
-// when the service's state is not one alert / incident / message per incident, resolved.
+// chat.postMessage), missing at the receiver although the outbox says sent, missing without the
+// outbox recording it as given up, or when the service's state is not one alert / incident /
+// message per incident, resolved. A webhook update given up after two attempts that may both have
+// landed (their answers lost) and neither did is missing but recorded failed on its incident: the
+// price of "at most one extra copy" where the service cannot deduplicate, which the issue's
+// "given up after a bound with the failure recorded" allows. It is counted and printed, not failed.
 // The receivers run in this process (their CPU is counted with ours).
 // usage: notify_delivery_bench [UPDATES] [CHANNEL...]   (channels: opsgenie pagerduty slack-bot
 //        slack-webhook teams; default all)
@@ -329,8 +331,8 @@ int Run(const std::string& which, int updates) {
   fail_if(lied > 0, std::to_string(lied) + " updates the outbox calls sent never reached the receiver");
   fail_if(lost_dedup > 0, std::to_string(lost_dedup) + " updates missing or given up where the service deduplicates");
   fail_if(tripled > 0, std::to_string(tripled) + " updates shown three times or more where the service cannot deduplicate");
-  fail_if(missing > 0, std::to_string(missing) + " updates never arrived (" + std::to_string(missing_given_up) +
-                           " of them given up after two attempts whose answers were lost, recorded failed)");
+  fail_if(missing - missing_given_up > 0,
+          std::to_string(missing - missing_given_up) + " updates never arrived and are not recorded as given up");
 
   // What the service ended up with.
   std::string service;
@@ -372,8 +374,8 @@ int Run(const std::string& which, int updates) {
               which.c_str(), place->backend().c_str(), std::getenv("NOTIFY_BENCH_FAULTS") ? "0%" : "20%", total,
               incidents, enqueue_s, drain_s, passes, sent, failed, retried, received.size());
   std::printf("  at the receiver: arrived %d of %d; twice, deduplicated by the service %d; twice, shown twice %d; "
-              "three times or more %d; missing %d\n",
-              total - missing, total, twice_deduplicated, twice, tripled, missing);
+              "three times or more %d; missing %d (%d of them given up and recorded failed)\n",
+              total - missing, total, twice_deduplicated, twice, tripled, missing, missing_given_up);
   std::printf("  the service: %s\n", service.c_str());
   std::printf("  drain under 10 s: %s\n", drain_s < 10 ? "yes" : "NO");
   for (const auto& f : fails) std::printf("  FAIL: %s\n", f.c_str());
