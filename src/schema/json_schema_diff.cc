@@ -1,5 +1,7 @@
 #include "schema/json_schema_diff.h"
 
+#include "base/exact_int.h"
+
 #include <algorithm>
 #include <functional>
 #include <regex>
@@ -171,8 +173,13 @@ class Differ {
       } else if (!u.multiple_of) {
         AddAt("multipleOf", "MULTIPLE_OF_REMOVED");
       } else {
-        auto a = static_cast<int64_t>(*o.multiple_of), b = static_cast<int64_t>(*u.multiple_of);
-        AddAt("multipleOf", a != 0 && b % a == 0 ? "MULTIPLE_OF_EXPANDED" : b != 0 && a % b == 0 ? "MULTIPLE_OF_REDUCED" : "MULTIPLE_OF_CHANGED");
+        // Whole positive multiples compare by divisibility; any other pair (a fraction, a value
+        // no int64_t holds) is only known to have changed.
+        const std::optional<int64_t> a = ExactInt64(*o.multiple_of), b = ExactInt64(*u.multiple_of);
+        const char* code = "MULTIPLE_OF_CHANGED";
+        if (a && b && *a > 0 && *b > 0)
+          code = *b % *a == 0 ? "MULTIPLE_OF_EXPANDED" : *a % *b == 0 ? "MULTIPLE_OF_REDUCED" : "MULTIPLE_OF_CHANGED";
+        AddAt("multipleOf", code);
       }
     }
     if (o.integer != u.integer) Add(o.integer ? "TYPE_EXTENDED" : "TYPE_NARROWED");

@@ -1,5 +1,7 @@
 #include "schema/json_schema_model.h"
 
+#include "base/exact_int.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -65,9 +67,11 @@ class Builder {
   static std::optional<int64_t> Int(const Json& o, const char* key, const std::string& path) {
     auto it = o.find(key);
     if (it == o.end()) return std::nullopt;
-    if (!it->is_number_integer() && !(it->is_number_float() && it->get<double>() == static_cast<int64_t>(it->get<double>())))
+    const std::optional<int64_t> exact =
+        it->is_number_float() ? ExactInt64(it->get<double>()) : std::optional<int64_t>();
+    if (!it->is_number_integer() && !exact)
       Fail(path + "/" + key, std::string("\"") + key + "\" must be a non-negative integer");
-    int64_t v = it->is_number_integer() ? it->get<int64_t>() : static_cast<int64_t>(it->get<double>());
+    int64_t v = it->is_number_integer() ? it->get<int64_t>() : *exact;
     if (v < 0) Fail(path + "/" + key, std::string("\"") + key + "\" must be a non-negative integer");
     return v;
   }

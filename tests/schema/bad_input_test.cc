@@ -48,6 +48,23 @@ TEST(SchemaBadInput, JsonSchemasWithRefsOutOfTheDocumentOrLoopsAreRefused) {
   EXPECT_TRUE(r->compatible);
 }
 
+// Found by the schema fuzz target (UBSan, in CI's smoke run): a count too large for any integer
+// was converted to one, which is undefined behaviour. It is refused with its path; a multipleOf
+// past int64_t is compared as "changed", never by dividing garbage.
+TEST(SchemaBadInput, NumbersNoIntegerHoldsAreRefusedOrComparedWithoutOverflow) {
+  const std::string huge = "6666666666666666666666666666666666666666666666666666666666666";
+  EXPECT_NE(Refusal(R"({"type":"array","items":{"type":"string"},"maxItems":)" + huge + "}", Format::kJson)
+                .find("#/maxItems"), std::string::npos);
+  EXPECT_NE(Refusal(R"({"type":"string","minLength":1e300})", Format::kJson).find("#/minLength"), std::string::npos);
+  EXPECT_NE(Refusal(R"({"type":"string","minLength":2.5})", Format::kJson).find("#/minLength"), std::string::npos);
+  EXPECT_TRUE(Parse(R"({"type":"string","minLength":2.0})", Format::kJson).ok());
+  const std::string before = R"({"type":"number","multipleOf":1e300})";
+  const std::string after = R"({"type":"number","multipleOf":3})";
+  auto r = CheckCompatibility(after, Format::kJson, {{1, before, Format::kJson}}, Level::kBackward);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_NE(ReportJson(*r).dump().find("MULTIPLE_OF_CHANGED"), std::string::npos) << ReportJson(*r).dump();
+}
+
 TEST(SchemaBadInput, DeepNestingIsBounded) {
   std::string avro = "\"int\"";
   for (int i = 0; i < 5000; ++i) avro = R"({"type":"array","items":)" + avro + "}";
