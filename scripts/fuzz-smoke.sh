@@ -9,9 +9,10 @@
 #   DW_FUZZ_SECONDS=3600 scripts/fuzz-smoke.sh   (what bench/fuzz.sh runs)
 #   DW_FUZZ_TARGETS="jsonrpc schema" scripts/fuzz-smoke.sh   some targets only
 # Environment: DW_FUZZ_BUILD (build folder, default build-fuzz), DW_FUZZ_JOBS (parallel builds),
-# DW_FUZZ_SEED (libFuzzer's -seed; 1 by default so that the test command's run is repeatable: the
-# same inputs in the same order on every machine, a faster one only going further along them; 0
-# draws a new seed each run, as bench/fuzz.sh does to search wider).
+# DW_FUZZ_SEED (libFuzzer's -seed; 1 by default so that the test command's run is repeatable for a
+# given commit: the same inputs in the same order on every machine, a faster one only going further
+# along them; a code change changes the coverage the mutations follow; 0 draws a new seed each
+# run, as bench/fuzz.sh does to search wider).
 # A failing target's crashing input is printed in base64 when it is under 8 KiB, so a CI log alone
 # is enough to reproduce it (base64 -d > crash; build-fuzz/tests/fuzz/fuzz_<target> crash).
 set -uo pipefail
