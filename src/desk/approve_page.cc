@@ -2,7 +2,6 @@
 // decision. Who decides is the link's approver, checked by actions::DecideByLink (the one identity
 // check); this page only carries the link, the verdict, the reason and the CSRF token.
 #include <openssl/crypto.h>
-#include <openssl/rand.h>
 
 #include <map>
 
@@ -11,6 +10,7 @@
 #include "desk/desk.h"
 #include "desk/html.h"
 #include "desk/incident_parts.h"
+#include "desk/random_token.h"
 
 namespace dw::desk {
 
@@ -26,17 +26,7 @@ Page LinksOff() {
 
 }  // namespace
 
-std::string NewCsrfToken() {
-  unsigned char bytes[24];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) return "";
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) {
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 15]);
-  }
-  return out;
-}
+std::string NewCsrfToken() { return RandomHexToken(); }
 
 namespace {
 

@@ -1,7 +1,8 @@
 #include "desk/reader_sessions.h"
 
+#include "desk/random_token.h"
+
 #include <openssl/evp.h>
-#include <openssl/rand.h>
 
 namespace dw::desk {
 namespace {
@@ -19,14 +20,8 @@ ReaderSessions::ReaderSessions(const Clock& clock, std::chrono::milliseconds ttl
     : clock_(clock), ttl_(ttl), cap_(cap) {}
 
 std::string ReaderSessions::Start(const std::string& reader) {
-  unsigned char bytes[24];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) return "";
-  static const char* kHex = "0123456789abcdef";
-  std::string id;
-  for (unsigned char b : bytes) {
-    id.push_back(kHex[b >> 4]);
-    id.push_back(kHex[b & 15]);
-  }
+  const std::string id = RandomHexToken();
+  if (id.empty()) return "";
   const TimePoint now = clock_.Now();
   std::lock_guard<std::mutex> lock(mu_);
   for (auto it = live_.begin(); it != live_.end();) it = it->second.first <= now ? live_.erase(it) : std::next(it);
