@@ -11,9 +11,10 @@
 // slots, each taking at most its share (ceil(asked / REPLICAS)) per statement and asking again for
 // what is left until every slot is done: wall time per slot, every slot taken exactly once, and
 // the spread of the slots among the replicas. The per-slot figures above are the baseline, in the
-// same run.
+// same run. --work-us makes each racing replica spend that long per slot it took before asking
+// again (as it would running the jobs): the spread then shows the share bound at work.
 //
-// usage: watch_lease_bench --pg URL [--slots N] [--replicas N] [--batch N]
+// usage: watch_lease_bench --pg URL [--slots N] [--replicas N] [--batch N] [--work-us N]
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -50,19 +51,20 @@ std::unique_ptr<store::StateStore> Open(const std::string& url, const Clock& clo
 
 int main(int argc, char** argv) {
   std::string pg;
-  int slots = 10000, replicas = 3, batch = 10000;
+  int slots = 10000, replicas = 3, batch = 10000, work_us = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--pg") && i + 1 < argc) pg = argv[++i];
     else if (!std::strcmp(argv[i], "--slots") && i + 1 < argc) slots = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--replicas") && i + 1 < argc) replicas = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--batch") && i + 1 < argc) batch = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--work-us") && i + 1 < argc) work_us = std::atoi(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: watch_lease_bench --pg URL [--slots N] [--replicas N] [--batch N]\n");
+      std::fprintf(stderr, "usage: watch_lease_bench --pg URL [--slots N] [--replicas N] [--batch N] [--work-us N]\n");
       return 2;
     }
   }
   if (pg.empty() || slots <= 0 || replicas <= 0 || batch <= 0 || batch > static_cast<int>(store::kMaxLeaseBatch)) {
-    std::fprintf(stderr, "usage: watch_lease_bench --pg URL [--slots N] [--replicas N] [--batch N <= 20000]\n");
+    std::fprintf(stderr, "usage: watch_lease_bench --pg URL [--slots N] [--replicas N] [--batch N <= 20000] [--work-us N]\n");
     return 2;
   }
   // A private schema so runs never see each other's rows.
@@ -189,6 +191,9 @@ int main(int argc, char** argv) {
             }
           }
           taken_by[r] += static_cast<int>(ends.size());
+          // The replica runs what it took before it asks again (WORK_US a slot, as a job would).
+          if (work_us > 0 && !ends.empty())
+            std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(work_us) * ends.size()));
           if (!ends.empty() && !l->FinishLeases(ends, id).ok()) ++batch_failed;
           open = std::move(still);
           // What another replica holds is done by the next ask; wait a moment instead of spinning.
@@ -214,7 +219,7 @@ int main(int argc, char** argv) {
       ok_runs = std::get<int64_t>((*rows)[0][0]);
   }
 
-  std::printf("slots %d, replicas %d, batch %d\n", slots, replicas, batch);
+  std::printf("slots %d, replicas %d, batch %d, work %d us a slot taken (racing)\n", slots, replicas, batch, work_us);
   std::printf("per slot (baseline): run here (claim taken + finish): %.3f ms per slot, %.2f s for all\n",
               run_ms / slots, run_ms / 1000);
   std::printf("per slot (baseline): done elsewhere (claim): %.3f ms per slot\n", done_ms / slots);

@@ -16,6 +16,7 @@
 // Run ids come from watch_runs' identity sequence inside the statement (nextval), because a lease
 // row must carry its run id when it is written and one statement cannot write a row twice.
 // Every time is the database's clock_timestamp(), as in sql_watch_leases.cc.
+#include <map>
 #include <set>
 #include <utility>
 
@@ -64,13 +65,14 @@ runs AS (
   SELECT t.run_id, t.job, t.due_ms, $2, now_.ms, 'running', '' FROM taken t CROSS JOIN now_
   RETURNING id
 )
-SELECT COALESCE(t.run_id, 0), CASE WHEN c.job IS NULL THEN 0 ELSE 1 END, COALESCE(l.holder, ''),
-       COALESCE(l.expires_at, now_.ms), l.finished_at, now_.ms
-FROM want w CROSS JOIN now_
-LEFT JOIN taken t ON t.job = w.job AND t.due_ms = w.due_ms
-LEFT JOIN cand c ON c.job = w.job AND c.due_ms = w.due_ms
-LEFT JOIN watch_leases l ON l.job = w.job AND l.due_ms = w.due_ms
-ORDER BY w.ord
+-- Three kinds of rows, merged by slot in C++: a CTE joined to a CTE is planned as a nested loop
+-- (jsonb_to_recordset is estimated at 100 rows), quadratic for 10,000 slots.
+SELECT 0, t.job, t.due_ms, t.run_id, '', 0, CAST(NULL AS BIGINT), now_.ms FROM taken t CROSS JOIN now_
+UNION ALL
+SELECT 1, c.job, c.due_ms, 0, '', 0, CAST(NULL AS BIGINT), now_.ms FROM cand c CROSS JOIN now_
+UNION ALL
+SELECT 2, l.job, l.due_ms, 0, l.holder, l.expires_at, l.finished_at, now_.ms
+FROM want w CROSS JOIN now_ JOIN watch_leases l ON l.job = w.job AND l.due_ms = w.due_ms
 )sql";
 
 constexpr const char* kFinishBatchSql = R"sql(
@@ -89,12 +91,13 @@ held AS (
 ),
 ended AS (
   UPDATE watch_runs r SET finished_at = now_.ms, message = d.message,
-         outcome = CASE WHEN h.run_id IS NULL THEN 'lost' WHEN d.ok THEN 'ok' ELSE 'failed' END
-  FROM done d CROSS JOIN now_ LEFT JOIN held h ON h.run_id = d.run_id
+         outcome = CASE WHEN d.run_id NOT IN (SELECT run_id FROM held) THEN 'lost' WHEN d.ok THEN 'ok' ELSE 'failed' END
+  FROM done d CROSS JOIN now_
   WHERE r.id = d.run_id
   RETURNING r.id
 )
-SELECT CASE WHEN h.run_id IS NULL THEN 0 ELSE 1 END FROM done d LEFT JOIN held h ON h.run_id = d.run_id ORDER BY d.ord
+-- The runs still held, matched to the input in C++ (a CTE joined to a CTE would be a nested loop).
+SELECT run_id FROM held
 )sql";
 
 // A text PostgreSQL's jsonb can hold: no NUL (jsonb refuses \u0000), valid UTF-8 (JsonCell
@@ -136,32 +139,61 @@ Result<std::vector<LeaseClaim>> SqlStateStore::ClaimLeases(const std::vector<Lea
   Status s = Do(false, [&]() -> Status {
     Result<Rows> rows = Run(kClaimBatchSql, {JsonCell(want), replica, lease_ms, max_take});
     if (!rows.ok()) return rows.status();
-    if (rows->size() != slots.size())
-      return Internal("the lease batch answered " + std::to_string(rows->size()) + " slots for " +
-                      std::to_string(slots.size()) + " asked");
-    out.reserve(rows->size());
+    // Per slot asked: the run id when taken, whether it was a candidate, and the lease as the
+    // statement found it.
+    struct Seen {
+      int64_t run_id = 0;
+      bool asked = false;
+      bool has_lease = false;
+      std::string holder;
+      int64_t expires_ms = 0;
+      bool finished = false;
+    };
+    std::map<std::pair<std::string, int64_t>, Seen> seen_of;
+    int64_t db_now = 0;
     for (const SqlRow& row : *rows) {
       RowReader r(row, "watch_leases");
-      LeaseClaim c;
-      c.run_id = r.Int();
-      const bool asked = r.Int() == 1;
-      c.holder = r.Text();
-      c.expires_ms = r.Int();
+      const int64_t kind = r.Int();
+      std::pair<std::string, int64_t> key;
+      key.first = r.Text();
+      key.second = r.Int();
+      const int64_t run_id = r.Int();
+      std::string holder = r.Text();
+      const int64_t expires = r.Int();
       const bool finished = r.OptionalTime().has_value();
-      c.db_now_ms = r.Int();
+      db_now = r.Int();
       DW_RETURN_IF_ERROR(r.status());
+      Seen& v = seen_of[key];
+      if (kind == 0) v.run_id = run_id;
+      if (kind == 1) v.asked = true;
+      if (kind == 2) {
+        v.has_lease = true;
+        v.holder = std::move(holder);
+        v.expires_ms = expires;
+        v.finished = finished;
+      }
+    }
+    if (rows->empty()) return Internal("the lease batch answered nothing for " + std::to_string(slots.size()) + " slots");
+    out.reserve(slots.size());
+    for (const LeaseSlot& slot : slots) {
+      const Seen& v = seen_of[{slot.job, slot.due_ms}];
+      LeaseClaim c;
+      c.db_now_ms = db_now;
+      c.run_id = v.run_id;
+      c.holder = v.holder;
+      c.expires_ms = v.has_lease ? v.expires_ms : db_now;
       if (c.run_id != 0) {
         c.answer = LeaseAnswer::kTaken;
         c.holder = replica;
-        c.expires_ms = c.db_now_ms + lease_ms;
-      } else if (finished) {
+        c.expires_ms = db_now + lease_ms;
+      } else if (v.finished) {
         c.answer = LeaseAnswer::kDone;
-      } else if (asked) {
+      } else if (v.asked) {
         // Free when the statement began, but another replica inserted or took it over meanwhile.
         c.answer = LeaseAnswer::kHeld;
         c.holder.clear();
-        c.expires_ms = c.db_now_ms;
-      } else if (!c.holder.empty() && c.expires_ms > c.db_now_ms) {
+        c.expires_ms = db_now;
+      } else if (v.has_lease && c.expires_ms > db_now) {
         c.answer = LeaseAnswer::kHeld;
       } else {
         c.answer = LeaseAnswer::kLeft;
@@ -202,14 +234,13 @@ Result<std::vector<bool>> SqlStateStore::FinishLeases(const std::vector<LeaseFin
   Status s = Do(false, [&]() -> Status {
     Result<Rows> rows = Run(kFinishBatchSql, {JsonCell(done), replica});
     if (!rows.ok()) return rows.status();
-    if (rows->size() != runs.size())
-      return Internal("the lease batch finished " + std::to_string(rows->size()) + " runs for " +
-                      std::to_string(runs.size()) + " given");
+    std::set<int64_t> held;
     for (const SqlRow& row : *rows) {
       RowReader r(row, "watch_leases");
-      out.push_back(r.Int() == 1);
+      held.insert(r.Int());
       DW_RETURN_IF_ERROR(r.status());
     }
+    for (const LeaseFinish& f : runs) out.push_back(held.count(f.run_id) > 0);
     return Status::Ok();
   });
   if (!s.ok()) return s;

@@ -108,6 +108,7 @@ int64_t WatchLoop::MillisUntilNextDue() const {
 std::vector<WatchLoop::Pick> WatchLoop::PickDue(int64_t now) {
   std::vector<Pick> picks;
   std::lock_guard<std::mutex> lock(mu_);
+  picks.reserve(slots_.size());
   for (size_t i = 0; i < slots_.size(); ++i) {
     const Slot& s = slots_[i];
     const int64_t start = StartAt(s);
@@ -147,60 +148,67 @@ void WatchLoop::Reschedule(Slot& s, const RunRecord& r) {
   }
 }
 
-void WatchLoop::RunGroup(std::vector<Pick>& picks, std::vector<RunRecord>& out) {
-  // Units in the order of the group's slots: a batched job joins the unit of the first due job
-  // naming the same runner.
-  std::vector<std::vector<size_t>> units;
-  std::map<std::string, size_t> unit_of_batch;
-  for (size_t k = 0; k < picks.size(); ++k) {
-    const std::string& batch = slots_[picks[k].slot].job.batch;
-    if (batch.empty()) {
-      units.push_back({k});
+void WatchLoop::RunUnit(std::vector<Pick>& picks, const size_t* unit, size_t n, std::vector<RunRecord>& out) {
+  const int64_t started = ToUnixMillis(clock_.Now());
+  const WatchJob& first = slots_[picks[unit[0]].slot].job;
+  if (first.batch.empty()) {
+    RunRecord& r = picks[unit[0]].record;
+    r.started_ms = started;
+    r.status = first.run(r.due_ms, r.missed);
+  } else {
+    std::vector<BatchItem> items;
+    items.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      RunRecord& r = picks[unit[i]].record;
+      r.started_ms = started;
+      items.push_back({r.job, r.due_ms, r.missed});
+    }
+    const BatchRunner* runner = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = batch_runners_.find(first.batch);
+      if (it != batch_runners_.end()) runner = &it->second;
+    }
+    std::vector<Status> statuses;
+    if (runner != nullptr) statuses = (*runner)(items);
+    for (size_t i = 0; i < n; ++i)
+      picks[unit[i]].record.status =
+          runner == nullptr ? Internal("watch batch runner " + first.batch + " was never added")
+          : statuses.size() == n
+              ? statuses[i]
+              : Internal("watch batch runner " + first.batch + " answered " + std::to_string(statuses.size()) +
+                         " outcomes for " + std::to_string(n) + " slots");
+  }
+  // The unit's ends in one report (one store statement with leases).
+  if (o_.leases != nullptr) {
+    std::vector<JobLeases::SlotEnd> ends;
+    ends.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      const RunRecord& r = picks[unit[i]].record;
+      ends.push_back({r.job, r.due_ms, r.status});
+    }
+    o_.leases->FinishBatch(ends);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    Reschedule(slots_[picks[unit[i]].slot], picks[unit[i]].record);
+    out.push_back(std::move(picks[unit[i]].record));
+  }
+}
+
+void WatchLoop::RunGroup(std::vector<Pick>& picks, const std::vector<size_t>& members, std::vector<RunRecord>& out) {
+  // A batched job's unit is all the group's due jobs naming its runner, run where the first of
+  // them comes; the others run one by one, in the group's order.
+  std::map<std::string, std::vector<size_t>> batches;
+  for (size_t k : members)
+    if (const std::string& b = slots_[picks[k].slot].job.batch; !b.empty()) batches[b].push_back(k);
+  for (size_t k : members) {
+    const std::string& b = slots_[picks[k].slot].job.batch;
+    if (b.empty()) {
+      RunUnit(picks, &k, 1, out);
       continue;
     }
-    auto [it, added] = unit_of_batch.emplace(batch, units.size());
-    if (added) units.emplace_back();
-    units[it->second].push_back(k);
-  }
-  for (const auto& unit : units) {
-    const int64_t started = ToUnixMillis(clock_.Now());
-    Slot& first = slots_[picks[unit[0]].slot];
-    if (first.job.batch.empty()) {
-      RunRecord& r = picks[unit[0]].record;
-      r.started_ms = started;
-      r.status = first.job.run(r.due_ms, r.missed);
-    } else {
-      std::vector<BatchItem> items;
-      for (size_t k : unit) {
-        picks[k].record.started_ms = started;
-        items.push_back({picks[k].record.job, picks[k].record.due_ms, picks[k].record.missed});
-      }
-      BatchRunner* runner = nullptr;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        auto it = batch_runners_.find(first.job.batch);
-        if (it != batch_runners_.end()) runner = &it->second;
-      }
-      std::vector<Status> statuses;
-      if (runner != nullptr) statuses = (*runner)(items);
-      for (size_t n = 0; n < unit.size(); ++n)
-        picks[unit[n]].record.status =
-            runner == nullptr ? Internal("watch batch runner " + first.job.batch + " was never added")
-            : statuses.size() == unit.size()
-                ? statuses[n]
-                : Internal("watch batch runner " + first.job.batch + " answered " + std::to_string(statuses.size()) +
-                           " outcomes for " + std::to_string(unit.size()) + " slots");
-    }
-    // The unit's ends in one report (one store statement with leases).
-    if (o_.leases != nullptr) {
-      std::vector<JobLeases::SlotEnd> ends;
-      for (size_t k : unit) ends.push_back({picks[k].record.job, picks[k].record.due_ms, picks[k].record.status});
-      o_.leases->FinishBatch(ends);
-    }
-    for (size_t k : unit) {
-      Reschedule(slots_[picks[k].slot], picks[k].record);
-      out.push_back(std::move(picks[k].record));
-    }
+    const std::vector<size_t>& unit = batches[b];
+    if (unit.front() == k) RunUnit(picks, unit.data(), unit.size(), out);
   }
 }
 
@@ -208,6 +216,7 @@ std::vector<RunRecord> WatchLoop::RunDue() {
   const int64_t now = ToUnixMillis(clock_.Now());
   std::vector<Pick> picks = PickDue(now);
   std::vector<RunRecord> records;
+  records.reserve(picks.size());
   // With leases, the whole batch is asked for at once; only the slots this replica holds run.
   if (o_.leases != nullptr && !picks.empty()) {
     std::vector<JobLeases::SlotRef> refs;
@@ -229,16 +238,17 @@ std::vector<RunRecord> WatchLoop::RunDue() {
     picks = std::move(held_here);
   }
   // Grouped so that one group's jobs run one after another, groups in parallel.
-  std::map<std::string, std::vector<Pick>> groups;
-  for (Pick& p : picks) groups[slots_[p.slot].job.group].push_back(std::move(p));
-  std::vector<std::vector<Pick>*> work;
-  for (auto& [g, group_picks] : groups) work.push_back(&group_picks);
+  std::map<std::string, std::vector<size_t>> groups;
+  for (size_t k = 0; k < picks.size(); ++k) groups[slots_[picks[k].slot].job.group].push_back(k);
+  std::vector<const std::vector<size_t>*> work;
+  for (const auto& [g, members] : groups) work.push_back(&members);
   std::mutex records_mu;
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t w; (w = next++) < work.size();) {
       std::vector<RunRecord> done;
-      RunGroup(*work[w], done);
+      done.reserve(work[w]->size());
+      RunGroup(picks, *work[w], done);
       std::lock_guard<std::mutex> lock(records_mu);
       for (auto& r : done) records.push_back(std::move(r));
     }

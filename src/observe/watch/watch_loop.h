@@ -168,9 +168,12 @@ class WatchLoop {
   // Records in `s` when to ask again after the leases said this replica does not run r's slot,
   // and in `r` why not.
   void ApplyNotRun(Slot& s, RunRecord& r, const JobLeases::Answer& a);
-  // Runs one group's picks (batched jobs through their runner, the others one by one), reports
-  // their ends to the leases and reschedules them; appends their records.
-  void RunGroup(std::vector<Pick>& picks, std::vector<RunRecord>& out);
+  // Runs one group's picks (`members`: indexes into picks), batched jobs through their runner, the
+  // others one by one; appends their records.
+  void RunGroup(std::vector<Pick>& picks, const std::vector<size_t>& members, std::vector<RunRecord>& out);
+  // Runs the n picks unit[0..n) as one unit (one job, or one call of their batch runner), reports
+  // their ends to the leases in one batch and reschedules them; appends their records.
+  void RunUnit(std::vector<Pick>& picks, const size_t* unit, size_t n, std::vector<RunRecord>& out);
   // After a run: the next slot on success, the backoff on failure.
   void Reschedule(Slot& s, const RunRecord& r);
   const Clock& clock_;
