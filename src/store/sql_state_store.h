@@ -114,6 +114,9 @@ class SqlStateStore final : public StateStore,
                            bool ok, const std::string& message) override;
   Status StopReplica(const std::string& replica) override;
   Result<std::vector<WatchReplica>> Replicas() override;
+  Result<std::vector<LeaseClaim>> ClaimLeases(const std::vector<LeaseSlot>& slots, const std::string& replica,
+                                              int64_t lease_ms, int64_t max_take) override;
+  Result<std::vector<bool>> FinishLeases(const std::vector<LeaseFinish>& runs, const std::string& replica) override;
   Result<std::vector<WatchLease>> OpenLeases() override;
   Result<std::vector<WatchRun>> RecentRuns(int limit) override;
   Result<int64_t> PruneWatchHistory(int64_t keep_ms) override;
