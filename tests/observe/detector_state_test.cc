@@ -248,7 +248,7 @@ TEST(DetectorStateTest, TheDetectorsBehaviourIsPinnedToItsStateVersion) {
       h = Fnv(std::string_view(buf)) ^ (h * 31);
     }
   }
-  EXPECT_EQ(kDetectorStateVersion, 1u);
+  EXPECT_EQ(kDetectorStateVersion, 2u);
   EXPECT_EQ(h, 8366685460837630490ULL) << "behaviour hash " << h;
 }
 
