@@ -611,11 +611,13 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
   }
   v.explanation = Explain(v, residual);
   if (quiet_alarm) {
-    char why[200];
+    size_t before = episode_starts_.size() - 1;  // the episodes before this one (busy > 1: some)
+    char why[240];
     std::snprintf(why, sizeof why,
-                  ": not raised, since this series began %zu alarm episodes in its last %zu points, so a "
-                  "move must reach %.1f robust deviations to be news; kept out of the baseline",
-                  episode_starts_.size() - 1, kBusyWindow, o_.sensitivity * episode_busy_);
+                  ": not raised, since this series began %zu alarm episode%s in its last %zu points, so a "
+                  "move must reach %.1f robust deviations to be news; %s",
+                  before, before == 1 ? "" : "s", kBusyWindow, o_.sensitivity * episode_busy_,
+                  v.learnt ? "it lasted, so it is now accepted as the new normal" : "kept out of the baseline");
     size_t at = v.explanation.rfind(": normal");
     if (at != std::string::npos) v.explanation.replace(at, 8, why);
   }
