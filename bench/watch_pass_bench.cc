@@ -84,6 +84,39 @@ long long WrittenBytes() {
   return out;
 }
 
+// CPU seconds (user + system) used so far by process `pid` and its children processes that are
+// still running (PostgreSQL: the postmaster and every backend and helper of the server), read
+// from /proc; 0 when it cannot be read.
+double ProcessCpuSeconds(long pid) {
+  auto cpu_of = [](const std::string& stat_path, long* ppid) -> double {
+    FILE* f = std::fopen(stat_path.c_str(), "r");
+    if (!f) return 0;
+    char buf[1024];
+    size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[n] = 0;
+    const char* p = std::strrchr(buf, ')');  // after the command name, which may hold spaces
+    if (!p) return 0;
+    char state;
+    long parent = 0;
+    unsigned long long ut = 0, st = 0;
+    if (std::sscanf(p + 2, "%c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state, &parent, &ut, &st) != 4)
+      return 0;
+    *ppid = parent;
+    return static_cast<double>(ut + st) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  };
+  long ignored = 0;
+  double total = cpu_of("/proc/" + std::to_string(pid) + "/stat", &ignored);
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    long ppid = 0;
+    double c = cpu_of(e.path().string() + "/stat", &ppid);
+    if (ppid == pid) total += c;
+  }
+  return total;
+}
+
 void Die(const std::string& what, const Status& s) {
   std::fprintf(stderr, "%s: %s\n", what.c_str(), s.ToString().c_str());
   std::exit(1);
@@ -115,6 +148,7 @@ int main(int argc, char** argv) {
     }
   }
   std::string location = pg;
+  long server_pid = 0;  // PostgreSQL's postmaster, when found on this host
   if (pg.empty()) {
     std::filesystem::remove_all(dir);
     location = dir + "/state.db";
@@ -125,6 +159,21 @@ int main(int argc, char** argv) {
     Status st = (*admin)->ExecScript("DROP SCHEMA IF EXISTS dw_watch_bench CASCADE; CREATE SCHEMA dw_watch_bench");
     if (!st.ok()) Die("postgres schema", st);
     location = pg + (pg.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3Ddw_watch_bench";
+    // The server's postmaster (the parent of this session's backend), when it runs on this host:
+    // its CPU per pass is reported beside the bench's own.
+    auto rows = (*admin)->Query("SELECT pg_backend_pid()");
+    if (rows.ok() && rows->size() == 1 && std::holds_alternative<int64_t>((*rows)[0][0])) {
+      long backend = static_cast<long>(std::get<int64_t>((*rows)[0][0]));
+      std::FILE* f = std::fopen(("/proc/" + std::to_string(backend) + "/stat").c_str(), "r");
+      if (f) {
+        char buf[1024];
+        size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = 0;
+        std::fclose(f);
+        const char* p = std::strrchr(buf, ')');
+        if (p) std::sscanf(p + 2, "%*c %ld", &server_pid);
+      }
+    }
   }
   // The clock: each pass is one hour after the previous; the history ends at `history`.
   SimulatedClock clock(FromUnixMillis(kStart + static_cast<int64_t>(history) * kHour));
@@ -197,6 +246,7 @@ int main(int argc, char** argv) {
     auto p0 = std::chrono::steady_clock::now();
     double c0 = CpuSeconds();
     long long w0 = WrittenBytes();
+    double server0 = server_pid ? ProcessCpuSeconds(server_pid) : 0;
     auto work_batched = [&](size_t thread) {
       store::StateStore& st = *stores[thread];
       auto windows = workspace::IncidentWindowsOfMany(st);
@@ -241,10 +291,12 @@ int main(int argc, char** argv) {
     auto p1 = std::chrono::steady_clock::now();
     double cpu = CpuSeconds() - c0;
     long long w1 = WrittenBytes();
+    double server_cpu = server_pid ? ProcessCpuSeconds(server_pid) - server0 : 0;
     std::string how = batched ? "batched by " + std::to_string(batch) : std::string("one series at a time");
     std::printf("pass %zu (%s): %zu series in %.3f s wall, %.3f s CPU (%.1f us/series), %zu resumed from a snapshot, %zu alarms, %zu failed, %.0f MB written by this process\n",
                 pass, how.c_str(), series, Seconds(p0, p1), cpu, 1e6 * cpu / static_cast<double>(series),
                 resumed.load(), alarms.load(), failed.load(), w0 < 0 || w1 < 0 ? -1.0 : static_cast<double>(w1 - w0) / 1e6);
+    if (server_pid) std::printf("  PostgreSQL server CPU in that pass: %.3f s (all its processes)\n", server_cpu);
   }
   if (baseline > 0) {
     MonitorSettings off = settings;

@@ -25,13 +25,22 @@ using Rows = std::vector<SqlRow>;
 // A PostgreSQL array literal of `items` as text elements: each double-quoted, with `"` and `\`
 // escaped, so any text (a metric name with a comma, brace or quote) stays one element.
 std::string TextArray(const std::vector<std::string>& items) {
-  std::string out = "{";
+  size_t size = 2;
+  for (const std::string& item : items) size += item.size() + 3;
+  std::string out;
+  out.reserve(size);
+  out += "{";
   for (size_t i = 0; i < items.size(); ++i) {
     if (i) out += ',';
     out += '"';
-    for (char c : items[i]) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
+    const std::string& item = items[i];
+    if (item.find_first_of("\"\\") == std::string::npos) {
+      out += item;  // the common case (names, hex): copied whole, not a character at a time
+    } else {
+      for (char c : item) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+      }
     }
     out += '"';
   }
