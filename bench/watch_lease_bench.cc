@@ -11,11 +11,13 @@
 // slots, each taking at most its share (ceil(asked / REPLICAS)) per statement and asking again for
 // what is left until every slot is done: wall time per slot, every slot taken exactly once, and
 // the spread of the slots among the replicas. The per-slot figures above are the baseline, in the
-// same run. --work-us makes each racing replica spend that long per slot it took before asking
+// same run. Last, the same through REPLICAS WatchLoops with their ReplicaLeases, as `dw watch`
+// runs: SLOTS jobs due at once, the pass's wall time and the runs of each replica. --work-us makes each racing replica spend that long per slot it took before asking
 // again (as it would running the jobs): the spread then shows the share bound at work.
 //
 // usage: watch_lease_bench --pg URL [--slots N] [--replicas N] [--batch N] [--work-us N]
 #include <atomic>
+#include <mutex>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +31,8 @@
 #include "store/postgres_connection.h"
 #include "store/state_store.h"
 #include "store/watch_leases.h"
+#include "observe/watch/replica_leases.h"
+#include "observe/watch/watch_loop.h"
 
 using namespace dw;
 
@@ -219,6 +223,80 @@ int main(int argc, char** argv) {
       ok_runs = std::get<int64_t>((*rows)[0][0]);
   }
 
+  // 7. Through the loop, as `dw watch` runs: REPLICAS WatchLoops, each with its ReplicaLeases over
+  // its own store connection, SLOTS no-op jobs in 10 groups all due at once (jitter 0, hourly, so
+  // every replica names the same slot), each replica calling RunDue until every slot is accounted
+  // for (run here or done elsewhere). The jobs of a group run through one batch runner call, as
+  // the monitors do. WORK_US is each run's work.
+  SystemClock sys;
+  std::vector<std::unique_ptr<observe::watch::ReplicaLeases>> reps;
+  for (int r = 0; r < replicas; ++r) {
+    store::WatchReplica self = observe::watch::ThisReplica(sys, 30'000);
+    self.id += ":loop" + std::to_string(r);
+    reps.push_back(std::make_unique<observe::watch::ReplicaLeases>(*store::WatchLeasesOf(*stores[r]), sys, self,
+                                                                   observe::watch::ReplicaOptions{}, nullptr));
+    if (!reps.back()->Beat().ok()) return 1;
+  }
+  for (auto& rep : reps)
+    if (!rep->Beat().ok()) return 1;  // now each counts every replica alive
+  std::vector<std::unique_ptr<observe::watch::WatchLoop>> loops;
+  std::mutex last_run_mu;
+  std::chrono::steady_clock::time_point last_run_end;
+  std::vector<std::atomic<int>> loop_runs(static_cast<size_t>(replicas));
+  for (int r = 0; r < replicas; ++r) {
+    loops.push_back(std::make_unique<observe::watch::WatchLoop>(
+        sys, observe::watch::WatchOptions{.leases = reps[r].get(), .jitter_fraction = 0, .claim_ahead_ms = 2000}));
+    // As the monitors kind: the due jobs of a group run through one batch runner call.
+    if (!loops.back()
+             ->AddBatchRunner("noop",
+                              [&, r](const std::vector<observe::watch::BatchItem>& items) {
+                                loop_runs[r] += static_cast<int>(items.size());
+                                if (work_us > 0)
+                                  std::this_thread::sleep_for(std::chrono::microseconds(
+                                      static_cast<int64_t>(work_us) * static_cast<int64_t>(items.size())));
+                                std::lock_guard<std::mutex> lock(last_run_mu);
+                                last_run_end = std::chrono::steady_clock::now();
+                                return std::vector<Status>(items.size(), Status::Ok());
+                              })
+             .ok())
+      return 1;
+    for (int i = 0; i < slots; ++i)
+      if (!loops.back()
+               ->AddJob({"loop:m" + std::to_string(i), "warehouse:" + std::to_string(i % 10), 3'600'000,
+                         [](int64_t, int) { return Status::Ok(); }, "noop"})
+               .ok())
+        return 1;
+  }
+  std::vector<int> loop_wakeups(static_cast<size_t>(replicas), 0);
+  t0 = std::chrono::steady_clock::now();
+  threads.clear();
+  for (int r = 0; r < replicas; ++r)
+    threads.emplace_back([&, r] {
+      for (;;) {
+        ++loop_wakeups[r];
+        loops[r]->RunDue();
+        const int64_t next = loops[r]->MillisUntilNextDue();
+        if (next > 60'000) return;  // every slot of this hour is accounted for
+        if (next > 0) std::this_thread::sleep_for(std::chrono::milliseconds(next));
+      }
+    });
+  for (auto& t : threads) t.join();
+  double loop_ms = MsSince(t0);
+  double runs_done_ms = std::chrono::duration<double, std::milli>(last_run_end - t0).count();
+  int loop_total = 0;
+  std::string loop_spread;
+  for (int r = 0; r < replicas; ++r) {
+    loop_total += loop_runs[r].load();
+    loop_spread += (r ? " / " : "") + std::to_string(loop_runs[r].load()) + " (" + std::to_string(loop_wakeups[r]) +
+                   " wake-ups)";
+  }
+  int64_t loop_ok = -1;
+  if (check.ok()) {
+    auto rows = (*check)->Query("SELECT count(*), count(DISTINCT job) FROM watch_runs WHERE job LIKE 'loop:%' AND outcome = 'ok'");
+    if (rows.ok() && std::get<int64_t>((*rows)[0][0]) == std::get<int64_t>((*rows)[0][1]))
+      loop_ok = std::get<int64_t>((*rows)[0][0]);
+  }
+
   std::printf("slots %d, replicas %d, batch %d, work %d us a slot taken (racing)\n", slots, replicas, batch, work_us);
   std::printf("per slot (baseline): run here (claim taken + finish): %.3f ms per slot, %.2f s for all\n",
               run_ms / slots, run_ms / 1000);
@@ -233,7 +311,14 @@ int main(int argc, char** argv) {
               "(each once in the store: %s), errors %d; spread %s\n",
               replicas, batch_race_ms / slots, batch_race_ms / 1000, batch_taken, slots,
               ok_runs == slots && batch_taken == slots ? "yes" : "NO", batch_failed.load(), spread.c_str());
-  const bool batched_ok = batch_errors == 0 && batch_failed.load() == 0 && ok_runs == slots && batch_taken == slots;
+  std::printf("through the loop: %d replicas, %d jobs due at once: every run done after %.3f s (%.4f ms a slot), "
+              "every replica knowing every slot accounted for after %.3f s; runs %d of %d (each once in the store: %s); "
+              "spread %s\n",
+              replicas, slots, runs_done_ms / 1000, runs_done_ms / slots, loop_ms / 1000, loop_total, slots,
+              loop_ok == slots && loop_total == slots ? "yes" : "NO", loop_spread.c_str());
+  const bool batched_ok = loop_ok == slots && loop_total == slots && batch_errors == 0 && batch_failed.load() == 0 && ok_runs == slots && batch_taken == slots;
+  loops.clear();
+  reps.clear();
   stores.clear();
   one.reset();
   (void)(*admin)->ExecScript("DROP SCHEMA " + schema + " CASCADE");
