@@ -53,7 +53,7 @@ samples = {"mcp": [], "lineage": []}   # (t, seconds) per answered request, this
 errors = []
 stop = time.monotonic() + args.seconds
 counts = {"mcp": 0, "lineage": 0, "dropped_sessions": 0, "errors": 0,
-          "slow_batches": 0, "slow_answers": 0, "slow_bytes": 0, "slow_seconds": 0.0, "slow_server_waited": 0,
+          "slow_batches": 0, "slow_answers": 0, "slow_bytes": 0, "slow_seconds": 0.0, "slow_server_waited": 0, "slow_longest_gap_s": 0.0,
           "cuts": 0, "cut_mid_response": 0, "cut_undelivered_bytes": 0, "abandoned_sessions": 0}
 errors_this_period = [0]
 
@@ -96,6 +96,9 @@ class RawConnection:
         self.sock.connect(("127.0.0.1", port))
         self.buf = b""
         self.received = 0
+        self.last_read = time.monotonic()
+        self.longest_gap = 0.0   # the longest time between two reads: a client stalled longer than
+                                 # the server's write timeout (5 s) is one the server may drop
 
     def send_rpc(self, sid, mid, method, params):
         body = json.dumps({"jsonrpc": "2.0", "id": mid, "method": method, "params": params}).encode()
@@ -106,9 +109,13 @@ class RawConnection:
         return (head + "\r\n").encode() + body
 
     def recv_some(self, n):
+        now = time.monotonic()
+        self.longest_gap = max(self.longest_gap, now - self.last_read)
         chunk = self.sock.recv(n)
+        self.last_read = time.monotonic()
         if not chunk:
-            raise ConnectionError("the server closed the connection")
+            raise ConnectionError("the server closed the connection after %d bytes; the client's longest pause "
+                                  "between two reads was %.1f s" % (self.received, self.longest_gap))
         self.received += len(chunk)
         self.buf += chunk
 
@@ -161,6 +168,7 @@ def slow_batch(rnd):
         sid = conn.initialize()
         started = time.monotonic()
         conn.received = 0
+        conn.longest_gap = 0.0
         conn.sock.sendall(b"".join(conn.send_rpc(sid, 100 + i, "tools/list", {}) for i in range(PIPELINED)))
         for i in range(PIPELINED):
             status, _, body = conn.response(chunk=16384, pause=0.01)
@@ -178,6 +186,7 @@ def slow_batch(rnd):
             counts["slow_bytes"] += conn.received
             counts["slow_seconds"] += took
             counts["slow_server_waited"] += conn.received > SNDBUF_MAX + 2 * RCVBUF
+            counts["slow_longest_gap_s"] = max(counts["slow_longest_gap_s"], round(conn.longest_gap, 2))
     finally:
         conn.close()
 
