@@ -294,13 +294,15 @@ TEST_P(CrashWritersTest, DwCollectPrintedPassesAreWholeEachPlatformIsAllOrNothin
 
 // The workspace file of the judgement and action writers: NotifyingWorkspace() as YAML (one
 // domain whose approver is ana, a Teams channel that is never reached, so every notice stays in
-// the outbox), then `extra` (warehouses, checks), then the state store at `location`.
+// the outbox: here a loopback port that refuses at once, so that the delivery job of `dw watch
+// --once` spends no time on name lookups), then `extra` (warehouses, checks), then the state store
+// at `location`.
 void WriteNotifyingWorkspace(const std::filesystem::path& dir, const std::string& extra, const std::string& location) {
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "dataworkers.yaml")
       << "version: 1\nname: crash\n"
          "domains:\n  loyalty: {autonomy: L2, owners: [ana@example.com], approvers: [ana@example.com], approval_ttl: 2h}\n"
-         "notify:\n  teams: {webhook: \"https://example.invalid/workflows/crash\"}\n"
+         "notify:\n  teams: {webhook: \"http://127.0.0.1:9/workflows/crash\"}\n"
       << extra << "state: " << Json(location).dump() << "\n";
 }
 
@@ -383,16 +385,21 @@ TEST_P(CrashWritersTest, DwWatchOnceIncidentsPrintedOpenedAreThereWholeAndTheNex
   const std::string checks = FailingChecks(tmp.path() / "warehouse.db");
   auto watch_once = [&](const std::filesystem::path& dir) { return Dw(dir, now, {"watch", "--once"}); };
 
-  // The clean run: every table's incident, opened in one pass of every check.
-  std::chrono::microseconds clean_took{0};
-  {
-    WriteNotifyingWorkspace(tmp.path() / "clean", checks, scratch_->location());
+  // The clean runs, each on a store of its own: every table's incident, opened in one pass of
+  // every check. The kill window is the quickest of three (the first run of a test often pays for
+  // a cold cache, and a window past a typical run lets most runs finish).
+  std::chrono::microseconds clean_took = std::chrono::hours(1);
+  for (int c = 0; c < 3; ++c) {
+    auto scratch = ScratchLocation::Create(GetParam());
+    ASSERT_TRUE(scratch.ok());
+    const auto dir = tmp.path() / ("clean-" + std::to_string(c));
+    WriteNotifyingWorkspace(dir, checks, (*scratch)->location());
     const auto start = std::chrono::steady_clock::now();
-    BinaryRun run = RunBinary(watch_once(tmp.path() / "clean"), kNever);
-    clean_took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
+    BinaryRun run = RunBinary(watch_once(dir), kNever);
+    clean_took = std::min(clean_took, std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start));
     ASSERT_EQ(run.child.exit_code, 0) << run.out;
     ASSERT_EQ(PrintedOpened(run.out).size(), static_cast<size_t>(kCheckedTables)) << run.out;
-    auto st = Reopen(scratch_->location(), "clean run");
+    auto st = Reopen((*scratch)->location(), "clean run");
     ASSERT_NE(st, nullptr);
     ASSERT_EQ(WholeOpenIncidents(*st, clock_, "clean run").size(), static_cast<size_t>(kCheckedTables));
   }
@@ -405,7 +412,7 @@ TEST_P(CrashWritersTest, DwWatchOnceIncidentsPrintedOpenedAreThereWholeAndTheNex
     ASSERT_TRUE(scratch.ok());
     const auto dir = tmp.path() / ("kill-" + std::to_string(k));
     WriteNotifyingWorkspace(dir, checks, WriterLocation((*scratch)->location()));
-    BinaryRun run = RunBinary(watch_once(dir), std::chrono::steady_clock::now() + 1us + kills_at.Next(clean_took + clean_took / 2));
+    BinaryRun run = RunBinary(watch_once(dir), std::chrono::steady_clock::now() + 1us + kills_at.Next(clean_took));
     AwaitWriterSessionsGone();
     killed += run.child.killed ? 1 : 0;
     if (!run.child.killed) {
