@@ -11,7 +11,8 @@ disconnects mid-response (see SlowBatch and CutBatch for what makes each real fr
 side, and how each is counted). Every minute it records the p50/p99 latency of the MCP calls and
 of the intake, the errors, the server's resident memory (VmRSS), its open descriptors
 (/proc/PID/fd) and threads. Fails (exit 1) on any error answer, on RSS growth over 5% from the
-first minute to the last, on more descriptors once the clients have gone than before they came, on
+first minute to the last, on more descriptors once the clients have gone than before they came (or
+more threads once the server's pools have let their idle threads go, 40 s later), on
 a p99 in the last minute over twice the first minute's, or when the slow readers or the
 disconnects did not happen as intended. Prints a table and a JSON summary line.
 """
@@ -402,6 +403,11 @@ for t in threads:
 time.sleep(7)
 rss_end, fds_end, tasks_end = proc_stat()
 kinds_end = fd_kinds()
+# The server's thread pools let their extra threads go after 30 s without work
+# (net/worker_pool.h): once they have, the threads must be back to what they were before the
+# clients came.
+time.sleep(33)
+_, _, tasks_idle = proc_stat()
 proc.terminate()
 proc.wait(timeout=30)
 
@@ -438,6 +444,13 @@ if len(files(kinds_end)) > len(files(kinds_first)):
                     f"{len(files(kinds_end))} after the clients had gone (new: {extra})")
 if tasks_end > max(m["threads"] for m in minutes):
     problems.append(f"threads: {tasks_end} after the clients had gone, more than at any minute")
+# One thread may be new for good: the store's background checkpointer, started with its own
+# connection to the file at the first checkpoint due (store/sqlite_wal_checkpointer.h), which shows
+# as one more descriptor of state.db.
+checkpointer = sum(k.endswith("state.db") for k in kinds_end) - sum(k.endswith("state.db") for k in kinds_base)
+if tasks_idle > tasks_base + max(0, checkpointer):
+    problems.append(f"threads: {tasks_base} before the clients, {tasks_idle} 40 s after they had gone"
+                    f" ({max(0, checkpointer)} for the store's checkpointer)")
 if args.sessions >= 3 and (counts["slow_server_waited"] == 0 or counts["cut_mid_response"] == 0):
     problems.append("the slow readers or the mid-response disconnects did not happen as intended: " +
                     f"{counts['slow_server_waited']} slow batches made the server wait, "
@@ -450,6 +463,6 @@ summary = {"seconds": args.seconds, "sessions": args.sessions, "requests": count
            "rss_last": last["rss_kb"], "fds_before": fds_base, "fds_first": first["fds"], "fds_after": fds_end,
            "fd_files_before": files(kinds_base), "fd_files_after": files(kinds_end),
            "fd_connections_before": len(connections(kinds_base)), "fd_connections_after": len(connections(kinds_end)),
-           "threads_before": tasks_base, "threads_after": tasks_end, "sndbuf_max": SNDBUF_MAX, "problems": problems}
+           "threads_before": tasks_base, "threads_after": tasks_end, "threads_idle": tasks_idle, "checkpointer_started": checkpointer > 0, "sndbuf_max": SNDBUF_MAX, "problems": problems}
 print(json.dumps(summary))
 sys.exit(1 if problems else 0)

@@ -8,16 +8,19 @@
 //     and the EV example's Kestra): a printed report means every event of the pass is there;
 //     each platform's events and cursors are written in one transaction, so a platform's events are
 //     all there or none; a completing pass afterwards ends with exactly the events of a clean run.
-//   - incidents opening and grouping (IncidentDesk::Evaluate, what `dw watch` runs after every
-//     job): an incident reported opened is there with both signals grouped into it and its `open`
-//     notice in the outbox; no incident is there without them; re-evaluating the signals in flight
-//     never opens a second incident for a root.
-//   - approvals (actions::Decide with the workspace, as `dw approve` calls it): an accepted
-//     decision is there; a proposal is approved exactly when its `approved` notice is queued and
-//     one decision event is recorded; deciding again after the crash is refused.
-//   - receipts on resolve (IncidentDesk::Resolve then WriteResolutionReceipts, as `dw incidents
-//     resolve` runs them): an acknowledged resolution has its receipt and `resolved` notice; after
-//     the watch loop's retry (WriteResolutionReceipts) every resolved incident has exactly one.
+//   - incidents opening and grouping through `dw watch --once` (the real binary over a SQLite
+//     warehouse of 8 tables, each failing two checks; a fresh store per kill): an incident printed
+//     opened ("incident opened ID") is there with both checks' signals and its `open` notice in
+//     the outbox; no incident is there without them, none twice for a table; the next `dw watch
+//     --once` opens the rest, never a second for a table.
+//   - approvals through `dw approve` (one run per proposal, a sequence killed at a seeded moment):
+//     a decision whose acceptance was printed is there; a proposal is approved exactly when its
+//     `approved` notice is queued and one decision event is recorded; approving again after the
+//     crash is refused (exit 1) for an approved proposal and accepted for the one the kill left
+//     pending.
+//   - receipts on resolve through `dw incidents resolve --format json` (a sequence of runs): a
+//     resolution whose receipt was printed has it and its `resolved` notice; after `dw watch
+//     --once` (its receipt sweep, the watch loop's retry) every resolved incident has exactly one.
 // CI makes a few kills per writer; bench/crash.sh makes 200 (DW_CRASH_KILLS), DW_CRASH_SEED replays.
 #include <gtest/gtest.h>
 #include <httplib.h>
