@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The full crash-consistency run (docs/RELIABILITY.md): every writer of tests/crash/ (metric points,
-# receipts, dw check, dw serve intake, dw collect, incidents, approvals, receipts on resolve) killed with
+# receipts, dw check, dw serve intake, dw collect, dw watch --once opening incidents, dw approve,
+# dw incidents resolve) killed with
 # SIGKILL 200 times (DW_CRASH_KILLS), on SQLite and on a throwaway PostgreSQL server. The test
 # command runs the same tests with a few kills each. DW_CRASH_SEED replays a run's kill moments.
 #   bench/crash.sh [BUILD_DIR]      (default build; needs dw_tests and dw built)

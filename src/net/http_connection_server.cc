@@ -2,7 +2,9 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <linux/sockios.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -92,6 +94,13 @@ class ConnectionStream final : public httplib::Stream {
   size_t len_ = 0;
 };
 
+// Bytes the kernel still holds for the peer of `sock` (not yet sent, or sent and not acknowledged);
+// -1 when the kernel does not say.
+int QueuedForPeer(socket_t sock) {
+  int n = 0;
+  return ::ioctl(sock, SIOCOUTQ, &n) == 0 ? n : -1;
+}
+
 thread_local bool t_close_after_response = false;
 
 // Ends a connection whose request body was refused part-way without resetting it under the
@@ -118,8 +127,14 @@ void ConnectionServer::CloseAfterResponse() { t_close_after_response = true; }
 bool ConnectionServer::RaiseBacklog(int backlog) { return ::listen(svr_sock_, backlog) == 0; }
 
 bool ConnectionServer::WaitForRequest(socket_t sock) const {
-  const auto idle_since = std::chrono::steady_clock::now();
+  auto idle_since = std::chrono::steady_clock::now();
   const auto idle_limit = std::chrono::seconds(keep_alive_timeout_sec_);
+  // A peer still taking in the last response is not idle: the kernel may hold megabytes of it
+  // when the response is written, and a slow reader takes longer than the idle limit to receive
+  // them, then sends its next request to a connection closed under it (found by the soak). So
+  // the idle clock restarts whenever the bytes queued for the peer went down; a peer that stops
+  // reading stops that, and is dropped after the idle limit as before.
+  int queued = QueuedForPeer(sock);
   // A blocking one-byte peek (the socket's receive timeout is the 50 ms poll interval) rather than
   // poll(): one cheaper call per request on a busy connection.
   for (;;) {
@@ -129,7 +144,13 @@ bool ConnectionServer::WaitForRequest(socket_t sock) const {
     if (n >= 0) return true;  // a request, or the peer's close for the caller to see
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) return true;  // the caller meets the error
-    if (std::chrono::steady_clock::now() - idle_since > idle_limit) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (queued > 0) {
+      const int left = QueuedForPeer(sock);
+      if (left >= 0 && left < queued) idle_since = now;
+      queued = left;
+    }
+    if (now - idle_since > idle_limit) return false;
   }
 }
 

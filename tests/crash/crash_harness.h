@@ -1,7 +1,8 @@
 // The crash-consistency harness (docs/RELIABILITY.md): a writer runs as a child process and is
 // killed with SIGKILL at a seeded random moment; the test then reopens the store and checks what
 // the writer had acknowledged. Two kinds of child: a forked copy of the test running product code
-// (the store's own writers), and the real `dw` binary (`dw serve`, `dw check`).
+// (the store's own writers), and the real `dw` binary (`dw serve`, `dw check`, `dw collect`,
+// `dw watch --once`, `dw approve`, `dw incidents resolve`), alone or as a sequence of runs.
 //
 // Repeatable: DW_CRASH_SEED (default 20261201) seeds the kill moments, DW_CRASH_KILLS (default
 // the CI count each test passes) sets how many kills a test makes; bench/crash.sh runs 200. A
@@ -137,6 +138,43 @@ inline pid_t Spawn(const std::vector<std::string>& args, int* out_fd) {
   close(fds[1]);
   *out_fd = fds[0];
   return pid;
+}
+
+// One run of a binary: what it printed on stdout, and how it ended.
+struct BinaryRun {
+  std::string out;
+  KilledChild child;
+};
+
+// Runs `args` and kills it at `kill_at` unless it ended first (time_point::max(): never killed).
+inline BinaryRun RunBinary(const std::vector<std::string>& args, std::chrono::steady_clock::time_point kill_at) {
+  BinaryRun run;
+  int fd = -1;
+  pid_t pid = Spawn(args, &fd);
+  if (pid <= 0) return run;
+  std::thread reader([&] {
+    char buf[4096];
+    for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) run.out.append(buf, static_cast<size_t>(n));
+  });
+  KillAt(pid, kill_at, &run.child);
+  reader.join();
+  close(fd);
+  return run;
+}
+
+// What a person or a script does at a prompt: `argv_of(0)`, `argv_of(1)`, ... up to `count` runs,
+// one after another, the next started when the one before ended; the run going on when
+// `kill_after` has passed since the first started is killed, and no run follows it. Returns every
+// run started, the killed one last.
+inline std::vector<BinaryRun> RunSequenceUntilKilled(const std::function<std::vector<std::string>(int)>& argv_of,
+                                                     int count, std::chrono::microseconds kill_after) {
+  std::vector<BinaryRun> runs;
+  const auto kill_at = std::chrono::steady_clock::now() + kill_after;
+  for (int i = 0; i < count; ++i) {
+    runs.push_back(RunBinary(argv_of(i), kill_at));
+    if (runs.back().child.killed || std::chrono::steady_clock::now() >= kill_at) break;
+  }
+  return runs;
 }
 
 }  // namespace dw::crash

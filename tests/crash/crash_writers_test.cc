@@ -8,16 +8,19 @@
 //     and the EV example's Kestra): a printed report means every event of the pass is there;
 //     each platform's events and cursors are written in one transaction, so a platform's events are
 //     all there or none; a completing pass afterwards ends with exactly the events of a clean run.
-//   - incidents opening and grouping (IncidentDesk::Evaluate, what `dw watch` runs after every
-//     job): an incident reported opened is there with both signals grouped into it and its `open`
-//     notice in the outbox; no incident is there without them; re-evaluating the signals in flight
-//     never opens a second incident for a root.
-//   - approvals (actions::Decide with the workspace, as `dw approve` calls it): an accepted
-//     decision is there; a proposal is approved exactly when its `approved` notice is queued and
-//     one decision event is recorded; deciding again after the crash is refused.
-//   - receipts on resolve (IncidentDesk::Resolve then WriteResolutionReceipts, as `dw incidents
-//     resolve` runs them): an acknowledged resolution has its receipt and `resolved` notice; after
-//     the watch loop's retry (WriteResolutionReceipts) every resolved incident has exactly one.
+//   - incidents opening and grouping through `dw watch --once` (the real binary over a SQLite
+//     warehouse of 8 tables, each failing two checks; a fresh store per kill): an incident printed
+//     opened ("incident opened ID") is there with both checks' signals and its `open` notice in
+//     the outbox; no incident is there without them, none twice for a table; the next `dw watch
+//     --once` opens the rest, never a second for a table.
+//   - approvals through `dw approve` (one run per proposal, a sequence killed at a seeded moment):
+//     a decision whose acceptance was printed is there; a proposal is approved exactly when its
+//     `approved` notice is queued and one decision event is recorded; approving again after the
+//     crash is refused (exit 1) for an approved proposal and accepted for the one the kill left
+//     pending.
+//   - receipts on resolve through `dw incidents resolve --format json` (a sequence of runs): a
+//     resolution whose receipt was printed has it and its `resolved` notice; after `dw watch
+//     --once` (its receipt sweep, the watch loop's retry) every resolved incident has exactly one.
 // CI makes a few kills per writer; bench/crash.sh makes 200 (DW_CRASH_KILLS), DW_CRASH_SEED replays.
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -290,136 +293,238 @@ TEST_P(CrashWritersTest, DwCollectPrintedPassesAreWholeEachPlatformIsAllOrNothin
             << " events per pass\n";
 }
 
-// ---- incidents: opening and grouping ---------------------------------------------------------
+// ---- the judgement and action writers, through the real binary -------------------------------
 
-std::string Root(int kill, int round) {
-  return "table://main/k" + std::to_string(kill) + "_r" + std::to_string(round);
+// The workspace file of the judgement and action writers: NotifyingWorkspace() as YAML (one
+// domain whose approver is ana, a Teams channel that is never reached, so every notice stays in
+// the outbox: here a loopback port that refuses at once, so that the delivery job of `dw watch
+// --once` spends no time on name lookups), then `extra` (warehouses, checks), then the state store
+// at `location`.
+void WriteNotifyingWorkspace(const std::filesystem::path& dir, const std::string& extra, const std::string& location) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "dataworkers.yaml")
+      << "version: 1\nname: crash\n"
+         "domains:\n  loyalty: {autonomy: L2, owners: [ana@example.com], approvers: [ana@example.com], approval_ttl: 2h}\n"
+         "notify:\n  teams: {webhook: \"http://127.0.0.1:9/workflows/crash\"}\n"
+      << extra << "state: " << Json(location).dump() << "\n";
 }
 
-TEST_P(CrashWritersTest, IncidentsReportedOpenedAreThereWholeAndTheRetriedPassOpensNoSecond) {
+std::vector<std::string> Dw(const std::filesystem::path& dir, TimePoint now, std::vector<std::string> args) {
+  std::vector<std::string> argv = {DW_BINARY, "--workspace", dir.string(), "--now", FormatRfc3339(now)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+constexpr auto kNever = std::chrono::steady_clock::time_point::max();
+
+// The lines a run printed whole (a line the kill cut short acknowledges nothing).
+std::vector<std::string> WholeLines(const std::string& out) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  for (size_t nl; (nl = out.find('\n', start)) != std::string::npos; start = nl + 1) lines.push_back(out.substr(start, nl - start));
+  return lines;
+}
+
+// ---- incidents: `dw watch --once` opening them --------------------------------------------------
+
+constexpr int kCheckedTables = 8;
+
+// A SQLite warehouse at `path` of kCheckedTables tables, each failing both of its checks (a NULL
+// member_id, a duplicate one); returns the workspace's warehouses and checks.
+std::string FailingChecks(const std::filesystem::path& path) {
+  std::string sql, yaml = "warehouses:\n  main: {type: sqlite, path: " + Json(path.string()).dump() + "}\nchecks:\n";
+  for (int i = 0; i < kCheckedTables; ++i) {
+    const std::string t = "t" + std::to_string(i);
+    sql += "CREATE TABLE " + t + " (member_id INTEGER, balance REAL); INSERT INTO " + t + " VALUES (1, 1), (1, 2), (NULL, 3);";
+    yaml += "  - {table: main." + t + ", not_null: [member_id], unique: [member_id]}\n";
+  }
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  return yaml;
+}
+
+// The incidents a `dw watch` run printed as opened ("... incident opened ID (after JOB)").
+std::vector<std::string> PrintedOpened(const std::string& out) {
+  std::vector<std::string> ids;
+  for (const std::string& line : WholeLines(out)) {
+    const size_t at = line.find(" incident opened ");
+    if (at == std::string::npos) continue;
+    const size_t from = at + 17;
+    ids.push_back(line.substr(from, line.find(' ', from) - from));
+  }
+  return ids;
+}
+
+// Checks the open incidents of `st` (each whole: both checks' signals, opened, its `open` notice
+// queued; one per table at most) and returns them by root.
+std::map<std::string, std::string> WholeOpenIncidents(store::StateStore& st, const Clock& clock, const std::string& where) {
+  incidents::IncidentDesk desk(st, static_cast<const graph::GraphIndex*>(nullptr), clock, incidents::DeskOptionsFor(NotifyingWorkspace()));
+  incidents::IncidentFilter open;
+  open.status = incidents::IncidentStatus::kOpen;
+  open.limit = 1000;
+  auto listed = desk.List(open);
+  EXPECT_TRUE(listed.ok()) << listed.status().ToString();
+  std::map<std::string, std::string> by_root;
+  if (!listed.ok()) return by_root;
+  for (const auto& inc : *listed) {
+    std::set<std::string> keys;
+    for (const auto& s : inc.signals) keys.insert(s.key);
+    EXPECT_EQ(keys.size(), 2u) << where << ": incident " << inc.id << " holds " << keys.size() << " distinct signals";
+    EXPECT_TRUE(!inc.transitions.empty() && inc.transitions.front().to == "open") << where << ": " << inc.id;
+    EXPECT_EQ(OutboxEvents(st, inc.id).count("open"), 1u) << where << ": incident " << inc.id << " without its open notice";
+    EXPECT_TRUE(by_root.emplace(inc.root_asset, inc.id).second) << where << ": two incidents for " << inc.root_asset;
+  }
+  return by_root;
+}
+
+TEST_P(CrashWritersTest, DwWatchOnceIncidentsPrintedOpenedAreThereWholeAndTheNextPassOpensNoSecond) {
   const uint64_t seed = Seed();
   KillClock kills_at(seed, 12);
   const int kills = KillCount(10);
-  const config::Workspace ws = NotifyingWorkspace();
-  const TimePoint now = At("2026-11-24T15:15:00Z");
-  size_t acked_total = 0;
-  int killed = 0, retried_opened = 0;
-  for (int k = 0; k < kills; ++k) {
-    const std::string location = WriterLocation(scratch_->location());
-    KilledChild child = ForkAndKill([&](const auto& ack) {
-      SimulatedClock c(now);
-      auto st = store::OpenStateStore(location, c);
-      if (!st.ok()) _exit(4);
-      incidents::DeskOptions options = incidents::DeskOptionsFor(ws);
-      incidents::IncidentDesk desk(**st, static_cast<const graph::GraphIndex*>(nullptr), c, options);
-      for (int r = 0; r < 100000; ++r) {
-        incidents::SignalBatch b;
-        b.signals = {CheckSignal(Root(k, r), "not_null(member_id)", now), CheckSignal(Root(k, r), "unique(member_id)", now)};
-        auto report = desk.Evaluate(b);
-        if (!report.ok() || report->opened.size() != 1) _exit(5);
-        ack(std::to_string(r) + " " + report->opened[0]);
-      }
-    }, 1ms + kills_at.Next(120ms));
-    AwaitWriterSessionsGone();
-    killed += child.killed ? 1 : 0;
-    ASSERT_TRUE(child.killed || child.exit_code == 0) << Where(seed, k) << ": the writer failed: " << child.exit_code;
-    std::map<int, std::string> acked;
-    for (const std::string& a : child.acks) acked[std::stoi(a.substr(0, a.find(' ')))] = a.substr(a.find(' ') + 1);
-    acked_total += acked.size();
+  const TimePoint now = At("2026-11-24T14:00:00Z");
+  dw::testing::TempDir tmp;
+  const std::string checks = FailingChecks(tmp.path() / "warehouse.db");
+  auto watch_once = [&](const std::filesystem::path& dir) { return Dw(dir, now, {"watch", "--once"}); };
 
-    auto st = Reopen(scratch_->location(), Where(seed, k));
+  // The clean runs, each on a store of its own: every table's incident, opened in one pass of
+  // every check. The kill window is the quickest of three (the first run of a test often pays for
+  // a cold cache, and a window past a typical run lets most runs finish).
+  std::chrono::microseconds clean_took = std::chrono::hours(1);
+  for (int c = 0; c < 3; ++c) {
+    auto scratch = ScratchLocation::Create(GetParam());
+    ASSERT_TRUE(scratch.ok());
+    const auto dir = tmp.path() / ("clean-" + std::to_string(c));
+    WriteNotifyingWorkspace(dir, checks, (*scratch)->location());
+    const auto start = std::chrono::steady_clock::now();
+    BinaryRun run = RunBinary(watch_once(dir), kNever);
+    clean_took = std::min(clean_took, std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start));
+    ASSERT_EQ(run.child.exit_code, 0) << run.out;
+    ASSERT_EQ(PrintedOpened(run.out).size(), static_cast<size_t>(kCheckedTables)) << run.out;
+    auto st = Reopen((*scratch)->location(), "clean run");
     ASSERT_NE(st, nullptr);
-    incidents::IncidentDesk desk(*st, static_cast<const graph::GraphIndex*>(nullptr), clock_, incidents::DeskOptionsFor(ws));
-    incidents::IncidentFilter open;
-    open.status = incidents::IncidentStatus::kOpen;
-    open.limit = 1000;
-    auto listed = desk.List(open);
-    ASSERT_TRUE(listed.ok()) << listed.status().ToString();
-    std::map<std::string, std::string> by_root;  // this kill's roots -> incident
-    for (const auto& inc : *listed) {
-      ASSERT_EQ(inc.signals.size(), 2u) << Where(seed, k) << ": incident " << inc.id << " holds " << inc.signals.size() << " signals";
-      ASSERT_FALSE(inc.transitions.empty()) << Where(seed, k);
-      ASSERT_EQ(inc.transitions.front().to, "open") << Where(seed, k);
-      ASSERT_EQ(OutboxEvents(*st, inc.id).count("open"), 1u) << Where(seed, k) << ": incident " << inc.id << " without its open notice";
-      ASSERT_TRUE(by_root.emplace(inc.root_asset, inc.id).second) << Where(seed, k) << ": two incidents for " << inc.root_asset;
+    ASSERT_EQ(WholeOpenIncidents(*st, clock_, "clean run").size(), static_cast<size_t>(kCheckedTables));
+  }
+
+  size_t acked_total = 0;
+  int killed = 0, mid_pass = 0, retried_opened = 0;
+  for (int k = 0; k < kills; ++k) {
+    // A fresh store each time: the first pass over an empty store is the one that opens them.
+    auto scratch = ScratchLocation::Create(GetParam());
+    ASSERT_TRUE(scratch.ok());
+    const auto dir = tmp.path() / ("kill-" + std::to_string(k));
+    WriteNotifyingWorkspace(dir, checks, WriterLocation((*scratch)->location()));
+    BinaryRun run = RunBinary(watch_once(dir), std::chrono::steady_clock::now() + 1us + kills_at.Next(clean_took));
+    AwaitWriterSessionsGone();
+    killed += run.child.killed ? 1 : 0;
+    if (!run.child.killed) {
+      ASSERT_EQ(run.child.exit_code, 0) << Where(seed, k) << ": " << run.out;
     }
-    for (const auto& [r, id] : acked) {
-      ASSERT_EQ(by_root.count(Root(k, r)), 1u) << Where(seed, k) << ": incident " << id << " was reported opened and is gone";
-      ASSERT_EQ(by_root[Root(k, r)], id) << Where(seed, k);
-    }
-    // The restarted loop sees the round in flight again: it opens it once, or finds it open.
-    const int in_flight = acked.empty() ? 0 : acked.rbegin()->first + 1;
-    ASSERT_LE(by_root.size(), acked.size() + 1) << Where(seed, k) << ": more incidents than rounds begun";
-    incidents::SignalBatch again;
-    again.signals = {CheckSignal(Root(k, in_flight), "not_null(member_id)", now),
-                     CheckSignal(Root(k, in_flight), "unique(member_id)", now)};
-    auto report = desk.Evaluate(again);
-    ASSERT_TRUE(report.ok()) << report.status().ToString();
-    ASSERT_EQ(report->opened.size(), by_root.count(Root(k, in_flight)) ? 0u : 1u)
-        << Where(seed, k) << ": the retried pass of round " << in_flight;
-    retried_opened += static_cast<int>(report->opened.size());
-    auto after = desk.List(open);
-    ASSERT_TRUE(after.ok());
-    for (const auto& inc : *after) {
-      ASSERT_EQ(inc.signals.size(), 2u) << Where(seed, k) << ": incident " << inc.id << " after the retried pass";
-      // Closed so the next kill starts with no open incident (each pass recomputes every open one).
-      ASSERT_TRUE(desk.Close(inc.id, "ana@example.com", incidents::CloseReason::kFalsePositive, "crash test").ok());
-    }
+    const std::vector<std::string> acked = PrintedOpened(run.out);
+    acked_total += acked.size();
+    mid_pass += run.child.killed && !acked.empty() && acked.size() < static_cast<size_t>(kCheckedTables);
+
+    auto st = Reopen((*scratch)->location(), Where(seed, k));
+    ASSERT_NE(st, nullptr);
+    const std::map<std::string, std::string> by_root = WholeOpenIncidents(*st, clock_, Where(seed, k));
+    ASSERT_FALSE(::testing::Test::HasFailure()) << Where(seed, k);
+    std::set<std::string> ids;
+    for (const auto& [root, id] : by_root) ids.insert(id);
+    for (const std::string& id : acked) ASSERT_EQ(ids.count(id), 1u) << Where(seed, k) << ": incident " << id << " was printed opened and is gone";
+
+    // The restarted pass: every table's incident is open once, those there before unchanged.
+    BinaryRun next = RunBinary(watch_once(dir), kNever);
+    ASSERT_EQ(next.child.exit_code, 0) << Where(seed, k) << ": " << next.out;
+    const std::vector<std::string> opened_again = PrintedOpened(next.out);
+    for (const std::string& id : opened_again) ASSERT_EQ(ids.count(id), 0u) << Where(seed, k) << ": " << id << " opened a second time";
+    retried_opened += static_cast<int>(opened_again.size());
+    const std::map<std::string, std::string> after = WholeOpenIncidents(*st, clock_, Where(seed, k) + ", after the next pass");
+    ASSERT_FALSE(::testing::Test::HasFailure()) << Where(seed, k);
+    ASSERT_EQ(after.size(), static_cast<size_t>(kCheckedTables)) << Where(seed, k) << ": " << next.out;
+    for (const auto& [root, id] : by_root) ASSERT_EQ(after.at(root), id) << Where(seed, k);
+    ASSERT_EQ(by_root.size() + opened_again.size(), static_cast<size_t>(kCheckedTables)) << Where(seed, k);
   }
   EXPECT_GT(killed, kills / 2) << "most runs should die by the kill, not finish";
-  std::cout << "[ crash ] incidents: " << kills << " kills (" << killed << " mid-run), " << acked_total
-            << " incidents reported opened kept whole, " << retried_opened << " opened once by the retried pass\n";
+  std::cout << "[ crash ] dw watch --once (incidents): " << kills << " kills (" << killed << " mid-run, " << mid_pass
+            << " between two incidents of the pass), " << acked_total << " incidents printed opened kept whole, "
+            << retried_opened << " opened once by the next pass\n";
 }
 
-// ---- approvals ----------------------------------------------------------------------------
+// ---- approvals: `dw approve` -------------------------------------------------------------------
 
-TEST_P(CrashWritersTest, AcceptedApprovalsAreThereWithTheirNoticeAndNoProposalIsDecidedTwice) {
+TEST_P(CrashWritersTest, DwApproveAcceptedDecisionsAreThereWithTheirNoticeAndNoProposalIsDecidedTwice) {
   const uint64_t seed = Seed();
   KillClock kills_at(seed, 13);
   const int kills = KillCount(10);
   const config::Workspace ws = NotifyingWorkspace();
-  std::string key;
-  std::vector<std::string> pool;  // sent, not yet decided (as far as the parent knows)
-  int next_id = 0;
+  dw::testing::TempDir tmp;
+  const auto dir = tmp.path() / "ws";
+  WriteNotifyingWorkspace(dir, "", WriterLocation(scratch_->location()));
+  const std::string key_file = (tmp.path() / "ana.ed25519.pem").string();
   {
     auto st = Reopen(scratch_->location(), "setup");
     ASSERT_NE(st, nullptr);
     auto issued = actions::IssuePersonKey(*st, "ana@example.com", clock_, "crash test");
     ASSERT_TRUE(issued.ok()) << issued.status().ToString();
-    key = issued->private_key_pem;
+    ASSERT_TRUE(actions::WritePrivateKeyFile(key_file, issued->private_key_pem).ok());
   }
+  const TimePoint decided_at = clock_.Now() + 5min;  // inside the 2h the requests are open
+  auto approve = [&](const std::string& id) {
+    return Dw(dir, decided_at, {"approve", id, "--as", "ana@example.com", "--key", key_file, "--version", "1"});
+  };
+  std::vector<std::string> pool;  // sent, not yet decided (as far as the parent knows)
+  int next_id = 0;
+  auto refill = [&](store::StateStore& st) {
+    while (pool.size() < 24) {
+      const std::string id = "P-" + std::to_string(next_id++);
+      actions::ProposalDraft d{id, "INC-crash", "loyalty", "hold", "agent:dw-incidents", {{"step", "pause the sync"}}};
+      ASSERT_TRUE(actions::StoreProposal(st, d, clock_).ok());
+      ASSERT_TRUE(actions::SendForApproval(st, ws, id, clock_, "agent:dw-incidents").ok());
+      pool.push_back(id);
+    }
+  };
   std::set<std::string> acked_all;
-  int killed = 0;
+  // How long one clean `dw approve` takes: the kills fall over the first four of a sequence.
+  std::chrono::microseconds one_took{0};
+  {
+    auto st = Reopen(scratch_->location(), "setup");
+    ASSERT_NE(st, nullptr);
+    refill(*st);
+  }
+  {
+    const auto start = std::chrono::steady_clock::now();
+    BinaryRun run = RunBinary(approve(pool.front()), kNever);
+    one_took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
+    ASSERT_EQ(run.child.exit_code, 0) << run.out;
+    acked_all.insert(pool.front());
+    pool.erase(pool.begin());
+  }
+  int killed = 0, commands = 0;
   for (int k = 0; k < kills; ++k) {
     {
       auto st = Reopen(scratch_->location(), Where(seed, k));
       ASSERT_NE(st, nullptr);
-      while (pool.size() < 150) {  // more than a child decides in its kill window
-        const std::string id = "P-" + std::to_string(next_id++);
-        actions::ProposalDraft d{id, "INC-crash", "loyalty", "hold", "agent:dw-incidents", {{"step", "pause the sync"}}};
-        ASSERT_TRUE(actions::StoreProposal(*st, d, clock_).ok());
-        ASSERT_TRUE(actions::SendForApproval(*st, ws, id, clock_, "agent:dw-incidents").ok());
-        pool.push_back(id);
-      }
+      refill(*st);
     }
-    const std::string location = WriterLocation(scratch_->location());
-    KilledChild child = ForkAndKill([&](const auto& ack) {
-      SimulatedClock c(clock_.Now());
-      auto st = store::OpenStateStore(location, c);
-      if (!st.ok()) _exit(4);
-      for (const std::string& id : pool) {
-        actions::DecisionStatement s = actions::NewStatement("ana@example.com", id, 1, actions::Verdict::kApprove, "", c);
-        auto sig = actions::SignStatement(s, key);
-        if (!sig.ok()) _exit(5);
-        auto out = actions::Decide(**st, ws, {s, "cli", *sig}, c);
-        if (!out.ok() || !out->accepted) _exit(6);
-        ack(id);
-      }
-    }, 1ms + kills_at.Next(100ms));
+    const std::vector<BinaryRun> runs = RunSequenceUntilKilled(
+        [&](int i) { return approve(pool[static_cast<size_t>(i)]); }, static_cast<int>(pool.size()), 1us + kills_at.Next(one_took * 4));
     AwaitWriterSessionsGone();
-    killed += child.killed ? 1 : 0;
-    ASSERT_TRUE(child.killed || child.exit_code == 0) << Where(seed, k) << ": the writer failed: " << child.exit_code;
-    const std::set<std::string> acked(child.acks.begin(), child.acks.end());
+    commands += static_cast<int>(runs.size());
+    std::set<std::string> acked;
+    std::string in_flight;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const BinaryRun& r = runs[i];
+      if (r.child.killed) {
+        in_flight = pool[i];
+        ++killed;
+      } else {
+        ASSERT_EQ(r.child.exit_code, 0) << Where(seed, k) << ": dw approve " << pool[i] << ": " << r.out;
+      }
+      // The acceptance is the line printed (after Decide returned): a killed run that printed it
+      // acknowledged it too.
+      if (!WholeLines(r.out).empty()) acked.insert(pool[i]);
+    }
     acked_all.insert(acked.begin(), acked.end());
 
     auto st = Reopen(scratch_->location(), Where(seed, k));
@@ -444,24 +549,25 @@ TEST_P(CrashWritersTest, AcceptedApprovalsAreThereWithTheirNoticeAndNoProposalIs
       ASSERT_EQ(decisions, approved ? 1 : 0) << Where(seed, k) << ": " << id << " has " << decisions << " decision events";
       if (approved) {
         ASSERT_EQ(state->decided_by, "ana@example.com");
+        acked_all.insert(id);  // decided by a run that was killed after Decide committed
       } else {
         still_pending.push_back(id);
       }
     }
-    // After the crash, the same decision again is refused for an approved proposal and accepted
-    // for one the kill left pending: no decision is lost or counted twice.
-    for (const std::string& id : pool) {
-      const bool was_pending = std::find(still_pending.begin(), still_pending.end(), id) != still_pending.end();
-      actions::DecisionStatement s = actions::NewStatement("ana@example.com", id, 1, actions::Verdict::kApprove, "", clock_);
-      auto sig = actions::SignStatement(s, key);
-      ASSERT_TRUE(sig.ok());
-      auto out = actions::Decide(*st, ws, {s, "cli", *sig}, clock_);
-      ASSERT_TRUE(out.ok()) << out.status().ToString();
-      ASSERT_EQ(out->accepted, was_pending) << Where(seed, k) << ": deciding " << id << " again: " << out->reason;
-      if (!was_pending) break;  // one refused re-decision is enough per kill
-      still_pending.erase(std::find(still_pending.begin(), still_pending.end(), id));
-      acked_all.insert(id);
-      if (still_pending.size() < pool.size() / 2) break;
+    // After the crash, the person approves again: refused for an approved proposal (exit 1),
+    // accepted for the one the kill left pending; no decision is lost or counted twice.
+    if (!runs.empty() && std::find(still_pending.begin(), still_pending.end(), pool.front()) == still_pending.end()) {
+      BinaryRun again = RunBinary(approve(pool.front()), kNever);
+      ASSERT_EQ(again.child.exit_code, 1) << Where(seed, k) << ": approving " << pool.front() << " a second time: " << again.out;
+    }
+    if (!in_flight.empty()) {
+      const bool was_pending = std::find(still_pending.begin(), still_pending.end(), in_flight) != still_pending.end();
+      BinaryRun again = RunBinary(approve(in_flight), kNever);
+      ASSERT_EQ(again.child.exit_code, was_pending ? 0 : 1) << Where(seed, k) << ": approving " << in_flight << " (in flight at the kill) again: " << again.out;
+      if (was_pending) {
+        still_pending.erase(std::find(still_pending.begin(), still_pending.end(), in_flight));
+        acked_all.insert(in_flight);
+      }
     }
     pool = still_pending;
   }
@@ -474,58 +580,94 @@ TEST_P(CrashWritersTest, AcceptedApprovalsAreThereWithTheirNoticeAndNoProposalIs
     ASSERT_EQ(state->status, actions::ProposalStatus::kApproved) << id;
   }
   EXPECT_GT(killed, kills / 2);
-  std::cout << "[ crash ] approvals: " << kills << " kills (" << killed << " mid-run), " << acked_all.size()
-            << " accepted decisions kept, each with its notice and one decision event\n";
+  std::cout << "[ crash ] dw approve: " << kills << " kills (" << killed << " mid-run) over " << commands
+            << " runs, " << acked_all.size() << " accepted decisions kept, each with its notice and one decision event\n";
 }
 
-// ---- receipts on resolve --------------------------------------------------------------------
+// ---- receipts on resolve: `dw incidents resolve` ------------------------------------------------
 
-TEST_P(CrashWritersTest, ResolvedIncidentsGetExactlyOneReceiptWithItsNoticeThroughAKill) {
+// The receipt `dw incidents resolve --format json` printed ("receipt": "receipt SEQ HASH"), or 0.
+int64_t PrintedReceiptSeq(const std::string& out) {
+  const Json j = Json::parse(out, nullptr, false);
+  if (j.is_discarded() || !j.contains("receipt") || !j["receipt"].is_string()) return 0;
+  const std::string line = j["receipt"].get<std::string>();
+  if (line.rfind("receipt ", 0) != 0) return 0;
+  return std::stoll(line.substr(8, line.find(' ', 8) - 8));
+}
+
+TEST_P(CrashWritersTest, DwIncidentsResolveGetsExactlyOneReceiptWithItsNoticeThroughAKill) {
   const uint64_t seed = Seed();
   KillClock kills_at(seed, 14);
   const int kills = KillCount(10);
   const config::Workspace ws = NotifyingWorkspace();
   const TimePoint start = At("2026-11-24T15:15:00Z");
+  dw::testing::TempDir tmp;
+  const auto dir = tmp.path() / "ws";
+  // One passing check: the receipt sweep of `dw watch` runs after every monitor, check and
+  // collection run, and a workspace with none never runs it (docs/RELIABILITY.md, "Not done").
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((tmp.path() / "warehouse.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE ok (member_id INTEGER); INSERT INTO ok VALUES (1), (2);", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  WriteNotifyingWorkspace(dir,
+                          "warehouses:\n  main: {type: sqlite, path: " + Json((tmp.path() / "warehouse.db").string()).dump() +
+                              "}\nchecks:\n  - {table: main.ok, not_null: [member_id]}\n",
+                          WriterLocation(scratch_->location()));
+  auto resolve = [&](const std::string& id, TimePoint at) {
+    return Dw(dir, at, {"incidents", "resolve", id, "--as", "ana@example.com", "--reason", "fixed at the source", "--format", "json"});
+  };
+  // Opens `n` incidents at `now` (each on a table of its own), as a pass of `dw watch` would.
+  auto open_incidents = [&](int k, int n, TimePoint now) {
+    clock_.Set(now);
+    auto st = Reopen(scratch_->location(), Where(seed, k));
+    EXPECT_NE(st, nullptr);
+    incidents::IncidentDesk desk(*st, static_cast<const graph::GraphIndex*>(nullptr), clock_, incidents::DeskOptionsFor(ws));
+    incidents::SignalBatch b;
+    for (int i = 0; i < n; ++i) b.signals.push_back(CheckSignal("table://main/rk" + std::to_string(k) + "_" + std::to_string(i), "not_null(id)", now));
+    auto report = desk.Evaluate(b);
+    EXPECT_TRUE(report.ok()) << report.status().ToString();
+    EXPECT_EQ(report->opened.size(), static_cast<size_t>(n));
+    return report->opened;
+  };
   std::map<std::string, int64_t> acked_all;  // incident -> its receipt's seq
-  int killed = 0;
+  // How long one clean `dw incidents resolve` takes: the kills fall over the first four of a sequence.
+  std::chrono::microseconds one_took{0};
+  {
+    const std::vector<std::string> one = open_incidents(-1, 1, start - 24h);
+    ASSERT_EQ(one.size(), 1u);
+    const auto t0 = std::chrono::steady_clock::now();
+    BinaryRun run = RunBinary(resolve(one[0], start - 23h), kNever);
+    one_took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+    ASSERT_EQ(run.child.exit_code, 0) << run.out;
+    ASSERT_GT(PrintedReceiptSeq(run.out), 0) << run.out;
+    acked_all[one[0]] = PrintedReceiptSeq(run.out);
+  }
+  int killed = 0, commands = 0;
   size_t retried = 0;
   for (int k = 0; k < kills; ++k) {
     // Each kill's incidents open a day after the last kill's resolutions (the sweep of receipts
     // reads every incident resolved in the last 7 days).
     const TimePoint now = start + std::chrono::hours(24) * k;
-    std::vector<std::string> opened;
-    clock_.Set(now);
-    {
-      auto st = Reopen(scratch_->location(), Where(seed, k));
-      ASSERT_NE(st, nullptr);
-      incidents::IncidentDesk desk(*st, static_cast<const graph::GraphIndex*>(nullptr), clock_, incidents::DeskOptionsFor(ws));
-      incidents::SignalBatch b;
-      for (int i = 0; i < 40; ++i) b.signals.push_back(CheckSignal("table://main/rk" + std::to_string(k) + "_" + std::to_string(i), "not_null(id)", now));
-      auto report = desk.Evaluate(b);
-      ASSERT_TRUE(report.ok()) << report.status().ToString();
-      ASSERT_EQ(report->opened.size(), 40u);
-      opened = report->opened;
-    }
-    const std::string location = WriterLocation(scratch_->location());
-    KilledChild child = ForkAndKill([&](const auto& ack) {
-      SimulatedClock c(now + 1h);
-      auto st = store::OpenStateStore(location, c);
-      if (!st.ok()) _exit(4);
-      incidents::IncidentDesk desk(**st, static_cast<const graph::GraphIndex*>(nullptr), c, incidents::DeskOptionsFor(ws));
-      for (const std::string& id : opened) {
-        if (!desk.Resolve(id, "ana@example.com", "fixed at the source").ok()) _exit(5);
-        if (!actions::WriteResolutionReceipts(**st, ws, desk, c).ok()) _exit(6);
-        auto receipt = actions::ReceiptOfIncident(**st, id);
-        if (!receipt.ok() || !receipt->has_value()) _exit(7);
-        ack(id + " " + std::to_string((*receipt)->seq));
-      }
-    }, 1ms + kills_at.Next(150ms));
-    clock_.Set(now + 1h);  // the parent carries on at the child's time, as the restarted loop would
+    const std::vector<std::string> opened = open_incidents(k, 8, now);
+    ASSERT_EQ(opened.size(), 8u);
+    const std::vector<BinaryRun> runs = RunSequenceUntilKilled(
+        [&](int i) { return resolve(opened[static_cast<size_t>(i)], now + 1h); }, static_cast<int>(opened.size()),
+        1us + kills_at.Next(one_took * 4));
+    clock_.Set(now + 1h);  // the parent carries on at the commands' time, as the restarted loop would
     AwaitWriterSessionsGone();
-    killed += child.killed ? 1 : 0;
-    ASSERT_TRUE(child.killed || child.exit_code == 0) << Where(seed, k) << ": the writer failed: " << child.exit_code;
+    commands += static_cast<int>(runs.size());
     std::map<std::string, int64_t> acked;
-    for (const std::string& a : child.acks) acked[a.substr(0, a.find(' '))] = std::stoll(a.substr(a.find(' ') + 1));
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const BinaryRun& r = runs[i];
+      killed += r.child.killed ? 1 : 0;
+      if (!r.child.killed) {
+        ASSERT_EQ(r.child.exit_code, 0) << Where(seed, k) << ": dw incidents resolve " << opened[i] << ": " << r.out;
+        ASSERT_GT(PrintedReceiptSeq(r.out), 0) << Where(seed, k) << ": " << r.out;
+      }
+      if (PrintedReceiptSeq(r.out) > 0) acked[opened[i]] = PrintedReceiptSeq(r.out);
+    }
 
     auto st = Reopen(scratch_->location(), Where(seed, k));
     ASSERT_NE(st, nullptr);
@@ -554,11 +696,15 @@ TEST_P(CrashWritersTest, ResolvedIncidentsGetExactlyOneReceiptWithItsNoticeThrou
       }
     }
     ASSERT_LE(resolved_without_receipt, 1u) << Where(seed, k) << ": only the resolution in flight may lack its receipt";
-    // The watch loop's retry writes the missing receipt, and only that one.
-    auto written = actions::WriteResolutionReceipts(*st, ws, desk, clock_);
-    ASSERT_TRUE(written.ok()) << written.status().ToString();
-    ASSERT_EQ(written->size(), resolved_without_receipt) << Where(seed, k);
-    retried += written->size();
+    // The watch loop's retry (`dw watch --once`: its sweep after every job) writes the missing
+    // receipt, and only that one.
+    BinaryRun sweep = RunBinary(Dw(dir, now + 1h, {"watch", "--once"}), kNever);
+    ASSERT_EQ(sweep.child.exit_code, 0) << Where(seed, k) << ": " << sweep.out;
+    size_t written = 0;
+    for (const std::string& line : WholeLines(sweep.out)) written += line.find(" for incident ") != std::string::npos;
+    ASSERT_EQ(written, resolved_without_receipt) << Where(seed, k) << ": " << sweep.out;
+    AwaitWriterSessionsGone();
+    retried += written;
     for (const std::string& id : opened) {
       auto inc = desk.Get(id);
       ASSERT_TRUE(inc.ok());
@@ -586,8 +732,9 @@ TEST_P(CrashWritersTest, ResolvedIncidentsGetExactlyOneReceiptWithItsNoticeThrou
   for (const auto& [id, n] : per_incident) ASSERT_EQ(n, 1) << id << " has " << n << " receipts";
   for (const auto& [id, seq] : acked_all) ASSERT_EQ(per_incident.count(id), 1u) << id;
   EXPECT_GT(killed, kills / 2);
-  std::cout << "[ crash ] receipts on resolve: " << kills << " kills (" << killed << " mid-run), " << acked_all.size()
-            << " resolutions each with one receipt and its notice, " << retried << " receipt(s) written by the retry\n";
+  std::cout << "[ crash ] dw incidents resolve: " << kills << " kills (" << killed << " mid-run) over " << commands
+            << " runs, " << acked_all.size() << " resolutions each with one receipt and its notice, " << retried
+            << " receipt(s) written by dw watch --once after the kill\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, CrashWritersTest, ::testing::Values("sqlite", "postgresql"),

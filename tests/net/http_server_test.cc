@@ -2,8 +2,15 @@
 // shape, and routes that cannot be registered.
 #include "net/http_server.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 namespace dw::net {
 namespace {
@@ -71,6 +78,58 @@ TEST(NetHttpServerTest, ANonLoopbackHostNeedsAToken) {
   Status st = server.Start(options);
   EXPECT_EQ(st.code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(st.message().find("bearer token"), std::string::npos);
+}
+
+// A client still receiving a large response is not idle: its next request on the same keep-alive
+// connection is answered even when receiving took longer than the keep-alive timeout (5 s). Found
+// by the soak (bench/soak.sh): slow readers' DELETE after a long pipelined batch met a connection
+// the server had closed as idle while the last answers were still on their way.
+TEST(NetHttpServerTest, AClientStillReceivingALargeResponseIsNotIdleAndItsNextRequestIsServed) {
+  HttpServer server;
+  const std::string big(3 * 1024 * 1024, 'x');  // all of it fits in the kernel's buffers at once
+  ASSERT_TRUE(server.AddHandler("GET", "/big", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(big, "text/plain");
+  }).ok());
+  ASSERT_TRUE(server.Start({}).ok());
+  int sock = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(sock, 0);
+  int rcvbuf = 8192;
+  ::setsockopt(sock, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(server.port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  auto send_all = [&](const std::string& text) {
+    return ::send(sock, text.data(), text.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(text.size());
+  };
+  const std::string host = "Host: 127.0.0.1:" + std::to_string(server.port()) + "\r\n";
+  ASSERT_TRUE(send_all("GET /big HTTP/1.1\r\n" + host + "\r\n"));
+  // Receive the answer slowly: 16 KB every 40 ms, over 7 s in all.
+  const size_t head_and_body = big.size() + 64;
+  std::string got;
+  char buf[16384];
+  const auto start = std::chrono::steady_clock::now();
+  while (got.find("\r\n\r\n") == std::string::npos ||
+         got.size() - got.find("\r\n\r\n") - 4 < big.size()) {
+    ssize_t n = ::recv(sock, buf, sizeof buf, 0);
+    ASSERT_GT(n, 0) << "the server ended the connection after " << got.size() << " of ~" << head_and_body << " bytes";
+    got.append(buf, static_cast<size_t>(n));
+    std::this_thread::sleep_for(std::chrono::milliseconds(40));
+  }
+  ASSERT_GT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << "the test read too fast to show anything";
+  EXPECT_EQ(got.rfind("HTTP/1.1 200", 0), 0u);
+  // The next request on the same connection is answered.
+  ASSERT_TRUE(send_all("GET /healthz HTTP/1.1\r\n" + host + "\r\n"));
+  std::string next;
+  while (next.find("\r\n\r\n") == std::string::npos) {
+    ssize_t n = ::recv(sock, buf, sizeof buf, 0);
+    ASSERT_GT(n, 0) << "the connection was closed as idle while the client was still receiving";
+    next.append(buf, static_cast<size_t>(n));
+  }
+  EXPECT_EQ(next.rfind("HTTP/1.1 200", 0), 0u) << next;
+  ::close(sock);
+  server.Stop();
 }
 
 }  // namespace
