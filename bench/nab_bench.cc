@@ -5,7 +5,12 @@
 // StreamingDetector (each point judged with only the points before it; one parameter set for all
 // files), writes NAB's results format to OUT_DIR/<group>/dataworkers_<name>.csv
 // (timestamp,value,anomaly_score,label), then prints the score under the three profiles and the
-// time taken (detection, and detection + scoring) on one thread, wall clock and CPU.
+// time taken (detection, and detection + scoring) on one thread, wall clock and CPU. It also
+// scores the product's verdicts as 0/1 anomaly scores ("alarm": every alarm verdict, what
+// `dw watch` alarms on; "new alarm": only those that are not a repeat within an episode), under
+// the same three profiles, so the figure for what users see is next to the one for the score;
+// "new alarm, score >= 0.5" measures what verdicts that also follow the score's busy-series
+// discount would score (a diagnostic: the product's verdicts do not do that).
 //
 // usage: nab_bench NAB_DIR OUT_DIR [key=value ...]
 //   keys (for exploring only; the reported figure uses none): sensitivity, level_window,
@@ -109,15 +114,24 @@ int main(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
   std::clock_t c0 = std::clock();  // CPU time too: the machine is shared, so wall time overstates
   std::vector<NabFile> scored;
+  // The product's verdicts as 0/1 scores: what `dw watch` alarms on (every alarm verdict); only
+  // the alarms that open or escalate an episode (a repeat continues a reported incident); and,
+  // to measure what aligning verdicts with the score would be worth, those of them whose score
+  // clears 0.5 (the busy-series discount applied to the verdict too).
+  std::vector<NabFile> by_verdict, by_new_alarm, by_new_alarm_scored;
   size_t peak_bytes = 0;
   for (const Loaded& l : files) {
     StreamingDetector det(l.rel, options);
     NabFile f;
     f.name = l.rel;
     f.scores.reserve(l.rows.size());
+    NabFile alarms, new_alarms, new_alarms_scored;
     for (const SeriesRow& r : l.rows) {
       Verdict v = det.Observe(r.ts_ms, r.value);
       f.scores.push_back(v.score);
+      alarms.scores.push_back(IsAlarm(v.kind) ? 1.0 : 0.0);
+      new_alarms.scores.push_back(IsAlarm(v.kind) && !v.repeat ? 1.0 : 0.0);
+      new_alarms_scored.scores.push_back(IsAlarm(v.kind) && !v.repeat && v.score >= 0.5 ? 1.0 : 0.0);
     }
     peak_bytes = std::max(peak_bytes, det.MemoryBytes());
     for (const auto& [a, b] : l.windows) {
@@ -129,6 +143,13 @@ int main(int argc, char** argv) {
       w.last = i;
       f.windows.push_back(w);
     }
+    alarms.name = new_alarms.name = f.name;
+    alarms.windows = new_alarms.windows = f.windows;
+    by_verdict.push_back(std::move(alarms));
+    by_new_alarm.push_back(std::move(new_alarms));
+    new_alarms_scored.name = f.name;
+    new_alarms_scored.windows = f.windows;
+    by_new_alarm_scored.push_back(std::move(new_alarms_scored));
     scored.push_back(std::move(f));
   }
   auto t1 = std::chrono::steady_clock::now();
@@ -141,6 +162,15 @@ int main(int argc, char** argv) {
                 r.threshold, r.windows, r.detected_windows, r.false_positives);
   }
   auto t2 = std::chrono::steady_clock::now();
+  // By verdict: the threshold can only be "every alarm" (1) or "none" (scores 0).
+  std::printf("by verdict (0/1)\n");
+  for (const auto& [label, set] : {std::pair{"alarm", &by_verdict}, std::pair{"new alarm", &by_new_alarm},
+                                   std::pair{"new alarm, score >= 0.5", &by_new_alarm_scored}})
+    for (const NabProfile& p : NabProfiles()) {
+      NabResult r = ScoreNab(*set, p);
+      std::printf("%-24s %-20s %6.2f   %9.6f  %7zu %8zu  %9zu\n", label, p.name.c_str(), r.normalized,
+                  r.threshold, r.windows, r.detected_windows, r.false_positives);
+    }
 
   // NAB's results format, one CSV per data file.
   for (size_t k = 0; k < files.size(); ++k) {

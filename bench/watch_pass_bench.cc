@@ -3,6 +3,10 @@
 // RecordMetricPoints (the new point) and JudgeLatestPoint (load the detector snapshot, read the
 // points after it, the marks and the incident windows, resume, save the snapshot, judge). Timed
 // per pass, wall clock, single thread or --threads N (each thread its own store connection).
+// With --batch N a pass goes through the batched front door instead (observe/metrics/
+// metric_batch.h): RecordMetricPointsOfMany and JudgeLatestPoints (with the incidents' windows read
+// once per batch) over N series at a time; then --per-series-passes passes (default 1) of the
+// one-series path follow in the same run, as its baseline.
 //
 // Setup (untimed): every series gets a snapshot learnt from HISTORY points of the same generator
 // (learnt once per shape and saved under each series' own name and history start, through the
@@ -12,7 +16,8 @@
 // stored points) on --baseline-series series, as the product did before snapshots.
 //
 // usage: watch_pass_bench SERIES [--history N] [--passes N] [--threads N] [--pg URL]
-//                                [--baseline-series N] [--dir PATH]
+//                                [--baseline-series N] [--dir PATH] [--batch N]
+//                                [--per-series-passes N]
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -28,6 +33,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "observe/metrics/metric_batch.h"
 #include "observe/metrics/metric_replayer.h"
 #include "observe/metrics/metric_service.h"
 #include "observe/metrics/metric_snapshot.h"
@@ -65,6 +71,52 @@ double CpuSeconds() {
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
+// Bytes this process has written through write calls so far (/proc/self/io wchar: SQLite's WAL and
+// checkpoints; PostgreSQL's writes are the server's), or -1 when the kernel does not say.
+long long WrittenBytes() {
+  FILE* f = std::fopen("/proc/self/io", "r");
+  if (!f) return -1;
+  char line[128];
+  long long out = -1;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "wchar: %lld", &out) == 1) break;
+  std::fclose(f);
+  return out;
+}
+
+// CPU seconds (user + system) used so far by process `pid` and its children processes that are
+// still running (PostgreSQL: the postmaster and every backend and helper of the server), read
+// from /proc; 0 when it cannot be read.
+double ProcessCpuSeconds(long pid) {
+  auto cpu_of = [](const std::string& stat_path, long* ppid) -> double {
+    FILE* f = std::fopen(stat_path.c_str(), "r");
+    if (!f) return 0;
+    char buf[1024];
+    size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[n] = 0;
+    const char* p = std::strrchr(buf, ')');  // after the command name, which may hold spaces
+    if (!p) return 0;
+    char state;
+    long parent = 0;
+    unsigned long long ut = 0, st = 0;
+    if (std::sscanf(p + 2, "%c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state, &parent, &ut, &st) != 4)
+      return 0;
+    *ppid = parent;
+    return static_cast<double>(ut + st) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  };
+  long ignored = 0;
+  double total = cpu_of("/proc/" + std::to_string(pid) + "/stat", &ignored);
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    long ppid = 0;
+    double c = cpu_of(e.path().string() + "/stat", &ppid);
+    if (ppid == pid) total += c;
+  }
+  return total;
+}
+
 void Die(const std::string& what, const Status& s) {
   std::fprintf(stderr, "%s: %s\n", what.c_str(), s.ToString().c_str());
   std::exit(1);
@@ -74,11 +126,11 @@ void Die(const std::string& what, const Status& s) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s SERIES [--history N] [--passes N] [--threads N] [--pg URL] [--baseline-series N] [--dir PATH]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s SERIES [--history N] [--passes N] [--threads N] [--pg URL] [--baseline-series N] [--dir PATH] [--batch N] [--per-series-passes N]\n", argv[0]);
     return 2;
   }
   size_t series = std::strtoul(argv[1], nullptr, 10);
-  size_t history = 2000, passes = 3, threads = 1, baseline = 50;
+  size_t history = 2000, passes = 3, threads = 1, baseline = 50, batch = 0, per_series_passes = 1;
   std::string pg, dir = "/tmp/watch-pass-bench-" + std::to_string(::getpid());
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
@@ -88,12 +140,15 @@ int main(int argc, char** argv) {
     else if (k == "--pg") pg = v;
     else if (k == "--baseline-series") baseline = std::strtoul(v.c_str(), nullptr, 10);
     else if (k == "--dir") dir = v;
+    else if (k == "--batch") batch = std::strtoul(v.c_str(), nullptr, 10);
+    else if (k == "--per-series-passes") per_series_passes = std::strtoul(v.c_str(), nullptr, 10);
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
     }
   }
   std::string location = pg;
+  long server_pid = 0;  // PostgreSQL's postmaster, when found on this host
   if (pg.empty()) {
     std::filesystem::remove_all(dir);
     location = dir + "/state.db";
@@ -104,6 +159,21 @@ int main(int argc, char** argv) {
     Status st = (*admin)->ExecScript("DROP SCHEMA IF EXISTS dw_watch_bench CASCADE; CREATE SCHEMA dw_watch_bench");
     if (!st.ok()) Die("postgres schema", st);
     location = pg + (pg.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3Ddw_watch_bench";
+    // The server's postmaster (the parent of this session's backend), when it runs on this host:
+    // its CPU per pass is reported beside the bench's own.
+    auto rows = (*admin)->Query("SELECT pg_backend_pid()");
+    if (rows.ok() && rows->size() == 1 && std::holds_alternative<int64_t>((*rows)[0][0])) {
+      long backend = static_cast<long>(std::get<int64_t>((*rows)[0][0]));
+      std::FILE* f = std::fopen(("/proc/" + std::to_string(backend) + "/stat").c_str(), "r");
+      if (f) {
+        char buf[1024];
+        size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = 0;
+        std::fclose(f);
+        const char* p = std::strrchr(buf, ')');
+        if (p) std::sscanf(p + 2, "%*c %ld", &server_pid);
+      }
+    }
   }
   // The clock: each pass is one hour after the previous; the history ends at `history`.
   SimulatedClock clock(FromUnixMillis(kStart + static_cast<int64_t>(history) * kHour));
@@ -166,14 +236,42 @@ int main(int argc, char** argv) {
               "bytes); setup %.1f s\n",
               pg.empty() ? "SQLite" : "PostgreSQL", series, history, snapshot_bytes, Seconds(s0, s1));
 
-  for (size_t pass = 1; pass <= passes; ++pass) {
+  const size_t total_passes = batch > 0 ? passes + per_series_passes : passes;
+  for (size_t pass = 1; pass <= total_passes; ++pass) {
+    const bool batched = batch > 0 && pass <= passes;
     clock.Advance(std::chrono::hours(1));
     int64_t t = ToUnixMillis(clock.Now());
     size_t step = history + pass;
     std::atomic<size_t> resumed{0}, alarms{0}, failed{0};
     auto p0 = std::chrono::steady_clock::now();
     double c0 = CpuSeconds();
+    long long w0 = WrittenBytes();
+    double server0 = server_pid ? ProcessCpuSeconds(server_pid) : 0;
+    auto work_batched = [&](size_t thread) {
+      store::StateStore& st = *stores[thread];
+      auto windows = workspace::IncidentWindowsOfMany(st);
+      for (size_t a = thread * batch; a < series; a += threads * batch) {
+        std::vector<MetricPointsToRecord> points;
+        std::vector<MetricToJudge> judge;
+        for (size_t s = a; s < std::min(series, a + batch); ++s) {
+          points.push_back({Name(s), {{t, Value(s % kShapes, step)}}});
+          judge.push_back({Name(s), settings});
+        }
+        auto recorded = RecordMetricPointsOfMany(st, points);
+        auto judged = JudgeLatestPoints(st, judge, clock, windows);
+        for (size_t k = 0; k < judged.size(); ++k) {
+          const Status bad = !recorded[k].ok() ? recorded[k].status() : judged[k].status();
+          if (!bad.ok()) {
+            if (failed++ == 0) std::fprintf(stderr, "%s: %s\n", judge[k].metric.c_str(), bad.ToString().c_str());
+            continue;
+          }
+          resumed += judged[k]->from_snapshot;
+          alarms += IsAlarm(judged[k]->latest.kind);
+        }
+      }
+    };
     auto work = [&](size_t thread) {
+      if (batched) return work_batched(thread);
       store::StateStore& st = *stores[thread];
       auto windows = workspace::IncidentWindows(st);
       for (size_t s = thread; s < series; s += threads) {
@@ -192,9 +290,13 @@ int main(int argc, char** argv) {
     for (auto& th : pool) th.join();
     auto p1 = std::chrono::steady_clock::now();
     double cpu = CpuSeconds() - c0;
-    std::printf("pass %zu: %zu series in %.3f s wall, %.3f s CPU (%.1f us/series), %zu resumed from a snapshot, %zu alarms, %zu failed\n",
-                pass, series, Seconds(p0, p1), cpu, 1e6 * cpu / static_cast<double>(series),
-                resumed.load(), alarms.load(), failed.load());
+    long long w1 = WrittenBytes();
+    double server_cpu = server_pid ? ProcessCpuSeconds(server_pid) - server0 : 0;
+    std::string how = batched ? "batched by " + std::to_string(batch) : std::string("one series at a time");
+    std::printf("pass %zu (%s): %zu series in %.3f s wall, %.3f s CPU (%.1f us/series), %zu resumed from a snapshot, %zu alarms, %zu failed, %.0f MB written by this process\n",
+                pass, how.c_str(), series, Seconds(p0, p1), cpu, 1e6 * cpu / static_cast<double>(series),
+                resumed.load(), alarms.load(), failed.load(), w0 < 0 || w1 < 0 ? -1.0 : static_cast<double>(w1 - w0) / 1e6);
+    if (server_pid) std::printf("  PostgreSQL server CPU in that pass: %.3f s (all its processes)\n", server_cpu);
   }
   if (baseline > 0) {
     MonitorSettings off = settings;

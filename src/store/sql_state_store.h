@@ -11,13 +11,17 @@
 #include "base/clock.h"
 #include "store/migrations.h"
 #include "store/sql_connection.h"
+#include "store/metric_batches.h"
 #include "store/metric_snapshots.h"
 #include "store/state_store.h"
 #include "store/watch_leases.h"
 
 namespace dw::store {
 
-class SqlStateStore final : public StateStore, public MetricSnapshots, public WatchLeases {
+class SqlStateStore final : public StateStore,
+                            public MetricSnapshots,
+                            public MetricBatches,
+                            public WatchLeases {
  public:
   // Migrates `conn` to the newest of `migrations` and returns a store over it; the errors are
   // ApplyMigrations'. `clock` must outlive the store.
@@ -48,6 +52,16 @@ class SqlStateStore final : public StateStore, public MetricSnapshots, public Wa
   Result<int64_t> AddMetricMark(const MetricMark& mark) override;
   Result<std::vector<MetricMark>> MetricMarks(const std::string& metric, TimePoint from,
                                               TimePoint to) override;
+
+  // In sql_metric_batches.cc.
+  Result<std::vector<std::vector<MetricPoint>>> MetricPointsOfMany(
+      const std::vector<MetricRange>& ranges) override;
+  Result<std::vector<std::vector<MetricMark>>> MetricMarksOfMany(
+      const std::vector<MetricRange>& ranges) override;
+  Result<std::vector<Result<MetricSnapshotLoad>>> LoadMetricSnapshots(
+      const std::vector<std::string>& metrics) override;
+  Result<std::vector<bool>> SaveMetricSnapshots(const std::vector<MetricSnapshotRecord>& snapshots) override;
+  Status UpsertMetricPointsOfMany(const std::vector<MetricPointsWrite>& writes) override;
 
   Result<bool> AddChangeEvent(const ChangeEvent& event) override;
   Result<std::vector<ChangeEvent>> ChangeEventsFor(const std::string& asset_id, TimePoint from,
@@ -100,6 +114,9 @@ class SqlStateStore final : public StateStore, public MetricSnapshots, public Wa
                            bool ok, const std::string& message) override;
   Status StopReplica(const std::string& replica) override;
   Result<std::vector<WatchReplica>> Replicas() override;
+  Result<std::vector<LeaseClaim>> ClaimLeases(const std::vector<LeaseSlot>& slots, const std::string& replica,
+                                              int64_t lease_ms, int64_t max_take) override;
+  Result<std::vector<bool>> FinishLeases(const std::vector<LeaseFinish>& runs, const std::string& replica) override;
   Result<std::vector<WatchLease>> OpenLeases() override;
   Result<std::vector<WatchRun>> RecentRuns(int limit) override;
   Result<int64_t> PruneWatchHistory(int64_t keep_ms) override;

@@ -66,6 +66,7 @@ enum class LeaseAnswer {
   kTaken,  // this replica holds it now: run the job
   kDone,   // the slot already ran to success (here or elsewhere)
   kHeld,   // another replica holds it, not expired (or is taking it this instant)
+  kLeft,   // ClaimLeases only: free, but beyond this claim's max_take (left for other replicas)
 };
 
 struct LeaseClaim {
@@ -74,6 +75,21 @@ struct LeaseClaim {
   int64_t run_id = 0;       // kTaken: the watch_runs row of this attempt
   int64_t expires_ms = 0;   // kTaken/kHeld: when the lease expires (database time)
   int64_t db_now_ms = 0;    // the database's time when answering
+};
+
+// One slot of a batch claim.
+struct LeaseSlot {
+  std::string job;
+  int64_t due_ms = 0;
+};
+
+// The end of one run a batch claim answered kTaken, for FinishLeases.
+struct LeaseFinish {
+  std::string job;
+  int64_t due_ms = 0;
+  int64_t run_id = 0;
+  bool ok = false;
+  std::string message;
 };
 
 // Thread-safe like StateStore. Every error is the store's (kUnavailable when the server is gone).
@@ -98,6 +114,18 @@ class WatchLeases {
   // marking the run "lost" and leaving the lease alone, when the replica no longer holds it.
   virtual Result<bool> FinishLease(const std::string& job, int64_t due_ms, const std::string& replica,
                                    int64_t run_id, bool ok, const std::string& message) = 0;
+  // ClaimLease for many slots in ONE statement: one answer per slot, in the order given. Of the
+  // slots that are free (no lease yet, or expired unfinished) at most `max_take` are taken, the
+  // first ones in the order given; the other free ones are answered kLeft and left untouched, so a
+  // replica takes its share of a batch and the other replicas theirs. A slot another replica is
+  // inserting or taking over this instant is answered kHeld (holder "" and expires_ms = db_now_ms:
+  // ask again shortly). InvalidArgument for an empty job or replica, a job twice, a lease_ms or
+  // max_take <= 0, or more than kMaxLeaseBatch slots.
+  virtual Result<std::vector<LeaseClaim>> ClaimLeases(const std::vector<LeaseSlot>& slots, const std::string& replica,
+                                                      int64_t lease_ms, int64_t max_take) = 0;
+  // FinishLease for many runs of `replica` in ONE statement: one answer per run, in the order
+  // given (false: the lease was lost, the run is marked "lost"). InvalidArgument as ClaimLeases.
+  virtual Result<std::vector<bool>> FinishLeases(const std::vector<LeaseFinish>& runs, const std::string& replica) = 0;
   // Marks `replica` stopped and releases the leases it still holds unfinished.
   virtual Status StopReplica(const std::string& replica) = 0;
 
@@ -118,6 +146,10 @@ class WatchLeases {
   virtual Result<bool> TryHoldMutex(const std::string& name) = 0;
   virtual Status ReleaseMutex(const std::string& name) = 0;
 };
+
+// The most slots one ClaimLeases or FinishLeases takes (a larger batch is split by the caller):
+// bounds the statement's parameter (about 100 bytes a slot) and the time its row locks are held.
+inline constexpr size_t kMaxLeaseBatch = 20'000;
 
 // The leases of `store`, or nullptr when it offers none (SQLite, test doubles).
 WatchLeases* WatchLeasesOf(StateStore& store);

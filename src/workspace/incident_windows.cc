@@ -1,6 +1,7 @@
 #include "workspace/incident_windows.h"
 
 #include "incidents/incidents.h"
+#include "incidents/metric_windows.h"
 
 namespace dw::workspace {
 
@@ -21,6 +22,14 @@ bool IncidentCoversMetric(const store::IncidentRecord& incident, const std::stri
 observe::metrics::UnlearntWindows IncidentWindows(store::StateStore& store) {
   // The incidents stage owns the incident record's body and this rule with it.
   return incidents::MetricWindows(store);
+}
+
+}  // namespace dw::workspace
+
+namespace dw::workspace {
+
+observe::metrics::UnlearntWindowsOfMany IncidentWindowsOfMany(store::StateStore& store) {
+  return incidents::MetricWindowsOfMany(store);
 }
 
 }  // namespace dw::workspace

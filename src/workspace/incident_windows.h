@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "observe/metrics/metric_batch.h"
 #include "observe/metrics/metric_service.h"
 #include "store/records.h"
 #include "store/state_store.h"
@@ -20,5 +21,8 @@ bool IncidentCoversMetric(const store::IncidentRecord& incident, const std::stri
 // labelled "incident <id>", from the first bad point until the incident closed; none for an
 // incident closed as expected or false_positive. `store` must outlive the function.
 observe::metrics::UnlearntWindows IncidentWindows(store::StateStore& store);
+// The same rule for many metrics in one read (incidents::MetricWindowsOfMany), for
+// observe::metrics::JudgeLatestPoints.
+observe::metrics::UnlearntWindowsOfMany IncidentWindowsOfMany(store::StateStore& store);
 
 }  // namespace dw::workspace

@@ -201,6 +201,13 @@ std::shared_ptr<const observe::watch::WatchEnvironment> WatchEnvironmentFor(
     if (!store.ok()) return store.status();
     return IncidentWindows(**store)(metric, asset_id, from, to);
   };
+  env->unlearnt_many = [services](const std::vector<observe::metrics::UnlearntWindowsRequest>& requests)
+      -> std::vector<Result<std::vector<observe::metrics::UnlearntWindow>>> {
+    auto store = services->state();
+    if (!store.ok())
+      return std::vector<Result<std::vector<observe::metrics::UnlearntWindow>>>(requests.size(), store.status());
+    return IncidentWindowsOfMany(**store)(requests);
+  };
   // The incidents stage's signal job: after every monitor, check and collection run, one pass
   // over what was observed since the last (incidents::RunSignalPass). Jobs of different groups may
   // end at once; passes are serialised so two never judge the same signals. A failed pass is

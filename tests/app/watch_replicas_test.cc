@@ -4,7 +4,9 @@
 // run to success exactly once (the killed slot taken over after the lease time), one incident,
 // one notification of it per channel and event, and a receipt chain that verifies. A replica
 // whose clock is a minute off refuses leases and says why. SQLite: a second `dw watch` on the
-// same file is refused, naming the first.
+// same file is refused, naming the first. And a replica killed holding a batch of claimed leases
+// (the monitors of one warehouse, claimed in one statement) has each of those slots run once, by
+// the others, after the lease time.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -243,6 +245,101 @@ TEST_F(WatchReplicasTest, ThreeReplicasRunEachSlotOnceAndTakeOverTheKilledOnesLe
   auto chain = actions::VerifyReceiptChain(**store);
   ASSERT_TRUE(chain.ok()) << chain.status().ToString();
   EXPECT_TRUE(chain->ok) << chain->problem;
+}
+
+// Four slow monitors on one warehouse, due together every 5 s: a replica claims its share of them
+// in one batch (and the claim-ahead), and runs them in turn through the monitors' batch runner,
+// holding every lease of its share meanwhile.
+void WriteBatchWorkspace(const TempDir& tmp, const std::string& state) {
+  std::string monitors;
+  for (int i = 0; i < 4; ++i)
+    monitors += "  - name: b" + std::to_string(i) +
+                "\n    warehouse: slow\n"
+                "    sql: \"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) "
+                "SELECT count(*) + " + std::to_string(i) + " FROM c\"\n    every: 5s\n";
+  tmp.Write("dataworkers.yaml", "version: 1\nname: batches\nstate: \"" + state +
+                                    "\"\nwarehouses:\n  slow: {type: sqlite, path: slow.db}\nmonitors:\n" + monitors);
+}
+
+TEST_F(WatchReplicasTest, AReplicaKilledHoldingABatchHasEachOfItsSlotsRunOnceByTheOthers) {
+  WriteBatchWorkspace(tmp_, scratch_->location());
+  SystemClock clock;
+  std::vector<Watcher> w;
+  for (int i = 0; i < 3; ++i) w.push_back(StartWatch(tmp_, "b" + std::to_string(i), {"watch", "--lease-time", "2s"}));
+  for (const auto& x : w) ASSERT_GT(x.pid, 0);
+  auto store = store::OpenStateStore(scratch_->location(), clock);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  store::WatchLeases* leases = store::WatchLeasesOf(**store);
+  ASSERT_NE(leases, nullptr);
+
+  // Wait for a replica holding two or more of the batch's leases at once, and SIGKILL it there.
+  pid_t killed = -1;
+  std::string killed_id;
+  for (auto deadline = std::chrono::steady_clock::now() + 30s; killed < 0 && std::chrono::steady_clock::now() < deadline;
+       std::this_thread::sleep_for(20ms)) {
+    auto open = leases->OpenLeases();
+    ASSERT_TRUE(open.ok()) << open.status().ToString();
+    auto now = leases->DatabaseNowMs();
+    ASSERT_TRUE(now.ok());
+    std::map<std::string, int> held;
+    for (const auto& l : *open)
+      if (l.job.rfind("monitor:b", 0) == 0 && l.expires_ms > *now) ++held[l.holder];
+    for (const auto& [holder, n] : held) {
+      if (n < 2) continue;
+      for (const auto& x : w)
+        if (holder.find(":" + std::to_string(x.pid) + ":") != std::string::npos) {
+          kill(x.pid, SIGKILL);
+          waitpid(x.pid, nullptr, 0);
+          killed = x.pid;
+          killed_id = holder;
+        }
+      if (killed >= 0) break;
+    }
+  }
+  ASSERT_GT(killed, 0) << "no replica was ever seen holding two of the batch's leases";
+
+  // The lease time (2 s) passes, the others take the killed one's slots over and run on.
+  std::this_thread::sleep_for(7s);
+  for (const auto& x : w)
+    if (x.pid != killed) {
+      EXPECT_EQ(StopWatch(x), 0) << testing::ReadWholeFile(x.err);
+    }
+  auto conn = scratch_->Connect();
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  auto& c = **conn;
+  // The slots the killed replica held when it died: its attempts there never finished.
+  auto held = c.Query("SELECT job, due_ms FROM watch_runs WHERE replica_id = $1 AND outcome = 'running'", {killed_id});
+  ASSERT_TRUE(held.ok()) << held.status().ToString();
+  ASSERT_GE(held->size(), 2u) << "the killed replica held a batch of leases";
+  for (const auto& row : *held) {
+    const std::string job = std::get<std::string>(row[0]);
+    const int64_t due = std::get<int64_t>(row[1]);
+    const std::string slot = job + "@" + std::to_string(due);
+    // Each run once, to success, by another replica, on the lease's second attempt.
+    auto ok = c.Query("SELECT replica_id FROM watch_runs WHERE job = $1 AND due_ms = CAST($2 AS BIGINT) AND outcome = 'ok'",
+                      {job, due});
+    ASSERT_TRUE(ok.ok());
+    ASSERT_EQ(ok->size(), 1u) << slot;
+    EXPECT_NE(std::get<std::string>((*ok)[0][0]), killed_id) << slot;
+    auto attempts = c.Query("SELECT attempts FROM watch_leases WHERE job = $1 AND due_ms = CAST($2 AS BIGINT)", {job, due});
+    ASSERT_TRUE(attempts.ok());
+    ASSERT_EQ(attempts->size(), 1u);
+    EXPECT_EQ(std::get<int64_t>((*attempts)[0][0]), 2) << slot;
+  }
+  // And across the whole run: every slot exactly once, none left open, none lost or failed.
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_leases WHERE finished_at IS NULL"), 0);
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM (SELECT job, due_ms FROM watch_runs WHERE outcome = 'ok' "
+                     "GROUP BY job, due_ms HAVING count(*) <> 1) d"),
+            0);
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_runs WHERE outcome IN ('lost', 'failed')"), 0);
+  for (int i = 0; i < 4; ++i) {
+    auto rows = c.Query("SELECT due_ms FROM watch_leases WHERE job = $1 ORDER BY due_ms", {"monitor:b" + std::to_string(i)});
+    ASSERT_TRUE(rows.ok());
+    ASSERT_GE(rows->size(), 2u) << i;
+    for (size_t k = 1; k < rows->size(); ++k)
+      EXPECT_EQ(std::get<int64_t>((*rows)[k][0]) - std::get<int64_t>((*rows)[k - 1][0]), 5000)
+          << "monitor:b" << i << " skipped a slot";
+  }
 }
 
 TEST_F(WatchReplicasTest, AReplicaWhoseClockIsAMinuteOffRefusesLeasesAndSaysWhy) {

@@ -90,11 +90,19 @@ TEST(DependencyFaultsTest, AThousandFaultsEndInBoundedTimeWithClearErrorsAndLeak
       name = "connection refused";
       req.url = "http://127.0.0.1:1/jobs/overview";
     }
+    // Only the two faults that are about time run against the short timeout. The others end by
+    // themselves (an answer, a reset, the size cap, a refusal), so a generous timeout keeps a
+    // loaded host from turning them into deadlines and the test from judging the wrong code.
+    if (name != "timeout" && name != "slow-loris" && name != "DNS failure") req.timeout = 5s;
     const auto start = Clock::now();
     auto res = http->Send(req);
     const auto took = Clock::now() - start;
-    // DNS may ask a real resolver: it gets the connect timeout plus a second.
-    EXPECT_LT(took, timeout + 1500ms) << name << " took " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
+    // DNS asks the host's real resolver, and libcurl waits for its resolver thread even after the
+    // connect timeout (it joins the thread; CURLOPT_QUICK_EXIT would leak it instead, meant for a
+    // process about to exit): a lookup is bounded by the resolver's own timeout (resolv.conf's
+    // default 5 s, twice), not by ours (docs/RELIABILITY.md).
+    const auto bound = name == "DNS failure" ? 12s : req.timeout + 1500ms;
+    EXPECT_LT(took, bound) << name << " took " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
     if (name == "none") {
       ASSERT_TRUE(res.ok()) << res.status().ToString();
       EXPECT_EQ(res->status, 200);
@@ -108,6 +116,9 @@ TEST(DependencyFaultsTest, AThousandFaultsEndInBoundedTimeWithClearErrorsAndLeak
         EXPECT_EQ(code, StatusCode::kDeadlineExceeded) << name << ": " << res.status().ToString();
       else if (name == "endless body" || name == "body over the cap")
         EXPECT_EQ(code, StatusCode::kResourceExhausted) << name << ": " << res.status().ToString();
+      else if (name == "DNS failure")  // a resolver slower than the connect timeout is a deadline
+        EXPECT_TRUE(code == StatusCode::kUnavailable || code == StatusCode::kDeadlineExceeded)
+            << name << ": " << res.status().ToString();
       else
         EXPECT_EQ(code, StatusCode::kUnavailable) << name << ": " << res.status().ToString();
       EXPECT_FALSE(res.status().message().empty());

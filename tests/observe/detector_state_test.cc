@@ -74,6 +74,16 @@ std::vector<Series> Catalogue() {
                }};
   daily.options.seasonality = Seasonality::kDayOfWeek;
   out.push_back(daily);
+  // Large spikes every 250 points, and between them moves that only just cross the band: once
+  // the series has begun a few episodes, those are not raised (the busy-series rule).
+  Series busy{"busy: recurring spikes and moves just over the band", {}, kHour, [](size_t i) {
+                double v = 100 + 2 * Noise(i);
+                if (i >= 300 && i % 250 == 0) v *= 3;
+                if (i >= 300 && i % 250 == 120) v += 9;
+                return v;
+              }};
+  busy.options.seasonality = Seasonality::kNone;
+  out.push_back(busy);
   return out;
 }
 
@@ -238,18 +248,21 @@ TEST_F(DamagedSnapshotTest, AnotherVersionOrOtherSettingsAreStaleNotDamaged) {
 // old behaviour are discarded, not resumed), then update the constant here.
 TEST(DetectorStateTest, TheDetectorsBehaviourIsPinnedToItsStateVersion) {
   uint64_t h = 1469598103934665603ULL;
+  size_t quiet = 0;  // alarms the busy-series rule did not raise: the pin must cover that rule
   for (const Series& s : Catalogue()) {
     StreamingDetector d(s.name, s.options);
     for (size_t i = 0; i < kPoints; ++i) {
       Verdict v = Feed(d, s, i);
+      quiet += v.explanation.find(": not raised, since this series began") != std::string::npos;
       char buf[128];
       std::snprintf(buf, sizeof buf, "%d %.17g %.17g %.17g %d|", static_cast<int>(v.kind), v.expected, v.score,
                     v.deviation, v.learnt);
       h = Fnv(std::string_view(buf)) ^ (h * 31);
     }
   }
-  EXPECT_EQ(kDetectorStateVersion, 1u);
-  EXPECT_EQ(h, 8366685460837630490ULL) << "behaviour hash " << h;
+  EXPECT_GT(quiet, 0u);
+  EXPECT_EQ(kDetectorStateVersion, 2u);
+  EXPECT_EQ(h, 18010841174046589636ULL) << "behaviour hash " << h;
 }
 
 }  // namespace

@@ -81,6 +81,54 @@ TEST(DetectorTest, PersistentShiftIsCalledALevelShiftThenAccepted) {
   EXPECT_TRUE(learnt_at_6);
 }
 
+// Feeds `n` more hourly points around `level` (noise +-2%) from point `from`; returns the last verdict.
+Verdict FeedNoise(StreamingDetector& d, size_t from, size_t n, double level, uint64_t& s) {
+  Verdict v;
+  for (size_t i = from; i < from + n; ++i) v = d.Observe(kStart + static_cast<int64_t>(i) * kHour, level * (1 + 0.02 * Noise(s)));
+  return v;
+}
+
+TEST(DetectorTest, OnABusySeriesAMoveThatOnlyJustCrossesTheBandIsNotRaised) {
+  // The same move, about 5.6 robust deviations (1.4 times the band's half-width), on a quiet
+  // series and on one that began six alarm episodes recently (each a large spike).
+  uint64_t sq = 7, sb = 7;
+  StreamingDetector quiet("m", {}), busy("m", {});
+  Verdict q = FeedNoise(quiet, 0, 400, 1000, sq);
+  size_t at = 400;
+  FeedNoise(busy, 0, 400, 1000, sb);
+  for (int k = 0; k < 6; ++k) {
+    Verdict spike = busy.Observe(kStart + static_cast<int64_t>(at++) * kHour, 5000);
+    EXPECT_TRUE(IsAlarm(spike.kind)) << spike.explanation;
+    FeedNoise(busy, at, 150, 1000, sb);
+    at += 150;
+  }
+  Verdict b = FeedNoise(busy, at++, 1, 1000, sb);
+  ASSERT_EQ(b.kind, VerdictKind::kNormal);
+
+  Verdict vq = quiet.Observe(kStart + 400 * kHour, q.expected + 1.4 * (q.band_high - q.expected));
+  EXPECT_EQ(vq.kind, VerdictKind::kAnomaly) << vq.explanation;
+  EXPECT_GT(vq.score, 0.5);
+
+  Verdict vb = busy.Observe(kStart + static_cast<int64_t>(at++) * kHour, b.expected + 1.4 * (b.band_high - b.expected));
+  EXPECT_GT(vb.deviation, 4) << vb.explanation;  // beyond the band...
+  EXPECT_EQ(vb.kind, VerdictKind::kNormal) << vb.explanation;  // ...but not news on this series
+  EXPECT_LT(vb.score, 0.5);
+  EXPECT_FALSE(vb.learnt);  // an outlier all the same: kept out of the baseline
+  EXPECT_NE(vb.explanation.find("not raised, since this series began 6 alarm episodes"), std::string::npos)
+      << vb.explanation;
+
+  // Its next point, still up there, continues the quiet episode: not raised either.
+  Verdict vb2 = busy.Observe(kStart + static_cast<int64_t>(at++) * kHour, b.expected + 1.4 * (b.band_high - b.expected));
+  EXPECT_EQ(vb2.kind, VerdictKind::kNormal) << vb2.explanation;
+
+  // A move worse than every recent episode is raised however busy the series has been.
+  FeedNoise(busy, at, 150, 1000, sb);
+  at += 150;
+  Verdict big = busy.Observe(kStart + static_cast<int64_t>(at++) * kHour, 20000);
+  EXPECT_EQ(big.kind, VerdictKind::kAnomaly) << big.explanation;
+  EXPECT_GT(big.score, 0.5);
+}
+
 TEST(DetectorTest, PointsMarkedExpectedBecomeTheNewNormal) {
   DetectorOptions o;
   o.relearn_after = 0;

@@ -138,5 +138,46 @@ TEST_F(MonitorCatchUpTest, MonitorsWithoutSeriesSqlOrUnknownAreHandled) {
   EXPECT_EQ(CatchUpMonitor(ws_, *store_, "ordres", clock_).status().code(), StatusCode::kNotFound);
 }
 
+TEST_F(MonitorCatchUpTest, ManyMonitorsRunInOneBatchEachAsItsOwnRunAndFailingAlone) {
+  // Three more monitors on the same warehouse: one with sql, one whose query fails, one whose
+  // query returns NULL.
+  config::MonitorConfig m = ws_.monitors[0];
+  m.name = "latest";
+  m.spec = Json{{"name", "latest"}, {"warehouse", "main"}, {"every", "1h"}, {"seasonality", "none"},
+                {"sql", "SELECT value FROM hourly WHERE bucket < :window_end ORDER BY bucket DESC LIMIT 1"}};
+  ws_.monitors.push_back(m);
+  m.name = "broken";
+  m.spec["name"] = "broken";
+  m.spec["sql"] = "SELECT value FROM no_such_table";
+  ws_.monitors.push_back(m);
+  m.name = "empty";
+  m.spec["name"] = "empty";
+  m.spec["sql"] = "SELECT NULL";
+  ws_.monitors.push_back(m);
+  auto runs = RunMonitorsOnce(ws_, *store_,
+                              {{"orders", true}, {"nope", false}, {"broken", false}, {"latest", false}, {"empty", false}},
+                              clock_, workspace::IncidentWindowsOfMany(*store_));
+  ASSERT_EQ(runs.size(), 5u);
+  ASSERT_TRUE(runs[0].ok()) << runs[0].status().ToString();
+  ASSERT_TRUE(runs[0]->catch_up.has_value());  // nothing stored yet: the backfill, then judged
+  EXPECT_EQ(runs[0]->queries, 1);
+  EXPECT_EQ(Stored(), 11u);
+  EXPECT_EQ(runs[1].status().code(), StatusCode::kNotFound);
+  EXPECT_NE(runs[1].status().message().find("nope"), std::string::npos);
+  ASSERT_FALSE(runs[2].ok());
+  EXPECT_NE(runs[2].status().message().find("no_such_table"), std::string::npos) << runs[2].status().ToString();
+  ASSERT_TRUE(runs[3].ok()) << runs[3].status().ToString();
+  EXPECT_EQ(runs[3]->queries, 1);
+  EXPECT_EQ(runs[3]->judgement.latest.ts_ms, ToUnixMillis(clock_.Now()));
+  EXPECT_EQ(runs[3]->judgement.latest.value, 100 + 10 % 5);  // the 10:00 bucket
+  EXPECT_EQ(runs[4].status().code(), StatusCode::kFailedPrecondition) << runs[4].status().ToString();
+  // Each judgement is the one a run of its own gives (judged again from the store: same point).
+  auto alone = RunMonitorOnce(ws_, *store_, "latest", clock_, false, workspace::IncidentWindows(*store_));
+  ASSERT_TRUE(alone.ok()) << alone.status().ToString();
+  EXPECT_EQ(alone->judgement.latest.kind, runs[3]->judgement.latest.kind);
+  EXPECT_EQ(alone->judgement.latest.explanation, runs[3]->judgement.latest.explanation);
+  EXPECT_EQ(alone->judgement.history_points, runs[3]->judgement.history_points);
+}
+
 }  // namespace
 }  // namespace dw::observe::metrics

@@ -578,6 +578,21 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     }
     last_alarm_at_ = points_seen_;
   }
+  // A deviation alarm whose episode the busy-series discount keeps below the alarm line (its
+  // peak, divided by the discount, under `sensitivity`) is not raised: on a series that began
+  // several episodes recently, a move that only just crosses the band is how the series behaves,
+  // and the verdict follows the score so that what `dw watch` raises is what ranks as unusual.
+  // Its repeats are not raised either; a later point of the episode that beats the discounted
+  // line is (an escalation). The point stays out of the baseline, as an anomaly would. Stuck
+  // values and hard bounds are always raised: they are not deviations.
+  bool quiet_alarm = false;
+  if ((v.kind == VerdictKind::kAnomaly || v.kind == VerdictKind::kLevelShift) &&
+      episode_busy_ > 1 && episode_peak_ / episode_busy_ < o_.sensitivity) {
+    quiet_alarm = true;
+    v.kind = VerdictKind::kNormal;
+    v.repeat = false;
+    v.sustained = false;
+  }
   // Context novelty: a point whose recent shape (its level and the previous one, quantised on
   // the range seen so far) has never been seen, or that leaves that range, ranks as unusual
   // (kNoveltyScore) even when no single deviation is large; the first such point of a change is
@@ -595,6 +610,17 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     v.score = std::max(v.score, novel);
   }
   v.explanation = Explain(v, residual);
+  if (quiet_alarm) {
+    size_t before = episode_starts_.size() - 1;  // the episodes before this one (busy > 1: some)
+    char why[240];
+    std::snprintf(why, sizeof why,
+                  ": not raised, since this series began %zu alarm episode%s in its last %zu points, so a "
+                  "move must reach %.1f robust deviations to be news; %s",
+                  before, before == 1 ? "" : "s", kBusyWindow, o_.sensitivity * episode_busy_,
+                  v.learnt ? "it lasted, so it is now accepted as the new normal" : "kept out of the baseline");
+    size_t at = v.explanation.rfind(": normal");
+    if (at != std::string::npos) v.explanation.replace(at, 8, why);
+  }
   return v;
 }
 

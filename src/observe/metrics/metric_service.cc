@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "config/duration.h"
 #include "config/suggest.h"
+#include "observe/metrics/metric_batch.h"
 #include "observe/metrics/metric_replayer.h"
 #include "observe/metrics/monitor_query.h"
 #include "observe/metrics/series_csv.h"
 #include "observe/metrics/series_plot.h"
+#include "observe/metrics/store_batches.h"
 
 namespace dw::observe::metrics {
 namespace {
@@ -78,53 +81,97 @@ Result<MonitorSettings> SettingsFromMonitor(const config::MonitorConfig& m) {
 
 Result<RecordReport> RecordMetricPoints(store::StateStore& store, const std::string& metric,
                                         const std::vector<IncomingPoint>& points) {
-  if (!ValidMetricName(metric))
-    return InvalidArgument("metric name \"" + metric.substr(0, 60) +
-                           "\" must be 1-200 characters of letters, digits and _ . : / -");
-  RecordReport report;
-  std::map<int64_t, double> batch;  // last one at a timestamp wins
-  for (size_t i = 0; i < points.size(); ++i) {
-    const IncomingPoint& p = points[i];
-    std::string at = "point " + std::to_string(i) + " (" + FormatSeriesTimestamp(p.ts_ms) + "): ";
-    if (!p.value) {
-      report.rejected.push_back(at + "value is null");
+  return std::move(RecordMetricPointsOfMany(store, {{metric, points}}).front());
+}
+
+std::vector<Result<RecordReport>> RecordMetricPointsOfMany(store::StateStore& store,
+                                                           const std::vector<MetricPointsToRecord>& batch) {
+  const size_t n = batch.size();
+  std::vector<std::optional<Status>> failed(n);
+  std::vector<RecordReport> reports(n);
+  std::vector<std::map<int64_t, double>> offered(n);  // last one at a timestamp wins
+  std::set<std::string> seen;
+  for (size_t k = 0; k < n; ++k) {
+    const std::string& metric = batch[k].metric;
+    if (!ValidMetricName(metric)) {
+      failed[k] = InvalidArgument("metric name \"" + metric.substr(0, 60) +
+                                  "\" must be 1-200 characters of letters, digits and _ . : / -");
       continue;
     }
-    if (!std::isfinite(*p.value)) {
-      report.rejected.push_back(at + "value is " + (std::isnan(*p.value) ? "NaN" : "infinite"));
+    if (!seen.insert(metric).second) {
+      failed[k] = InvalidArgument("metric " + metric + " is given twice in one batch; give its points once (nothing of the second stored)");
       continue;
     }
-    if (batch.count(p.ts_ms)) ++report.duplicates;
-    batch[p.ts_ms] = *p.value;
-  }
-  if (batch.empty()) return report;
-  // What is stored from the batch's first timestamp on: exact collisions, and the latest point
-  // (a stored point before the batch's first cannot make any of it out of order).
-  auto existing = store.MetricPoints(metric, FromUnixMillis(batch.begin()->first),
-                                     FromUnixMillis(kFarFutureMs));
-  if (!existing.ok()) return existing.status();
-  int64_t latest_ms = INT64_MIN;
-  std::map<int64_t, double> unchanged;  // already stored with exactly this value
-  for (const auto& e : *existing) {
-    int64_t ts = ToUnixMillis(e.ts);
-    auto in_batch = batch.find(ts);
-    if (in_batch != batch.end()) {
-      ++report.replaced;
-      if (in_batch->second == e.value) unchanged.insert(*in_batch);
+    const std::vector<IncomingPoint>& points = batch[k].points;
+    for (size_t i = 0; i < points.size(); ++i) {
+      const IncomingPoint& p = points[i];
+      std::string at = "point " + std::to_string(i) + " (" + FormatSeriesTimestamp(p.ts_ms) + "): ";
+      if (!p.value) {
+        reports[k].rejected.push_back(at + "value is null");
+        continue;
+      }
+      if (!std::isfinite(*p.value)) {
+        reports[k].rejected.push_back(at + "value is " + (std::isnan(*p.value) ? "NaN" : "infinite"));
+        continue;
+      }
+      if (offered[k].count(p.ts_ms)) ++reports[k].duplicates;
+      offered[k][p.ts_ms] = *p.value;
     }
-    latest_ms = std::max(latest_ms, ts);
   }
-  // Points already stored as they are are not written again: a series_sql backfill that returns
-  // the same buckets every run must not count as a rewrite of the past (which would discard the
-  // metric's detector snapshot, see store/metric_snapshots.h).
-  std::vector<store::MetricPoint> rows;
-  for (const auto& [ts, v] : batch) {
-    if (ts < latest_ms) ++report.out_of_order;
-    if (!unchanged.count(ts)) rows.push_back({FromUnixMillis(ts), v});
+  // What is stored from each batch's first timestamp on: exact collisions, and the latest point
+  // (a stored point before the batch's first cannot make any of it out of order). One read.
+  std::vector<size_t> reading;
+  std::vector<store::MetricRange> ranges;
+  for (size_t k = 0; k < n; ++k) {
+    if (failed[k] || offered[k].empty()) continue;
+    reading.push_back(k);
+    ranges.push_back({batch[k].metric, FromUnixMillis(offered[k].begin()->first), FromUnixMillis(kFarFutureMs)});
   }
-  if (!rows.empty()) DW_RETURN_IF_ERROR(store.UpsertMetricPoints(metric, rows));
-  report.stored = batch.size();
-  return report;
+  auto existing = PointsOfMany(store, ranges);
+  if (!existing.ok()) {
+    for (size_t k : reading) failed[k] = existing.status();
+    reading.clear();
+  }
+  std::vector<store::MetricPointsWrite> writes;
+  std::vector<size_t> writing;
+  for (size_t r = 0; r < reading.size(); ++r) {
+    const size_t k = reading[r];
+    RecordReport& report = reports[k];
+    int64_t latest_ms = INT64_MIN;
+    std::map<int64_t, double> unchanged;  // already stored with exactly this value
+    for (const auto& e : (*existing)[r]) {
+      int64_t ts = ToUnixMillis(e.ts);
+      auto in_batch = offered[k].find(ts);
+      if (in_batch != offered[k].end()) {
+        ++report.replaced;
+        if (in_batch->second == e.value) unchanged.insert(*in_batch);
+      }
+      latest_ms = std::max(latest_ms, ts);
+    }
+    // Points already stored as they are are not written again: a series_sql backfill that
+    // returns the same buckets every run must not count as a rewrite of the past (which would
+    // discard the metric's detector snapshot, see store/metric_snapshots.h).
+    store::MetricPointsWrite w{batch[k].metric, {}};
+    for (const auto& [ts, v] : offered[k]) {
+      if (ts < latest_ms) ++report.out_of_order;
+      if (!unchanged.count(ts)) w.points.push_back({FromUnixMillis(ts), v});
+    }
+    report.stored = offered[k].size();
+    if (!w.points.empty()) {
+      writes.push_back(std::move(w));
+      writing.push_back(k);
+    }
+  }
+  if (Status st = UpsertPointsOfMany(store, writes); !st.ok())
+    for (size_t k : writing) failed[k] = st;
+
+  std::vector<Result<RecordReport>> out;
+  out.reserve(n);
+  for (size_t k = 0; k < n; ++k) {
+    if (failed[k]) out.push_back(*failed[k]);
+    else out.push_back(std::move(reports[k]));
+  }
+  return out;
 }
 
 std::string AssetOfQualitySeries(const std::string& metric) {
@@ -181,31 +228,11 @@ Result<MetricJudgement> EvaluateMonitor(const config::Workspace& ws, store::Stat
   auto settings = SettingsFromMonitor(*monitor);
   if (!settings.ok()) return settings.status();
   settings->timezone = ws.timezone;
-  auto found = ws.warehouses.find(monitor->warehouse);
-  const config::WarehouseConfig* wh = found == ws.warehouses.end() ? nullptr : &found->second;
-  if (!wh) return NotFound("monitor " + name + ": warehouse " + monitor->warehouse + " is not configured");
-
-  int64_t now = ToUnixMillis(clock.Now());
-  bool single = monitor->spec.contains("sql");
-  std::string sql = monitor->spec.value(single ? "sql" : "series_sql", std::string());
-  std::string start = FormatRfc3339(FromUnixMillis(now - (single ? settings->every_ms : settings->training_window_ms)));
-  std::string end = FormatRfc3339(FromUnixMillis(now));
-  auto rows = RunMonitorQuery(*wh, sql, start, end);
-  if (!rows.ok()) return rows.status();
-  std::vector<IncomingPoint> points;
-  if (single) {
-    if (rows->size() != 1 || rows->front().bucket)
-      return InvalidArgument("monitor " + name + ": sql must return exactly one row with one value; it returned " +
-                             std::to_string(rows->size()) + " rows");
-    points.push_back({now, rows->front().value});
-  } else {
-    for (const auto& r : *rows) {
-      if (!r.bucket) return InvalidArgument("monitor " + name + ": series_sql returned a NULL bucket");
-      auto ts = ParseSeriesTimestamp(*r.bucket);
-      if (!ts.ok()) return InvalidArgument("monitor " + name + ": series_sql bucket: " + ts.status().message());
-      points.push_back({*ts, r.value});
-    }
-  }
+  auto measured = MeasureMonitor(ws, *monitor, *settings, ToUnixMillis(clock.Now()));
+  if (!measured.ok()) return measured.status();
+  const std::string& start = measured->window_start;
+  const std::string& end = measured->window_end;
+  const std::vector<IncomingPoint>& points = measured->points;
   auto report = RecordMetricPoints(store, name, points);
   if (!report.ok()) return report.status();
   if (recorded) *recorded = *report;

@@ -1,5 +1,6 @@
-// JudgeLatestPoint (metric_service.h): the judgement of a metric's latest point, resumed from the
-// detector snapshot kept in the state store when it is still valid, replayed otherwise.
+// JudgeLatestPoints (metric_batch.h) and JudgeLatestPoint (metric_service.h), which is it with one
+// metric: the judgement of a metric's latest point, resumed from the detector snapshot kept in the
+// state store when it is still valid, replayed otherwise.
 //
 // A snapshot holds the replayer's state after the point before the latest one it saw (so that a
 // judgement with no new point still re-judges the latest one), the start of the history it
@@ -13,9 +14,10 @@
 #include <spdlog/spdlog.h>
 
 #include "config/duration.h"
-#include "observe/metrics/metric_snapshot.h"
-
+#include "observe/metrics/metric_batch.h"
 #include "observe/metrics/metric_service.h"
+#include "observe/metrics/metric_snapshot.h"
+#include "observe/metrics/store_batches.h"
 
 namespace dw::observe::metrics {
 namespace {
@@ -80,12 +82,10 @@ bool DecodeBookkeeping(std::string_view in, SnapshotBookkeeping* b) {
 
 std::string Rfc(int64_t ms) { return FormatRfc3339(FromUnixMillis(ms)); }
 
-}  // namespace
-
-Result<bool> SaveReplayerSnapshot(store::StateStore& store, const std::string& metric,
-                                  const MetricReplayer& replayer, int64_t revision, int64_t from_ms,
-                                  int64_t through_ms, const std::vector<store::MetricMark>& marks,
-                                  const std::vector<UnlearntWindow>& windows) {
+store::MetricSnapshotRecord SnapshotRecord(const std::string& metric, const MetricReplayer& replayer,
+                                           int64_t revision, int64_t from_ms, int64_t through_ms,
+                                           const std::vector<store::MetricMark>& marks,
+                                           const std::vector<UnlearntWindow>& windows) {
   SnapshotBookkeeping book{from_ms, through_ms, Fingerprint(marks, windows, from_ms, through_ms)};
   store::MetricSnapshotRecord rec;
   rec.metric = metric;
@@ -93,103 +93,238 @@ Result<bool> SaveReplayerSnapshot(store::StateStore& store, const std::string& m
   rec.from = FromUnixMillis(from_ms);
   rec.through = FromUnixMillis(through_ms);
   rec.state = replayer.Encode(EncodeBookkeeping(book));
+  return rec;
+}
+
+// One metric of a batch on its way to a judgement.
+struct Pending {
+  int64_t start = 0;  // HistoryStartMs
+  std::optional<Status> failed;
+  std::vector<store::MetricMark> marks;
+  std::vector<UnlearntWindow> windows;
+  std::optional<MetricReplayer> replayer;  // set once resumed (or started fresh)
+  std::optional<int64_t> revision;         // set when the store keeps snapshots
+  std::string reason;                      // why it replays ("" when resumed)
+  int64_t resume_after = 0;
+  bool resumed = false;
+  std::vector<store::MetricPoint> points;
+};
+
+// Whether `load`'s snapshot is still valid for `item` at `now`; resumes `p` from it if so, else
+// says why not in p.reason.
+void ResumeIfValid(const MetricToJudge& item, const Result<store::MetricSnapshotLoad>& load, int64_t now,
+                   Pending& p) {
+  const std::string& metric = item.metric;
+  if (!load.ok()) {
+    p.reason = load.status().message();
+    spdlog::warn("metric {}: detector snapshot unreadable ({}); replaying its history", metric,
+                 load.status().ToString());
+    return;
+  }
+  p.revision = load->revision;
+  const auto& snap = load->snapshot;
+  SnapshotBookkeeping book;
+  std::string extra;
+  if (!snap) {
+    p.reason = "no snapshot yet";
+  } else if (snap->revision != load->revision) {
+    p.reason = "points at or before the snapshot's last point were written or pruned since";
+  } else if (auto resumed = MetricReplayer::Resume(metric, item.settings, snap->state, &extra); !resumed.ok()) {
+    p.reason = resumed.status().message();
+    spdlog::warn("metric {}: {}; snapshot discarded, replaying the history", metric, p.reason);
+  } else if (!DecodeBookkeeping(extra, &book)) {
+    p.reason = "the snapshot's bookkeeping is damaged";
+    spdlog::warn("metric {}: {}; snapshot discarded, replaying the history", metric, p.reason);
+  } else if (book.from_ms != p.start) {
+    p.reason = "the history now starts at " + Rfc(p.start) + " (the snapshot's started at " + Rfc(book.from_ms) + ")";
+  } else if (book.through_ms >= now) {
+    p.reason = "the snapshot learnt points up to " + Rfc(book.through_ms) + ", after now";
+  } else if (book.fingerprint != Fingerprint(p.marks, p.windows, p.start, book.through_ms)) {
+    p.reason = "a mark or an incident window over the points it learnt changed";
+  } else {
+    p.replayer = std::move(resumed).value();
+    p.resume_after = book.through_ms;
+    p.resumed = true;
+    p.reason.clear();
+  }
+}
+
+}  // namespace
+
+Result<bool> SaveReplayerSnapshot(store::StateStore& store, const std::string& metric,
+                                  const MetricReplayer& replayer, int64_t revision, int64_t from_ms,
+                                  int64_t through_ms, const std::vector<store::MetricMark>& marks,
+                                  const std::vector<UnlearntWindow>& windows) {
   store::MetricSnapshots* snapshots = store::MetricSnapshotsOf(store);
   if (!snapshots) return FailedPrecondition("this state store keeps no detector snapshots");
-  return snapshots->SaveMetricSnapshot(rec);
+  return snapshots->SaveMetricSnapshot(SnapshotRecord(metric, replayer, revision, from_ms, through_ms, marks, windows));
+}
+
+UnlearntWindowsOfMany EachOf(const UnlearntWindows& one) {
+  if (!one) return {};
+  return [one](const std::vector<UnlearntWindowsRequest>& requests) {
+    std::vector<Result<std::vector<UnlearntWindow>>> out;
+    for (const auto& r : requests) out.push_back(one(r.metric, r.asset_id, r.from, r.to));
+    return out;
+  };
+}
+
+std::vector<Result<MetricJudgement>> JudgeLatestPoints(store::StateStore& store,
+                                                       const std::vector<MetricToJudge>& batch,
+                                                       const Clock& clock,
+                                                       const UnlearntWindowsOfMany& unlearnt) {
+  const int64_t now = ToUnixMillis(clock.Now());
+  const TimePoint to = FromUnixMillis(now + 1);
+  const size_t n = batch.size();
+  std::vector<Pending> pending(n);
+  // The entries still on their way, and the failure of a batch read for all of them.
+  auto alive = [&] {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < n; ++i)
+      if (!pending[i].failed) out.push_back(i);
+    return out;
+  };
+  auto fail = [&](const std::vector<size_t>& which, const Status& s) {
+    for (size_t i : which) pending[i].failed = s;
+  };
+
+  // The marks over each history, then its incident windows.
+  std::vector<store::MetricRange> ranges;
+  for (size_t i = 0; i < n; ++i) {
+    pending[i].start = HistoryStartMs(batch[i].metric, batch[i].settings.training_window_ms, now);
+    ranges.push_back({batch[i].metric, FromUnixMillis(pending[i].start), FromUnixMillis(now)});
+  }
+  if (auto marks = MarksOfMany(store, ranges); !marks.ok()) {
+    fail(alive(), marks.status());
+  } else {
+    for (size_t i = 0; i < n; ++i) pending[i].marks = std::move((*marks)[i]);
+  }
+  if (unlearnt) {
+    std::vector<size_t> asked = alive();
+    std::vector<UnlearntWindowsRequest> requests;
+    for (size_t i : asked)
+      requests.push_back({batch[i].metric, batch[i].settings.asset_id, FromUnixMillis(pending[i].start), to});
+    if (!requests.empty()) {
+      auto got = unlearnt(requests);
+      if (got.size() != requests.size()) {
+        fail(asked, Internal("the incident windows answered " + std::to_string(got.size()) + " of " +
+                             std::to_string(requests.size()) + " metrics"));
+      } else {
+        for (size_t k = 0; k < asked.size(); ++k) {
+          if (got[k].ok()) pending[asked[k]].windows = std::move(got[k]).value();
+          else pending[asked[k]].failed = got[k].status();
+        }
+      }
+    }
+  }
+
+  // The snapshots, for the metrics that use them.
+  store::MetricSnapshots* snapshots = store::MetricSnapshotsOf(store);
+  std::vector<size_t> loading;
+  std::vector<std::string> names;
+  for (size_t i : alive()) {
+    if (!batch[i].settings.use_snapshots) pending[i].reason = "snapshots are off";
+    else if (!snapshots) pending[i].reason = "this state store keeps no detector snapshots";
+    else {
+      loading.push_back(i);
+      names.push_back(batch[i].metric);
+    }
+  }
+  if (!loading.empty()) {
+    auto loads = LoadSnapshotsOfMany(store, *snapshots, names);
+    for (size_t k = 0; k < loading.size(); ++k) {
+      size_t i = loading[k];
+      if (!loads.ok()) ResumeIfValid(batch[i], Result<store::MetricSnapshotLoad>(loads.status()), now, pending[i]);
+      else ResumeIfValid(batch[i], (*loads)[k], now, pending[i]);
+    }
+  }
+
+  // The points each judgement feeds: after the snapshot, or the whole history. A metric with no
+  // point after its snapshot (the latest was deleted) is judged from the start.
+  for (int round = 0; round < 2; ++round) {
+    std::vector<size_t> reading;
+    ranges.clear();
+    for (size_t i : alive()) {
+      Pending& p = pending[i];
+      if (round == 1 && !(p.resumed && p.points.empty())) continue;
+      if (round == 1) {
+        p.replayer.reset();
+        p.reason = "no point after the snapshot";
+      }
+      bool after_snapshot = round == 0 && p.resumed;
+      reading.push_back(i);
+      ranges.push_back({batch[i].metric, FromUnixMillis(after_snapshot ? p.resume_after + 1 : p.start), to});
+    }
+    if (reading.empty()) continue;
+    auto points = PointsOfMany(store, ranges);
+    if (!points.ok()) {
+      fail(reading, points.status());
+      continue;
+    }
+    for (size_t k = 0; k < reading.size(); ++k) pending[reading[k]].points = std::move((*points)[k]);
+  }
+
+  // Each detector fed up to the point before the latest; its snapshot taken there.
+  std::vector<store::MetricSnapshotRecord> records;
+  std::vector<size_t> saving;
+  for (size_t i : alive()) {
+    Pending& p = pending[i];
+    if (p.points.empty()) {
+      p.failed = NotFound("metric " + batch[i].metric + " has no point in the last " +
+                          config::FormatDuration(std::chrono::milliseconds(now - p.start)));
+      continue;
+    }
+    if (!p.replayer) {
+      auto fresh = MetricReplayer::Start(batch[i].metric, batch[i].settings);
+      if (!fresh.ok()) {
+        p.failed = fresh.status();
+        continue;
+      }
+      p.replayer = std::move(fresh).value();
+    }
+    const size_t count = p.points.size();
+    for (size_t k = 0; k + 1 < count; ++k) p.replayer->Feed(p.points[k], p.marks, p.windows);
+    if (p.revision && count >= 2) {
+      records.push_back(SnapshotRecord(batch[i].metric, *p.replayer, *p.revision, p.start,
+                                       ToUnixMillis(p.points[count - 2].ts), p.marks, p.windows));
+      saving.push_back(i);
+    }
+  }
+  if (!records.empty()) {
+    auto saved = SaveSnapshotsOfMany(store, *snapshots, records);
+    for (size_t k = 0; k < saving.size(); ++k)
+      if (!saved[k].ok())
+        spdlog::warn("metric {}: detector snapshot not saved: {}", batch[saving[k]].metric,
+                     saved[k].status().ToString());
+  }
+
+  std::vector<Result<MetricJudgement>> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    Pending& p = pending[i];
+    if (p.failed) {
+      out.push_back(*p.failed);
+      continue;
+    }
+    MetricJudgement j;
+    j.metric = batch[i].metric;
+    j.latest = p.replayer->Feed(p.points.back(), p.marks, p.windows);
+    j.history_points = p.replayer->points();
+    j.seasonality = p.replayer->detector().active_seasonality();
+    j.marked_points = p.replayer->marked_points();
+    j.incident_points = p.replayer->incident_points();
+    j.from_snapshot = p.resumed && p.reason.empty();
+    j.replay_reason = p.reason;
+    j.points_fed = p.points.size();
+    out.emplace_back(std::move(j));
+  }
+  return out;
 }
 
 Result<MetricJudgement> JudgeLatestPoint(store::StateStore& store, const std::string& metric,
                                          const MonitorSettings& settings, const Clock& clock,
                                          const UnlearntWindows& unlearnt) {
-  const int64_t now = ToUnixMillis(clock.Now());
-  const int64_t start = HistoryStartMs(metric, settings.training_window_ms, now);
-  const TimePoint to = FromUnixMillis(now + 1);
-  auto marks = store.MetricMarks(metric, FromUnixMillis(start), FromUnixMillis(now));
-  if (!marks.ok()) return marks.status();
-  std::vector<UnlearntWindow> windows;
-  if (unlearnt) {
-    auto got = unlearnt(metric, settings.asset_id, FromUnixMillis(start), to);
-    if (!got.ok()) return got.status();
-    windows = std::move(got).value();
-  }
-
-  std::optional<MetricReplayer> replayer;
-  std::optional<int64_t> revision;  // set when the store keeps snapshots
-  std::string reason = "snapshots are off";
-  int64_t resume_after = 0;
-  store::MetricSnapshots* snapshots = store::MetricSnapshotsOf(store);
-  if (settings.use_snapshots && !snapshots) reason = "this state store keeps no detector snapshots";
-  if (settings.use_snapshots && snapshots) {
-    auto load = snapshots->LoadMetricSnapshot(metric);
-    if (!load.ok()) {
-      reason = load.status().message();
-      spdlog::warn("metric {}: detector snapshot unreadable ({}); replaying its history", metric,
-                   load.status().ToString());
-    } else {
-      revision = load->revision;
-      const auto& snap = load->snapshot;
-      SnapshotBookkeeping book;
-      std::string extra;
-      if (!snap) {
-        reason = "no snapshot yet";
-      } else if (snap->revision != load->revision) {
-        reason = "points at or before the snapshot's last point were written or pruned since";
-      } else if (auto resumed = MetricReplayer::Resume(metric, settings, snap->state, &extra); !resumed.ok()) {
-        reason = resumed.status().message();
-        spdlog::warn("metric {}: {}; snapshot discarded, replaying the history", metric, reason);
-      } else if (!DecodeBookkeeping(extra, &book)) {
-        reason = "the snapshot's bookkeeping is damaged";
-        spdlog::warn("metric {}: {}; snapshot discarded, replaying the history", metric, reason);
-      } else if (book.from_ms != start) {
-        reason = "the history now starts at " + Rfc(start) + " (the snapshot's started at " + Rfc(book.from_ms) + ")";
-      } else if (book.through_ms >= now) {
-        reason = "the snapshot learnt points up to " + Rfc(book.through_ms) + ", after now";
-      } else if (book.fingerprint != Fingerprint(*marks, windows, start, book.through_ms)) {
-        reason = "a mark or an incident window over the points it learnt changed";
-      } else {
-        replayer = std::move(resumed).value();
-        resume_after = book.through_ms;
-        reason.clear();
-      }
-    }
-  }
-  const bool from_snapshot = replayer.has_value();
-  auto points = store.MetricPoints(metric, FromUnixMillis(from_snapshot ? resume_after + 1 : start), to);
-  if (!points.ok()) return points.status();
-  if (from_snapshot && points->empty()) {
-    // Nothing after the snapshot (the latest point was deleted): judge from the start.
-    replayer.reset();
-    reason = "no point after the snapshot";
-    points = store.MetricPoints(metric, FromUnixMillis(start), to);
-    if (!points.ok()) return points.status();
-  }
-  if (points->empty())
-    return NotFound("metric " + metric + " has no point in the last " +
-                    config::FormatDuration(std::chrono::milliseconds(now - start)));
-  if (!replayer) {
-    auto fresh = MetricReplayer::Start(metric, settings);
-    if (!fresh.ok()) return fresh.status();
-    replayer = std::move(fresh).value();
-  }
-  const size_t n = points->size();
-  for (size_t i = 0; i + 1 < n; ++i) replayer->Feed((*points)[i], *marks, windows);
-  if (revision && n >= 2) {
-    auto saved = SaveReplayerSnapshot(store, metric, *replayer, *revision, start,
-                                      ToUnixMillis((*points)[n - 2].ts), *marks, windows);
-    if (!saved.ok())
-      spdlog::warn("metric {}: detector snapshot not saved: {}", metric, saved.status().ToString());
-  }
-  MetricJudgement j;
-  j.metric = metric;
-  j.latest = replayer->Feed(points->back(), *marks, windows);
-  j.history_points = replayer->points();
-  j.seasonality = replayer->detector().active_seasonality();
-  j.marked_points = replayer->marked_points();
-  j.incident_points = replayer->incident_points();
-  j.from_snapshot = from_snapshot && reason.empty();
-  j.replay_reason = reason;
-  j.points_fed = n;
-  return j;
+  return std::move(JudgeLatestPoints(store, {{metric, settings}}, clock, EachOf(unlearnt)).front());
 }
 
 }  // namespace dw::observe::metrics

@@ -80,32 +80,85 @@ Result<CatchUpReport> CatchUpMonitor(const config::Workspace& ws, store::StateSt
 Result<MonitorRun> RunMonitorOnce(const config::Workspace& ws, store::StateStore& store,
                                   const std::string& name, const Clock& clock, bool check_catch_up,
                                   const UnlearntWindows& unlearnt) {
-  auto monitor = FindMonitor(ws, name);
-  if (!monitor.ok()) return monitor.status();
-  MonitorRun run;
-  if (check_catch_up) {
-    auto c = CatchUpMonitor(ws, store, name, clock);
-    if (!c.ok()) return c.status();
-    if (c->ran) {
-      run.queries += c->queries;
-      run.catch_up = *c;
+  return std::move(RunMonitorsOnce(ws, store, {{name, check_catch_up}}, clock, EachOf(unlearnt)).front());
+}
+
+std::vector<Result<MonitorRun>> RunMonitorsOnce(const config::Workspace& ws, store::StateStore& store,
+                                                const std::vector<MonitorDue>& due, const Clock& clock,
+                                                const UnlearntWindowsOfMany& unlearnt) {
+  const size_t n = due.size();
+  std::vector<std::optional<Status>> failed(n);
+  std::vector<MonitorRun> runs(n);
+  std::vector<MonitorSettings> settings(n);
+  std::vector<MetricPointsToRecord> to_record;
+  std::vector<size_t> recording;
+  std::vector<std::pair<std::string, std::string>> windows(n);  // the query's bounds, for errors
+  const int64_t now = ToUnixMillis(clock.Now());
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& name = due[i].name;
+    auto monitor = FindMonitor(ws, name);
+    if (!monitor.ok()) {
+      failed[i] = monitor.status();
+      continue;
     }
+    if (due[i].check_catch_up) {
+      auto c = CatchUpMonitor(ws, store, name, clock);
+      if (!c.ok()) {
+        failed[i] = c.status();
+        continue;
+      }
+      if (c->ran) {
+        runs[i].queries += c->queries;
+        runs[i].catch_up = *c;
+      }
+    }
+    auto s = SettingsForMetric(ws, name);
+    if (!s.ok()) {
+      failed[i] = s.status();
+      continue;
+    }
+    settings[i] = *s;
+    // A series_sql-only monitor whose backfill already read every bucket up to now is judged
+    // from the store; the others measure now.
+    if (!(*monitor)->spec.contains("sql") && runs[i].catch_up) continue;
+    ++runs[i].queries;
+    auto measured = MeasureMonitor(ws, **monitor, settings[i], now);
+    if (!measured.ok()) {
+      failed[i] = measured.status();
+      continue;
+    }
+    windows[i] = {measured->window_start, measured->window_end};
+    to_record.push_back({name, std::move(measured->points)});
+    recording.push_back(i);
   }
-  bool has_sql = (*monitor)->spec.contains("sql");
-  if (!has_sql && run.catch_up) {
-    // The backfill already read every bucket up to now: judge from the store.
-    auto settings = SettingsForMetric(ws, name);
-    if (!settings.ok()) return settings.status();
-    auto j = JudgeLatestPoint(store, name, *settings, clock, unlearnt);
-    if (!j.ok()) return j.status();
-    run.judgement = *j;
-    return run;
+  auto recorded = RecordMetricPointsOfMany(store, to_record);
+  for (size_t k = 0; k < recording.size(); ++k) {
+    const size_t i = recording[k];
+    if (!recorded[k].ok()) failed[i] = recorded[k].status();
+    else if (recorded[k]->stored == 0)
+      failed[i] = FailedPrecondition("monitor " + due[i].name + ": the query returned no value (NULL) for " +
+                                     windows[i].first + " to " + windows[i].second +
+                                     ", so nothing was recorded; no rows in the window?");
   }
-  auto j = EvaluateMonitor(ws, store, name, clock, unlearnt, nullptr);
-  ++run.queries;
-  if (!j.ok()) return j.status();
-  run.judgement = *j;
-  return run;
+  std::vector<MetricToJudge> to_judge;
+  std::vector<size_t> judging;
+  for (size_t i = 0; i < n; ++i) {
+    if (failed[i]) continue;
+    to_judge.push_back({due[i].name, settings[i]});
+    judging.push_back(i);
+  }
+  auto judged = JudgeLatestPoints(store, to_judge, clock, unlearnt);
+  for (size_t k = 0; k < judging.size(); ++k) {
+    if (judged[k].ok()) runs[judging[k]].judgement = std::move(judged[k]).value();
+    else failed[judging[k]] = judged[k].status();
+  }
+  std::vector<Result<MonitorRun>> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (failed[i]) out.emplace_back(*failed[i]);
+    else out.emplace_back(std::move(runs[i]));
+  }
+  return out;
 }
 
 }  // namespace dw::observe::metrics

@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "base/status.h"
 #include "config/workspace.h"
+#include "observe/metrics/metric_batch.h"
 #include "observe/metrics/metric_service.h"
 #include "store/state_store.h"
 
@@ -47,5 +48,21 @@ struct MonitorRun {
 Result<MonitorRun> RunMonitorOnce(const config::Workspace& ws, store::StateStore& store,
                                   const std::string& name, const Clock& clock, bool check_catch_up,
                                   const UnlearntWindows& unlearnt);
+
+// A monitor due now, and whether its run checks for a catch-up first (as RunMonitorOnce's
+// check_catch_up).
+struct MonitorDue {
+  std::string name;
+  bool check_catch_up = false;
+};
+// RunMonitorOnce of every monitor in `due`, with the state store's traffic batched: each
+// monitor's catch-up check and warehouse query run in turn (one query each, as before; they go to
+// its warehouse, not to the store), then every value is recorded through RecordMetricPointsOfMany
+// and every monitor judged through JudgeLatestPoints (metric_batch.h), `unlearnt` asked once.
+// out[i] is monitor i's run or its own error (unknown name, bad settings, its query's error, no
+// value, no point), as RunMonitorOnce would have answered; one failing never stops the others.
+std::vector<Result<MonitorRun>> RunMonitorsOnce(const config::Workspace& ws, store::StateStore& store,
+                                                const std::vector<MonitorDue>& due, const Clock& clock,
+                                                const UnlearntWindowsOfMany& unlearnt);
 
 }  // namespace dw::observe::metrics

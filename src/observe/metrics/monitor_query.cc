@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "observe/metrics/series_csv.h"
 #include "warehouse/named_params.h"
 #include "warehouse/warehouse.h"
 
@@ -55,6 +56,35 @@ Result<std::vector<MonitorRow>> RunMonitorQuery(const config::WarehouseConfig& w
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+Result<MonitorMeasurement> MeasureMonitor(const config::Workspace& ws, const config::MonitorConfig& m,
+                                          const MonitorSettings& settings, int64_t now_ms) {
+  const std::string& name = m.name;
+  auto found = ws.warehouses.find(m.warehouse);
+  if (found == ws.warehouses.end())
+    return NotFound("monitor " + name + ": warehouse " + m.warehouse + " is not configured");
+  bool single = m.spec.contains("sql");
+  std::string sql = m.spec.value(single ? "sql" : "series_sql", std::string());
+  MonitorMeasurement out;
+  out.window_start = FormatRfc3339(FromUnixMillis(now_ms - (single ? settings.every_ms : settings.training_window_ms)));
+  out.window_end = FormatRfc3339(FromUnixMillis(now_ms));
+  auto rows = RunMonitorQuery(found->second, sql, out.window_start, out.window_end);
+  if (!rows.ok()) return rows.status();
+  if (single) {
+    if (rows->size() != 1 || rows->front().bucket)
+      return InvalidArgument("monitor " + name + ": sql must return exactly one row with one value; it returned " +
+                             std::to_string(rows->size()) + " rows");
+    out.points.push_back({now_ms, rows->front().value});
+    return out;
+  }
+  for (const auto& r : *rows) {
+    if (!r.bucket) return InvalidArgument("monitor " + name + ": series_sql returned a NULL bucket");
+    auto ts = ParseSeriesTimestamp(*r.bucket);
+    if (!ts.ok()) return InvalidArgument("monitor " + name + ": series_sql bucket: " + ts.status().message());
+    out.points.push_back({*ts, r.value});
+  }
+  return out;
 }
 
 }  // namespace dw::observe::metrics

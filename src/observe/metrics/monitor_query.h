@@ -10,6 +10,7 @@
 
 #include "base/status.h"
 #include "config/workspace.h"
+#include "observe/metrics/metric_service.h"
 
 namespace dw::observe::metrics {
 
@@ -26,5 +27,17 @@ Result<std::vector<MonitorRow>> RunMonitorQuery(const config::WarehouseConfig& w
                                                 const std::string& sql,
                                                 const std::string& window_start,
                                                 const std::string& window_end);
+
+// What monitor `m` (with `settings`, its SettingsFromMonitor) measures at `now_ms`: its `sql` over
+// the last `every` (exactly one row with one value, recorded at now), or else its `series_sql`
+// over the training window (every (bucket, value) row). NotFound for a warehouse that is not
+// configured; InvalidArgument for the wrong number of rows or a NULL or unparsable bucket; the
+// query's error otherwise. `window_start` / `window_end` are the bounds it was run with.
+struct MonitorMeasurement {
+  std::vector<IncomingPoint> points;
+  std::string window_start, window_end;
+};
+Result<MonitorMeasurement> MeasureMonitor(const config::Workspace& ws, const config::MonitorConfig& m,
+                                          const MonitorSettings& settings, int64_t now_ms);
 
 }  // namespace dw::observe::metrics

@@ -83,7 +83,15 @@ Status ReplicaLeases::Beat() {
       say_("dw watch: replica " + self_.id + " takes leases again: its clock is within " +
            Seconds(o_.max_clock_skew_ms) + " of the state store's");
   }
-  return leases_.Heartbeat(beat).status();
+  Result<int64_t> now = leases_.Heartbeat(beat);
+  if (!now.ok()) return now.status();
+  // Who shares the batches: the replicas whose heartbeat is within their lease time.
+  Result<std::vector<store::WatchReplica>> replicas = leases_.Replicas();
+  if (!replicas.ok()) return replicas.status();
+  int live = 0;
+  for (const auto& r : *replicas) live += !r.stopped_ms && r.heartbeat_ms >= *now - r.lease_ms;
+  live_replicas_.store(std::max(1, live));
+  return Status::Ok();
 }
 
 Status ReplicaLeases::Stop() {
@@ -126,26 +134,101 @@ void ReplicaLeases::HeartbeatLoop() {
   }
 }
 
+JobLeases::Answer ReplicaLeases::Translate(const std::string& job, int64_t due_ms, const store::LeaseClaim& c) {
+  switch (c.answer) {
+    case store::LeaseAnswer::kTaken: {
+      std::lock_guard<std::mutex> lock(mu_);
+      run_ids_[SlotKey(job, due_ms)] = c.run_id;
+      return {Verdict::kRun, 0, ""};
+    }
+    case store::LeaseAnswer::kDone:
+      return {Verdict::kDoneElsewhere, 0, ""};
+    case store::LeaseAnswer::kLeft:
+      // Free, left for the other replicas to take their share: asked again shortly, and taken
+      // here then if nobody did.
+      return {Verdict::kHeldElsewhere, std::min<int64_t>(PollMs(), 50),
+              "left for the other replicas (this replica took its share of the batch)"};
+    case store::LeaseAnswer::kHeld:
+      break;
+  }
+  // Ask again soon (it finishes), and no later than just after its lease expires (it died).
+  int64_t until_expiry = std::max<int64_t>(c.expires_ms - c.db_now_ms + 10, 1);
+  return {Verdict::kHeldElsewhere, std::min(PollMs(), until_expiry), "held by " + c.holder};
+}
+
 JobLeases::Answer ReplicaLeases::Claim(const std::string& job, int64_t due_ms) {
   std::string refusing = this->refusing();
   if (!refusing.empty()) return {Verdict::kRefused, std::max<int64_t>(o_.lease_ms / 3, 50), "refusing leases: " + refusing};
   Result<store::LeaseClaim> c = leases_.ClaimLease(job, due_ms, self_.id, o_.lease_ms);
   if (!c.ok())
     return {Verdict::kRefused, PollMs(), "could not ask the state store for the lease: " + c.status().message()};
-  switch (c->answer) {
-    case store::LeaseAnswer::kTaken: {
-      std::lock_guard<std::mutex> lock(mu_);
-      run_ids_[SlotKey(job, due_ms)] = c->run_id;
-      return {Verdict::kRun, 0, ""};
-    }
-    case store::LeaseAnswer::kDone:
-      return {Verdict::kDoneElsewhere, 0, ""};
-    case store::LeaseAnswer::kHeld:
-      break;
+  return Translate(job, due_ms, *c);
+}
+
+std::vector<JobLeases::Answer> ReplicaLeases::ClaimBatch(const std::vector<SlotRef>& slots) {
+  std::vector<Answer> out;
+  out.reserve(slots.size());
+  std::string refusing = this->refusing();
+  if (!refusing.empty()) {
+    out.assign(slots.size(), {Verdict::kRefused, std::max<int64_t>(o_.lease_ms / 3, 50), "refusing leases: " + refusing});
+    return out;
   }
-  // Ask again soon (it finishes), and no later than just after its lease expires (it died).
-  int64_t until_expiry = std::max<int64_t>(c->expires_ms - c->db_now_ms + 10, 1);
-  return {Verdict::kHeldElsewhere, std::min(PollMs(), until_expiry), "held by " + c->holder};
+  const int64_t live = live_replicas_.load();
+  for (size_t from = 0; from < slots.size(); from += store::kMaxLeaseBatch) {
+    const size_t to = std::min(slots.size(), from + store::kMaxLeaseBatch);
+    std::vector<store::LeaseSlot> chunk;
+    chunk.reserve(to - from);
+    for (size_t i = from; i < to; ++i) chunk.push_back({slots[i].job, slots[i].due_ms});
+    const int64_t n = static_cast<int64_t>(chunk.size());
+    const int64_t share = (n + live - 1) / live;
+    Result<std::vector<store::LeaseClaim>> claims = leases_.ClaimLeases(chunk, self_.id, o_.lease_ms, share);
+    for (size_t i = from; i < to; ++i) {
+      if (!claims.ok())
+        out.push_back({Verdict::kRefused, PollMs(), "could not ask the state store for the leases: " +
+                                                        claims.status().message()});
+      else
+        out.push_back(Translate(slots[i].job, slots[i].due_ms, (*claims)[i - from]));
+    }
+  }
+  return out;
+}
+
+void ReplicaLeases::SayEnd(const std::string& job, int64_t due_ms, const Result<bool>& held) {
+  if (!say_ || (held.ok() && *held)) return;
+  const std::string slot = job + " due " + FormatRfc3339(FromUnixMillis(due_ms));
+  if (!held.ok())
+    say_("dw watch: replica " + self_.id + ": the end of " + slot + " could not be recorded (its lease expires and "
+         "another replica runs it again): " + held.status().message());
+  else
+    say_("dw watch: replica " + self_.id + " lost the lease of " + slot +
+         " before it finished (it ran longer than the lease time without a heartbeat); another replica took it over");
+}
+
+void ReplicaLeases::FinishBatch(const std::vector<SlotEnd>& ends) {
+  std::vector<store::LeaseFinish> runs;
+  std::vector<const SlotEnd*> of_run;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const SlotEnd& e : ends) {
+      auto it = run_ids_.find(SlotKey(e.job, e.due_ms));
+      if (it == run_ids_.end()) continue;
+      runs.push_back({e.job, e.due_ms, it->second, e.outcome.ok(), e.outcome.message()});
+      of_run.push_back(&e);
+      run_ids_.erase(it);
+    }
+  }
+  for (size_t from = 0; from < runs.size(); from += store::kMaxLeaseBatch) {
+    const size_t to = std::min(runs.size(), from + store::kMaxLeaseBatch);
+    std::vector<store::LeaseFinish> chunk(runs.begin() + static_cast<std::ptrdiff_t>(from),
+                                          runs.begin() + static_cast<std::ptrdiff_t>(to));
+    Result<std::vector<bool>> held = leases_.FinishLeases(chunk, self_.id);
+    for (size_t i = from; i < to; ++i) {
+      if (!held.ok())
+        SayEnd(of_run[i]->job, of_run[i]->due_ms, held.status());
+      else
+        SayEnd(of_run[i]->job, of_run[i]->due_ms, static_cast<bool>((*held)[i - from]));
+    }
+  }
 }
 
 void ReplicaLeases::Finish(const std::string& job, int64_t due_ms, const Status& outcome) {
@@ -157,15 +240,7 @@ void ReplicaLeases::Finish(const std::string& job, int64_t due_ms, const Status&
     run_id = it->second;
     run_ids_.erase(it);
   }
-  Result<bool> held = leases_.FinishLease(job, due_ms, self_.id, run_id, outcome.ok(), outcome.message());
-  if (!say_) return;
-  const std::string slot = job + " due " + FormatRfc3339(FromUnixMillis(due_ms));
-  if (!held.ok())
-    say_("dw watch: replica " + self_.id + ": the end of " + slot + " could not be recorded (its lease expires and "
-         "another replica runs it again): " + held.status().message());
-  else if (!*held)
-    say_("dw watch: replica " + self_.id + " lost the lease of " + slot +
-         " before it finished (it ran longer than the lease time without a heartbeat); another replica took it over");
+  SayEnd(job, due_ms, leases_.FinishLease(job, due_ms, self_.id, run_id, outcome.ok(), outcome.message()));
 }
 
 }  // namespace dw::observe::watch

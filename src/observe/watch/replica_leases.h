@@ -5,8 +5,14 @@
 // `max_clock_skew_ms` away from the store's names its slots differently from the others (slots
 // are multiples of `every` on the replica's clock) and so refuses to take leases, saying why, until
 // its clock agrees again. Expiry itself is always judged on the database's clock.
+//
+// A batch of slots (WatchLoop's ClaimBatch) is asked for in one store statement, and this
+// replica takes at most its share of it: the batch's size divided by the replicas alive at the
+// last heartbeat (rounded up). The rest is left for the other replicas, which wake for the same
+// slots; what nobody took is asked for again shortly (and a replica alone takes it all).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -14,6 +20,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "base/clock.h"
 #include "base/status.h"
@@ -52,9 +59,19 @@ class ReplicaLeases final : public JobLeases {
 
   Answer Claim(const std::string& job, int64_t due_ms) override;
   void Finish(const std::string& job, int64_t due_ms, const Status& outcome) override;
+  std::vector<Answer> ClaimBatch(const std::vector<SlotRef>& slots) override;
+  void FinishBatch(const std::vector<SlotEnd>& ends) override;
+
+  // The replicas alive (heartbeat within their lease time, not stopped) at the last heartbeat,
+  // this one included: what a batch is shared among.
+  int live_replicas() const { return live_replicas_.load(); }
 
  private:
   int64_t PollMs() const;
+  // The loop's answer to the store's, remembering the run id of a slot taken.
+  Answer Translate(const std::string& job, int64_t due_ms, const store::LeaseClaim& c);
+  // One line about a run's end the store did not accept as this replica's.
+  void SayEnd(const std::string& job, int64_t due_ms, const Result<bool>& held);
   void HeartbeatLoop();
 
   store::WatchLeases& leases_;
@@ -66,6 +83,7 @@ class ReplicaLeases final : public JobLeases {
   mutable std::mutex mu_;
   std::string refusing_;                    // under mu_
   std::map<std::string, int64_t> run_ids_;  // "job@due" -> its watch_runs id, under mu_
+  std::atomic<int> live_replicas_{1};
   std::condition_variable wake_;
   bool stop_ = false;
   std::thread heartbeat_;

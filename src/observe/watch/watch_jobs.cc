@@ -1,6 +1,9 @@
 #include "observe/watch/watch_jobs.h"
 
+#include <map>
+
 #include "observe/changes/collector.h"
+#include "observe/metrics/metric_batch.h"
 #include "observe/metrics/metric_service.h"
 #include "observe/metrics/monitor_catch_up.h"
 #include "observe/metrics/retention.h"
@@ -13,38 +16,87 @@ constexpr int64_t kMinute = 60 * 1000;
 
 using Env = std::shared_ptr<const WatchEnvironment>;
 
+// The line `dw watch` prints for one monitor's run.
+std::string MonitorLine(const Env& env, const std::string& name, const metrics::MonitorRun& run, int missed) {
+  const metrics::Verdict& v = run.judgement.latest;
+  std::string caught_up;
+  if (run.catch_up)
+    caught_up = " (caught up: " + std::to_string(run.catch_up->recorded.stored) +
+                " bucket(s) from one series_sql query over the " + std::to_string(run.catch_up->missed_runs) +
+                " missed run(s))";
+  else if (missed > 0)
+    caught_up = " (" + std::to_string(missed) + " runs missed while down; no series_sql to backfill them)";
+  return FormatRfc3339(env->clock->Now()) + " monitor " + name + ": " + std::string(metrics::VerdictKindName(v.kind)) +
+         ": " + v.explanation + caught_up;
+}
+
 // One job per monitor on its own `every:`, grouped by warehouse so one warehouse runs one query at
-// a time.
+// a time. The monitors of one warehouse due at one wake-up are run by one batch runner
+// ("monitors") through metrics::RunMonitorsOnce: each monitor's query in turn, then every value
+// recorded and every monitor judged in a constant number of store statements for the batch.
 Status AddMonitorJobs(WatchLoop& loop, const Env& env, int64_t /*every_ms: the monitor's own*/) {
+  if (env->workspace->monitors.empty()) return Status::Ok();
+  // Per monitor job: its name and whether its next run is its first since start (which checks for
+  // runs missed while dw watch was down; later runs do when the loop reports missed slots).
+  struct MonitorJob {
+    std::string name;
+    bool first = true;
+  };
+  auto jobs = std::make_shared<std::map<std::string, MonitorJob>>();
+  auto runner = std::make_shared<BatchRunner>([env, jobs](const std::vector<BatchItem>& items) {
+    std::vector<Status> out(items.size());
+    auto store = env->state();
+    if (!store.ok()) {
+      for (auto& s : out) s = store.status();
+      return out;
+    }
+    std::vector<metrics::MonitorDue> due;
+    due.reserve(items.size());
+    for (const BatchItem& item : items) {
+      auto it = jobs->find(item.job);
+      // Unknown names go through as "" so RunMonitorsOnce answers them NotFound in their place.
+      due.push_back({it == jobs->end() ? "" : it->second.name, it != jobs->end() && (it->second.first || item.missed > 0)});
+    }
+    const metrics::UnlearntWindowsOfMany unlearnt =
+        env->unlearnt_many ? env->unlearnt_many : metrics::EachOf(env->unlearnt);
+    std::vector<Result<metrics::MonitorRun>> runs = metrics::RunMonitorsOnce(*env->workspace, **store, due,
+                                                                             *env->clock, unlearnt);
+    std::vector<std::string> ran;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i >= runs.size()) {
+        out[i] = Internal("the monitors batch answered " + std::to_string(runs.size()) + " runs for " +
+                          std::to_string(items.size()) + " monitors");
+        continue;
+      }
+      if (!runs[i].ok()) {
+        out[i] = runs[i].status();
+        continue;
+      }
+      if (auto it = jobs->find(items[i].job); it != jobs->end()) it->second.first = false;
+      env->say(MonitorLine(env, due[i].name, *runs[i], items[i].missed));
+      ran.push_back(items[i].job);
+    }
+    // One signal pass after the batch reads what all of its monitors recorded.
+    if (env->after_run && !ran.empty())
+      env->after_run(ran.size() == 1 ? ran[0] : ran[0] + " and " + std::to_string(ran.size() - 1) + " other monitor(s)");
+    return out;
+  });
+  // Every monitor job is known before the first batch runs (the loop runs nothing yet), so the
+  // runner only reads the map's shape.
+  for (const auto& m : env->workspace->monitors) (*jobs)["monitor:" + m.name] = {m.name, true};
+  DW_RETURN_IF_ERROR(loop.AddBatchRunner("monitors", [runner](const std::vector<BatchItem>& items) {
+    return (*runner)(items);
+  }));
   for (const auto& m : env->workspace->monitors) {
     auto settings = metrics::SettingsFromMonitor(m);
     if (!settings.ok()) return settings.status();
-    std::string name = m.name;
-    // The first run after start checks for runs missed while dw watch was down (the store says
-    // when the metric was last measured); later runs do when the loop reports missed slots.
-    auto first = std::make_shared<bool>(true);
-    DW_RETURN_IF_ERROR(loop.AddJob(
-        {"monitor:" + name, "warehouse:" + m.warehouse, settings->every_ms,
-         [env, name, first](int64_t, int missed) -> Status {
-           auto store = env->state();
-           if (!store.ok()) return store.status();
-           auto run = metrics::RunMonitorOnce(*env->workspace, **store, name, *env->clock, *first || missed > 0,
-                                             env->unlearnt);
-           if (!run.ok()) return run.status();
-           *first = false;
-           const metrics::Verdict& v = run->judgement.latest;
-           std::string caught_up;
-           if (run->catch_up)
-             caught_up = " (caught up: " + std::to_string(run->catch_up->recorded.stored) +
-                         " bucket(s) from one series_sql query over the " +
-                         std::to_string(run->catch_up->missed_runs) + " missed run(s))";
-           else if (missed > 0)
-             caught_up = " (" + std::to_string(missed) + " runs missed while down; no series_sql to backfill them)";
-           env->say(FormatRfc3339(env->clock->Now()) + " monitor " + name + ": " +
-                    std::string(metrics::VerdictKindName(v.kind)) + ": " + v.explanation + caught_up);
-           if (env->after_run) env->after_run("monitor:" + name);
-           return Status::Ok();
-         }}));
+    const std::string job = "monitor:" + m.name;
+    // Its own `run` is the batch of one (the loop hands due monitors to the runner together).
+    DW_RETURN_IF_ERROR(loop.AddJob({job, "warehouse:" + m.warehouse, settings->every_ms,
+                                    [runner, job](int64_t due_ms, int missed) -> Status {
+                                      return (*runner)({{job, due_ms, missed}}).front();
+                                    },
+                                    "monitors"}));
   }
   return Status::Ok();
 }

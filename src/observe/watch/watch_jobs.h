@@ -16,6 +16,7 @@
 #include "base/status.h"
 #include "config/workspace.h"
 #include "net/http_client.h"
+#include "observe/metrics/metric_batch.h"
 #include "observe/metrics/metric_service.h"
 #include "observe/watch/watch_loop.h"
 #include "store/state_store.h"
@@ -30,6 +31,8 @@ struct WatchEnvironment {
   const Clock* clock = nullptr;
   std::function<void(const std::string& line)> say;  // one line per finished run, for the operator
   metrics::UnlearntWindows unlearnt;  // what monitors keep out of training (incidents' windows)
+  // The same for many monitors in one read (a batch of monitors); empty: `unlearnt` for each.
+  metrics::UnlearntWindowsOfMany unlearnt_many;
   // Called after every successful monitor, check and collection run with the job's name (the
   // incidents stage evaluates the signals it produced there); may be empty. Its failure is its own
   // to report: the run it follows has succeeded.

@@ -27,6 +27,8 @@ Status WatchLoop::AddJob(WatchJob job) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& s : slots_)
     if (s.job.name == job.name) return InvalidArgument("watch job " + job.name + " is added twice");
+  if (!job.batch.empty() && batch_runners_.count(job.batch) == 0)
+    return InvalidArgument("watch job " + job.name + " names the batch runner " + job.batch + ", which was not added");
   Slot s;
   int64_t spread = static_cast<int64_t>(o_.jitter_fraction * static_cast<double>(job.every_ms));
   s.jitter_ms = spread > 0 ? static_cast<int64_t>(StableHash(job.name) % static_cast<uint64_t>(spread)) : 0;
@@ -37,14 +39,27 @@ Status WatchLoop::AddJob(WatchJob job) {
   return Status::Ok();
 }
 
-bool WatchLoop::ClaimSlot(Slot& s, RunRecord& r) {
-  // A slot another replica held is asked for as itself until it is done (or taken over here).
-  if (s.held_due_ms >= 0) {
-    r.due_ms = s.held_due_ms;
-    r.missed = 0;
-  }
-  JobLeases::Answer a = o_.leases->Claim(s.job.name, r.due_ms);
-  if (a.verdict == JobLeases::Verdict::kRun) return true;
+std::vector<JobLeases::Answer> JobLeases::ClaimBatch(const std::vector<SlotRef>& slots) {
+  std::vector<Answer> out;
+  out.reserve(slots.size());
+  for (const SlotRef& s : slots) out.push_back(Claim(s.job, s.due_ms));
+  return out;
+}
+
+void JobLeases::FinishBatch(const std::vector<SlotEnd>& ends) {
+  for (const SlotEnd& e : ends) Finish(e.job, e.due_ms, e.outcome);
+}
+
+Status WatchLoop::AddBatchRunner(const std::string& name, BatchRunner run) {
+  if (name.empty()) return InvalidArgument("a watch batch runner needs a name");
+  if (!run) return InvalidArgument("watch batch runner " + name + " has nothing to run");
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!batch_runners_.emplace(name, std::move(run)).second)
+    return InvalidArgument("watch batch runner " + name + " is added twice");
+  return Status::Ok();
+}
+
+void WatchLoop::ApplyNotRun(Slot& s, RunRecord& r, const JobLeases::Answer& a) {
   r.ran = false;
   std::lock_guard<std::mutex> lock(mu_);
   switch (a.verdict) {
@@ -56,6 +71,8 @@ bool WatchLoop::ClaimSlot(Slot& s, RunRecord& r) {
       s.retry_at_ms = -1;
       break;
     case JobLeases::Verdict::kHeldElsewhere:
+      // A slot another replica held (or left for the others) is asked for as itself until it is
+      // done or taken over here.
       s.held_due_ms = r.due_ms;
       s.retry_at_ms = r.started_ms + std::max<int64_t>(a.retry_in_ms, 1);
       break;
@@ -64,7 +81,6 @@ bool WatchLoop::ClaimSlot(Slot& s, RunRecord& r) {
       s.retry_at_ms = r.started_ms + std::max<int64_t>(a.retry_in_ms, 1);
       break;
   }
-  return false;
 }
 
 int64_t WatchLoop::StartAt(const Slot& s) const {
@@ -89,61 +105,152 @@ int64_t WatchLoop::MillisUntilNextDue() const {
   return std::max<int64_t>(0, next - now);
 }
 
-std::vector<RunRecord> WatchLoop::RunDue() {
-  int64_t now = ToUnixMillis(clock_.Now());
-  // Pick what is due, grouped so that one group's jobs run one after another.
-  std::map<std::string, std::vector<size_t>> groups;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (size_t i = 0; i < slots_.size(); ++i)
-      if (StartAt(slots_[i]) <= now) groups[slots_[i].job.group].push_back(i);
+std::vector<WatchLoop::Pick> WatchLoop::PickDue(int64_t now) {
+  std::vector<Pick> picks;
+  std::lock_guard<std::mutex> lock(mu_);
+  picks.reserve(slots_.size());
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    const Slot& s = slots_[i];
+    const int64_t start = StartAt(s);
+    const bool ahead = o_.leases != nullptr && o_.claim_ahead_ms > 0 && s.retry_at_ms < 0 && s.held_due_ms < 0 &&
+                       s.next_due_ms <= now && start <= now + o_.claim_ahead_ms;
+    if (start > now && !ahead) continue;
+    Pick p;
+    p.slot = i;
+    RunRecord& r = p.record;
+    r.job = s.job.name;
+    r.started_ms = now;
+    // The latest slot at or before now; the ones between it and the last run were missed.
+    int64_t latest_slot = now / s.job.every_ms * s.job.every_ms;
+    if (latest_slot < s.next_due_ms) latest_slot = s.next_due_ms;
+    r.due_ms = latest_slot;
+    r.missed = static_cast<int>((latest_slot - s.next_due_ms) / s.job.every_ms);
+    if (o_.leases != nullptr && s.held_due_ms >= 0) {
+      r.due_ms = s.held_due_ms;
+      r.missed = 0;
+    }
+    picks.push_back(std::move(p));
   }
-  std::vector<std::vector<size_t>> work;
-  for (auto& [g, idx] : groups) work.push_back(idx);
+  return picks;
+}
+
+void WatchLoop::Reschedule(Slot& s, const RunRecord& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (r.status.ok()) {
+    s.next_due_ms = std::max(s.next_due_ms, r.due_ms + s.job.every_ms);
+    s.held_due_ms = -1;
+    s.retry_at_ms = -1;
+    s.backoff_ms = 0;
+  } else {
+    // Keep the slot (next_due_ms) so the retry still covers it; back off, doubling.
+    s.backoff_ms = s.backoff_ms == 0 ? o_.retry_min_ms : std::min(2 * s.backoff_ms, s.job.every_ms);
+    s.retry_at_ms = r.started_ms + s.backoff_ms;
+  }
+}
+
+void WatchLoop::RunUnit(std::vector<Pick>& picks, const size_t* unit, size_t n, std::vector<RunRecord>& out) {
+  const int64_t started = ToUnixMillis(clock_.Now());
+  const WatchJob& first = slots_[picks[unit[0]].slot].job;
+  if (first.batch.empty()) {
+    RunRecord& r = picks[unit[0]].record;
+    r.started_ms = started;
+    r.status = first.run(r.due_ms, r.missed);
+  } else {
+    std::vector<BatchItem> items;
+    items.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      RunRecord& r = picks[unit[i]].record;
+      r.started_ms = started;
+      items.push_back({r.job, r.due_ms, r.missed});
+    }
+    const BatchRunner* runner = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = batch_runners_.find(first.batch);
+      if (it != batch_runners_.end()) runner = &it->second;
+    }
+    std::vector<Status> statuses;
+    if (runner != nullptr) statuses = (*runner)(items);
+    for (size_t i = 0; i < n; ++i)
+      picks[unit[i]].record.status =
+          runner == nullptr ? Internal("watch batch runner " + first.batch + " was never added")
+          : statuses.size() == n
+              ? statuses[i]
+              : Internal("watch batch runner " + first.batch + " answered " + std::to_string(statuses.size()) +
+                         " outcomes for " + std::to_string(n) + " slots");
+  }
+  // The unit's ends in one report (one store statement with leases).
+  if (o_.leases != nullptr) {
+    std::vector<JobLeases::SlotEnd> ends;
+    ends.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      const RunRecord& r = picks[unit[i]].record;
+      ends.push_back({r.job, r.due_ms, r.status});
+    }
+    o_.leases->FinishBatch(ends);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    Reschedule(slots_[picks[unit[i]].slot], picks[unit[i]].record);
+    out.push_back(std::move(picks[unit[i]].record));
+  }
+}
+
+void WatchLoop::RunGroup(std::vector<Pick>& picks, const std::vector<size_t>& members, std::vector<RunRecord>& out) {
+  // A batched job's unit is all the group's due jobs naming its runner, run where the first of
+  // them comes; the others run one by one, in the group's order.
+  std::map<std::string, std::vector<size_t>> batches;
+  for (size_t k : members)
+    if (const std::string& b = slots_[picks[k].slot].job.batch; !b.empty()) batches[b].push_back(k);
+  for (size_t k : members) {
+    const std::string& b = slots_[picks[k].slot].job.batch;
+    if (b.empty()) {
+      RunUnit(picks, &k, 1, out);
+      continue;
+    }
+    const std::vector<size_t>& unit = batches[b];
+    if (unit.front() == k) RunUnit(picks, unit.data(), unit.size(), out);
+  }
+}
+
+std::vector<RunRecord> WatchLoop::RunDue() {
+  const int64_t now = ToUnixMillis(clock_.Now());
+  std::vector<Pick> picks = PickDue(now);
   std::vector<RunRecord> records;
+  records.reserve(picks.size());
+  // With leases, the whole batch is asked for at once; only the slots this replica holds run.
+  if (o_.leases != nullptr && !picks.empty()) {
+    std::vector<JobLeases::SlotRef> refs;
+    refs.reserve(picks.size());
+    for (const Pick& p : picks) refs.push_back({p.record.job, p.record.due_ms});
+    std::vector<JobLeases::Answer> answers = o_.leases->ClaimBatch(refs);
+    std::vector<Pick> held_here;
+    for (size_t k = 0; k < picks.size(); ++k) {
+      JobLeases::Answer a = k < answers.size() ? answers[k]
+                                               : JobLeases::Answer{JobLeases::Verdict::kRefused, 1000,
+                                                                   "the leases answered fewer slots than asked"};
+      if (a.verdict == JobLeases::Verdict::kRun) {
+        held_here.push_back(std::move(picks[k]));
+        continue;
+      }
+      ApplyNotRun(slots_[picks[k].slot], picks[k].record, a);
+      records.push_back(std::move(picks[k].record));
+    }
+    picks = std::move(held_here);
+  }
+  // Grouped so that one group's jobs run one after another, groups in parallel.
+  std::map<std::string, std::vector<size_t>> groups;
+  for (size_t k = 0; k < picks.size(); ++k) groups[slots_[picks[k].slot].job.group].push_back(k);
+  std::vector<const std::vector<size_t>*> work;
+  for (const auto& [g, members] : groups) work.push_back(&members);
   std::mutex records_mu;
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t w; (w = next++) < work.size();) {
-      for (size_t i : work[w]) {
-        Slot* s;
-        {
-          std::lock_guard<std::mutex> lock(mu_);
-          s = &slots_[i];
-        }
-        RunRecord r;
-        r.job = s->job.name;
-        int64_t started = ToUnixMillis(clock_.Now());
-        // The latest slot at or before now; the ones between it and the last run were missed.
-        int64_t latest_slot = started / s->job.every_ms * s->job.every_ms;
-        if (latest_slot < s->next_due_ms) latest_slot = s->next_due_ms;
-        r.due_ms = latest_slot;
-        r.missed = static_cast<int>((latest_slot - s->next_due_ms) / s->job.every_ms);
-        r.started_ms = started;
-        if (o_.leases != nullptr && !ClaimSlot(*s, r)) {
-          std::lock_guard<std::mutex> lock(records_mu);
-          records.push_back(std::move(r));
-          continue;
-        }
-        r.status = s->job.run(r.due_ms, r.missed);
-        if (o_.leases != nullptr) o_.leases->Finish(s->job.name, r.due_ms, r.status);
-        latest_slot = r.due_ms;
-        {
-          std::lock_guard<std::mutex> lock(mu_);
-          if (r.status.ok()) {
-            s->next_due_ms = std::max(s->next_due_ms, latest_slot + s->job.every_ms);
-            s->held_due_ms = -1;
-            s->retry_at_ms = -1;
-            s->backoff_ms = 0;
-          } else {
-            // Keep the slot (next_due_ms) so the retry still covers it; back off, doubling.
-            s->backoff_ms = s->backoff_ms == 0 ? o_.retry_min_ms : std::min(2 * s->backoff_ms, s->job.every_ms);
-            s->retry_at_ms = started + s->backoff_ms;
-          }
-        }
-        std::lock_guard<std::mutex> lock(records_mu);
-        records.push_back(std::move(r));
-      }
+      std::vector<RunRecord> done;
+      done.reserve(work[w]->size());
+      RunGroup(picks, *work[w], done);
+      std::lock_guard<std::mutex> lock(records_mu);
+      for (auto& r : done) records.push_back(std::move(r));
     }
   };
   size_t threads = std::min<size_t>(static_cast<size_t>(o_.max_parallel), work.size());
