@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The long fuzz run: every target of tests/fuzz/ for an hour each (DW_FUZZ_SECONDS to change it),
 # keeping its corpus in build-fuzz/fuzz-corpus/ between runs. Same output and failure rules as
-# scripts/fuzz-smoke.sh, which it runs; figures go to docs/RELIABILITY.md.
+# scripts/fuzz-smoke.sh, which it runs; figures go to docs/RELIABILITY.md. Every target for an hour
+# is 14 CPU-hours; docs/RELIABILITY.md's hour-long figures come from three targets side by side:
+#   DW_FUZZ_TARGETS="jsonrpc openlineage http_serve" DW_FUZZ_PARALLEL=3 nice -n 19 bench/fuzz.sh
 set -euo pipefail
 export DW_FUZZ_SECONDS=${DW_FUZZ_SECONDS:-3600}
 # A new seed each run (the smoke run's fixed seed keeps CI repeatable; an hour should search wider).

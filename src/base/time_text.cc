@@ -1,6 +1,7 @@
 #include "base/time_text.h"
 
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 
 namespace dw {
@@ -125,6 +126,12 @@ std::optional<Parsed> Parse(std::string_view s) {
 std::optional<int64_t> ParseTimestampMillis(std::string_view text) {
   std::optional<Parsed> p = Parse(text);
   if (!p) return std::nullopt;
+  // Every reader turns these milliseconds into a TimePoint (nanoseconds in an int64_t): a year
+  // past 2262 would overflow there (undefined behaviour, found by the openlineage fuzz target on
+  // an eventTime in the year 4725), so such a time is not one this program can hold.
+  constexpr int64_t kLimit =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::duration::max()).count();
+  if (p->millis > kLimit || p->millis < -kLimit) return std::nullopt;
   return p->millis;
 }
 

@@ -11,8 +11,9 @@ namespace dw {
 
 // Parses "YYYY-MM-DD", or a date and time separated by 'T' or ' ' ("HH:MM[:SS[.fraction]]"), with
 // an optional zone: 'Z', "+HH", "+HHMM" or "+HH:MM" (a time without a zone is read as UTC).
-// Returns Unix milliseconds, or nullopt when the text is not such a timestamp or a field is out
-// of range.
+// Returns Unix milliseconds, or nullopt when the text is not such a timestamp, a field is out of
+// range, or the time lies outside what a TimePoint holds (1677-09-21T00:12:43.146Z to
+// 2262-04-11T23:47:16.854Z).
 std::optional<int64_t> ParseTimestampMillis(std::string_view text);
 
 // How a column writes its timestamps as text, learnt from one sample, so that a bound parameter

@@ -30,6 +30,10 @@ class ConnectionServer final : public httplib::Server {
   // Enables the fast path. REQUIRES: called before listening.
   void SetFastRoutes(FastRoutes routes) { fast_ = std::move(routes); }
 
+  // Serves `sock` on the calling thread exactly as an accepted connection (the loop below) and
+  // closes it. REQUIRES: bound (the loop ends when the listening socket is closed).
+  bool ServeConnection(socket_t sock) { return process_and_close_socket(sock); }
+
  private:
   bool process_and_close_socket(socket_t sock) override;
   // Waits for the next request; false when the connection should end (idle past the keep-alive

@@ -112,6 +112,13 @@ class HttpServer {
   // The bound port (the chosen one when options.port was 0); 0 before Start().
   int port() const;
 
+  // Serves one connected stream socket on the calling thread exactly as an accepted connection is
+  // served (the fast path, then httplib, request by request, with the keep-alive rules) until it
+  // ends, and closes it. For a caller that already holds a connection: the HTTP fuzz target feeds
+  // raw bytes through a socketpair with no listener, accept or thread per input. Fails with
+  // kFailedPrecondition (`sock` closed all the same) before Start() or after Stop().
+  Status ServeConnection(int sock);
+
   // Stops accepting and waits for the connection threads to finish.
   // Idempotent; safe to call when never started.
   void Stop();

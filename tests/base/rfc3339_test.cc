@@ -22,7 +22,8 @@ TEST(Rfc3339, KeepsMilliseconds) {
 
 TEST(Rfc3339, RefusesWhatIsNotATime) {
   for (const char* bad : {"", "2026-11-24", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z",
-                          "2026-11-24T14:02:00", "yesterday", "2026-11-24T14:02:00Zjunk"})
+                          "2026-11-24T14:02:00", "yesterday", "2026-11-24T14:02:00Zjunk",
+                          "4725-12-01T00:00:00Z"})  // past what a TimePoint holds
     EXPECT_FALSE(ParseRfc3339(bad).ok()) << bad;
 }
 

@@ -24,6 +24,16 @@ TEST(TimeTextTest, RefusesWhatIsNotATimestamp) {
   }
 }
 
+// Found by the openlineage fuzz target: an eventTime in the year 4725 overflowed the TimePoint it
+// became (undefined behaviour). Times a TimePoint cannot hold are not timestamps.
+TEST(TimeTextTest, RefusesTimesATimePointCannotHold) {
+  EXPECT_EQ(ParseTimestampMillis("2262-04-11T23:47:16Z"), 9223372036000);
+  EXPECT_EQ(ParseTimestampMillis("1677-09-21T00:12:44Z"), -9223372036000);
+  for (const char* far : {"2262-04-11T23:47:17Z", "4725-12-01T00:00:00Z", "9999-12-31T23:59:59Z",
+                          "1677-09-21T00:12:43Z", "0001-01-01", "0000-01-01T00:00:00Z"})
+    EXPECT_FALSE(ParseTimestampMillis(far).has_value()) << far;
+}
+
 TEST(TimeTextTest, FormatsInTheStyleOfASample) {
   const int64_t ms = 1795528920250;
   for (const char* sample : {"2026-01-01T00:00:00.000Z", "2026-01-01 00:00:00", "2026-01-01T00:00:00+00:00",

@@ -42,6 +42,10 @@ for f in files("tests/graph/testdata/OL-*.json"):
     put("openlineage", f.read_bytes(), f.name)
     put("http_request", b"POST /api/v1/lineage HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         b"Content-Length: %d\r\n\r\n" % len(f.read_bytes()) + f.read_bytes(), f.name)
+    # The same event through `dw serve`'s whole HTTP path (http_serve: the token it requires).
+    put("http_serve", b"POST /api/v1/lineage HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Authorization: Bearer fuzz-token-0123456789abcdef\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(f.read_bytes()) + f.read_bytes(), "intake-" + f.name)
 for f in files("tests/graph/testdata/dbt-manifest-*.json") + files("tests/schema/testdata/**/manifest.json"):
     put("dbt_manifest", f.read_bytes(), f.name)
 

@@ -274,5 +274,14 @@ TEST(OpenLineageReaderTextTest, ArraysAndDepth) {
   EXPECT_EQ(why, RunEventTextError::kSyntax);
 }
 
+// Found by the openlineage fuzz target (UBSan: a signed overflow converting the time).
+TEST(OpenLineageReaderTextTest, AnEventTimePastWhatATimePointHoldsIsRefusedWithItsPath) {
+  auto read = ParseRunEventText(R"({"eventTime":"4725-12-01T00:00:00Z" })", /*allow_array=*/false);
+  ASSERT_TRUE(read.ok());
+  Status st = ValidateRunEventFields(read->events.at(0));
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("$.eventTime"), std::string::npos) << st.message();
+}
+
 }  // namespace
 }  // namespace dw::graph

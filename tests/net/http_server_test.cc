@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <string>
 #include <thread>
 
 namespace dw::net {
@@ -129,6 +130,118 @@ TEST(NetHttpServerTest, AClientStillReceivingALargeResponseIsNotIdleAndItsNextRe
   }
   EXPECT_EQ(next.rfind("HTTP/1.1 200", 0), 0u) << next;
   ::close(sock);
+}
+
+// What a client wrote on a connection, served by ServeConnection on this thread; returns what the
+// server answered, read once the server has closed the connection.
+std::string ServeBytes(HttpServer& server, const std::string& bytes) {
+  int fds[2];
+  EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+  EXPECT_EQ(write(fds[0], bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  shutdown(fds[0], SHUT_WR);
+  EXPECT_TRUE(server.ServeConnection(fds[1]).ok());
+  std::string answer;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) answer.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  return answer;
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(NetHttpServerTest, AConnectionHandedOverIsServedLikeAnAcceptedOne) {
+  HttpServer server;
+  int served = 0;
+  ASSERT_TRUE(server.AddJsonRoute("POST", "/api/v1/lineage", [&served](const JsonRouteRequest& r) {
+    ++served;
+    return JsonRouteReply{201, {{"bytes", r.raw_body.size()}}};
+  }, /*raw_body=*/true).ok());
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+  close(fds[0]);
+  EXPECT_EQ(server.ServeConnection(fds[1]).code(), StatusCode::kFailedPrecondition);  // not started
+  ASSERT_TRUE(server.Start({}).ok());
+
+  // Pipelined on one keep-alive connection: two intake POSTs (the fast path), a chunked one
+  // (httplib's path, which then keeps the connection), a 404, and the health check that closes.
+  const std::string post = "POST /api/v1/lineage HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
+  std::string answer = ServeBytes(server,
+      post + "Content-Length: 2\r\n\r\n{}" + post + "Content-Length: 7\r\n\r\n{\"a\":1}" +
+      post + "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n" +
+      "GET /nope HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" +
+      "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(served, 3);
+  EXPECT_EQ(Count(answer, "HTTP/1.1 201"), 3u) << answer;
+  EXPECT_EQ(Count(answer, "HTTP/1.1 404"), 1u) << answer;
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200"), answer.rfind("HTTP/1.1 ")) << answer;  // the last answer
+  EXPECT_NE(answer.find("{\"bytes\":7}"), std::string::npos) << answer;
+
+  // A Host the server does not serve is refused by the same check an accepted connection meets.
+  answer = ServeBytes(server, "POST /api/v1/lineage HTTP/1.1\r\nHost: evil.example\r\n"
+                              "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+  EXPECT_EQ(answer.rfind("HTTP/1.1 403", 0), 0u) << answer;
+  EXPECT_EQ(served, 3);
+  server.Stop();
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+  close(fds[0]);
+  EXPECT_EQ(server.ServeConnection(fds[1]).code(), StatusCode::kFailedPrecondition);  // stopped
+}
+
+// Found by the http_serve fuzz target: httplib did not read the body of a request the server
+// refused before routing (401, 403) and served that body as the connection's next request.
+TEST(NetHttpServerTest, TheBodyOfARefusedRequestIsNeverServedAsARequest) {
+  HttpServer server;
+  int served = 0;
+  ASSERT_TRUE(server.AddJsonRoute("POST", "/api/v1/lineage", [&served](const JsonRouteRequest&) {
+    ++served;
+    return JsonRouteReply{201, {}};
+  }, /*raw_body=*/true).ok());
+  HttpServerOptions options;
+  options.bearer_token = "net-server-token-0123456789";
+  ASSERT_TRUE(server.Start(options).ok());
+  const std::string smuggled =
+      "POST /api/v1/lineage HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer net-server-token-0123456789\r\n"
+      "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+  const std::string length = "Content-Length: " + std::to_string(smuggled.size()) + "\r\n\r\n";
+  for (const std::string& refused :
+       {"POST /api/v1/lineage HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" + length,
+        "POST /x HTTP/1.1\r\nHost: evil.example\r\nContent-Type: text/plain\r\n" + length,
+        "PUT /x HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://evil.example\r\n" + length}) {
+    std::string answer = ServeBytes(server, refused + smuggled);
+    EXPECT_EQ(Count(answer, "HTTP/1.1 "), 1u) << answer;
+    EXPECT_TRUE(answer.rfind("HTTP/1.1 401", 0) == 0 || answer.rfind("HTTP/1.1 403", 0) == 0) << answer;
+  }
+  EXPECT_EQ(served, 0);
+  // Chunked alike.
+  std::string chunked = "POST /api/v1/lineage HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+  std::string answer = ServeBytes(server, chunked + smuggled);
+  EXPECT_EQ(Count(answer, "HTTP/1.1 "), 1u) << answer;
+  EXPECT_EQ(served, 0);
+  server.Stop();
+}
+
+// Found by the http_serve fuzz target: httplib cut a 403's JSON body to the Range of a POST.
+TEST(NetHttpServerTest, ARangeIsIgnoredEveryAnswerIsWhole) {
+  HttpServer server;
+  HttpServerOptions options;
+  options.bearer_token = "net-server-token-0123456789";
+  ASSERT_TRUE(server.Start(options).ok());
+  std::string refused = ServeBytes(server, "POST /x HTTP/1.1\r\nHost: [::0]\r\nRange: bytes=0-1\r\n"
+                                           "Content-Length: 2\r\n\r\n{}");
+  EXPECT_EQ(refused.rfind("HTTP/1.1 403", 0), 0u) << refused;
+  EXPECT_EQ(refused.find("Content-Range"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("{\"error\":\"Forbidden: Host header not allowed\"}"), std::string::npos) << refused;
+  std::string health = ServeBytes(server, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nRange: bytes=1-3,5-6\r\n"
+                                          "Connection: close\r\n\r\n");
+  EXPECT_EQ(health.rfind("HTTP/1.1 200", 0), 0u) << health;
+  EXPECT_NE(health.find("{\"status\":\"ok\"}"), std::string::npos) << health;
+  std::string unsatisfiable = ServeBytes(server, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                                 "Range: bytes=500-900\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(unsatisfiable.rfind("HTTP/1.1 200", 0), 0u) << unsatisfiable;
   server.Stop();
 }
 
