@@ -15,6 +15,7 @@
 
 #include "store/bytes_cell.h"
 #include "store/sql_cells.h"
+#include "store/sql_metric_rows.h"
 #include "store/sql_state_store.h"
 
 namespace dw::store {
@@ -148,15 +149,9 @@ Result<std::vector<std::vector<MetricMark>>> SqlStateStore::MetricMarksOfMany(
       RowReader r(row, "metric_marks");
       auto entry = EntryOf(r, ranges.size(), "metric_marks");
       if (!entry.ok()) return entry.status();
-      MetricMark m;
-      m.id = r.Int();
-      m.metric = r.Text();
-      m.from = r.Time();
-      m.to = r.Time();
-      m.note = r.Text();
-      m.created_at = r.Time();
-      if (!r.status().ok()) return r.status();
-      out[*entry].push_back(std::move(m));
+      auto m = ReadMetricMarkRow(r);
+      if (!m.ok()) return m.status();
+      out[*entry].push_back(std::move(m).value());
     }
     return Status::Ok();
   });
@@ -205,24 +200,12 @@ Result<std::vector<Result<MetricSnapshotLoad>>> SqlStateStore::LoadMetricSnapsho
         loads[*entry] = std::move(load);
         continue;
       }
-      MetricSnapshotRecord snap;
-      snap.metric = metric;
-      snap.revision = r.Int();
-      snap.from = r.Time();
-      snap.through = r.Time();
-      std::string text = r.Text();
-      snap.written_at = r.Time();
-      if (!r.status().ok()) {
-        errors[*entry] = r.status();
+      auto snap = ReadMetricSnapshotRow(r, metric, "postgresql");
+      if (!snap.ok()) {
+        errors[*entry] = snap.status();
         continue;
       }
-      auto bytes = BytesFromCell("postgresql", text);
-      if (!bytes.ok()) {
-        errors[*entry] = DataLoss("metric_snapshots row of " + metric + ": " + bytes.status().message());
-        continue;
-      }
-      snap.state = std::move(bytes).value();
-      load.snapshot = std::move(snap);
+      load.snapshot = std::move(snap).value();
       loads[*entry] = std::move(load);
     }
     return Status::Ok();

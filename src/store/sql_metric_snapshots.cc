@@ -4,6 +4,7 @@
 
 #include "store/bytes_cell.h"
 #include "store/sql_cells.h"
+#include "store/sql_metric_rows.h"
 #include "store/sql_state_store.h"
 
 namespace dw::store {
@@ -26,19 +27,9 @@ Result<MetricSnapshotLoad> SqlStateStore::LoadMetricSnapshot(const std::string& 
     RowReader r(row, "metric_snapshots");
     out.revision = r.Int();
     if (row.size() == 6 && std::holds_alternative<std::monostate>(row[1])) return r.status();
-    MetricSnapshotRecord snap;
-    snap.metric = metric;
-    snap.revision = r.Int();
-    snap.from = r.Time();
-    snap.through = r.Time();
-    std::string text = r.Text();
-    snap.written_at = r.Time();
-    if (!r.status().ok()) return r.status();
-    auto bytes = BytesFromCell(backend, text);
-    if (!bytes.ok())
-      return DataLoss("metric_snapshots row of " + metric + ": " + bytes.status().message());
-    snap.state = std::move(bytes).value();
-    out.snapshot = std::move(snap);
+    auto snap = ReadMetricSnapshotRow(r, metric, backend);
+    if (!snap.ok()) return snap.status();
+    out.snapshot = std::move(snap).value();
     return Status::Ok();
   });
   if (!s.ok()) return s;

@@ -7,6 +7,7 @@
 #include "base/redaction.h"
 #include "store/migrate.h"
 #include "store/sql_cells.h"
+#include "store/sql_metric_rows.h"
 
 namespace dw::store {
 namespace {
@@ -380,15 +381,7 @@ Result<std::vector<MetricMark>> SqlStateStore::MetricMarks(const std::string& me
         *rows,
         [](const SqlRow& row) -> Result<MetricMark> {
           RowReader r(row, "metric_marks");
-          MetricMark m;
-          m.id = r.Int();
-          m.metric = r.Text();
-          m.from = r.Time();
-          m.to = r.Time();
-          m.note = r.Text();
-          m.created_at = r.Time();
-          if (!r.status().ok()) return r.status();
-          return m;
+          return ReadMetricMarkRow(r);
         },
         out);
   });

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <mutex>
 #include <set>
 
 #include "observe/watch/watch_loop.h"
@@ -111,12 +112,15 @@ TEST(WatchLoopBatchTest, ARunnerAnsweringTheWrongNumberOfOutcomesFailsEveryItemO
   }
 }
 
-// Twenty jobs every minute with the default jitter (up to 6 s after the slot).
+// Twenty jobs every minute with the default jitter (up to 6 s after the slot). Jobs of different
+// groups run on the loop's parallel threads, so `ran` is appended under a lock.
+std::mutex ran_lock;
 void AddTwenty(WatchLoop& loop, std::vector<std::pair<std::string, int64_t>>& ran, const SimulatedClock& clock) {
   for (int i = 0; i < 20; ++i)
     ASSERT_TRUE(loop.AddJob({"monitor:m" + std::to_string(i), "warehouse:" + std::to_string(i % 3), kEvery,
                              [&ran, &clock, i](int64_t due, int) {
                                EXPECT_GE(ToUnixMillis(clock.Now()), due) << "never before its slot";
+                               std::lock_guard<std::mutex> hold(ran_lock);
                                ran.push_back({"m" + std::to_string(i), due});
                                return Status::Ok();
                              }})
