@@ -17,7 +17,9 @@ namespace {
 constexpr int64_t kEvery = 60'000;
 const int64_t kStart = 1767225600000LL;  // 2026-01-01 00:00 UTC, a slot boundary
 
-// Runs every slot here, and records how the loop asked.
+// Runs every slot here, and records how the loop asked. The loop reports ends from its group
+// threads (several at once with max_parallel > 1), so every record is kept under a lock, as
+// ReplicaLeases keeps its own.
 class CountingLeases final : public JobLeases {
  public:
   std::vector<size_t> claim_batches;   // sizes of the ClaimBatch calls
@@ -25,18 +27,27 @@ class CountingLeases final : public JobLeases {
   std::map<std::string, bool> finished;
   int single_claims = 0;
   Answer Claim(const std::string&, int64_t) override {
+    std::lock_guard<std::mutex> hold(mu_);
     ++single_claims;
     return {Verdict::kRun, 0, ""};
   }
-  void Finish(const std::string& job, int64_t, const Status& outcome) override { finished[job] = outcome.ok(); }
+  void Finish(const std::string& job, int64_t, const Status& outcome) override {
+    std::lock_guard<std::mutex> hold(mu_);
+    finished[job] = outcome.ok();
+  }
   std::vector<Answer> ClaimBatch(const std::vector<SlotRef>& slots) override {
+    std::lock_guard<std::mutex> hold(mu_);
     claim_batches.push_back(slots.size());
     return std::vector<Answer>(slots.size(), {Verdict::kRun, 0, ""});
   }
   void FinishBatch(const std::vector<SlotEnd>& ends) override {
+    std::lock_guard<std::mutex> hold(mu_);
     finish_batches.push_back(ends.size());
     for (const auto& e : ends) finished[e.job] = e.outcome.ok();
   }
+
+ private:
+  std::mutex mu_;
 };
 
 Status Ok(int64_t, int) { return Status::Ok(); }
