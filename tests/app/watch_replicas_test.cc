@@ -126,15 +126,23 @@ class WatchReplicasTest : public ::testing::Test {
     WriteWorkspace(tmp_, scratch_->location());
   }
 
+  // Three `dw watch` replicas named prefix0..prefix2 on the workspace, with a 2 s lease time.
+  std::vector<Watcher> StartThreeReplicas(const std::string& prefix) {
+    std::vector<Watcher> w;
+    for (int i = 0; i < 3; ++i)
+      w.push_back(StartWatch(tmp_, prefix + std::to_string(i), {"watch", "--lease-time", "2s"}));
+    for (const auto& x : w) EXPECT_GT(x.pid, 0) << "a replica did not start";
+    return w;
+  }
+
   TempDir tmp_;
   std::unique_ptr<ScratchLocation> scratch_;
 };
 
 TEST_F(WatchReplicasTest, ThreeReplicasRunEachSlotOnceAndTakeOverTheKilledOnesLease) {
   SystemClock clock;
-  std::vector<Watcher> w;
-  for (int i = 0; i < 3; ++i) w.push_back(StartWatch(tmp_, "r" + std::to_string(i), {"watch", "--lease-time", "2s"}));
-  for (const auto& x : w) ASSERT_GT(x.pid, 0);
+  std::vector<Watcher> w = StartThreeReplicas("r");
+  if (HasFailure()) return;
   auto store = store::OpenStateStore(scratch_->location(), clock);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   store::WatchLeases* leases = store::WatchLeasesOf(**store);
@@ -264,9 +272,8 @@ void WriteBatchWorkspace(const TempDir& tmp, const std::string& state) {
 TEST_F(WatchReplicasTest, AReplicaKilledHoldingABatchHasEachOfItsSlotsRunOnceByTheOthers) {
   WriteBatchWorkspace(tmp_, scratch_->location());
   SystemClock clock;
-  std::vector<Watcher> w;
-  for (int i = 0; i < 3; ++i) w.push_back(StartWatch(tmp_, "b" + std::to_string(i), {"watch", "--lease-time", "2s"}));
-  for (const auto& x : w) ASSERT_GT(x.pid, 0);
+  std::vector<Watcher> w = StartThreeReplicas("b");
+  if (HasFailure()) return;
   auto store = store::OpenStateStore(scratch_->location(), clock);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   store::WatchLeases* leases = store::WatchLeasesOf(**store);
