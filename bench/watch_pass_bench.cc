@@ -15,9 +15,15 @@
 // The baseline, in the same run: the same judgement with snapshots off (a full replay of HISTORY
 // stored points) on --baseline-series series, as the product did before snapshots.
 //
+// --snapshot-every K sets MetricToJudge::snapshot_every for the batched passes (default the product's,
+// kSnapshotEveryPoints). --k1-passes N adds N batched passes in the same run with what main did
+// before the cadence: a snapshot saved after every judgement (K=1) and, on PostgreSQL, the state
+// column's default storage (EXTENDED: compression attempted), as the baseline of the same run.
+// With --pg, each pass also reports the WAL the server wrote (pg_current_wal_lsn before and after).
+//
 // usage: watch_pass_bench SERIES [--history N] [--passes N] [--threads N] [--pg URL]
 //                                [--baseline-series N] [--dir PATH] [--batch N]
-//                                [--per-series-passes N]
+//                                [--per-series-passes N] [--snapshot-every K] [--k1-passes N]
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -126,11 +132,12 @@ void Die(const std::string& what, const Status& s) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s SERIES [--history N] [--passes N] [--threads N] [--pg URL] [--baseline-series N] [--dir PATH] [--batch N] [--per-series-passes N]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s SERIES [--history N] [--passes N] [--threads N] [--pg URL] [--baseline-series N] [--dir PATH] [--batch N] [--per-series-passes N] [--snapshot-every K] [--k1-passes N]\n", argv[0]);
     return 2;
   }
   size_t series = std::strtoul(argv[1], nullptr, 10);
-  size_t history = 2000, passes = 3, threads = 1, baseline = 50, batch = 0, per_series_passes = 1;
+  size_t history = 2000, passes = 3, threads = 1, baseline = 50, batch = 0, per_series_passes = 1, k1_passes = 0;
+  int snapshot_every = kSnapshotEveryPoints;
   std::string pg, dir = "/tmp/watch-pass-bench-" + std::to_string(::getpid());
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
@@ -142,6 +149,8 @@ int main(int argc, char** argv) {
     else if (k == "--dir") dir = v;
     else if (k == "--batch") batch = std::strtoul(v.c_str(), nullptr, 10);
     else if (k == "--per-series-passes") per_series_passes = std::strtoul(v.c_str(), nullptr, 10);
+    else if (k == "--snapshot-every") snapshot_every = std::max(1, std::atoi(v.c_str()));
+    else if (k == "--k1-passes") k1_passes = std::strtoul(v.c_str(), nullptr, 10);
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -236,9 +245,37 @@ int main(int argc, char** argv) {
               "bytes); setup %.1f s\n",
               pg.empty() ? "SQLite" : "PostgreSQL", series, history, snapshot_bytes, Seconds(s0, s1));
 
-  const size_t total_passes = batch > 0 ? passes + per_series_passes : passes;
+  // The WAL position of the server (PostgreSQL), to report what each pass made it write.
+  std::unique_ptr<store::SqlConnection> wal_conn;
+  if (!pg.empty()) {
+    auto c = store::OpenPostgresConnection(pg);
+    if (!c.ok()) Die("postgres", c.status());
+    wal_conn = std::move(c).value();
+  }
+  auto wal_lsn = [&]() -> std::string {
+    if (!wal_conn) return "";
+    auto rows = wal_conn->Query("SELECT pg_current_wal_lsn()::text");
+    return rows.ok() && rows->size() == 1 ? std::get<std::string>((*rows)[0][0]) : "";
+  };
+  auto wal_bytes_since = [&](const std::string& from) -> double {
+    if (!wal_conn || from.empty()) return -1;
+    auto rows = wal_conn->Query("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::float8", {from});
+    return rows.ok() && rows->size() == 1 ? std::get<double>((*rows)[0][0]) : -1;
+  };
+
+  const size_t batch_passes = batch > 0 ? passes + k1_passes : passes;
+  const size_t total_passes = batch > 0 ? batch_passes + per_series_passes : passes;
   for (size_t pass = 1; pass <= total_passes; ++pass) {
-    const bool batched = batch > 0 && pass <= passes;
+    const bool batched = batch > 0 && pass <= batch_passes;
+    const bool k1 = batched && pass > passes;
+    if (k1 && pass == passes + 1) {
+      snapshot_every = 1;
+      if (wal_conn) {
+        Status st = wal_conn->ExecScript(
+            "ALTER TABLE dw_watch_bench.metric_snapshots ALTER COLUMN state SET STORAGE EXTENDED");
+        if (!st.ok()) Die("storage extended", st);
+      }
+    }
     clock.Advance(std::chrono::hours(1));
     int64_t t = ToUnixMillis(clock.Now());
     size_t step = history + pass;
@@ -247,6 +284,7 @@ int main(int argc, char** argv) {
     double c0 = CpuSeconds();
     long long w0 = WrittenBytes();
     double server0 = server_pid ? ProcessCpuSeconds(server_pid) : 0;
+    const std::string lsn0 = wal_lsn();
     auto work_batched = [&](size_t thread) {
       store::StateStore& st = *stores[thread];
       auto windows = workspace::IncidentWindowsOfMany(st);
@@ -255,7 +293,7 @@ int main(int argc, char** argv) {
         std::vector<MetricToJudge> judge;
         for (size_t s = a; s < std::min(series, a + batch); ++s) {
           points.push_back({Name(s), {{t, Value(s % kShapes, step)}}});
-          judge.push_back({Name(s), settings});
+          judge.push_back({Name(s), settings, snapshot_every});
         }
         auto recorded = RecordMetricPointsOfMany(st, points);
         auto judged = JudgeLatestPoints(st, judge, clock, windows);
@@ -292,11 +330,14 @@ int main(int argc, char** argv) {
     double cpu = CpuSeconds() - c0;
     long long w1 = WrittenBytes();
     double server_cpu = server_pid ? ProcessCpuSeconds(server_pid) - server0 : 0;
+    const double wal = wal_bytes_since(lsn0);
     std::string how = batched ? "batched by " + std::to_string(batch) : std::string("one series at a time");
+    how += ", snapshot every " + std::to_string(batched ? snapshot_every : kSnapshotEveryPoints) + (k1 ? " and main's storage: baseline" : "");
     std::printf("pass %zu (%s): %zu series in %.3f s wall, %.3f s CPU (%.1f us/series), %zu resumed from a snapshot, %zu alarms, %zu failed, %.0f MB written by this process\n",
                 pass, how.c_str(), series, Seconds(p0, p1), cpu, 1e6 * cpu / static_cast<double>(series),
                 resumed.load(), alarms.load(), failed.load(), w0 < 0 || w1 < 0 ? -1.0 : static_cast<double>(w1 - w0) / 1e6);
     if (server_pid) std::printf("  PostgreSQL server CPU in that pass: %.3f s (all its processes)\n", server_cpu);
+    if (wal >= 0) std::printf("  PostgreSQL WAL written in that pass: %.0f MB\n", wal / 1e6);
   }
   if (baseline > 0) {
     MonitorSettings off = settings;

@@ -44,7 +44,8 @@ Result<int> MigrateInTransaction(SqlConnection& conn, std::span<const Migration>
   }
   for (const Migration& m : migrations) {
     if (m.version <= *recorded) continue;
-    Status applied = conn.ExecScript(RenderDdl(m.ddl, conn.backend()));
+    const bool applies = m.only_on.empty() || m.only_on == conn.backend();
+    Status applied = applies ? conn.ExecScript(RenderDdl(m.ddl, conn.backend())) : Status::Ok();
     if (applied.ok()) {
       applied = conn.Query(
                         "INSERT INTO schema_migrations (version, applied_at, description) "

@@ -15,6 +15,9 @@ struct Migration {
   // ';'-separated statements for both dialects, with two placeholders: {ID} (an auto-increment
   // BIGINT primary key) and {DOUBLE} (a double-precision column). RenderDdl fills them in.
   std::string_view ddl;
+  // The one backend the DDL is for ("postgresql": a storage setting SQLite has no form of), or
+  // empty for both. The other backend records the version without running anything.
+  std::string_view only_on = {};
 };
 
 // `ddl` with the placeholders spelled for `backend` ("sqlite" or "postgresql").

@@ -13,8 +13,23 @@
 
 namespace dw::store {
 
-// A bound parameter or a result cell: NULL, integer, floating point or text.
-using SqlValue = std::variant<std::monostate, int64_t, double, std::string>;
+// Bytes bound as a parameter in their own form, never as text: a BLOB on SQLite, a BYTEA sent in
+// PostgreSQL's binary form (no hex, no escaping; any byte values).
+struct SqlBytes {
+  std::string bytes;
+  bool operator==(const SqlBytes&) const = default;
+};
+// Many byte strings bound as one array parameter: a BYTEA[] in PostgreSQL's binary form (for the
+// batch statements' unnest). SQLite has no arrays: binding one there fails.
+struct SqlBytesArray {
+  std::vector<std::string> items;
+  bool operator==(const SqlBytesArray&) const = default;
+};
+
+// A bound parameter or a result cell: NULL, integer, floating point or text; a parameter may also
+// be bytes. Result cells are never SqlBytes: a bytes column reads as a std::string of its bytes
+// through QueryBytes (below).
+using SqlValue = std::variant<std::monostate, int64_t, double, std::string, SqlBytes, SqlBytesArray>;
 using SqlRow = std::vector<SqlValue>;
 
 class SqlConnection {
@@ -39,6 +54,14 @@ class SqlConnection {
     if (!rows.ok()) return rows.status();
     for (const SqlRow& row : *rows) DW_RETURN_IF_ERROR(on_row(row));
     return Status::Ok();
+  }
+  // Query for a statement that selects a bytes column: such a cell is a std::string of the bytes
+  // themselves (PostgreSQL sends the whole result in its binary form, so a BYTEA costs its size
+  // and no hex either way). Only integer, floating point, boolean, text and bytes columns can be
+  // read so: InvalidArgument naming the column otherwise (select other types through Query). The
+  // default is Query (SQLite reads a BLOB as its bytes already).
+  virtual Result<std::vector<SqlRow>> QueryBytes(const std::string& sql, const std::vector<SqlValue>& params) {
+    return Query(sql, params);
   }
   // Runs `sql`, one or more ';'-separated statements without parameters (migration DDL).
   virtual Status ExecScript(const std::string& sql) = 0;

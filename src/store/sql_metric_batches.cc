@@ -1,8 +1,8 @@
 // The metric statements of many metrics at once (store/metric_batches.h) of SqlStateStore.
 //
 // PostgreSQL: one statement per call, whatever the number of metrics, with the entries bound as
-// array parameters (text arrays spelled as array literals, unnested server-side WITH ORDINALITY so
-// each row says which entry it answers). A round trip to the server costs far more than the
+// array parameters (text arrays spelled as array literals, the snapshots' states as one BYTEA[] in
+// binary form; unnested server-side WITH ORDINALITY so each row says which entry it answers). A round trip to the server costs far more than the
 // statement, so this is what makes a pass of 10,000 monitors fit in seconds.
 // SQLite: the single-metric statement, prepared once and cached, run for each entry: there is no
 // round trip to save, and the single-metric statements are the ones the rest of the store uses.
@@ -13,7 +13,6 @@
 #include <set>
 #include <string>
 
-#include "store/bytes_cell.h"
 #include "store/sql_cells.h"
 #include "store/sql_metric_rows.h"
 #include "store/sql_state_store.h"
@@ -36,7 +35,7 @@ std::string TextArray(const std::vector<std::string>& items) {
     out += '"';
     const std::string& item = items[i];
     if (item.find_first_of("\"\\") == std::string::npos) {
-      out += item;  // the common case (names, hex): copied whole, not a character at a time
+      out += item;  // the common case (names): copied whole, not a character at a time
     } else {
       for (char c : item) {
         if (c == '"' || c == '\\') out += '\\';
@@ -177,10 +176,9 @@ Result<std::vector<Result<MetricSnapshotLoad>>> SqlStateStore::LoadMetricSnapsho
   std::vector<Status> errors(metrics.size());
   Status s = Do(false, [&]() -> Status {
     // One statement: every revision and snapshot read at the same moment.
-    Result<Rows> rows = Run(
-        "SELECT q.i, COALESCE(h.revision, 0), s.revision, s.from_ts, s.through_ts, " +
-            BytesColumnSql("postgresql", "s.state") +
-            ", s.written_at FROM unnest($1::text[]) WITH ORDINALITY AS q(metric, i) "
+    Result<Rows> rows = RunBytes(
+        "SELECT q.i, COALESCE(h.revision, 0), s.revision, s.from_ts, s.through_ts, s.state, s.written_at "
+            "FROM unnest($1::text[]) WITH ORDINALITY AS q(metric, i) "
             "LEFT JOIN metric_history AS h ON h.metric = q.metric "
             "LEFT JOIN metric_snapshots AS s ON s.metric = q.metric",
         {TextArray(metrics)});
@@ -200,7 +198,7 @@ Result<std::vector<Result<MetricSnapshotLoad>>> SqlStateStore::LoadMetricSnapsho
         loads[*entry] = std::move(load);
         continue;
       }
-      auto snap = ReadMetricSnapshotRow(r, metric, "postgresql");
+      auto snap = ReadMetricSnapshotRow(r, metric);
       if (!snap.ok()) {
         errors[*entry] = snap.status();
         continue;
@@ -242,14 +240,15 @@ Result<std::vector<bool>> SqlStateStore::SaveMetricSnapshots(const std::vector<M
   // A cache of what the points say, committed without waiting for the WAL flush outside a
   // caller's transaction (see SaveMetricSnapshot).
   const bool async = depth_ == 0;
-  std::vector<std::string> metrics, states;
+  std::vector<std::string> metrics;
+  SqlBytesArray states;
   std::vector<int64_t> revisions, from, through;
   for (const auto& [metric, i] : last) {
     metrics.push_back(metric);
     revisions.push_back(snapshots[i].revision);
     from.push_back(ToUnixMillis(snapshots[i].from));
     through.push_back(ToUnixMillis(snapshots[i].through));
-    states.push_back(BytesParamValue("postgresql", snapshots[i].state));
+    states.items.push_back(snapshots[i].state);
   }
   Status s = Do(true, [&]() -> Status {
     if (async) DW_RETURN_IF_ERROR(Run("SET LOCAL synchronous_commit TO off", {}).status());
@@ -257,14 +256,14 @@ Result<std::vector<bool>> SqlStateStore::SaveMetricSnapshots(const std::vector<M
     // the statement that checks it (as SaveMetricSnapshot).
     Result<Rows> rows = Run(
         "INSERT INTO metric_snapshots (metric, revision, from_ts, through_ts, state, written_at) "
-        "SELECT q.metric, q.revision, q.from_ts, q.through_ts, decode(q.state, 'hex'), $6::bigint "
-        "FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[]) "
+        "SELECT q.metric, q.revision, q.from_ts, q.through_ts, q.state, $6::bigint "
+        "FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bytea[]) "
         "AS q(metric, revision, from_ts, through_ts, state) "
         "WHERE COALESCE((SELECT h.revision FROM metric_history AS h WHERE h.metric = q.metric), 0) = q.revision "
         "ON CONFLICT (metric) DO UPDATE SET revision = excluded.revision, from_ts = excluded.from_ts, "
         "through_ts = excluded.through_ts, state = excluded.state, written_at = excluded.written_at "
         "RETURNING metric",
-        {TextArray(metrics), IntArray(revisions), IntArray(from), IntArray(through), TextArray(states),
+        {TextArray(metrics), IntArray(revisions), IntArray(from), IntArray(through), std::move(states),
          TimeCell(clock_.Now())});
     if (!rows.ok()) return rows.status();
     for (const SqlRow& row : *rows) {

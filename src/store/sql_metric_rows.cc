@@ -2,8 +2,6 @@
 
 #include <utility>
 
-#include "store/bytes_cell.h"
-
 namespace dw::store {
 
 Result<MetricMark> ReadMetricMarkRow(RowReader& r) {
@@ -18,19 +16,15 @@ Result<MetricMark> ReadMetricMarkRow(RowReader& r) {
   return m;
 }
 
-Result<MetricSnapshotRecord> ReadMetricSnapshotRow(RowReader& r, const std::string& metric,
-                                                   std::string_view backend) {
+Result<MetricSnapshotRecord> ReadMetricSnapshotRow(RowReader& r, const std::string& metric) {
   MetricSnapshotRecord snap;
   snap.metric = metric;
   snap.revision = r.Int();
   snap.from = r.Time();
   snap.through = r.Time();
-  std::string text = r.Text();
+  snap.state = r.Text();
   snap.written_at = r.Time();
   if (!r.status().ok()) return r.status();
-  auto bytes = BytesFromCell(backend, text);
-  if (!bytes.ok()) return DataLoss("metric_snapshots row of " + metric + ": " + bytes.status().message());
-  snap.state = std::move(bytes).value();
   return snap;
 }
 

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <string>
-#include <string_view>
 
 #include "base/status.h"
 #include "store/metric_snapshots.h"
@@ -17,10 +16,9 @@ namespace dw::store {
 // The reader's first error (kDataLoss) when a cell is missing or of the wrong type.
 Result<MetricMark> ReadMetricMarkRow(RowReader& r);
 
-// A metric_snapshots row's cells from r's position on: revision, from, through, state (as
-// BytesColumnSql selected it on `backend`), written_at; for `metric`. kDataLoss naming the metric
-// when a cell is unusable or the state's bytes do not decode.
-Result<MetricSnapshotRecord> ReadMetricSnapshotRow(RowReader& r, const std::string& metric,
-                                                   std::string_view backend);
+// A metric_snapshots row's cells from r's position on: revision, from, through, state (its bytes,
+// as SqlConnection::QueryBytes reads them), written_at; for `metric`. The reader's first error
+// (kDataLoss) when a cell is missing or of the wrong type.
+Result<MetricSnapshotRecord> ReadMetricSnapshotRow(RowReader& r, const std::string& metric);
 
 }  // namespace dw::store

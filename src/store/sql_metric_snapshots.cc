@@ -2,7 +2,6 @@
 // that makes a snapshot stale when points are rewritten under it.
 #include <string>
 
-#include "store/bytes_cell.h"
 #include "store/sql_cells.h"
 #include "store/sql_metric_rows.h"
 #include "store/sql_state_store.h"
@@ -15,10 +14,9 @@ Result<MetricSnapshotLoad> SqlStateStore::LoadMetricSnapshot(const std::string& 
   MetricSnapshotLoad out;
   Status s = Do(false, [&]() -> Status {
     // One statement: the revision and the snapshot are read at the same moment.
-    const std::string backend = conn_->backend();
-    Result<Rows> rows = Run(
+    Result<Rows> rows = RunBytes(
         "SELECT COALESCE((SELECT revision FROM metric_history WHERE metric = $1), 0), "
-        "s.revision, s.from_ts, s.through_ts, " + BytesColumnSql(backend, "s.state") + ", s.written_at "
+        "s.revision, s.from_ts, s.through_ts, s.state, s.written_at "
         "FROM (SELECT 1 AS one) AS o LEFT JOIN metric_snapshots AS s ON s.metric = $1",
         {metric});
     if (!rows.ok()) return rows.status();
@@ -27,7 +25,7 @@ Result<MetricSnapshotLoad> SqlStateStore::LoadMetricSnapshot(const std::string& 
     RowReader r(row, "metric_snapshots");
     out.revision = r.Int();
     if (row.size() == 6 && std::holds_alternative<std::monostate>(row[1])) return r.status();
-    auto snap = ReadMetricSnapshotRow(r, metric, backend);
+    auto snap = ReadMetricSnapshotRow(r, metric);
     if (!snap.ok()) return snap.status();
     out.snapshot = std::move(snap).value();
     return Status::Ok();
@@ -50,16 +48,15 @@ Result<bool> SqlStateStore::SaveMetricSnapshot(const MetricSnapshotRecord& snap)
     if (async) DW_RETURN_IF_ERROR(Run("SET LOCAL synchronous_commit TO off", {}).status());
     // Written only while the history is still at the revision it was learnt under, in the same
     // statement that checks it, so a rewrite committed meanwhile is never covered up.
-    const std::string backend = conn_->backend();
     Result<Rows> rows = Run(
         "INSERT INTO metric_snapshots (metric, revision, from_ts, through_ts, state, written_at) "
-        "SELECT $1, $2, $3, $4, " + BytesParamSql(backend, 5) + ", $6 "
+        "SELECT $1, $2, $3, $4, $5, $6 "
         "WHERE COALESCE((SELECT revision FROM metric_history WHERE metric = $1), 0) = $2 "
         "ON CONFLICT (metric) DO UPDATE SET revision = excluded.revision, from_ts = excluded.from_ts, "
         "through_ts = excluded.through_ts, state = excluded.state, written_at = excluded.written_at "
         "RETURNING metric",
         {snap.metric, snap.revision, TimeCell(snap.from), TimeCell(snap.through),
-         BytesParamValue(backend, snap.state), TimeCell(clock_.Now())});
+         SqlBytes{snap.state}, TimeCell(clock_.Now())});
     if (!rows.ok()) return rows.status();
     saved = !rows->empty();
     return Status::Ok();

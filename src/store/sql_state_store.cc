@@ -178,6 +178,12 @@ Result<Rows> SqlStateStore::Run(const std::string& sql, const std::vector<SqlVal
   return rows;
 }
 
+Result<Rows> SqlStateStore::RunBytes(const std::string& sql, const std::vector<SqlValue>& params) {
+  Result<Rows> rows = conn_->QueryBytes(sql, params);
+  if (!rows.ok() && depth_ > 0 && tx_error_.ok()) tx_error_ = rows.status();
+  return rows;
+}
+
 Status SqlStateStore::InTransaction(const std::function<Status(StateStore&)>& body) {
   return Do(true, [&] { return body(*this); });
 }

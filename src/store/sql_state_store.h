@@ -137,6 +137,8 @@ class SqlStateStore final : public StateStore,
   Status BumpMetricRevision(const std::string& metric);
   // Runs one statement. REQUIRES: mu_ held (i.e. called from a Do body).
   Result<std::vector<SqlRow>> Run(const std::string& sql, const std::vector<SqlValue>& params);
+  // Run for a statement that selects a bytes column (SqlConnection::QueryBytes).
+  Result<std::vector<SqlRow>> RunBytes(const std::string& sql, const std::vector<SqlValue>& params);
 
   // The lock is recursive because a transaction body calls back into the store on its thread.
   std::recursive_mutex mu_;

@@ -6,6 +6,11 @@ int BindSqliteValue(sqlite3_stmt* stmt, int index, const SqlValue& v) {
   if (std::holds_alternative<std::monostate>(v)) return sqlite3_bind_null(stmt, index);
   if (const auto* n = std::get_if<int64_t>(&v)) return sqlite3_bind_int64(stmt, index, *n);
   if (const auto* d = std::get_if<double>(&v)) return sqlite3_bind_double(stmt, index, *d);
+  // The caller's bytes outlive the binding: statements are reset and their bindings cleared
+  // before Query returns.
+  if (const auto* b = std::get_if<SqlBytes>(&v))
+    return sqlite3_bind_blob64(stmt, index, b->bytes.data(), b->bytes.size(), SQLITE_STATIC);
+  if (std::holds_alternative<SqlBytesArray>(v)) return SQLITE_MISMATCH;  // SQLite has no arrays
   const std::string& s = std::get<std::string>(v);
   return sqlite3_bind_text64(stmt, index, s.data(), s.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
 }

@@ -8,7 +8,8 @@
 
 namespace dw::store {
 
-// Binds `v` to parameter slot `index` of `stmt`; returns SQLite's result code.
+// Binds `v` to parameter slot `index` of `stmt` (SqlBytes as a BLOB); returns SQLite's result
+// code (SQLITE_MISMATCH for an SqlBytesArray: SQLite has no arrays).
 int BindSqliteValue(sqlite3_stmt* stmt, int index, const SqlValue& v);
 
 // The value in column `i` of the current row of `stmt`.

@@ -3,12 +3,17 @@
 // past, a retention prune, other settings, the history's start moving, a damaged or foreign
 // snapshot): each is compared, step by step on the same series, with snapshots off, and each
 // says whether it resumed or replayed and why. On both backends (PostgreSQL under
-// scripts/with-postgres.sh).
+// scripts/with-postgres.sh), and under three snapshot cadences (MetricToJudge::snapshot_every:
+// 1, a snapshot after every judgement; 5; and the product's): each equals the full replay bit for
+// bit, so the cadences equal each other, through every kind of invalidation.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
+#include "observe/metrics/metric_batch.h"
 #include "observe/metrics/metric_replayer.h"
 #include "observe/metrics/metric_service.h"
 #include "store/metric_snapshots.h"
@@ -34,9 +39,13 @@ class MetricSnapshotTest : public store::test_support::StoreOnEachBackend {
  protected:
   MetricSnapshotTest() : StoreOnEachBackend(FromUnixMillis(kStart)) {}
 
+  // The cadence of the parameter "backend:K".
+  int Every() const { return std::atoi(GetParam().substr(GetParam().find(':') + 1).c_str()); }
+
   void SetUp() override {
     StoreOnEachBackend::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
+    ASSERT_GE(Every(), 1);
     std::vector<IncomingPoint> warm;
     for (size_t i = 0; i < kWarm; ++i) warm.push_back({kStart + static_cast<int64_t>(i) * kHour, Value(i)});
     ASSERT_TRUE(RecordMetricPoints(*store_, "orders", warm).ok());
@@ -54,7 +63,7 @@ class MetricSnapshotTest : public store::test_support::StoreOnEachBackend {
   MetricJudgement Judge() {
     MonitorSettings off = settings_;
     off.use_snapshots = false;
-    auto with = JudgeLatestPoint(*store_, "orders", settings_, clock_, Windows());
+    auto with = std::move(JudgeLatestPoints(*store_, {{"orders", settings_, Every()}}, clock_, EachOf(Windows())).front());
     auto without = JudgeLatestPoint(*store_, "orders", off, clock_, Windows());
     EXPECT_TRUE(with.ok()) << with.status().ToString();
     EXPECT_TRUE(without.ok()) << without.status().ToString();
@@ -113,10 +122,43 @@ TEST_P(MetricSnapshotTest, AppendsResumeFromTheSnapshotWithTheReplaysVerdicts) {
     MetricJudgement j = Step(i == 10 || i == 11 ? 0.2 : 1.0);  // a drop on the way
     EXPECT_TRUE(j.from_snapshot) << i << ": " << j.replay_reason;
   }
-  // Judging again with no new point re-judges the same latest point from the snapshot.
+  // Judging again with no new point re-judges the same latest point from the snapshot (with a
+  // cadence, after the points since the snapshot, fewer than the cadence).
   MetricJudgement again = Judge();
   EXPECT_TRUE(again.from_snapshot);
-  EXPECT_EQ(again.points_fed, 1u);
+  EXPECT_GE(again.points_fed, 1u);
+  EXPECT_LE(again.points_fed, static_cast<size_t>(Every()));
+  if (Every() == 1) {
+    EXPECT_EQ(again.points_fed, 1u);
+  }
+}
+
+TEST_P(MetricSnapshotTest, AResumedJudgementSavesOnceEverySnapshotEveryPointsAndFeedsNoMore) {
+  settings_.training_window_ms = 400 * 24 * kHour;  // no new training period within the 64 steps
+  Judge();  // replays and saves
+  auto through = [&]() -> int64_t {
+    auto load = store::MetricSnapshotsOf(*store_)->LoadMetricSnapshot("orders");
+    EXPECT_TRUE(load.ok() && load->snapshot) << load.status().ToString();
+    return load.ok() && load->snapshot ? ToUnixMillis(load->snapshot->through) : -1;
+  };
+  const size_t every = static_cast<size_t>(Every());
+  const size_t steps = 4 * every;
+  int64_t last = through();
+  size_t saves = 0;
+  for (size_t i = 0; i < steps; ++i) {
+    MetricJudgement j = Step();
+    EXPECT_TRUE(j.from_snapshot) << i << ": " << j.replay_reason;
+    // The points after the snapshot and the new one: never more than the cadence and one.
+    EXPECT_LE(j.points_fed, every + 1) << i;
+    int64_t now = through();
+    if (now != last) {
+      ++saves;
+      EXPECT_EQ(now, PointMs(next_ - 2)) << i;  // a save is through the point before the latest
+    }
+    last = now;
+  }
+  // One point a judgement: any `every` consecutive judgements hold exactly one turn.
+  EXPECT_EQ(saves, steps / every);
 }
 
 TEST_P(MetricSnapshotTest, AMarkOverLearntPointsReplaysOnceAndAFutureMarkDoesNot) {
@@ -144,8 +186,9 @@ TEST_P(MetricSnapshotTest, AnIncidentWindowOverLearntPointsReplaysAndItsClosingL
   // Closing it now, after the points the snapshot learnt, changes nothing they were judged under.
   windows_[0].to = FromUnixMillis(PointMs(next_));
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(Step().from_snapshot);
-  // Closing it earlier than it was (an edit of the past) does.
-  windows_[0].to = FromUnixMillis(PointMs(next_ - 6));
+  // Closing it earlier than it was (an edit of the past), one point after it began: inside what
+  // every snapshot since the replay learnt, whatever the cadence, so it replays.
+  windows_[0].to = FromUnixMillis(PointMs(next_ - 10));
   ExpectResumesAfterOneReplay("incident window");
 }
 
@@ -235,7 +278,7 @@ TEST_P(MetricSnapshotTest, TheStateIsStoredAsItsBytesNotAsText) {
   ASSERT_TRUE(load->snapshot.has_value());
   auto conn = scratch_->Connect();
   ASSERT_TRUE(conn.ok()) << conn.status().ToString();
-  const bool pg = GetParam() == "postgresql";
+  const bool pg = Backend() == "postgresql";
   auto rows = (*conn)->Query(pg ? "SELECT octet_length(state), pg_typeof(state)::text FROM metric_snapshots"
                                 : "SELECT length(state), typeof(state) FROM metric_snapshots");
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
@@ -244,10 +287,24 @@ TEST_P(MetricSnapshotTest, TheStateIsStoredAsItsBytesNotAsText) {
   EXPECT_EQ(std::get<std::string>((*rows)[0][1]), pg ? "bytea" : "blob");
   // Under the 16 kB of the scale issue for a series of this length (1,400 hourly points).
   EXPECT_LE(load->snapshot->state.size(), 16u * 1024);
+  if (pg) {
+    // Migration 9: kept out of line, never compressed ('e', EXTERNAL; the default is 'x').
+    auto storage = (*conn)->Query(
+        "SELECT attstorage::text FROM pg_attribute WHERE attrelid = 'metric_snapshots'::regclass AND attname = 'state'");
+    ASSERT_TRUE(storage.ok()) << storage.status().ToString();
+    ASSERT_EQ(storage->size(), 1u);
+    EXPECT_EQ(std::get<std::string>((*storage)[0][0]), "e");
+  }
 }
 
-INSTANTIATE_TEST_SUITE_P(Store, MetricSnapshotTest, ::testing::Values("sqlite", "postgresql"),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Store, MetricSnapshotTest,
+                         ::testing::Values("sqlite:1", "sqlite:5", "sqlite:" + std::to_string(kSnapshotEveryPoints),
+                                           "postgresql:1", "postgresql:5",
+                                           "postgresql:" + std::to_string(kSnapshotEveryPoints)),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           return name.replace(name.find(':'), 1, "_every_");
+                         });
 
 }  // namespace
 }  // namespace dw::observe::metrics

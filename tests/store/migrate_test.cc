@@ -98,6 +98,21 @@ TEST_P(StoreMigrateTest, AFailedMigrationChangesNothing) {
   EXPECT_FALSE(conn_->Query("SELECT COUNT(*) FROM t3").ok());
 }
 
+// A PostgreSQL-only migration (a storage setting SQLite has no form of): run there, recorded
+// without running anything on SQLite, where its DDL would fail.
+constexpr Migration kPostgresOnlyTwo{2, "postgres only",
+                                     "CREATE TABLE t_pg (x BIGINT); ALTER TABLE t_pg ALTER COLUMN x SET STORAGE PLAIN",
+                                     "postgresql"};
+
+TEST_P(StoreMigrateTest, AMigrationForOneBackendRunsThereAndIsOnlyRecordedOnTheOther) {
+  std::array v2 = {kOne, kPostgresOnlyTwo};
+  Result<int> version = ApplyMigrations(*conn_, v2, clock_);
+  ASSERT_TRUE(version.ok()) << version.status().ToString();
+  EXPECT_EQ(*version, 2);
+  EXPECT_EQ(Scalar("SELECT MAX(version) FROM schema_migrations"), 2);
+  EXPECT_EQ(conn_->Query("SELECT COUNT(*) FROM t_pg").ok(), GetParam() == "postgresql");
+}
+
 TEST_P(StoreMigrateTest, ANewerStoreIsRefusedWithBothVersions) {
   std::array v2 = {kOne, kTwo};
   ASSERT_TRUE(ApplyMigrations(*conn_, v2, clock_).ok());

@@ -100,11 +100,15 @@ class ScratchOnEachBackend : public ::testing::TestWithParam<std::string> {
   explicit ScratchOnEachBackend(TimePoint now = FromUnixMillis(1'800'000'000'000)) : clock_(now) {}
 
   void SetUp() override {
-    if (GetParam() == "postgresql" && PostgresTestUrl().empty()) GTEST_SKIP() << kPgSkipMessage;
-    Result<std::unique_ptr<ScratchLocation>> scratch = ScratchLocation::Create(GetParam());
+    if (Backend() == "postgresql" && PostgresTestUrl().empty()) GTEST_SKIP() << kPgSkipMessage;
+    Result<std::unique_ptr<ScratchLocation>> scratch = ScratchLocation::Create(Backend());
     ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
     scratch_ = std::move(scratch).value();
   }
+
+  // The backend of the parameter: all of it, or what comes before a ':' (a suite whose parameter
+  // also says something else, "sqlite:16").
+  std::string Backend() const { return GetParam().substr(0, GetParam().find(':')); }
 
   // A new store on the scratch location with clock_ (a fresh process's view), or nullptr with the
   // failure reported.

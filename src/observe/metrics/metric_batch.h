@@ -31,10 +31,21 @@ struct MetricPointsToRecord {
 std::vector<Result<RecordReport>> RecordMetricPointsOfMany(store::StateStore& store,
                                                            const std::vector<MetricPointsToRecord>& batch);
 
+// The default MetricToJudge::snapshot_every: a snapshot saved every 16 points a series is fed.
+inline constexpr int kSnapshotEveryPoints = 16;
+
 // A metric to judge, with its settings (SettingsForMetric / SettingsFromMonitor).
 struct MetricToJudge {
   std::string metric;
   MonitorSettings settings;
+  // How often a judgement that resumed from a snapshot saves a new one: when the points it fed
+  // cross a multiple of this count, offset by a hash of the metric's name (so that the series of
+  // a pass save in turn, about 1/snapshot_every of them a pass, instead of all in the same pass).
+  // A judgement that replayed always saves. The verdicts are the same for any value (an older
+  // snapshot only means feeding a few more points); 1 saves after every judgement, as
+  // JudgeLatestPoint did before. docs/PERFORMANCE.md has the cost of each value ("Snapshot
+  // cadence").
+  int snapshot_every = kSnapshotEveryPoints;
 };
 
 // What UnlearntWindows answers, for many metrics in one call: for request i (metric i of asset
@@ -57,7 +68,8 @@ UnlearntWindowsOfMany EachOf(const UnlearntWindows& one);
 // error (NotFound when it has no point, a time zone that cannot be loaded, its windows' error),
 // and one metric failing never stops the others. The marks, the windows (one call of `unlearnt`,
 // which may be empty: none), the snapshots with their revisions and the points after them are read
-// for the whole batch at once, and the new snapshots saved in one transaction; each save is still
+// for the whole batch at once, and the new snapshots (of the metrics that replayed, and of those
+// whose turn it is: snapshot_every) saved in one transaction; each save is still
 // refused alone when its metric's history was rewritten since it was loaded. A failure of one of
 // those batch reads fails every entry with the store's error (a failed snapshot load or save is
 // logged and replays or is skipped, as in JudgeLatestPoint). A metric listed twice is judged twice.

@@ -2,8 +2,9 @@
 // metric: the judgement of a metric's latest point, resumed from the detector snapshot kept in the
 // state store when it is still valid, replayed otherwise.
 //
-// A snapshot holds the replayer's state after the point before the latest one it saw (so that a
-// judgement with no new point still re-judges the latest one), the start of the history it
+// A snapshot holds the replayer's state after the point before the latest one it saw when it was
+// saved (so that a judgement with no new point still re-judges the latest one; a resumed
+// judgement saves only on its turn, SnapshotDue, so it may be a few points older), the start of the history it
 // learnt, and fingerprints of the marks and incident windows over what it learnt. It is used only
 // when all of these still hold; the store's history revision covers points written into or
 // deleted from its past.
@@ -109,6 +110,21 @@ struct Pending {
   bool resumed = false;
   std::vector<store::MetricPoint> points;
 };
+
+// Whether a judgement of `metric` that fed `fed` points before its latest, its detector now at
+// `points` points of history, saves its snapshot (MetricToJudge::snapshot_every). A replay
+// always does (else every judgement would replay). A resumed one does when (points - fed, points]
+// holds its turn: a multiple of `every` shifted by a hash of the name, so one point a pass saves a
+// series every `every` passes, the series of a pass in turn, and many points at once (a backfill)
+// save at once. Which snapshot is kept never changes a verdict; only how many points the next
+// judgement feeds (at most `every` more than with 1).
+bool SnapshotDue(const std::string& metric, bool resumed, size_t fed, size_t points, int every) {
+  if (!resumed || every <= 1) return true;
+  const uint64_t k = static_cast<uint64_t>(every);
+  const uint64_t turn = Mix(1469598103934665603ULL, metric) % k;
+  const uint64_t after = static_cast<uint64_t>(points) + turn;
+  return after / k > (after - std::min<uint64_t>(fed, after)) / k;
+}
 
 // Whether `load`'s snapshot is still valid for `item` at `now`; resumes `p` from it if so, else
 // says why not in p.reason.
@@ -284,7 +300,9 @@ std::vector<Result<MetricJudgement>> JudgeLatestPoints(store::StateStore& store,
     }
     const size_t count = p.points.size();
     for (size_t k = 0; k + 1 < count; ++k) p.replayer->Feed(p.points[k], p.marks, p.windows);
-    if (p.revision && count >= 2) {
+    const bool resumed = p.resumed && p.reason.empty();
+    if (p.revision && count >= 2 &&
+        SnapshotDue(batch[i].metric, resumed, count - 1, p.replayer->points(), batch[i].snapshot_every)) {
       records.push_back(SnapshotRecord(batch[i].metric, *p.replayer, *p.revision, p.start,
                                        ToUnixMillis(p.points[count - 2].ts), p.marks, p.windows));
       saving.push_back(i);
