@@ -32,6 +32,8 @@ std::vector<Result<RecordReport>> RecordMetricPointsOfMany(store::StateStore& st
                                                            const std::vector<MetricPointsToRecord>& batch);
 
 // The default MetricToJudge::snapshot_every: a snapshot saved every 16 points a series is fed.
+// JudgeLatestPoint (metric_service.h), which is JudgeLatestPoints of one metric, saves at this
+// cadence too: after a replay always, after a resumed judgement on the metric's turn.
 inline constexpr int kSnapshotEveryPoints = 16;
 
 // A metric to judge, with its settings (SettingsForMetric / SettingsFromMonitor).
