@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "store/location.h"
 
@@ -173,6 +174,13 @@ class PostgresConnection final : public SqlConnection {
       }
       values[i] = text[i].data();
       lengths[i] = static_cast<int>(text[i].size());
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const size_t size = std::holds_alternative<SqlBytes>(params[i]) ? std::get<SqlBytes>(params[i]).bytes.size()
+                                                                       : text[i].size();
+      if (size > static_cast<size_t>(std::numeric_limits<int>::max()))
+        return InvalidArgument("PostgreSQL statement (" + SqlOperation(sql) + "): parameter $" + std::to_string(i + 1) +
+                               " is " + std::to_string(size) + " bytes, more than one statement can carry");
     }
     PGresult* res = PQexecParams(conn_, sql.c_str(), static_cast<int>(n), types.data(), values.data(),
                                  lengths.data(), formats.data(), binary_results ? 1 : 0);

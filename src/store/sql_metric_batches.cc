@@ -240,39 +240,62 @@ Result<std::vector<bool>> SqlStateStore::SaveMetricSnapshots(const std::vector<M
   // A cache of what the points say, committed without waiting for the WAL flush outside a
   // caller's transaction (see SaveMetricSnapshot).
   const bool async = depth_ == 0;
-  std::vector<std::string> metrics;
-  SqlBytesArray states;
-  std::vector<int64_t> revisions, from, through;
+  // The entries in statements of at most kSaveChunkBytes of state each (one BYTEA[] parameter,
+  // which the server must hold whole: well under its 1 GB limit on a value).
+  constexpr size_t kSaveChunkBytes = 64u << 20;
+  std::vector<std::vector<size_t>> chunks(1);
+  size_t chunk_bytes = 0;
   for (const auto& [metric, i] : last) {
-    metrics.push_back(metric);
-    revisions.push_back(snapshots[i].revision);
-    from.push_back(ToUnixMillis(snapshots[i].from));
-    through.push_back(ToUnixMillis(snapshots[i].through));
-    states.items.push_back(snapshots[i].state);
+    const size_t bytes = snapshots[i].state.size() + metric.size();
+    if (!chunks.back().empty() && chunk_bytes + bytes > kSaveChunkBytes) {
+      chunks.emplace_back();
+      chunk_bytes = 0;
+    }
+    chunks.back().push_back(i);
+    chunk_bytes += bytes;
   }
   Status s = Do(true, [&]() -> Status {
     if (async) DW_RETURN_IF_ERROR(Run("SET LOCAL synchronous_commit TO off", {}).status());
-    // Each row written only while its history is still at the revision it was learnt under, in
-    // the statement that checks it (as SaveMetricSnapshot).
-    Result<Rows> rows = Run(
-        "INSERT INTO metric_snapshots (metric, revision, from_ts, through_ts, state, written_at) "
-        "SELECT q.metric, q.revision, q.from_ts, q.through_ts, q.state, $6::bigint "
-        "FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bytea[]) "
-        "AS q(metric, revision, from_ts, through_ts, state) "
-        "WHERE COALESCE((SELECT h.revision FROM metric_history AS h WHERE h.metric = q.metric), 0) = q.revision "
-        "ON CONFLICT (metric) DO UPDATE SET revision = excluded.revision, from_ts = excluded.from_ts, "
-        "through_ts = excluded.through_ts, state = excluded.state, written_at = excluded.written_at "
-        "RETURNING metric",
-        {TextArray(metrics), IntArray(revisions), IntArray(from), IntArray(through), std::move(states),
-         TimeCell(clock_.Now())});
-    if (!rows.ok()) return rows.status();
-    for (const SqlRow& row : *rows) {
-      RowReader r(row, "metric_snapshots");
-      std::string metric = r.Text();
-      if (!r.status().ok()) return r.status();
-      auto found = last.find(metric);
-      if (found == last.end()) return Internal("metric snapshot batch saved an unknown metric " + metric);
-      out[found->second] = true;
+    for (const std::vector<size_t>& chunk : chunks) {
+      std::vector<std::string> metrics;
+      SqlBytesArray states;
+      std::vector<int64_t> revisions, from, through;
+      for (size_t i : chunk) {
+        metrics.push_back(snapshots[i].metric);
+        revisions.push_back(snapshots[i].revision);
+        from.push_back(ToUnixMillis(snapshots[i].from));
+        through.push_back(ToUnixMillis(snapshots[i].through));
+        states.items.push_back(snapshots[i].state);
+      }
+      std::vector<SqlValue> params;
+      params.reserve(6);
+      params.emplace_back(TextArray(metrics));
+      params.emplace_back(IntArray(revisions));
+      params.emplace_back(IntArray(from));
+      params.emplace_back(IntArray(through));
+      params.emplace_back(std::move(states));
+      params.emplace_back(TimeCell(clock_.Now()));
+      // Each row written only while its history is still at the revision it was learnt under, in
+      // the statement that checks it (as SaveMetricSnapshot).
+      Result<Rows> rows = Run(
+          "INSERT INTO metric_snapshots (metric, revision, from_ts, through_ts, state, written_at) "
+          "SELECT q.metric, q.revision, q.from_ts, q.through_ts, q.state, $6::bigint "
+          "FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bytea[]) "
+          "AS q(metric, revision, from_ts, through_ts, state) "
+          "WHERE COALESCE((SELECT h.revision FROM metric_history AS h WHERE h.metric = q.metric), 0) = q.revision "
+          "ON CONFLICT (metric) DO UPDATE SET revision = excluded.revision, from_ts = excluded.from_ts, "
+          "through_ts = excluded.through_ts, state = excluded.state, written_at = excluded.written_at "
+          "RETURNING metric",
+          params);
+      if (!rows.ok()) return rows.status();
+      for (const SqlRow& row : *rows) {
+        RowReader r(row, "metric_snapshots");
+        std::string metric = r.Text();
+        if (!r.status().ok()) return r.status();
+        auto found = last.find(metric);
+        if (found == last.end()) return Internal("metric snapshot batch saved an unknown metric " + metric);
+        out[found->second] = true;
+      }
     }
     return Status::Ok();
   });

@@ -9,6 +9,8 @@
 #include <limits>
 #include <string>
 
+#include "store/metric_batches.h"
+#include "store/metric_snapshots.h"
 #include "store/sql_connection.h"
 #include "tests/store/store_test_support.h"
 
@@ -113,6 +115,34 @@ TEST_P(BytesParamsTest, ABinaryResultOfATypeItCannotReadIsAnErrorNamingTheColumn
   EXPECT_EQ(rows.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(rows.status().message().find("column 2"), std::string::npos) << rows.status().ToString();
   EXPECT_NE(rows.status().message().find("oid 1700"), std::string::npos) << rows.status().ToString();
+}
+
+// A batch save larger than one statement carries (PostgreSQL splits its BYTEA[] at 64 MB of state)
+// stores every snapshot, whole, in the same transaction.
+TEST_P(BytesParamsTest, ABatchSaveOfMoreStateThanOneStatementCarriesStoresEverySnapshot) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  MetricBatches* batches = MetricBatchesOf(*store);
+  ASSERT_NE(batches, nullptr);
+  std::vector<MetricSnapshotRecord> records;
+  std::vector<std::string> names;
+  for (int k = 0; k < 3; ++k) {
+    MetricSnapshotRecord r;
+    r.metric = "big" + std::to_string(k);
+    r.state = std::string(30u << 20, static_cast<char>(k));
+    r.state[k] = '\xff';
+    records.push_back(std::move(r));
+    names.push_back("big" + std::to_string(k));
+  }
+  auto saved = batches->SaveMetricSnapshots(records);
+  ASSERT_TRUE(saved.ok()) << saved.status().ToString();
+  EXPECT_EQ(*saved, std::vector<bool>({true, true, true}));
+  auto loads = batches->LoadMetricSnapshots(names);
+  ASSERT_TRUE(loads.ok()) << loads.status().ToString();
+  for (int k = 0; k < 3; ++k) {
+    ASSERT_TRUE((*loads)[k].ok() && (*loads)[k]->snapshot) << k;
+    EXPECT_TRUE((*loads)[k]->snapshot->state == records[k].state) << k;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Store, BytesParamsTest, ::testing::Values("sqlite", "postgresql"),
