@@ -108,9 +108,10 @@ std::string AssetOfQualitySeries(const std::string& metric);
 // metric's detector snapshot in the store when that is still valid (same detector version and
 // settings, same history start, no point written at or before its end since, no mark or incident
 // window changed over what it learnt) and replays only the points after it; otherwise it replays
-// the whole history (a snapshot that fails to decode is logged and discarded). Either way it then
-// saves a snapshot through the point before the latest. A failed snapshot save is logged, never
-// fails the judgement.
+// the whole history (a snapshot that fails to decode is logged and discarded). A replay then saves
+// a snapshot through the point before the latest; a resumed judgement does so on the metric's
+// turn, every kSnapshotEveryPoints points (metric_batch.h). A failed snapshot save is logged,
+// never fails the judgement.
 Result<MetricJudgement> JudgeLatestPoint(store::StateStore& store, const std::string& metric,
                                          const MonitorSettings& settings, const Clock& clock,
                                          const UnlearntWindows& unlearnt);
