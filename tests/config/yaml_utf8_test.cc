@@ -1,7 +1,8 @@
 // YAML files are read as UTF-8 or refused with their file and line: yaml-cpp passes a scalar's
 // bytes through unchecked, and what the readers keep is written as JSON later, where nlohmann's
 // dump() throws on anything else (a workspace value that was not UTF-8 once ended `dw describe
-// --format json` with an uncaught exception; a FlinkDeployment manifest's, `dw collect`).
+// --format json` with an uncaught exception; a FlinkDeployment manifest's, `dw collect`). A value
+// substituted from the environment is checked the same way.
 #include <gtest/gtest.h>
 
 #include "base/utf8.h"
@@ -38,6 +39,21 @@ TEST(YamlUtf8Test, AWorkspaceFileThatIsNotUtf8IsRefusedWithItsLineAndColumn) {
   EXPECT_EQ(r.errors[0].column, 32);
   EXPECT_NE(r.errors[0].message.find("not UTF-8 (byte 0xFF"), std::string::npos) << r.errors[0].ToString();
   EXPECT_NE(r.errors[0].file.find("dataworkers.yaml"), std::string::npos);
+}
+
+TEST(YamlUtf8Test, AnEnvironmentValueThatIsNotUtf8IsRefusedWithoutShowingIt) {
+  TempDir dir;
+  dir.Write("dataworkers.yaml", "version: 1\nname: w\nnotify:\n  slack: {webhook: \"${DW_UTF8_TEST_HOOK}\"}\n");
+  auto env = [](const std::string& name) -> std::optional<std::string> {
+    if (name == "DW_UTF8_TEST_HOOK") return std::string("https://hooks.example.com/s3cr3t\xFF");
+    return std::nullopt;
+  };
+  config::LoadResult r = config::LoadWorkspace(dir.path(), env);
+  ASSERT_FALSE(r.ok());
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_NE(r.errors[0].message.find("environment variable DW_UTF8_TEST_HOOK is not UTF-8 text"), std::string::npos)
+      << r.errors[0].ToString();
+  EXPECT_EQ(r.errors[0].ToString().find("s3cr3t"), std::string::npos) << "the value is never shown";
 }
 
 TEST(YamlUtf8Test, AKestraFlowThatIsNotUtf8IsRefusedWithItsFile) {
