@@ -253,6 +253,17 @@ DROP INDEX notify_outbox_due;
 CREATE INDEX notify_outbox_next ON notify_outbox (next_attempt_at, id) WHERE next_in_line = 1;
 )sql";
 
+// Version 9: how far the watch history was pruned (store/watch_leases.h, PruneWatchHistory). A
+// claim of a slot older than before_ms that has no lease row while a later slot of its job has one
+// was pruned (or skipped) long ago: it is answered kPruned, never inserted and run again.
+constexpr std::string_view kV9 = R"sql(
+CREATE TABLE watch_prune_horizon (
+  id        INTEGER PRIMARY KEY CHECK (id = 1),
+  before_ms BIGINT NOT NULL
+);
+INSERT INTO watch_prune_horizon (id, before_ms) VALUES (1, 0);
+)sql";
+
 constexpr std::array kMigrations = {
     Migration{1, "check results, metric points, change events, cursors, graph, incidents, receipts",
               kV1},
@@ -263,7 +274,8 @@ constexpr std::array kMigrations = {
     Migration{6, "detector snapshot state as bytes", kV6},
     Migration{7, "dw watch replicas, job leases and job runs", kV7},
     Migration{8, "notification outbox: the next message of each incident and channel", kV8},
-    // Add version 9 here.
+    Migration{9, "dw watch: how far the lease and run history was pruned", kV9},
+    // Add version 10 here.
 };
 
 }  // namespace
