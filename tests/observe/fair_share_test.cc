@@ -131,5 +131,12 @@ TEST(FairShareTest, TheShareOfEachDueTimeIsCountedApartAndAloneAReplicaTakesAll)
   EXPECT_EQ(alone.Before(both, 1, 0, 0).max_take, 6);
 }
 
+TEST(FairShareTest, AFewSlotsOfDifferentDueTimesAreSharedNotTakenWholeByTheFirstToAsk) {
+  FairShare share(1000);
+  // A monitor every 2 s and one every 3 s, due at one wake-up: one slot each of two due times.
+  auto plan = share.Before({{"monitor:fast", 2000}, {"monitor:slow", 3000}}, 3, 0, 0);
+  EXPECT_EQ(plan.max_take, 1) << "ceil(2 / 3): the others take the other one";
+}
+
 }  // namespace
 }  // namespace dw::observe::watch

@@ -47,6 +47,9 @@ FairShare::Plan FairShare::Before(const std::vector<store::LeaseSlot>& slots, in
     (it != waiting_.end() && Overdue(it->second, now_ms) ? overdue : others).push_back(i);
   }
   for (int64_t due : dues) plan.max_take += std::max<int64_t>(0, share(due, live) - wakes_[due].taken);
+  // And never more than this statement's own share: a wake-up of a few slots of different due
+  // times (a monitor every 2 s, another every 3 s) is shared too, not taken whole by the first.
+  plan.max_take = std::min<int64_t>(plan.max_take, CeilDiv(static_cast<int64_t>(others.size()), live));
   // Overdue first; the others from this replica's own place round the batch.
   const size_t start = others.empty() ? 0 : others.size() * static_cast<size_t>(std::clamp(rank, 0, live - 1)) /
                                                 static_cast<size_t>(live);

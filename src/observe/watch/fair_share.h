@@ -4,7 +4,9 @@
 // what is left, so the spread depended on who asked fastest (4,444 / 0 / 5,556 with no work per
 // slot). The bound here is counted from the wake-up, not from what is left: the slots of one due
 // time this replica has been asked for, divided by the replicas alive at the last heartbeat
-// (rounded up), minus what it took of them already. A free slot beyond the share is left for the
+// (rounded up), minus what it took of them already, and never more than the statement's own
+// slots divided by the live replicas (so a wake-up of a few slots of different due times is
+// shared too). A free slot beyond the share is left for the
 // others for `grace_ms`; after that it is overdue and taken here whatever the share (a replica
 // counted alive may have died, or be slow), as is a slot whose holder's lease has expired (a
 // takeover is never delayed by the share). Each replica starts its claim at its own place in the
