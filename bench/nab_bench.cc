@@ -118,20 +118,22 @@ int main(int argc, char** argv) {
   // the alarms that open or escalate an episode (a repeat continues a reported incident); and,
   // to measure what aligning verdicts with the score would be worth, those of them whose score
   // clears 0.5 (the busy-series discount applied to the verdict too).
-  std::vector<NabFile> by_verdict, by_new_alarm, by_new_alarm_scored;
+  std::vector<NabFile> by_verdict, by_new_alarm, by_new_alarm_scored, by_new_alarm_or_novel;
   size_t peak_bytes = 0;
   for (const Loaded& l : files) {
     StreamingDetector det(l.rel, options);
     NabFile f;
     f.name = l.rel;
     f.scores.reserve(l.rows.size());
-    NabFile alarms, new_alarms, new_alarms_scored;
+    NabFile alarms, new_alarms, new_alarms_scored, or_novel;
     for (const SeriesRow& r : l.rows) {
       Verdict v = det.Observe(r.ts_ms, r.value);
       f.scores.push_back(v.score);
       alarms.scores.push_back(IsAlarm(v.kind) ? 1.0 : 0.0);
       new_alarms.scores.push_back(IsAlarm(v.kind) && !v.repeat ? 1.0 : 0.0);
       new_alarms_scored.scores.push_back(IsAlarm(v.kind) && !v.repeat && v.score >= 0.5 ? 1.0 : 0.0);
+      bool novel = !IsAlarm(v.kind) && v.novelty > 0 && v.score >= 0.5;
+      or_novel.scores.push_back((IsAlarm(v.kind) && !v.repeat) || novel ? 1.0 : 0.0);
     }
     peak_bytes = std::max(peak_bytes, det.MemoryBytes());
     for (const auto& [a, b] : l.windows) {
@@ -150,6 +152,9 @@ int main(int argc, char** argv) {
     new_alarms_scored.name = f.name;
     new_alarms_scored.windows = f.windows;
     by_new_alarm_scored.push_back(std::move(new_alarms_scored));
+    or_novel.name = f.name;
+    or_novel.windows = f.windows;
+    by_new_alarm_or_novel.push_back(std::move(or_novel));
     scored.push_back(std::move(f));
   }
   auto t1 = std::chrono::steady_clock::now();
@@ -165,7 +170,8 @@ int main(int argc, char** argv) {
   // By verdict: the threshold can only be "every alarm" (1) or "none" (scores 0).
   std::printf("by verdict (0/1)\n");
   for (const auto& [label, set] : {std::pair{"alarm", &by_verdict}, std::pair{"new alarm", &by_new_alarm},
-                                   std::pair{"new alarm, score >= 0.5", &by_new_alarm_scored}})
+                                   std::pair{"new alarm, score >= 0.5", &by_new_alarm_scored},
+                                   std::pair{"new alarm or novel", &by_new_alarm_or_novel}})
     for (const NabProfile& p : NabProfiles()) {
       NabResult r = ScoreNab(*set, p);
       std::printf("%-24s %-20s %6.2f   %9.6f  %7zu %8zu  %9zu\n", label, p.name.c_str(), r.normalized,

@@ -44,7 +44,7 @@ rm -rf "$seeds" && python3 tests/fuzz/make_seeds.py "$seeds" || { echo "fuzz: se
 dict_of() {
   case $1 in
     jsonrpc|openlineage|dbt_manifest|platform_responses|schema|notify_receivers) echo tests/fuzz/dict/json.dict ;;
-    workspace|scenario|kestra_flow) echo tests/fuzz/dict/yaml.dict ;;
+    workspace|scenario|kestra_flow|flink_manifests) echo tests/fuzz/dict/yaml.dict ;;
     http_request) echo tests/fuzz/dict/http.dict ;;
     http_serve) echo tests/fuzz/dict/http_serve.dict ;;
     cron_duration) echo tests/fuzz/dict/cron.dict ;;

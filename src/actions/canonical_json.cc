@@ -6,44 +6,10 @@
 #include <array>
 
 #include "actions/actions.h"
+#include "base/utf8.h"
 
 namespace dw::actions {
 namespace {
-
-// True when `s` is well-formed UTF-8 (no overlong forms, no surrogates, at most U+10FFFF).
-bool ValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    int extra = 0;
-    uint32_t cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      extra = 1;
-      cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      extra = 2;
-      cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      extra = 3;
-      cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + extra >= s.size()) return false;  // truncated sequence
-    for (int k = 1; k <= extra; ++k) {
-      unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    i += extra + 1;
-  }
-  return true;
-}
 
 void AppendString(std::string_view s, std::string& out) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -88,7 +54,7 @@ Status Encode(const Json& v, const std::string& path, std::string& out) {
                              ") must be written as a fixed string, not a number");
     case Json::value_t::string: {
       const std::string& s = v.get_ref<const std::string&>();
-      if (!ValidUtf8(s)) return InvalidArgument(path + ": string is not valid UTF-8");
+      if (!IsValidUtf8(s)) return InvalidArgument(path + ": string is not valid UTF-8");
       AppendString(s, out);
       return Status::Ok();
     }
@@ -108,7 +74,7 @@ Status Encode(const Json& v, const std::string& path, std::string& out) {
       for (auto it = v.begin(); it != v.end(); ++it) {
         if (!first) out.push_back(',');
         first = false;
-        if (!ValidUtf8(it.key())) return InvalidArgument(path + ": a key is not valid UTF-8");
+        if (!IsValidUtf8(it.key())) return InvalidArgument(path + ": a key is not valid UTF-8");
         AppendString(it.key(), out);
         out.push_back(':');
         DW_RETURN_IF_ERROR(Encode(it.value(), path + "." + it.key(), out));

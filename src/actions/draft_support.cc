@@ -10,6 +10,7 @@
 
 #include "actions/drafting.h"
 #include "base/identifiers.h"
+#include "config/yaml_documents.h"
 
 namespace dw::actions {
 namespace fs = std::filesystem;
@@ -89,6 +90,7 @@ Result<FlowFile> FindFlowFile(const config::Workspace& ws, const std::string& na
     Result<std::string> text = ReadText(p);
     if (!text.ok()) continue;
     try {
+      config::RequireUtf8Text(*text);  // its text goes into the diff's JSON
       YAML::Node doc = YAML::Load(*text);
       if (!doc.IsMap() || !doc["id"] || !doc["namespace"]) continue;
       if (doc["id"].as<std::string>() != id || doc["namespace"].as<std::string>() != namespace_) continue;
@@ -109,7 +111,7 @@ Result<FlowFile> FindFlowFile(const config::Workspace& ws, const std::string& na
             f.date_inputs.push_back(i["id"].as<std::string>());
       return f;
     } catch (const YAML::Exception&) {
-      continue;  // a file that is not YAML is not this flow; the graph's ingest reports it
+      continue;  // a file that is not YAML (or not UTF-8) is not this flow; the graph's ingest reports it
     }
   }
   return NotFound("no file in " + ws.lineage.kestra_flows + " holds flow " + namespace_ + "." + id);

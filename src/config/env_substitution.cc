@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "base/utf8.h"
+
 namespace dw::config {
 namespace {
 
@@ -56,6 +58,9 @@ Result<Substituted> SubstituteEnv(std::string_view text, const EnvLookup& env) {
     if (fallback && (!value || value->empty())) {
       out.text += *fallback;
     } else if (value) {
+      // The value is never quoted (it may be a secret); what it lands in is written as JSON later.
+      if (!IsValidUtf8(*value))
+        return InvalidArgument("environment variable " + std::string(name) + " is not UTF-8 text");
       out.text += *value;
       out.env_values.push_back(*value);
     } else {

@@ -1,6 +1,10 @@
 #include "config/yaml_documents.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <sstream>
+
+#include "base/utf8.h"
 
 #include <yaml-cpp/eventhandler.h>
 
@@ -25,7 +29,22 @@ class DocumentStarts : public YAML::EventHandler {
 
 }  // namespace
 
+void RequireUtf8Text(const std::string& text) {
+  const size_t bad = FirstInvalidUtf8(text);
+  if (bad == std::string_view::npos) return;
+  YAML::Mark at;
+  at.pos = static_cast<int>(bad);
+  const size_t line_start = bad == 0 ? std::string::npos : text.rfind('\n', bad - 1);
+  at.line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n'));
+  at.column = static_cast<int>(line_start == std::string::npos ? bad : bad - line_start - 1);
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
+  throw YAML::ParserException(at, std::string("the text is not UTF-8 (byte ") + byte +
+                                      " begins no UTF-8 character); save the file as UTF-8");
+}
+
 std::vector<YAML::Node> LoadYamlDocuments(const std::string& text) {
+  RequireUtf8Text(text);
   {
     std::istringstream in(text);
     YAML::Parser parser(in);

@@ -19,4 +19,12 @@ namespace dw::config {
 // loop it prevents.
 std::vector<YAML::Node> LoadYamlDocuments(const std::string& text);
 
+// Throws YAML::ParserException at the line and column of the first byte of `text` that is not
+// UTF-8. YAML streams are Unicode, but yaml-cpp passes a scalar's bytes through unchecked, and
+// what a reader keeps is later written as JSON, which must be UTF-8 (nlohmann's dump() throws on
+// anything else: a workspace value that was not once ended `dw describe --format json` with an
+// uncaught exception). LoadYamlDocuments calls it first; single-document readers call it
+// themselves.
+void RequireUtf8Text(const std::string& text);
+
 }  // namespace dw::config

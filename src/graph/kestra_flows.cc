@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "config/yaml_budget.h"
+#include "config/yaml_documents.h"
 #include "graph/name_resolver.h"
 #include "graph/sql_table_refs.h"
 
@@ -134,6 +135,7 @@ Status AddKestraFlow(const std::string& yaml_text, const std::string& file,
                      const KestraFlowOptions& options, const GraphIndex& index, SourceBatch* batch) {
   YAML::Node root;
   try {
+    config::RequireUtf8Text(yaml_text);
     root = YAML::Load(yaml_text);
   } catch (const YAML::Exception& e) {
     return InvalidArgument(file + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);

@@ -238,14 +238,15 @@ Result<ReplayReport> Replay(const Scenario& s, const ReplayOptions& options) {
   const int64_t end_ms = ToUnixMillis(s.end);
   for (size_t steps = 0;; ++steps) {
     TimePoint now = clock.Now();
-    // A stop where only the delivery and approval-expiry jobs ran changes no incident (their
-    // outbox and action-log rows carry their own times), so the product's conclusions are read
-    // at the next other stop: the notify job's 30 s stops then cost a delivery pass only.
+    // A stop where only the delivery, approval-expiry and receipt-sweep jobs ran changes no
+    // incident (their outbox, receipt and action-log rows carry their own times), so the product's
+    // conclusions are read at the next other stop: the notify job's 30 s stops then cost a
+    // delivery pass only.
     bool incidents_may_change = next_event < s.events.size() && s.events[next_event].at <= now;
     while (next_event < s.events.size() && s.events[next_event].at <= now) apply(s.events[next_event++]);
     for (const auto& r : loop.RunDue()) {
       if (!r.status.ok()) problem(now, r.job + " failed: " + r.status.message());
-      incidents_may_change |= r.job != "notify" && r.job != "approvals";
+      incidents_may_change |= r.job != "notify" && r.job != "approvals" && r.job != "receipts";
     }
     if (incidents_may_change || steps == 0) {
       Status seen = conclusions.Observe(now, report.rows);

@@ -3,12 +3,15 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <fstream>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <system_error>
 
 #include "base/rfc3339.h"
 #include "config/yaml_budget.h"
+#include "config/yaml_documents.h"
 #include "replay/replay.h"
 #include "replay/yaml_json.h"
 
@@ -484,7 +487,12 @@ Result<Scenario> ReadScenario(const std::filesystem::path& dir) {
     return InvalidArgument(file.string() + ":0: (file): no scenario.yaml in " + abs.string());
   Reader r(abs, file);
   try {
-    YAML::Node root = YAML::LoadFile(file.string());
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return InvalidArgument(file.string() + ":0: (file): cannot be read (check its permissions)");
+    std::stringstream text;
+    text << in.rdbuf();
+    config::RequireUtf8Text(text.str());
+    YAML::Node root = YAML::Load(text.str());
     if (!config::YamlWithinNodeBudget(root))
       return InvalidArgument(file.string() + ":0: (file): the scenario expands to more than " +
                              std::to_string(config::kMaxYamlNodes) +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <optional>
 #include <set>
 
 namespace dw::schema::avro {
@@ -130,6 +131,18 @@ class Parser {
     return out_->nodes_.back().get();
   }
 
+  // j[key] as an int: `missing` when absent, nullopt when not an integer in int's range.
+  static std::optional<int> IntAttribute(const Json& j, const char* key, int missing) {
+    auto it = j.find(key);
+    if (it == j.end()) return missing;
+    if (it->is_number_unsigned()) {
+      if (it->get<uint64_t>() > static_cast<uint64_t>(INT_MAX)) return std::nullopt;
+      return static_cast<int>(it->get<uint64_t>());
+    }
+    if (!it->is_number_integer() || it->get<int64_t>() < INT_MIN || it->get<int64_t>() > INT_MAX) return std::nullopt;
+    return static_cast<int>(it->get<int64_t>());
+  }
+
   static void Logical(const Json& j, Node* n) {
     auto lt = j.find("logicalType");
     if (lt == j.end() || !lt->is_string()) return;
@@ -138,10 +151,12 @@ class Parser {
     std::string name = lt->get<std::string>();
     if (name == "decimal") {
       if (n->type != Type::kBytes && n->type != Type::kFixed) return;
-      int precision = j.value("precision", 0), scale = j.value("scale", 0);
-      if (precision <= 0 || scale < 0 || scale > precision) return;
-      n->precision = precision;
-      n->scale = scale;
+      // An attribute that is not an integer in int's range is invalid (as the Java implementation,
+      // which reads only an Integer there); converting 3e25 to int would be undefined behaviour.
+      const auto precision = IntAttribute(j, "precision", 0), scale = IntAttribute(j, "scale", 0);
+      if (!precision || !scale || *precision <= 0 || *scale < 0 || *scale > *precision) return;
+      n->precision = *precision;
+      n->scale = *scale;
     }
     n->logical_type = name;
   }

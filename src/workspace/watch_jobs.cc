@@ -95,6 +95,21 @@ observe::watch::WatchJobKind ApprovalExpiryJobKind() {
           }};
 }
 
+// "receipts", every minute, its first run at the loop's start (the first slot is the current
+// one): the receipt sweep (the environment's sweep_receipts), so that a resolution left without
+// its receipt (a `dw incidents resolve` killed between the two, a receipt write that failed) gets
+// it whether or not any monitor, check or collection job runs or succeeds. In the "actions" group,
+// so it never runs beside the "verify" job, which writes receipts too.
+observe::watch::WatchJobKind ReceiptSweepJobKind() {
+  return {"receipts", 60 * 1000,
+          [](observe::watch::WatchLoop& loop, const std::shared_ptr<const observe::watch::WatchEnvironment>& env,
+             int64_t every_ms) -> Status {
+            if (!env->sweep_receipts) return Status::Ok();
+            return loop.AddJob({"receipts", "actions", every_ms,
+                                [env](int64_t, int) -> Status { return env->sweep_receipts(); }});
+          }};
+}
+
 // Whether the domain `name` is at L2 or above (proposals are drafted and sent there).
 bool Proposes(const config::Workspace& ws, const std::string& name) {
   auto d = ws.domains.find(name);
@@ -178,6 +193,7 @@ std::vector<observe::watch::WatchJobKind> WatchJobKinds() {
   std::vector<observe::watch::WatchJobKind> kinds = observe::watch::ObserveWatchJobKinds();
   kinds.push_back(NotifyDeliveryJobKind());
   kinds.push_back(ApprovalExpiryJobKind());
+  kinds.push_back(ReceiptSweepJobKind());
   return kinds;
 }
 
@@ -257,11 +273,33 @@ std::shared_ptr<const observe::watch::WatchEnvironment> WatchEnvironmentFor(
         for (const auto& p : proposed->stored)
           if (p.new_version) say(now + " proposal " + p.id + " v" + std::to_string(p.version) + ": " + p.sending);
       }
-    // Every resolution gets its receipt (one per incident; a failure is retried by the next pass).
-    auto receipts = actions::WriteResolutionReceipts(**store, services->workspace(), **desk, services->clock());
-    if (!receipts.ok()) return fail(receipts.status());
-    for (const std::string& line : *receipts) say(now + " " + line);
+    // What this pass resolved gets its receipt now (one per incident); any other resolution still
+    // without one, and a write that fails here, is the "receipts" job's, within a minute.
+    if (!r->resolved.empty()) {
+      auto receipts = actions::WriteResolutionReceipts(**store, services->workspace(), **desk, services->clock());
+      if (!receipts.ok()) return fail(receipts.status());
+      for (const std::string& line : *receipts) say(now + " " + line);
+    }
     for (const incidents::ObservationGap& g : r->gaps) say(now + " observation gap " + g.source + ": " + g.message);
+  };
+  // The "receipts" job's sweep: under the same mutex and cross-replica lock as the passes, so a
+  // pass writing the receipts of what it resolved and this sweep are never two writers at once
+  // (with replicas the job's slot is leased too, so one replica sweeps per minute). A failure is
+  // the job's: recorded, and retried with the loop's backoff.
+  env->sweep_receipts = [services, pass_mu, say = env->say]() -> Status {
+    std::lock_guard<std::mutex> lock(*pass_mu);
+    auto store = services->state();
+    if (!store.ok()) return store.status();
+    auto across = CrossReplicaPass::Hold(**store);
+    if (!across.ok()) return across.status();
+    auto desk = OpenIncidentDesk(*services);
+    if (!desk.ok()) return desk.status();
+    const std::string now = FormatRfc3339(services->clock().Now());
+    auto receipts = actions::WriteResolutionReceipts(**store, services->workspace(), **desk, services->clock());
+    if (!receipts.ok()) return receipts.status();
+    if (say)
+      for (const std::string& line : *receipts) say(now + " " + line);
+    return Status::Ok();
   };
   return env;
 }

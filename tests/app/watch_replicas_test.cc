@@ -6,7 +6,8 @@
 // whose clock is a minute off refuses leases and says why. SQLite: a second `dw watch` on the
 // same file is refused, naming the first. And a replica killed holding a batch of claimed leases
 // (the monitors of one warehouse, claimed in one statement) has each of those slots run once, by
-// the others, after the lease time.
+// the others, after the lease time. Resolutions left without their receipts in a workspace with no
+// observe job get them from the "receipts" job of two replicas, each once.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -25,6 +26,7 @@
 #include "actions/actions.h"
 #include "base/clock.h"
 #include "base/json.h"
+#include "incidents/incidents.h"
 #include "store/state_store.h"
 #include "store/watch_leases.h"
 #include "tests/store/store_test_support.h"
@@ -347,6 +349,75 @@ TEST_F(WatchReplicasTest, AReplicaKilledHoldingABatchHasEachOfItsSlotsRunOnceByT
       EXPECT_EQ(std::get<int64_t>((*rows)[k][0]) - std::get<int64_t>((*rows)[k - 1][0]), 5000)
           << "monitor:b" << i << " skipped a slot";
   }
+}
+
+// A workspace with no monitor, check or platform (no observe job, so no incidents pass) and
+// resolutions whose receipts are missing (a `dw incidents resolve` killed before writing them):
+// the "receipts" job of two replicas writes each once, on whichever replica holds its slot.
+TEST_F(WatchReplicasTest, TwoReplicasWriteEachMissingReceiptOnceWithNoObserveJob) {
+  tmp_.Write("dataworkers.yaml", "version: 1\nname: receipts\nstate: \"" + scratch_->location() +
+                                    "\"\nnotify:\n  slack: {webhook: \"${DW_REPLICA_TEST_WEBHOOK}\"}\n");
+  SystemClock clock;
+  auto store = store::OpenStateStore(scratch_->location(), clock);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  config::Workspace ws;
+  ws.name = "receipts";
+  incidents::IncidentDesk desk(**store, static_cast<const graph::GraphIndex*>(nullptr), clock, incidents::DeskOptionsFor(ws));
+  incidents::SignalBatch batch;
+  for (int i = 0; i < 4; ++i) {
+    incidents::Signal s;
+    s.kind = incidents::SignalKind::kCheck;
+    s.asset_id = "table://main/r" + std::to_string(i);
+    s.key = "check:" + s.asset_id + ":not_null(id)";
+    s.at = clock.Now() - 10min;
+    s.bad = true;
+    s.summary = "not_null(id) failed";
+    batch.signals.push_back(s);
+  }
+  auto opened = desk.Evaluate(batch);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  ASSERT_EQ(opened->opened.size(), 4u);
+  for (const std::string& id : opened->opened) ASSERT_TRUE(desk.Resolve(id, "ana@example.com", "fixed").ok());
+  auto receipts = [&] {
+    auto all = (*store)->Receipts();
+    EXPECT_TRUE(all.ok());
+    return all.ok() ? all->size() : 0;
+  };
+  ASSERT_EQ(receipts(), 0u);
+
+  std::vector<Watcher> w;
+  for (int i = 0; i < 2; ++i) w.push_back(StartWatch(tmp_, "s" + std::to_string(i), {"watch", "--lease-time", "2s"}));
+  for (const auto& x : w) ASSERT_GT(x.pid, 0);
+  // The job's first slot is the current minute's, due within its jitter (at most 6 s) of start.
+  for (auto deadline = std::chrono::steady_clock::now() + 30s; receipts() < 4 && std::chrono::steady_clock::now() < deadline;)
+    std::this_thread::sleep_for(100ms);
+  std::this_thread::sleep_for(3s);  // both replicas run on: nothing more is written
+  std::string out;
+  for (const auto& x : w) {
+    EXPECT_EQ(StopWatch(x), 0) << testing::ReadWholeFile(x.err);
+    out += testing::ReadWholeFile(x.out);
+  }
+  ASSERT_EQ(receipts(), 4u) << out;
+  std::map<std::string, int> lines;
+  for (size_t at = out.find(" for incident "); at != std::string::npos; at = out.find(" for incident ", at + 1))
+    ++lines[out.substr(at + 14, out.find('\n', at) - at - 14)];
+  for (const std::string& id : opened->opened) {
+    EXPECT_EQ(lines[id], 1) << id << " in: " << out;
+    auto r = actions::ReceiptOfIncident(**store, id);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_TRUE(r->has_value()) << id;
+  }
+  auto conn = scratch_->Connect();
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  // The sweep's slots were leased like any other job's: each ran once, none failed.
+  EXPECT_GE(Count(**conn, "SELECT count(*) FROM watch_runs WHERE job = 'receipts' AND outcome = 'ok'"), 1);
+  EXPECT_EQ(Count(**conn, "SELECT count(*) FROM (SELECT due_ms FROM watch_runs WHERE job = 'receipts' AND outcome = 'ok' "
+                          "GROUP BY due_ms HAVING count(*) <> 1) d"),
+            0);
+  EXPECT_EQ(Count(**conn, "SELECT count(*) FROM watch_runs WHERE outcome IN ('lost', 'failed')"), 0);
+  auto chain = actions::VerifyReceiptChain(**store);
+  ASSERT_TRUE(chain.ok()) << chain.status().ToString();
+  EXPECT_TRUE(chain->ok) << chain->problem;
 }
 
 TEST_F(WatchReplicasTest, AReplicaWhoseClockIsAMinuteOffRefusesLeasesAndSaysWhy) {

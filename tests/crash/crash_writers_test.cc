@@ -20,7 +20,8 @@
 //     pending.
 //   - receipts on resolve through `dw incidents resolve --format json` (a sequence of runs): a
 //     resolution whose receipt was printed has it and its `resolved` notice; after `dw watch
-//     --once` (its receipt sweep, the watch loop's retry) every resolved incident has exactly one.
+//     --once` (its "receipts" job, the watch loop's retry, in a workspace with no check) every
+//     resolved incident has exactly one.
 // CI makes a few kills per writer; bench/crash.sh makes 200 (DW_CRASH_KILLS), DW_CRASH_SEED replays.
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -603,18 +604,9 @@ TEST_P(CrashWritersTest, DwIncidentsResolveGetsExactlyOneReceiptWithItsNoticeThr
   const TimePoint start = At("2026-11-24T15:15:00Z");
   dw::testing::TempDir tmp;
   const auto dir = tmp.path() / "ws";
-  // One passing check: the receipt sweep of `dw watch` runs after every monitor, check and
-  // collection run, and a workspace with none never runs it (docs/RELIABILITY.md, "Not done").
-  {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open((tmp.path() / "warehouse.db").c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE ok (member_id INTEGER); INSERT INTO ok VALUES (1), (2);", nullptr, nullptr, nullptr), SQLITE_OK);
-    sqlite3_close(db);
-  }
-  WriteNotifyingWorkspace(dir,
-                          "warehouses:\n  main: {type: sqlite, path: " + Json((tmp.path() / "warehouse.db").string()).dump() +
-                              "}\nchecks:\n  - {table: main.ok, not_null: [member_id]}\n",
-                          WriterLocation(scratch_->location()));
+  // No warehouse, check or monitor: the retry is the "receipts" job of `dw watch --once`, which
+  // runs whether or not any observe job does (it once needed a passing check to run at all).
+  WriteNotifyingWorkspace(dir, "", WriterLocation(scratch_->location()));
   auto resolve = [&](const std::string& id, TimePoint at) {
     return Dw(dir, at, {"incidents", "resolve", id, "--as", "ana@example.com", "--reason", "fixed at the source", "--format", "json"});
   };
@@ -632,17 +624,19 @@ TEST_P(CrashWritersTest, DwIncidentsResolveGetsExactlyOneReceiptWithItsNoticeThr
     return report->opened;
   };
   std::map<std::string, int64_t> acked_all;  // incident -> its receipt's seq
-  // How long one clean `dw incidents resolve` takes: the kills fall over the first four of a sequence.
-  std::chrono::microseconds one_took{0};
-  {
-    const std::vector<std::string> one = open_incidents(-1, 1, start - 24h);
-    ASSERT_EQ(one.size(), 1u);
+  // How long one clean `dw incidents resolve` takes: the kills fall over the first four of a
+  // sequence. The quickest of three (the first run of a test often pays for a cold cache: with one
+  // measurement, a loaded CI run once let half its sequences end before the kill).
+  std::chrono::microseconds one_took = std::chrono::hours(1);
+  const std::vector<std::string> clean = open_incidents(-1, 3, start - 24h);
+  ASSERT_EQ(clean.size(), 3u);
+  for (const std::string& id : clean) {
     const auto t0 = std::chrono::steady_clock::now();
-    BinaryRun run = RunBinary(resolve(one[0], start - 23h), kNever);
-    one_took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+    BinaryRun run = RunBinary(resolve(id, start - 23h), kNever);
+    one_took = std::min(one_took, std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0));
     ASSERT_EQ(run.child.exit_code, 0) << run.out;
     ASSERT_GT(PrintedReceiptSeq(run.out), 0) << run.out;
-    acked_all[one[0]] = PrintedReceiptSeq(run.out);
+    acked_all[id] = PrintedReceiptSeq(run.out);
   }
   int killed = 0, commands = 0;
   size_t retried = 0;
@@ -696,8 +690,8 @@ TEST_P(CrashWritersTest, DwIncidentsResolveGetsExactlyOneReceiptWithItsNoticeThr
       }
     }
     ASSERT_LE(resolved_without_receipt, 1u) << Where(seed, k) << ": only the resolution in flight may lack its receipt";
-    // The watch loop's retry (`dw watch --once`: its sweep after every job) writes the missing
-    // receipt, and only that one.
+    // The watch loop's retry (`dw watch --once`: its "receipts" job) writes the missing receipt,
+    // and only that one.
     BinaryRun sweep = RunBinary(Dw(dir, now + 1h, {"watch", "--once"}), kNever);
     ASSERT_EQ(sweep.child.exit_code, 0) << Where(seed, k) << ": " << sweep.out;
     size_t written = 0;

@@ -4,7 +4,8 @@
     tests/fuzz/make_seeds.py OUT_DIR
 
 writes OUT_DIR/<target>/<name> for each target: the reference bodies the simulators follow
-(tests/graph/testdata, examples/*/sim), the example workspaces, flows, scenarios and series, the
+(tests/graph/testdata, examples/*/sim), the example workspaces, flows, FlinkDeployment manifests,
+scenarios and series, the
 schema compatibility corpus, the hostile inputs of the MCP tests (their raw-string literals), and
 the hand-written seeds under tests/fuzz/seeds/<target>/. Targets whose input starts with selector
 bytes (platform_responses, schema, cron_duration) get seeds with those bytes in front. Run again,
@@ -54,6 +55,8 @@ for f in files("examples/**/dataworkers.yaml") + files("tests/schema/testdata/**
     put("workspace", f.read_bytes())
 for f in files("examples/ev-kestra/flows/**/*.yml") + files("examples/ev-kestra/flows/**/*.yaml"):
     put("kestra_flow", f.read_bytes(), f.name)
+for f in files("examples/**/manifests/*.yaml") + files("examples/scenarios/*/files/*.yaml"):
+    put("flink_manifests", f.read_bytes(), f.name)
 for f in files("examples/scenarios/*/scenario.yaml"):
     put("scenario", f.read_bytes(), f.parent.name)
 for f in files("examples/scenarios/*/history/*.csv"):

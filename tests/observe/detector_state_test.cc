@@ -108,6 +108,7 @@ void ExpectSameVerdict(const Verdict& a, const Verdict& b, const std::string& wh
   EXPECT_EQ(a.learnt, b.learnt) << where;
   EXPECT_EQ(a.repeat, b.repeat) << where;
   EXPECT_EQ(a.sustained, b.sustained) << where;
+  EXPECT_EQ(a.drift, b.drift) << where;
   EXPECT_EQ(a.explanation, b.explanation) << where;
 }
 
@@ -261,8 +262,8 @@ TEST(DetectorStateTest, TheDetectorsBehaviourIsPinnedToItsStateVersion) {
     }
   }
   EXPECT_GT(quiet, 0u);
-  EXPECT_EQ(kDetectorStateVersion, 2u);
-  EXPECT_EQ(h, 18010841174046589636ULL) << "behaviour hash " << h;
+  EXPECT_EQ(kDetectorStateVersion, 3u);
+  EXPECT_EQ(h, 10366918350425361123ULL) << "behaviour hash " << h;
 }
 
 }  // namespace

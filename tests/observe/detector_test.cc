@@ -149,18 +149,23 @@ TEST(DetectorTest, AShiftNoSinglePointShowsIsCaughtWhenItLasts) {
   // eight of them together are far off.
   StreamingDetector d = Warmed(300, 1000);
   uint64_t s = 11;
-  int first_sustained = -1;
+  // Caught by the sustained-shift test or, as it adds up sooner, by the drift test (whichever
+  // speaks first; a point of the noise may cross the band on its own as well).
+  int first_caught = -1;
   for (int i = 0; i < 16; ++i) {
     Verdict v = d.Observe(kStart + (300 + i) * kHour, 1045 * (1 + 0.02 * Noise(s)));
-    if (v.sustained && first_sustained < 0) {
-      first_sustained = i;
+    if ((v.sustained || v.drift) && first_caught < 0) {
+      first_caught = i;
       EXPECT_TRUE(IsAlarm(v.kind)) << v.explanation;
       EXPECT_LT(std::fabs(v.deviation), 4) << "a single point this far is an ordinary anomaly";
-      EXPECT_NE(v.explanation.find("sustained rise"), std::string::npos) << v.explanation;
+      bool said = v.explanation.find("sustained rise") != std::string::npos ||
+                  v.explanation.find("drift, the points since it last sat at its baseline have together risen") !=
+                      std::string::npos;
+      EXPECT_TRUE(said) << v.explanation;
     }
   }
-  EXPECT_GE(first_sustained, 0) << "the shift was never reported";
-  EXPECT_LE(first_sustained, 9);
+  EXPECT_GE(first_caught, 0) << "the shift was never reported";
+  EXPECT_LE(first_caught, 9);
 }
 
 TEST(DetectorTest, SteadyNoiseRaisesNoSustainedShift) {
@@ -169,7 +174,30 @@ TEST(DetectorTest, SteadyNoiseRaisesNoSustainedShift) {
   for (int i = 0; i < 2000; ++i) {
     Verdict v = d.Observe(kStart + (300 + i) * kHour, 1000 * (1 + 0.02 * Noise(s)));
     EXPECT_FALSE(v.sustained) << i << ": " << v.explanation;
+    EXPECT_FALSE(v.drift) << i << ": " << v.explanation;
   }
+}
+
+TEST(DetectorTest, ASlowDriftIsCaughtBeforeTheBandOrTheShortMeanSeesIt) {
+  // Noise +-2% around 1000, then a slide of 0.1% a point: the band (about 6%) would see it after
+  // some 60 points, the mean of the last 8 after some 40; the drift test adds it up sooner.
+  StreamingDetector d = Warmed(300, 1000);
+  uint64_t s = 19;
+  int first_alarm = -1;
+  for (int i = 0; i < 80 && first_alarm < 0; ++i) {
+    Verdict v = d.Observe(kStart + (300 + i) * kHour, (1000 - 1.0 * (i + 1)) * (1 + 0.02 * Noise(s)));
+    if (!IsAlarm(v.kind)) continue;
+    first_alarm = i;
+    EXPECT_TRUE(v.drift) << v.explanation;
+    EXPECT_FALSE(v.sustained) << v.explanation;
+    EXPECT_LT(v.deviation, 0) << v.explanation;
+    EXPECT_GT(v.deviation, -4) << "a single point this far is an ordinary anomaly";
+    EXPECT_NE(v.explanation.find("drift, the points since it last sat at its baseline have together fallen"),
+              std::string::npos)
+        << v.explanation;
+  }
+  EXPECT_GE(first_alarm, 0) << "the drift was never reported";
+  EXPECT_LE(first_alarm, 35);
 }
 
 TEST(DetectorTest, AShortMarkedRunAtANewLevelMovesTheBaselineWhenTheSeriesStaysThere) {

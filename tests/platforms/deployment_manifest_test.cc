@@ -109,5 +109,40 @@ TEST(DeploymentManifestTest, CollectorReportsStandingRiskOnceAndEachSpecChange) 
   EXPECT_EQ((*events)[1].evidence["changes"][0]["after"], "registry/points-balance:4.2");
 }
 
+// A manifest is a file of the team's Git folder: untrusted bytes. A value that is not UTF-8 (a
+// mis-encoded image tag) once stopped `dw collect` and `dw watch` with an exception out of the
+// JSON library, when the spec was written to the collector's cursor; it is now the document's
+// error (the file's, with its line), and the pass goes on.
+TEST(DeploymentManifestTest, AValueThatIsNotUtf8IsRefusedWithItsFileAndTheCollectionGoesOn) {
+  dw::testing::TempDir dir;
+  auto manifests = dir.path() / "manifests";
+  dir.Write("manifests/points-balance.yaml", Manifest("registry/points-balance:4.1", 1, true));
+  auto sim = dw::testing::StartSim(sim::Platform::kFlink, Json{{"jobs", Json::array()}});
+  config::Workspace ws;
+  auto p = dw::testing::PlatformAt("flink", "flink", sim->url());
+  p.manifests = manifests.string();
+  ws.platforms["flink"] = p;
+  SimulatedClock clock(FromUnixMillis(*ParseIsoTimeMillis("2026-11-24T13:00:00Z")));
+  auto store = store::OpenStateStore((dir.path() / "state.db").string(), clock);
+  ASSERT_TRUE(store.ok());
+  auto http = net::MakeCurlHttpClient();
+  auto first = observe::changes::CollectChanges(ws, *http, **store, clock);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  dir.Write("manifests/points-balance.yaml", Manifest("registry/points-balance:4.2-\xff\xfe", 1, true));
+  clock.Advance(std::chrono::minutes(60));
+  // The document is refused with its file, line and field (not its bytes); the pass goes on.
+  auto folder = ReadManifestFolder(manifests);
+  ASSERT_TRUE(folder.ok());
+  EXPECT_TRUE(folder->deployments.empty());
+  ASSERT_EQ(folder->errors.size(), 1u);
+  EXPECT_NE(folder->errors[0].find("points-balance.yaml:7: the text is not UTF-8 (byte 0xFF"), std::string::npos)
+      << folder->errors[0];
+  auto second = observe::changes::CollectChanges(ws, *http, **store, clock);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(second->new_events(), 0);
+  Json report = second->ToJson();
+  EXPECT_NE(report.dump().find("is not UTF-8"), std::string::npos) << report.dump();
+}
+
 }  // namespace
 }  // namespace dw::platforms::flink

@@ -65,6 +65,27 @@ TEST(SchemaBadInput, NumbersNoIntegerHoldsAreRefusedOrComparedWithoutOverflow) {
   EXPECT_NE(ReportJson(*r).dump().find("MULTIPLE_OF_CHANGED"), std::string::npos) << ReportJson(*r).dump();
 }
 
+// Found by the schema fuzz target's hour-long run (UBSan): a decimal's precision of 3e25 was
+// converted to int, which is undefined behaviour. A precision or scale that is not an integer in
+// int's range makes the logical type invalid, and Avro then reads the underlying type.
+TEST(SchemaBadInput, ADecimalWhosePrecisionIsNoIntIsPlainBytes) {
+  auto field = [](const std::string& type) {
+    return R"({"type":"record","name":"r","fields":[{"name":"amount","type":)" + type + "}]}";
+  };
+  auto bytes = Parse(field(R"("bytes")"), Format::kAvro);
+  auto decimal = Parse(field(R"({"type":"bytes","logicalType":"decimal","precision":12,"scale":2})"), Format::kAvro);
+  ASSERT_TRUE(bytes.ok() && decimal.ok());
+  for (const std::string precision : {"2.9999999999999900147402919e25", "2147483648", "-1e300", "\"12\"", "12.5"}) {
+    auto odd = Parse(field(R"({"type":"bytes","logicalType":"decimal","precision":)" + precision + R"(,"scale":2})"), Format::kAvro);
+    ASSERT_TRUE(odd.ok()) << precision << ": " << odd.status().ToString();
+    EXPECT_TRUE(ChangedFields(*bytes, *odd).empty()) << precision;
+    EXPECT_FALSE(ChangedFields(*decimal, *odd).empty()) << precision;
+  }
+  auto odd_scale = Parse(field(R"({"type":"bytes","logicalType":"decimal","precision":12,"scale":1e30})"), Format::kAvro);
+  ASSERT_TRUE(odd_scale.ok());
+  EXPECT_TRUE(ChangedFields(*bytes, *odd_scale).empty());
+}
+
 TEST(SchemaBadInput, DeepNestingIsBounded) {
   std::string avro = "\"int\"";
   for (int i = 0; i < 5000; ++i) avro = R"({"type":"array","items":)" + avro + "}";

@@ -27,6 +27,10 @@ constexpr size_t kShiftMemory = 1000;     // the spread of the mean is learnt ov
 constexpr double kShiftZ = 3.0;
 constexpr double kShiftMinMean = 2.5;
 constexpr double kShiftPointMin = 1.0;     // robust deviations the point itself must lie to that side
+// Drift (a one-sided CUSUM of the capped deviations, standardised by their long-run spread):
+// each point adds its standardised deviation less kDriftSlack; past kDriftLimit it is a drift.
+constexpr double kDriftSlack = 0.75;
+constexpr double kDriftLimit = 12.0;
 constexpr double kEscalation = 1.5;       // an alarm this many times the episode's peak is news again
 constexpr int64_t kMaxSlots = 2016;       // a week at 5-minute resolution
 constexpr double kRepeatDecay = 0.999;     // memory of how often the series repeats a value
@@ -272,6 +276,14 @@ void StreamingDetector::MaybeDetectSeasonality() {
   if (best != active_) {
     active_ = best;
     RebuildSlots();
+    // Deviations from the old baseline say nothing about the new one: the sustained-shift and
+    // drift tests relearn how the deviations vary (a spread learnt under a baseline that missed
+    // the weekends would keep both tests blind for a thousand points).
+    drift_up_ = drift_down_ = 0;
+    shift_mean_ = shift_var_ = 0;
+    shift_n_ = 0;
+    recent_devs_.clear();
+    recent_sum_ = 0;
     // Residuals measured against the old baseline (e.g. a daily wave judged without
     // seasonality) would keep the band wide for weeks: re-measure the history against the new
     // slot medians (all of them from past points, so still no look-ahead).
@@ -309,6 +321,7 @@ void StreamingDetector::AdoptMarkedLevel() {
   since_scale_ = kScaleEvery;  // re-measure the spread at the new level
   recent_devs_.clear();
   recent_sum_ = 0;
+  drift_up_ = drift_down_ = 0;
   run_.clear();
   run_sign_ = 0;
 }
@@ -477,6 +490,28 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
       }
     }
   }
+  // Drift: a one-sided CUSUM (Page's test) of the capped deviations of points that are not
+  // anomalies by themselves, each standardised by the series' own long-run spread of them (the
+  // spread of the mean of kShiftPoints, times sqrt(kShiftPoints): autocorrelated series get a
+  // wider one) and less kDriftSlack. It adds up a slow slide that no single point and no short
+  // mean makes obvious, while the baseline has not yet followed it.
+  bool drifting = false;
+  double drift_dev = 0;
+  if (expected) {
+    drift_up_ = drift_down_ = 0;
+  } else if (enough && shift_n_ >= kShiftWarmup && !deviates) {
+    double sd = std::sqrt(std::max(static_cast<double>(kShiftPoints) * shift_var_, 1e-12));
+    double u = (std::clamp(v.deviation, -o_.sensitivity, o_.sensitivity) - shift_mean_) / sd;
+    drift_up_ = std::max(0.0, drift_up_ + u - kDriftSlack);
+    drift_down_ = std::max(0.0, drift_down_ - u - kDriftSlack);
+    double s = 0;
+    int side = 0;
+    if (o_.direction != Direction::kDrop && drift_up_ > s) { s = drift_up_; side = 1; }
+    if (o_.direction != Direction::kSpike && drift_down_ > s) { s = drift_down_; side = -1; }
+    bool lean = side * v.deviation >= kShiftPointMin;
+    drifting = big_enough && lean && s >= kDriftLimit;
+    if (drifting) drift_dev = o_.sensitivity * s / kDriftLimit;
+  }
   double p_repeat = all_pairs_ > 0 ? repeat_pairs_ / all_pairs_ : 1.0;
   double log_p_run = static_cast<double>(same_run_ - 1) * std::log(std::max(p_repeat, 1e-6));
   bool improbable = enough && same_run_ >= o_.stuck_min_points &&
@@ -504,6 +539,10 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     v.kind = VerdictKind::kAnomaly;
     v.sustained = true;
     v.score = std::max(v.score, shift_z / (shift_z + o_.sensitivity));
+  } else if (drifting) {
+    v.kind = VerdictKind::kAnomaly;
+    v.drift = true;
+    v.score = std::max(v.score, drift_dev / (drift_dev + o_.sensitivity));
   } else {
     v.kind = VerdictKind::kNormal;
   }
@@ -520,6 +559,7 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     if (run_.size() >= o_.level_shift_points) v.kind = VerdictKind::kLevelShift;
     if (o_.relearn_after > 0 && run_.size() >= o_.relearn_after) {
       for (const auto& [p, r] : run_) Learn(p, r);
+      drift_up_ = drift_down_ = 0;  // the new level is the normal one now
       run_.clear();
       run_sign_ = 0;
       v.learnt = true;
@@ -592,6 +632,7 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     v.kind = VerdictKind::kNormal;
     v.repeat = false;
     v.sustained = false;
+    v.drift = false;
   }
   // Context novelty: a point whose recent shape (its level and the previous one, quantised on
   // the range seen so far) has never been seen, or that leaves that range, ranks as unusual
@@ -689,6 +730,9 @@ std::string StreamingDetector::Explain(const Verdict& v, double residual) const 
     return sentence + ": level shift, anomalous in the same direction for " +
            std::to_string(run_.empty() ? o_.relearn_after : run_.size()) + " points" +
            (v.learnt ? ", now accepted as the new normal" : "") + missing;
+  if (v.drift)
+    return sentence + ": drift, the points since it last sat at its baseline have together " +
+           (v.deviation < 0 ? "fallen" : "risen") + " further than this series' history makes likely" + missing;
   if (v.sustained)
     return sentence + ": sustained " + (v.deviation < 0 ? "drop" : "rise") + ", the last " +
            std::to_string(kShiftPoints) + " points together sit further from the baseline than this series' history makes likely" + missing;

@@ -101,6 +101,10 @@ struct Verdict {
   // An anomaly raised because the last few points together sit improbably far from the baseline
   // (a sustained shift), though this point alone is within the band.
   bool sustained = false;
+  // An anomaly raised because the deviations since the series last sat at its baseline add up
+  // (a one-sided CUSUM) to more than its history makes likely: a slow drift, though this point
+  // alone is within the band and the last few points are not yet unusual together.
+  bool drift = false;
   std::string explanation;  // one sentence a person can read
 };
 
@@ -179,6 +183,8 @@ class StreamingDetector {
   double shift_mean_ = 0;  // running mean and variance of the mean of recent_devs_
   double shift_var_ = 0;
   size_t shift_n_ = 0;
+  double drift_up_ = 0;    // one-sided CUSUMs of the standardised deviations (drift test)
+  double drift_down_ = 0;
   size_t stuck_points_ = 0;       // consecutive points reported stuck
   size_t same_run_ = 0;           // identical consecutive values ending at the last point
   double repeat_pairs_ = 0;       // consecutive equal pairs among learnt points (decayed)

@@ -1,6 +1,7 @@
 #include "observe/metrics/detector_state.h"
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -252,6 +253,8 @@ struct DetectorStateCodec {
     w.F64(d.shift_mean_);
     w.F64(d.shift_var_);
     w.Var(d.shift_n_);
+    w.F64(d.drift_up_);
+    w.F64(d.drift_down_);
     w.Var(d.stuck_points_);
     w.Var(d.same_run_);
     w.F64(d.repeat_pairs_);
@@ -372,6 +375,9 @@ struct DetectorStateCodec {
     d.shift_mean_ = r.F64();
     d.shift_var_ = r.F64();
     d.shift_n_ = r.Var();
+    d.drift_up_ = r.F64();
+    d.drift_down_ = r.F64();
+    if (!(d.drift_up_ >= 0) || !(d.drift_down_ >= 0) || !std::isfinite(d.drift_up_ + d.drift_down_)) return false;
     d.stuck_points_ = r.Var();
     d.same_run_ = r.Var();
     d.repeat_pairs_ = r.F64();

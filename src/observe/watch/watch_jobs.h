@@ -37,6 +37,9 @@ struct WatchEnvironment {
   // incidents stage evaluates the signals it produced there); may be empty. Its failure is its own
   // to report: the run it follows has succeeded.
   std::function<void(const std::string& job)> after_run;
+  // The work of the "receipts" job (workspace/watch_jobs.cc: every resolution still without its
+  // receipt gets it), run one at a time with after_run's passes; empty: no such job is added.
+  std::function<Status()> sweep_receipts;
 };
 
 // A kind of job. `add` adds this kind's jobs for env's workspace (none when it configures nothing

@@ -40,7 +40,9 @@ struct ManifestFolder {
 };
 
 // Reads every *.yaml / *.yml file of `dir` (not recursive), each possibly holding several
-// documents; keeps the documents of kind FlinkDeployment. NotFound if `dir` is not a folder.
+// documents; keeps the documents of kind FlinkDeployment. A document that is not one (no name, no
+// spec, an unknown upgradeMode) is an error of `errors`, and so is a file that is not UTF-8 text
+// (config::LoadYamlDocuments); the others are kept. NotFound if `dir` is not a folder.
 Result<ManifestFolder> ReadManifestFolder(const std::filesystem::path& dir);
 
 // One changed field and what the change means.
