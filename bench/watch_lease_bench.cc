@@ -15,7 +15,19 @@
 // runs: SLOTS jobs due at once, the pass's wall time and the runs of each replica. --work-us makes each racing replica spend that long per slot it took before asking
 // again (as it would running the jobs): the spread then shows the share bound at work.
 //
+// Step 6 keeps the share rule replicas had before (each statement takes ceil(what is left /
+// REPLICAS)) as the baseline of the spread; step 7 goes through ReplicaLeases, whose share is
+// counted from the wake-up (observe/watch/fair_share.h).
+//
+// Last (--history ROWS, default 2,000,000; 0 skips it): the lease and run tables filled with ROWS
+// finished slots each (10,000 jobs a minute, as many minutes back as that makes), the claim and
+// the finish of the next 10,000 slots timed on that history; then the history pruned to the last
+// --keep-min minutes (default 60) through PruneWatchHistory's bounded steps (2,000 slots each, as
+// dw watch takes them) (the steps timed: how
+// long one holds its rows), and the claim and finish of the following 10,000 slots timed again.
+//
 // usage: watch_lease_bench --pg URL [--slots N] [--replicas N] [--batch N] [--work-us N]
+//                          [--history ROWS] [--keep-min M]
 #include <atomic>
 #include <mutex>
 #include <chrono>
@@ -53,21 +65,31 @@ std::unique_ptr<store::StateStore> Open(const std::string& url, const Clock& clo
 
 }  // namespace
 
+int64_t Count(store::SqlConnection& c, const std::string& sql) {
+  auto rows = c.Query(sql);
+  if (!rows.ok() || rows->empty()) return -1;
+  return std::get<int64_t>((*rows)[0][0]);
+}
+
 int main(int argc, char** argv) {
   std::string pg;
-  int slots = 10000, replicas = 3, batch = 10000, work_us = 0;
+  int slots = 10000, replicas = 3, batch = 10000, work_us = 0, history = 2'000'000, keep_min = 60;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--pg") && i + 1 < argc) pg = argv[++i];
     else if (!std::strcmp(argv[i], "--slots") && i + 1 < argc) slots = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--replicas") && i + 1 < argc) replicas = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--batch") && i + 1 < argc) batch = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--work-us") && i + 1 < argc) work_us = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--history") && i + 1 < argc) history = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--keep-min") && i + 1 < argc) keep_min = std::atoi(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: watch_lease_bench --pg URL [--slots N] [--replicas N] [--batch N] [--work-us N]\n");
+      std::fprintf(stderr, "usage: watch_lease_bench --pg URL [--slots N] [--replicas N] [--batch N] [--work-us N] "
+                   "[--history ROWS] [--keep-min M]\n");
       return 2;
     }
   }
-  if (pg.empty() || slots <= 0 || replicas <= 0 || batch <= 0 || batch > static_cast<int>(store::kMaxLeaseBatch)) {
+  if (pg.empty() || slots <= 0 || replicas <= 0 || batch <= 0 || batch > static_cast<int>(store::kMaxLeaseBatch) ||
+      history < 0 || keep_min <= 0) {
     std::fprintf(stderr, "usage: watch_lease_bench --pg URL [--slots N] [--replicas N] [--batch N <= 20000] [--work-us N]\n");
     return 2;
   }
@@ -187,6 +209,7 @@ int main(int argc, char** argv) {
                 ends.push_back({open[k].job, open[k].due_ms, (*c)[k].run_id, true, ""});
                 break;
               case store::LeaseAnswer::kDone:
+              case store::LeaseAnswer::kPruned:
                 break;
               case store::LeaseAnswer::kHeld:
               case store::LeaseAnswer::kLeft:
@@ -297,6 +320,75 @@ int main(int argc, char** argv) {
       loop_ok = std::get<int64_t>((*rows)[0][0]);
   }
 
+  // 8. A large history, then pruned: the claim and finish of 10,000 slots on each.
+  const int hist_jobs = 10000;
+  double hist_fill_ms = 0, hist_claim_ms = 0, hist_finish_ms = 0, pruned_claim_ms = 0, pruned_finish_ms = 0;
+  double prune_ms = 0, prune_step_max_ms = 0;
+  int prune_steps = 0;
+  int64_t pruned_rows = 0, kept_leases = -1;
+  bool hist_ok = true;
+  if (history > 0 && check.ok()) {
+    auto db_now = leases->DatabaseNowMs();
+    if (!db_now.ok()) return 1;
+    const int64_t minute = 60'000;
+    const int64_t latest = *db_now / minute * minute;  // the newest minute of history
+    const int minutes = (history + hist_jobs - 1) / hist_jobs;
+    t0 = std::chrono::steady_clock::now();
+    const std::string base = std::to_string(latest - static_cast<int64_t>(minutes - 1) * minute);
+    const std::string n = std::to_string(history);
+    // Slot g: job hist:m<g % jobs>, due base + (g / jobs) minutes, run and finished a second in.
+    if (!(*check)->ExecScript(
+              "INSERT INTO watch_leases (job, due_ms, holder, run_id, attempts, taken_at, expires_at, finished_at) "
+              "SELECT 'hist:m' || (g % " + std::to_string(hist_jobs) + "), " + base + " + (g / " +
+              std::to_string(hist_jobs) + ") * 60000, 'old', 0, 1, " + base + " + (g / " + std::to_string(hist_jobs) +
+              ") * 60000 + 100, " + base + " + (g / " + std::to_string(hist_jobs) + ") * 60000 + 30100, " + base +
+              " + (g / " + std::to_string(hist_jobs) + ") * 60000 + 1000 FROM generate_series(0, " + n + " - 1) g;"
+              "INSERT INTO watch_runs (job, due_ms, replica_id, started_at, finished_at, outcome, message) "
+              "SELECT job, due_ms, holder, taken_at, finished_at, 'ok', '' FROM watch_leases WHERE job LIKE 'hist:%';"
+              "ANALYZE watch_leases; ANALYZE watch_runs;")
+             .ok())
+      return 1;
+    hist_fill_ms = MsSince(t0);
+    auto claim_finish = [&](int64_t due, double& claim_ms, double& finish_ms) {
+      std::vector<store::LeaseSlot> next;
+      for (int i = 0; i < hist_jobs; ++i) next.push_back({"hist:m" + std::to_string(i), due});
+      auto t = std::chrono::steady_clock::now();
+      auto c = leases->ClaimLeases(next, "r0", 30'000, hist_jobs);
+      claim_ms = MsSince(t);
+      if (!c.ok()) {
+        hist_ok = false;
+        return;
+      }
+      std::vector<store::LeaseFinish> ends;
+      for (int i = 0; i < hist_jobs; ++i) {
+        if ((*c)[static_cast<size_t>(i)].answer != store::LeaseAnswer::kTaken) hist_ok = false;
+        ends.push_back({next[static_cast<size_t>(i)].job, due, (*c)[static_cast<size_t>(i)].run_id, true, ""});
+      }
+      t = std::chrono::steady_clock::now();
+      auto f = leases->FinishLeases(ends, "r0");
+      finish_ms = MsSince(t);
+      if (!f.ok()) hist_ok = false;
+    };
+    claim_finish(latest + minute, hist_claim_ms, hist_finish_ms);
+    t0 = std::chrono::steady_clock::now();
+    for (;;) {
+      auto step_t = std::chrono::steady_clock::now();
+      auto step = leases->PruneWatchHistory(static_cast<int64_t>(keep_min) * minute, 2000);
+      prune_step_max_ms = std::max(prune_step_max_ms, MsSince(step_t));
+      ++prune_steps;
+      if (!step.ok()) {
+        hist_ok = false;
+        break;
+      }
+      pruned_rows += step->total();
+      if (step->leases < 2000) break;
+    }
+    prune_ms = MsSince(t0);
+    (void)(*check)->ExecScript("ANALYZE watch_leases; ANALYZE watch_runs;");
+    kept_leases = Count(**check, "SELECT count(*) FROM watch_leases WHERE job LIKE 'hist:%'");
+    claim_finish(latest + 2 * minute, pruned_claim_ms, pruned_finish_ms);
+  }
+
   std::printf("slots %d, replicas %d, batch %d, work %d us a slot taken (racing)\n", slots, replicas, batch, work_us);
   std::printf("per slot (baseline): run here (claim taken + finish): %.3f ms per slot, %.2f s for all\n",
               run_ms / slots, run_ms / 1000);
@@ -307,16 +399,25 @@ int main(int argc, char** argv) {
   std::printf("batched: run here (claim taken + finish): %.4f ms per slot, %.3f s for all (%d statements)\n",
               batch_run_ms / slots, batch_run_ms / 1000, statements);
   std::printf("batched: done elsewhere (claim): %.4f ms per slot\n", batch_done_ms / slots);
-  std::printf("batched: %d replicas racing: %.4f ms of wall time per slot, %.3f s for all; slots taken %d of %d "
+  std::printf("batched, the share rule before (ceil(left / replicas) each ask): %d replicas racing: %.4f ms of wall time per slot, %.3f s for all; slots taken %d of %d "
               "(each once in the store: %s), errors %d; spread %s\n",
               replicas, batch_race_ms / slots, batch_race_ms / 1000, batch_taken, slots,
               ok_runs == slots && batch_taken == slots ? "yes" : "NO", batch_failed.load(), spread.c_str());
-  std::printf("through the loop: %d replicas, %d jobs due at once: every run done after %.3f s (%.4f ms a slot), "
+  std::printf("through the loop (ReplicaLeases: the share counted from the wake-up): %d replicas, %d jobs due at once: every run done after %.3f s (%.4f ms a slot), "
               "every replica knowing every slot accounted for after %.3f s; runs %d of %d (each once in the store: %s); "
               "spread %s\n",
               replicas, slots, runs_done_ms / 1000, runs_done_ms / slots, loop_ms / 1000, loop_total, slots,
               loop_ok == slots && loop_total == slots ? "yes" : "NO", loop_spread.c_str());
-  const bool batched_ok = loop_ok == slots && loop_total == slots && batch_errors == 0 && batch_failed.load() == 0 && ok_runs == slots && batch_taken == slots;
+  if (history > 0)
+    std::printf("history: %d finished slots (and their runs) filled in %.1f s; the next %d slots on it: claim %.3f s, "
+                "finish %.3f s; pruned to the last %d min in %d steps of at most 2000 slots with their runs (%.1f s, the longest "
+                "step %.0f ms, %lld rows deleted, %lld leases kept); the following %d slots: claim %.3f s, finish "
+                "%.3f s (%s)\n",
+                history, hist_fill_ms / 1000, hist_jobs, hist_claim_ms / 1000, hist_finish_ms / 1000, keep_min,
+                prune_steps, prune_ms / 1000, prune_step_max_ms, static_cast<long long>(pruned_rows),
+                static_cast<long long>(kept_leases), hist_jobs, pruned_claim_ms / 1000, pruned_finish_ms / 1000,
+                hist_ok ? "every slot taken and finished" : "FAILED");
+  const bool batched_ok = hist_ok && loop_ok == slots && loop_total == slots && batch_errors == 0 && batch_failed.load() == 0 && ok_runs == slots && batch_taken == slots;
   loops.clear();
   reps.clear();
   stores.clear();

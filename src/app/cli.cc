@@ -219,6 +219,9 @@ int RunCli(int argc, char** argv) {
   watch->add_option("--format", watch_cmd.format, "text or json (with --status)")->check(CLI::IsMember({"text", "json"}));
   watch->add_option("--lease-time", watch_cmd.lease_time,
                     "PostgreSQL store: a silent replica's jobs are taken over after this (default 30s)");
+  watch->add_option("--lease-history", watch_cmd.lease_history,
+                    "PostgreSQL store: finished job leases and runs are kept this long (default: the "
+                    "workspace's watch.lease_history, 24h; at least 10m)");
 
   std::shared_ptr<ActionCommands> action_commands = AddActionCommands(app);
   auto* notify = app.add_subcommand("notify", "notifications: test a channel, deliver the outbox, list an incident's");

@@ -1,4 +1,4 @@
-// `dw watch [--once] [--status] [--lease-time D]`: the long-running loop that runs the workspace's
+// `dw watch [--once] [--status] [--lease-time D] [--lease-history D]`: the long-running loop that runs the workspace's
 // watch jobs (which jobs and how often: observe/watch/watch_jobs.h, assembled in
 // workspace/watch_jobs.h; jitter, per-warehouse serial runs, catch-up and retries:
 // observe/watch/watch_loop.h). On a PostgreSQL state store this process is one replica among any
@@ -15,6 +15,7 @@
 #include "app/command_start.h"
 #include "app/commands.h"
 #include "config/duration.h"
+#include "config/watch_settings.h"
 #include "observe/watch/replica_leases.h"
 #include "observe/watch/watch_jobs.h"
 #include "observe/watch/watch_status.h"
@@ -59,6 +60,23 @@ int CmdWatch(const GlobalOptions& g, const WatchCommand& cmd) {
     std::cerr << "dw watch: --lease-time " << cmd.lease_time << " is not a duration of at least 1s (e.g. 30s, 2m)\n";
     return 2;
   }
+  // How long finished leases and runs are kept: the command line over the workspace's setting.
+  auto workspace_history = config::LeaseHistoryOf(services->workspace());
+  if (!workspace_history.ok()) {
+    std::cerr << "dw watch: " << workspace_history.status().message() << "\n";
+    return 2;
+  }
+  int64_t lease_history_ms = workspace_history->count();
+  if (!cmd.lease_history.empty()) {
+    auto history = config::ParseDuration(cmd.lease_history);
+    if (!history.ok() || *history < config::kMinLeaseHistory) {
+      std::cerr << "dw watch: --lease-history " << cmd.lease_history
+                << " is not a duration of at least 10m (e.g. 6h, 1d): --status and the accounting of each job "
+                   "slot's run need recent history\n";
+      return 2;
+    }
+    lease_history_ms = history->count();
+  }
 
   // A replica among several (PostgreSQL) or the only watcher (SQLite). `--once` is an operator's
   // manual pass: it takes neither leases nor the SQLite lock, as before.
@@ -74,7 +92,8 @@ int CmdWatch(const GlobalOptions& g, const WatchCommand& cmd) {
     store::WatchReplica self = observe::watch::ThisReplica(clock, lease_time->count());
     if (store::WatchLeases* leases = store::WatchLeasesOf(**store)) {
       replica = std::make_unique<observe::watch::ReplicaLeases>(
-          *leases, clock, self, observe::watch::ReplicaOptions{.lease_ms = lease_time->count()},
+          *leases, clock, self,
+          observe::watch::ReplicaOptions{.lease_ms = lease_time->count(), .keep_history_ms = lease_history_ms},
           [](const std::string& line) { std::cerr << line << std::endl; });
       if (Status st = replica->Start(); !st.ok()) {
         std::cerr << "dw watch: the replica could not register with the state store: " << st.message() << "\n";
@@ -100,6 +119,15 @@ int CmdWatch(const GlobalOptions& g, const WatchCommand& cmd) {
   if (Status st = observe::watch::AddWatchJobs(loop, workspace::WatchJobKinds(services), env); !st.ok()) {
     std::cerr << "dw watch: " << st.message() << "\n";
     return 2;
+  }
+  // The lease and run history, pruned by one replica at a time (the job's slot is leased).
+  if (replica) {
+    if (Status st = observe::watch::AddLeaseHistoryJob(loop, *replica, 60'000,
+                                                       [](const std::string& line) { std::cout << line << std::endl; });
+        !st.ok()) {
+      std::cerr << "dw watch: " << st.message() << "\n";
+      return 2;
+    }
   }
   auto report = [](const observe::watch::RunRecord& r) {
     // A slot another replica ran (or is running) is no failure; a refusal is said once, by the replica.

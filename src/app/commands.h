@@ -125,7 +125,8 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c);
 // `dw watch [--once]`: runs the workspace's monitors on their `every:` until SIGTERM/SIGINT;
 // with once, runs each one now and returns 1 if any failed (a collection pass that could not read a
 // platform, or check results that could not be recorded, count); 2 when it cannot start.
-// On a PostgreSQL store several replicas share the jobs through leases (`lease_time`); on SQLite
+// On a PostgreSQL store several replicas share the jobs through leases (`lease_time`), keeping
+// `lease_history` of finished leases and runs; on SQLite
 // a second `dw watch` on the same file is refused (2). `status`: prints who watches the store
 // (docs/watch.md) and returns 0, or 2 when the store cannot be read.
 struct WatchCommand {
@@ -133,6 +134,7 @@ struct WatchCommand {
   bool status = false;
   std::string format = "text";
   std::string lease_time = "30s";
+  std::string lease_history;  // "" = the workspace's watch.lease_history
 };
 int CmdWatch(const GlobalOptions& g, const WatchCommand& cmd);
 

@@ -7,6 +7,7 @@
 #include "config/duration.h"
 #include "config/state_location.h"
 #include "config/suggest.h"
+#include "config/watch_settings.h"
 
 namespace dw::config {
 namespace {
@@ -157,6 +158,13 @@ Workspace Builder::Build(const Json& doc) {
     auto w = ParseDuration(Str(doc["incidents"], "group_window"));
     if (w.ok() && w->count() > 0) ws.incident_group_window = *w;
     else if (w.ok()) Error("incidents.group_window", "must be longer than zero");
+  }
+  if (doc.contains("watch") && doc["watch"].is_object() && doc["watch"].contains("lease_history")) {
+    // Only checked here: `dw watch` reads it through config/watch_settings.h.
+    auto h = ParseDuration(Str(doc["watch"], "lease_history"));
+    if (h.ok() && *h < kMinLeaseHistory)
+      Error("watch.lease_history",
+            "must be at least 10m (--status and the accounting of each job slot's run need recent history)");
   }
   BuildDesk(doc, &ws);
   auto notify = doc.find("notify");

@@ -26,6 +26,7 @@
 #include "base/status.h"
 #include "config/workspace.h"
 #include "graph/context_graph.h"
+#include "observe/metrics/metric_batch.h"
 #include "observe/metrics/metric_service.h"
 #include "platforms/notify/notify.h"
 #include "store/records.h"
@@ -318,6 +319,12 @@ struct CoverWindow {
 // incident a person closed as expected or false_positive gives none: its points are marked
 // expected instead. Each is labelled "incident <id>". `store` must outlive the function.
 observe::metrics::UnlearntWindows MetricWindows(store::StateStore& store);
+
+// MetricWindows for many requests (observe::metrics::JudgeLatestPoints, a batch of monitors): one
+// read of the incidents over all the requests' ranges, then for each request the windows
+// MetricWindows would give it, in the same order; the store's error is every request's. `store`
+// must outlive the function.
+observe::metrics::UnlearntWindowsOfMany MetricWindowsOfMany(store::StateStore& store);
 
 // ---------------------------------------------------------------------------------------------
 // The desk: one per workspace and store.

@@ -4,7 +4,6 @@
 
 #include "incidents/incident_codec.h"
 #include "incidents/incidents.h"
-#include "incidents/metric_windows.h"
 
 namespace dw::incidents {
 namespace {

@@ -262,6 +262,17 @@ constexpr std::string_view kV9 = R"sql(
 ALTER TABLE metric_snapshots ALTER COLUMN state SET STORAGE EXTERNAL;
 )sql";
 
+// Version 10: how far the watch history was pruned (store/watch_leases.h, PruneWatchHistory). A
+// claim of a slot older than before_ms that has no lease row while a later slot of its job has one
+// was pruned (or skipped) long ago: it is answered kPruned, never inserted and run again.
+constexpr std::string_view kV10 = R"sql(
+CREATE TABLE watch_prune_horizon (
+  id        INTEGER PRIMARY KEY CHECK (id = 1),
+  before_ms BIGINT NOT NULL
+);
+INSERT INTO watch_prune_horizon (id, before_ms) VALUES (1, 0);
+)sql";
+
 constexpr std::array kMigrations = {
     Migration{1, "check results, metric points, change events, cursors, graph, incidents, receipts",
               kV1},
@@ -273,7 +284,8 @@ constexpr std::array kMigrations = {
     Migration{7, "dw watch replicas, job leases and job runs", kV7},
     Migration{8, "notification outbox: the next message of each incident and channel", kV8},
     Migration{9, "detector snapshot state stored uncompressed (PostgreSQL)", kV9, "postgresql"},
-    // Add version 10 here.
+    Migration{10, "dw watch: how far the lease and run history was pruned", kV10},
+    // Add version 11 here.
 };
 
 }  // namespace

@@ -119,7 +119,7 @@ class SqlStateStore final : public StateStore,
   Result<std::vector<bool>> FinishLeases(const std::vector<LeaseFinish>& runs, const std::string& replica) override;
   Result<std::vector<WatchLease>> OpenLeases() override;
   Result<std::vector<WatchRun>> RecentRuns(int limit) override;
-  Result<int64_t> PruneWatchHistory(int64_t keep_ms) override;
+  Result<WatchPrune> PruneWatchHistory(int64_t keep_ms, int64_t max_rows) override;
   Result<bool> TryHoldMutex(const std::string& name) override;
   Status ReleaseMutex(const std::string& name) override;
 

@@ -5,7 +5,9 @@
 // The slots travel as one JSON parameter expanded by jsonb_to_recordset (an array parameter, never
 // SQL built from values), and the statement is a chain of data-modifying CTEs run as one atomic
 // statement outside any transaction:
-//   cand     the free slots asked for (no lease, or expired unfinished), the first max_take of them
+//   pruned   the slots whose record was pruned (store/watch_leases.h, kPruned): never inserted
+//   cand     the free slots asked for (no lease and not pruned, or expired unfinished): every
+//            overdue one and the first max_take of the others
 //   fresh    INSERT … ON CONFLICT DO NOTHING of the new ones, in (job, due) order: a concurrent
 //            replica inserting the same slot waits for this statement and then does nothing, and
 //            since every replica inserts in the same order, two batches never deadlock
@@ -31,14 +33,27 @@ using Rows = std::vector<SqlRow>;
 
 constexpr const char* kClaimBatchSql = R"sql(
 WITH now_ AS (SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT) AS ms),
+horizon_ AS (SELECT COALESCE(max(before_ms), 0) AS ms FROM watch_prune_horizon),
 want AS (
-  SELECT w.job, w.due_ms, w.ord FROM jsonb_to_recordset(CAST($1 AS jsonb)) AS w(job text, due_ms bigint, ord bigint)
+  SELECT w.job, w.due_ms, w.ord, w.overdue
+  FROM jsonb_to_recordset(CAST($1 AS jsonb)) AS w(job text, due_ms bigint, ord bigint, overdue boolean)
+),
+pruned AS MATERIALIZED (
+  SELECT w.job, w.due_ms FROM want w CROSS JOIN horizon_
+  WHERE w.due_ms < horizon_.ms
+    AND NOT EXISTS (SELECT 1 FROM watch_leases x WHERE x.job = w.job AND x.due_ms = w.due_ms)
+    AND EXISTS (SELECT 1 FROM watch_leases y WHERE y.job = w.job AND y.due_ms > w.due_ms)
 ),
 cand AS MATERIALIZED (
-  SELECT w.job, w.due_ms, w.ord, (l.job IS NULL) AS is_new
-  FROM want w CROSS JOIN now_ LEFT JOIN watch_leases l ON l.job = w.job AND l.due_ms = w.due_ms
-  WHERE l.job IS NULL OR (l.finished_at IS NULL AND l.expires_at <= now_.ms)
-  ORDER BY w.ord LIMIT CAST($4 AS BIGINT)
+  SELECT f.job, f.due_ms, f.ord, f.is_new FROM (
+    SELECT w.job, w.due_ms, w.ord, w.overdue, (l.job IS NULL) AS is_new,
+           row_number() OVER (PARTITION BY w.overdue ORDER BY w.ord) AS rn
+    FROM want w CROSS JOIN now_ CROSS JOIN horizon_ LEFT JOIN watch_leases l ON l.job = w.job AND l.due_ms = w.due_ms
+    WHERE (l.job IS NULL AND NOT (w.due_ms < horizon_.ms AND EXISTS (
+             SELECT 1 FROM watch_leases y WHERE y.job = w.job AND y.due_ms > w.due_ms)))
+       OR (l.finished_at IS NULL AND l.expires_at <= now_.ms)
+  ) f
+  WHERE f.overdue OR f.rn <= CAST($4 AS BIGINT)
 ),
 fresh AS (
   INSERT INTO watch_leases (job, due_ms, holder, run_id, attempts, taken_at, expires_at)
@@ -73,6 +88,8 @@ SELECT 1, c.job, c.due_ms, 0, '', 0, CAST(NULL AS BIGINT), now_.ms FROM cand c C
 UNION ALL
 SELECT 2, l.job, l.due_ms, 0, l.holder, l.expires_at, l.finished_at, now_.ms
 FROM want w CROSS JOIN now_ JOIN watch_leases l ON l.job = w.job AND l.due_ms = w.due_ms
+UNION ALL
+SELECT 3, p.job, p.due_ms, 0, '', 0, CAST(NULL AS BIGINT), now_.ms FROM pruned p CROSS JOIN now_
 )sql";
 
 constexpr const char* kFinishBatchSql = R"sql(
@@ -127,14 +144,17 @@ Result<std::vector<LeaseClaim>> SqlStateStore::ClaimLeases(const std::vector<Lea
                                                            int64_t max_take) {
   DW_RETURN_IF_ERROR(CheckBatch(slots.size(), replica));
   if (lease_ms <= 0) return InvalidArgument("the lease time of a lease batch must be positive");
-  if (max_take <= 0) return InvalidArgument("a lease batch must be allowed to take at least one slot");
+  if (max_take < 0) return InvalidArgument("a lease batch cannot take a negative number of slots");
   std::vector<LeaseClaim> out;
   if (slots.empty()) return out;
   std::set<std::pair<std::string, int64_t>> seen;
   Json want = Json::array();
   for (size_t i = 0; i < slots.size(); ++i) {
     DW_RETURN_IF_ERROR(CheckSlot(slots[i].job, slots[i].due_ms, seen));
-    want.push_back({{"job", slots[i].job}, {"due_ms", slots[i].due_ms}, {"ord", static_cast<int64_t>(i)}});
+    want.push_back({{"job", slots[i].job},
+                    {"due_ms", slots[i].due_ms},
+                    {"ord", static_cast<int64_t>(i)},
+                    {"overdue", slots[i].overdue}});
   }
   Status s = Do(false, [&]() -> Status {
     Result<Rows> rows = Run(kClaimBatchSql, {JsonCell(want), replica, lease_ms, max_take});
@@ -148,6 +168,7 @@ Result<std::vector<LeaseClaim>> SqlStateStore::ClaimLeases(const std::vector<Lea
       std::string holder;
       int64_t expires_ms = 0;
       bool finished = false;
+      bool pruned = false;
     };
     std::map<std::pair<std::string, int64_t>, Seen> seen_of;
     int64_t db_now = 0;
@@ -166,6 +187,7 @@ Result<std::vector<LeaseClaim>> SqlStateStore::ClaimLeases(const std::vector<Lea
       Seen& v = seen_of[key];
       if (kind == 0) v.run_id = run_id;
       if (kind == 1) v.asked = true;
+      if (kind == 3) v.pruned = true;
       if (kind == 2) {
         v.has_lease = true;
         v.holder = std::move(holder);
@@ -188,6 +210,9 @@ Result<std::vector<LeaseClaim>> SqlStateStore::ClaimLeases(const std::vector<Lea
         c.expires_ms = db_now + lease_ms;
       } else if (v.finished) {
         c.answer = LeaseAnswer::kDone;
+      } else if (v.pruned) {
+        c.answer = LeaseAnswer::kPruned;
+        c.holder.clear();
       } else if (v.asked) {
         // Free when the statement began, but another replica inserted or took it over meanwhile.
         c.answer = LeaseAnswer::kHeld;

@@ -67,6 +67,10 @@ enum class LeaseAnswer {
   kDone,   // the slot already ran to success (here or elsewhere)
   kHeld,   // another replica holds it, not expired (or is taking it this instant)
   kLeft,   // ClaimLeases only: free, but beyond this claim's max_take (left for other replicas)
+  // No lease row, older than the history the store pruned, and a later slot of the job has a row:
+  // the slot was accounted for (or skipped) long ago and its record pruned. Never run now (a
+  // replica that stalled longer than the kept history would otherwise run it a second time).
+  kPruned,
 };
 
 struct LeaseClaim {
@@ -81,6 +85,18 @@ struct LeaseClaim {
 struct LeaseSlot {
   std::string job;
   int64_t due_ms = 0;
+  // ClaimLeases: taken whenever it is free, outside the claim's max_take (a slot the replica has
+  // left for the others long enough, or whose holder's lease has expired).
+  bool overdue = false;
+};
+
+// What one PruneWatchHistory call deleted, and the time before which it deleted.
+struct WatchPrune {
+  int64_t before_ms = 0;  // the database's now minus keep_ms
+  int64_t leases = 0;
+  int64_t runs = 0;
+  int64_t replicas = 0;
+  int64_t total() const { return leases + runs + replicas; }
 };
 
 // The end of one run a batch claim answered kTaken, for FinishLeases.
@@ -115,12 +131,12 @@ class WatchLeases {
   virtual Result<bool> FinishLease(const std::string& job, int64_t due_ms, const std::string& replica,
                                    int64_t run_id, bool ok, const std::string& message) = 0;
   // ClaimLease for many slots in ONE statement: one answer per slot, in the order given. Of the
-  // slots that are free (no lease yet, or expired unfinished) at most `max_take` are taken, the
-  // first ones in the order given; the other free ones are answered kLeft and left untouched, so a
-  // replica takes its share of a batch and the other replicas theirs. A slot another replica is
-  // inserting or taking over this instant is answered kHeld (holder "" and expires_ms = db_now_ms:
-  // ask again shortly). InvalidArgument for an empty job or replica, a job twice, a lease_ms or
-  // max_take <= 0, or more than kMaxLeaseBatch slots.
+  // free slots (no lease yet, or expired unfinished) every `overdue` one is taken, and at most
+  // `max_take` of the others, the first ones in the order given; the other free ones are answered
+  // kLeft and left untouched, so a replica takes its share of a batch and the other replicas
+  // theirs. A slot another replica is inserting or taking over this instant is answered kHeld
+  // (holder "" and expires_ms = db_now_ms: ask again shortly). InvalidArgument for an empty job or
+  // replica, a job twice, a lease_ms <= 0, a max_take < 0, or more than kMaxLeaseBatch slots.
   virtual Result<std::vector<LeaseClaim>> ClaimLeases(const std::vector<LeaseSlot>& slots, const std::string& replica,
                                                       int64_t lease_ms, int64_t max_take) = 0;
   // FinishLease for many runs of `replica` in ONE statement: one answer per run, in the order
@@ -135,10 +151,16 @@ class WatchLeases {
   virtual Result<std::vector<WatchLease>> OpenLeases() = 0;
   virtual Result<std::vector<WatchRun>> RecentRuns(int limit) = 0;
 
-  // Deletes what is older than `keep_ms` by the database's clock: finished leases due before
-  // then, runs started before then, and replicas stopped or silent since then. Returns the rows
-  // deleted. Leases still unfinished are kept whatever their age (their slot is owed a run).
-  virtual Result<int64_t> PruneWatchHistory(int64_t keep_ms) = 0;
+  // One bounded step of pruning what is older than `keep_ms` by the database's clock: at most
+  // `max_rows` finished slots due before then (never a job's newest slot), each with its runs in
+  // the same statement, and at most `max_rows` replicas silent since then, in short statements
+  // whose rows are locked SKIP LOCKED (two pruners at once share the work, neither waits; a claim,
+  // a finish or a heartbeat never waits for a prune). Before deleting, records how far history was
+  // pruned, so a pruned slot is answered kPruned and never inserted again. A lease still
+  // unfinished, and the runs of its slot, are kept whatever their age (the slot is owed a run).
+  // Call again while `leases` or `replicas` reaches max_rows. InvalidArgument for a keep_ms or
+  // max_rows <= 0.
+  virtual Result<WatchPrune> PruneWatchHistory(int64_t keep_ms, int64_t max_rows) = 0;
 
   // A mutex across replicas for work that must not overlap (the incidents stage's signal pass):
   // true when this store's session now holds `name`, false when another session does. Held

@@ -1,7 +1,6 @@
 #include "workspace/incident_windows.h"
 
 #include "incidents/incidents.h"
-#include "incidents/metric_windows.h"
 
 namespace dw::workspace {
 

@@ -473,5 +473,100 @@ TEST(WatchSqliteTest, ASecondWatchOnTheSameSqliteFileIsRefusedNamingTheFirst) {
   EXPECT_EQ(StopWatch(next), 0) << testing::ReadWholeFile(next.err);
 }
 
+// A large old history (300,000 finished slots of 1,000 jobs that are no longer in the workspace,
+// each with its run, and 20 slots still owed a run): the replicas keep 10 minutes of it, so the
+// lease-history job prunes on its first run; the replica running it is SIGKILLed mid-prune.
+TEST_F(WatchReplicasTest, AReplicaKilledWhilePruningHasThePruneTakenOverAndEverySlotStillRunsOnce) {
+  SystemClock clock;
+  auto store = store::OpenStateStore(scratch_->location(), clock);  // migrates the schema
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  store::WatchLeases* leases = store::WatchLeasesOf(**store);
+  ASSERT_NE(leases, nullptr);
+  auto conn = scratch_->Connect();
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  auto& c = **conn;
+  ASSERT_TRUE(c.ExecScript("INSERT INTO watch_leases (job, due_ms, holder, run_id, attempts, taken_at, expires_at, "
+                           "finished_at) SELECT 'old:' || (g % 1000), (g / 1000) * 1000, 'gone', 0, 1, 0, 1, 1 "
+                           "FROM generate_series(0, 299999) g;"
+                           "INSERT INTO watch_runs (job, due_ms, replica_id, started_at, finished_at, outcome, message) "
+                           "SELECT job, due_ms, holder, due_ms, due_ms + 1, 'ok', '' FROM watch_leases;"
+                           "INSERT INTO watch_leases (job, due_ms, holder, run_id, attempts, taken_at, expires_at) "
+                           "SELECT 'owed:' || g, 0, 'gone', 0, 1, 0, 1 FROM generate_series(0, 19) g;"
+                           "ANALYZE watch_leases; ANALYZE watch_runs;")
+                  .ok());
+  std::vector<Watcher> w;
+  for (int i = 0; i < 3; ++i)
+    w.push_back(StartWatch(tmp_, "p" + std::to_string(i), {"watch", "--lease-time", "2s", "--lease-history", "10m"}));
+  for (const auto& x : w) ASSERT_GT(x.pid, 0) << "a replica did not start";
+
+  // Wait for a replica to hold the prune's lease, mid-prune, and SIGKILL it there.
+  pid_t killed = -1;
+  std::string killed_id;
+  int64_t prune_due = 0;
+  int64_t old_when_killed = -1;
+  for (auto deadline = std::chrono::steady_clock::now() + 30s; killed < 0 && std::chrono::steady_clock::now() < deadline;
+       std::this_thread::sleep_for(5ms)) {
+    auto open = leases->OpenLeases();
+    ASSERT_TRUE(open.ok()) << open.status().ToString();
+    for (const auto& l : *open) {
+      if (l.job != "prune-lease-history") continue;
+      // Mid-prune: it has deleted some of the old slots already.
+      if (Count(c, "SELECT count(*) FROM watch_leases WHERE job LIKE 'old:%'") >= 300'000) continue;
+      for (const auto& x : w)
+        if (l.holder.find(":" + std::to_string(x.pid) + ":") != std::string::npos) {
+          kill(x.pid, SIGKILL);
+          waitpid(x.pid, nullptr, 0);
+          killed = x.pid;
+          killed_id = l.holder;
+          prune_due = l.due_ms;
+        }
+      if (killed >= 0) break;
+    }
+  }
+  ASSERT_GT(killed, 0) << "no replica was ever seen holding the prune's lease";
+  old_when_killed = Count(c, "SELECT count(*) FROM watch_leases WHERE job LIKE 'old:%'");
+
+  // After the lease time another replica takes the prune's slot over and finishes it.
+  const std::string slot = "job = 'prune-lease-history' AND due_ms = " + std::to_string(prune_due);
+  for (auto deadline = std::chrono::steady_clock::now() + 30s;
+       Count(c, "SELECT count(*) FROM watch_leases WHERE finished_at IS NOT NULL AND " + slot) == 0 &&
+       std::chrono::steady_clock::now() < deadline;
+       std::this_thread::sleep_for(50ms)) {
+  }
+  std::this_thread::sleep_for(3s);
+  for (const auto& x : w)
+    if (x.pid != killed) {
+      EXPECT_EQ(StopWatch(x), 0) << testing::ReadWholeFile(x.err);
+    }
+
+  // The prune's slot: the killed attempt never finished; another replica's did, on attempt 2.
+  EXPECT_EQ(Count(c, "SELECT attempts FROM watch_leases WHERE finished_at IS NOT NULL AND " + slot), 2);
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_runs WHERE outcome = 'running' AND replica_id = '" + killed_id +
+                         "' AND " + slot),
+            1);
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_runs WHERE outcome = 'ok' AND " + slot), 1);
+  // It pruned (before and after the kill), never a slot owed a run, nor a job's newest slot, nor
+  // the run of a slot it kept.
+  const int64_t old_left = Count(c, "SELECT count(*) FROM watch_leases WHERE job LIKE 'old:%'");
+  EXPECT_LT(old_when_killed, 300'000) << "the killed replica had pruned some";
+  EXPECT_LT(old_left, old_when_killed) << "the replica that took over pruned more";
+  EXPECT_EQ(Count(c, "SELECT count(DISTINCT job) FROM watch_leases WHERE job LIKE 'old:%'"), 1000);
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_leases WHERE job LIKE 'old:%' AND due_ms = 299000"), 1000);
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_leases WHERE job LIKE 'owed:%' AND finished_at IS NULL"), 20);
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_leases l WHERE job LIKE 'old:%' AND NOT EXISTS "
+                     "(SELECT 1 FROM watch_runs r WHERE r.job = l.job AND r.due_ms = l.due_ms)"),
+            0);
+  // Every slot of the workspace's jobs ran to success exactly once, across the kill and the prune.
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM (SELECT job, due_ms FROM watch_runs WHERE outcome = 'ok' "
+                     "AND job NOT LIKE 'old:%' GROUP BY job, due_ms HAVING count(*) <> 1) d"),
+            0);
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_leases l WHERE finished_at IS NOT NULL AND job NOT LIKE 'old:%' "
+                     "AND NOT EXISTS (SELECT 1 FROM watch_runs r WHERE r.job = l.job AND r.due_ms = l.due_ms "
+                     "AND r.outcome = 'ok')"),
+            0);
+  EXPECT_GE(Count(c, "SELECT count(*) FROM watch_runs WHERE job = 'monitor:fast' AND outcome = 'ok'"), 3);
+  EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_runs WHERE outcome IN ('lost', 'failed')"), 0);
+}
+
 }  // namespace
 }  // namespace dw

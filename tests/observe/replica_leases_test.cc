@@ -2,11 +2,18 @@
 // unset), with an injected clock: a clock 45 s behind the database's refuses leases and says why
 // (once), a clock back within 30 s takes them again, and a run it finishes is recorded once. Two
 // live replicas share a batch: each takes its half in one claim and leaves the rest to the other.
+// Three live replicas racing for one wake-up's slots with no work each take at most a third (the
+// share is counted from the wake-up, not from what is left); a live replica that never asks has
+// its third taken by the others after the share grace, each slot once. The lease-history job
+// prunes in bounded steps.
 #include "observe/watch/replica_leases.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
+#include <set>
+#include <thread>
 
 #include "tests/store/store_test_support.h"
 
@@ -75,7 +82,10 @@ TEST(ReplicaLeasesTest, TwoLiveReplicasEachTakeTheirShareOfABatchAndFinishItInOn
   self_a.id += ":a";
   self_b.id += ":b";
   std::vector<std::string> said;
-  ReplicaLeases a(*store::WatchLeasesOf(**store_a), clock, self_a, {}, [&](const std::string& l) { said.push_back(l); });
+  // a takes what it left free as soon as it asks again (no share grace): the slot b gives back
+  // after a failure is taken by a's next claim.
+  ReplicaLeases a(*store::WatchLeasesOf(**store_a), clock, self_a, {.share_grace_ms = 0},
+                  [&](const std::string& l) { said.push_back(l); });
   ReplicaLeases b(*store::WatchLeasesOf(**store_b), clock, self_b, {}, [&](const std::string& l) { said.push_back(l); });
   ASSERT_TRUE(a.Beat().ok());
   EXPECT_EQ(a.live_replicas(), 1) << "alone so far";
@@ -123,6 +133,135 @@ TEST(ReplicaLeasesTest, TwoLiveReplicasEachTakeTheirShareOfABatchAndFinishItInOn
   std::map<std::string, int> outcomes;
   for (const auto& r : *runs) ++outcomes[(r.replica_id == a.id() ? "a/" : "b/") + r.outcome];
   EXPECT_EQ(outcomes, (std::map<std::string, int>{{"a/ok", 5}, {"a/running", 1}, {"b/ok", 4}, {"b/failed", 1}}));
+}
+
+// N replicas over their own connections to one scratch store, every one alive at its heartbeat.
+struct Replicas {
+  std::unique_ptr<ScratchLocation> scratch;
+  std::vector<std::unique_ptr<store::StateStore>> stores;
+  std::vector<std::unique_ptr<ReplicaLeases>> leases;
+};
+
+Replicas StartReplicas(int n, const Clock& clock, ReplicaOptions options) {
+  Replicas r;
+  auto scratch = ScratchLocation::Create("postgresql");
+  EXPECT_TRUE(scratch.ok()) << scratch.status().ToString();
+  if (!scratch.ok()) return r;
+  r.scratch = std::move(scratch).value();
+  for (int i = 0; i < n; ++i) {
+    auto s = store::OpenStateStore(r.scratch->location(), clock);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    if (!s.ok()) return r;
+    r.stores.push_back(std::move(s).value());
+    store::WatchReplica self = ThisReplica(clock, options.lease_ms);
+    self.id += ":" + std::to_string(i);
+    r.leases.push_back(std::make_unique<ReplicaLeases>(*store::WatchLeasesOf(*r.stores.back()), clock, self, options,
+                                                       nullptr));
+  }
+  for (int round = 0; round < 2; ++round)
+    for (auto& l : r.leases) EXPECT_TRUE(l->Beat().ok());
+  for (auto& l : r.leases) EXPECT_EQ(l->live_replicas(), n);
+  return r;
+}
+
+// As a replica's loop with no work per slot: claims the slots, finishes what it took at once,
+// asks again every 5 ms for what is held or left elsewhere, until every slot is accounted for.
+int RaceForSlots(ReplicaLeases& leases, const std::vector<JobLeases::SlotRef>& all) {
+  int ran = 0;
+  std::vector<JobLeases::SlotRef> open = all;
+  while (!open.empty()) {
+    auto answers = leases.ClaimBatch(open);
+    std::vector<JobLeases::SlotRef> still;
+    std::vector<JobLeases::SlotEnd> ends;
+    for (size_t i = 0; i < open.size(); ++i) {
+      if (answers[i].verdict == JobLeases::Verdict::kRun) ends.push_back({open[i].job, open[i].due_ms, Status::Ok()});
+      else if (answers[i].verdict != JobLeases::Verdict::kDoneElsewhere) still.push_back(open[i]);
+    }
+    ran += static_cast<int>(ends.size());
+    leases.FinishBatch(ends);
+    open = std::move(still);
+    if (!open.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return ran;
+}
+
+int64_t SlotsRunOnce(const ScratchLocation& scratch) {
+  auto conn = scratch.Connect();
+  EXPECT_TRUE(conn.ok());
+  if (!conn.ok()) return -1;
+  auto rows = (*conn)->Query("SELECT count(*) FROM (SELECT job, due_ms FROM watch_runs WHERE outcome = 'ok' "
+                             "GROUP BY job, due_ms HAVING count(*) = 1) once");
+  EXPECT_TRUE(rows.ok());
+  return rows.ok() ? std::get<int64_t>((*rows)[0][0]) : -1;
+}
+
+TEST(ReplicaLeasesTest, ThreeLiveReplicasRacingForAWakeUpWithNoWorkEachTakeAtMostAThird) {
+  if (store::test_support::PostgresTestUrl().empty()) GTEST_SKIP() << store::test_support::kPgSkipMessage;
+  SystemClock clock;
+  // A long share grace: a replica slow to start under load still finds its third waiting.
+  Replicas r = StartReplicas(3, clock, {.lease_ms = 30'000, .share_grace_ms = 60'000});
+  ASSERT_EQ(r.leases.size(), 3u);
+  std::vector<JobLeases::SlotRef> slots;
+  for (int i = 0; i < 3000; ++i) slots.push_back({"monitor:m" + std::to_string(i), 1'800'000'000'000});
+  std::vector<int> ran(3, 0);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 3; ++i) threads.emplace_back([&, i] { ran[i] = RaceForSlots(*r.leases[i], slots); });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ran[0] + ran[1] + ran[2], 3000);
+  for (int i = 0; i < 3; ++i) EXPECT_LE(ran[i], 1000) << "replica " << i << " took more than a third";
+  EXPECT_EQ(SlotsRunOnce(*r.scratch), 3000);
+}
+
+TEST(ReplicaLeasesTest, TheThirdOfALiveReplicaThatNeverAsksIsTakenByTheOthersAfterTheGraceEachSlotOnce) {
+  if (store::test_support::PostgresTestUrl().empty()) GTEST_SKIP() << store::test_support::kPgSkipMessage;
+  SystemClock clock;
+  Replicas r = StartReplicas(3, clock, {.lease_ms = 30'000, .share_grace_ms = 300});
+  ASSERT_EQ(r.leases.size(), 3u);
+  std::vector<JobLeases::SlotRef> slots;
+  for (int i = 0; i < 900; ++i) slots.push_back({"monitor:m" + std::to_string(i), 1'800'000'000'000});
+  std::vector<int> ran(2, 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::thread a([&] { ran[0] = RaceForSlots(*r.leases[0], slots); });
+  std::thread b([&] { ran[1] = RaceForSlots(*r.leases[1], slots); });
+  a.join();
+  b.join();
+  const auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_EQ(ran[0] + ran[1], 900) << "the silent replica's third is not left behind";
+  EXPECT_GE(ran[0], 300);
+  EXPECT_GE(ran[1], 300);
+  EXPECT_GE(took, std::chrono::milliseconds(300)) << "its third waited for the grace";
+  EXPECT_EQ(SlotsRunOnce(*r.scratch), 900);
+}
+
+TEST(ReplicaLeasesTest, TheLeaseHistoryJobPrunesInBoundedStepsAndSaysWhatItDeleted) {
+  if (store::test_support::PostgresTestUrl().empty()) GTEST_SKIP() << store::test_support::kPgSkipMessage;
+  SystemClock clock;
+  Replicas r = StartReplicas(1, clock, {.keep_history_ms = 600'000, .prune_rows = 7, .prune_budget_ms = 60'000});
+  ASSERT_EQ(r.leases.size(), 1u);
+  auto conn = r.scratch->Connect();
+  ASSERT_TRUE(conn.ok());
+  // 100 finished slots of one job in 1970, the newest of them kept.
+  ASSERT_TRUE((*conn)->ExecScript("INSERT INTO watch_leases (job, due_ms, holder, run_id, attempts, taken_at, "
+                                  "expires_at, finished_at) SELECT 'm', g * 1000, 'x', 0, 1, 0, 1, 1 "
+                                  "FROM generate_series(0, 99) g")
+                  .ok());
+  WatchLoop loop(clock, {.leases = r.leases[0].get()});
+  std::vector<std::string> said;
+  ASSERT_TRUE(AddLeaseHistoryJob(loop, *r.leases[0], 60'000, [&](const std::string& l) { said.push_back(l); }).ok());
+  auto records = loop.RunAllNow();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].job, "prune-lease-history");
+  EXPECT_TRUE(records[0].ran);
+  EXPECT_TRUE(records[0].status.ok()) << records[0].status.ToString();
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_NE(said[0].find("99 finished lease(s)"), std::string::npos) << said[0];
+  auto rows = (*conn)->Query("SELECT count(*) FROM watch_leases WHERE job = 'm'");
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(std::get<int64_t>((*rows)[0][0]), 1);
+  // Its own slot is leased and recorded like any job's.
+  rows = (*conn)->Query("SELECT count(*) FROM watch_runs WHERE job = 'prune-lease-history' AND outcome = 'ok'");
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(std::get<int64_t>((*rows)[0][0]), 1);
 }
 
 }  // namespace

@@ -159,7 +159,7 @@ TEST_P(WatchLeaseBatchesTest, ABadBatchIsRefusedWholeNamingWhatIsWrong) {
   EXPECT_FALSE(leases->ClaimLeases({{std::string("a\0b", 3), 0}}, "ra", 1000, 10).ok());
   EXPECT_FALSE(leases->ClaimLeases({{"m", 0}}, "", 1000, 10).ok());
   EXPECT_FALSE(leases->ClaimLeases({{"m", 0}}, "ra", 0, 10).ok());
-  EXPECT_FALSE(leases->ClaimLeases({{"m", 0}}, "ra", 1000, 0).ok());
+  EXPECT_FALSE(leases->ClaimLeases({{"m", 0}}, "ra", 1000, -1).ok());
   std::vector<LeaseSlot> huge(kMaxLeaseBatch + 1, {"m", 0});
   auto over = leases->ClaimLeases(huge, "ra", 1000, 10);
   ASSERT_FALSE(over.ok());

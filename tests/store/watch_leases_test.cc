@@ -156,9 +156,13 @@ TEST_P(WatchLeasesTest, OldHistoryIsPrunedButAnUnfinishedSlotIsKept) {
   // Everything is "old" after 300 ms when keeping 200 ms; history, its runs and the replica go.
   // Slot due times here are tiny (1970), so both leases are due long before; only the finished goes.
   std::this_thread::sleep_for(300ms);
-  auto pruned = leases->PruneWatchHistory(200);
+  auto pruned = leases->PruneWatchHistory(200, 100);
   ASSERT_TRUE(pruned.ok()) << pruned.status().ToString();
-  EXPECT_EQ(*pruned, 1 + 2 + 1);  // one finished lease, two runs, one replica
+  // The finished lease (a later slot of its job exists) and its run; the replica, silent since.
+  // The unfinished slot keeps its lease and its run.
+  EXPECT_EQ(pruned->leases, 1);
+  EXPECT_EQ(pruned->runs, 1);
+  EXPECT_EQ(pruned->replicas, 1);
   auto open = leases->OpenLeases();
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 1u);
@@ -166,7 +170,16 @@ TEST_P(WatchLeasesTest, OldHistoryIsPrunedButAnUnfinishedSlotIsKept) {
   auto replicas = leases->Replicas();
   ASSERT_TRUE(replicas.ok());
   EXPECT_TRUE(replicas->empty());
-  EXPECT_FALSE(leases->PruneWatchHistory(0).ok());
+  auto runs = leases->RecentRuns(10);
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].due_ms, 1000);
+  // The pruned slot is never taken again: its record is gone, a later slot of its job exists.
+  auto again = leases->ClaimLease("m", 0, "rb", 100);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->answer, LeaseAnswer::kPruned);
+  EXPECT_FALSE(leases->PruneWatchHistory(0, 10).ok());
+  EXPECT_FALSE(leases->PruneWatchHistory(10, 0).ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, WatchLeasesTest, ::testing::Values("sqlite", "postgresql"));

@@ -34,7 +34,12 @@ store::WatchReplica ThisReplica(const Clock& clock, int64_t lease_ms) {
 
 ReplicaLeases::ReplicaLeases(store::WatchLeases& leases, const Clock& clock, store::WatchReplica self,
                              ReplicaOptions options, std::function<void(const std::string&)> say)
-    : leases_(leases), clock_(clock), self_(std::move(self)), o_(options), say_(std::move(say)) {
+    : leases_(leases),
+      clock_(clock),
+      self_(std::move(self)),
+      o_(options),
+      say_(std::move(say)),
+      share_(std::max<int64_t>(0, options.share_grace_ms)) {
   self_.lease_ms = o_.lease_ms;
 }
 
@@ -89,9 +94,16 @@ Status ReplicaLeases::Beat() {
   // now, the last count stands (the share only spreads the work; the heartbeat itself was written).
   Result<std::vector<store::WatchReplica>> replicas = leases_.Replicas();
   if (!replicas.ok()) return Status::Ok();
-  int live = 0;
-  for (const auto& r : *replicas) live += !r.stopped_ms && r.heartbeat_ms >= *now - r.lease_ms;
-  live_replicas_.store(std::max(1, live));
+  // A replica refusing leases takes none: it is not counted. This one's rank is its place among
+  // the live ids, so that replicas asking at once start their claims at different slots.
+  std::vector<std::string> live;
+  for (const auto& r : *replicas)
+    if (!r.stopped_ms && r.heartbeat_ms >= *now - r.lease_ms && (r.refusing.empty() || r.id == self_.id))
+      live.push_back(r.id);
+  std::sort(live.begin(), live.end());
+  const auto self = std::find(live.begin(), live.end(), self_.id);
+  rank_.store(self == live.end() ? 0 : static_cast<int>(self - live.begin()));
+  live_replicas_.store(std::max<int>(1, static_cast<int>(live.size())));
   return Status::Ok();
 }
 
@@ -114,9 +126,6 @@ int64_t ReplicaLeases::PollMs() const { return std::clamp<int64_t>(o_.lease_ms /
 
 void ReplicaLeases::HeartbeatLoop() {
   const auto every = std::chrono::milliseconds(std::max<int64_t>(o_.lease_ms / 3, 50));
-  // Pruning is housekeeping on a steady timer, not a job: it needs no lease (deleting old rows
-  // twice deletes nothing the second time).
-  auto next_prune = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(mu_);
   while (!wake_.wait_for(lock, every, [this] { return stop_; })) {
     lock.unlock();
@@ -124,13 +133,6 @@ void ReplicaLeases::HeartbeatLoop() {
     // A missed heartbeat is not fatal: the next one retries; if they keep failing for the lease
     // time, other replicas take this one's slots over and its Finish reports the lease lost.
     if (!beat.ok() && say_) say_("dw watch: replica " + self_.id + ": heartbeat failed (retrying): " + beat.message());
-    if (std::chrono::steady_clock::now() >= next_prune) {
-      next_prune = std::chrono::steady_clock::now() + std::chrono::hours(1);
-      auto pruned = leases_.PruneWatchHistory(o_.keep_history_ms);
-      if (!pruned.ok() && say_)
-        say_("dw watch: replica " + self_.id + ": old lease history could not be pruned (retried in an hour): " +
-             pruned.status().message());
-    }
     lock.lock();
   }
 }
@@ -144,11 +146,19 @@ JobLeases::Answer ReplicaLeases::Translate(const std::string& job, int64_t due_m
     }
     case store::LeaseAnswer::kDone:
       return {Verdict::kDoneElsewhere, 0, ""};
-    case store::LeaseAnswer::kLeft:
-      // Free, left for the other replicas to take their share: asked again shortly, and taken
-      // here then if nobody did.
-      return {Verdict::kHeldElsewhere, std::min<int64_t>(PollMs(), 50),
+    case store::LeaseAnswer::kPruned:
+      if (say_)
+        say_("dw watch: replica " + self_.id + ": " + job + " due " + FormatRfc3339(FromUnixMillis(due_ms)) +
+             " is older than the lease history kept and a later slot of it was run: not run again");
+      return {Verdict::kDoneElsewhere, 0, ""};
+    case store::LeaseAnswer::kLeft: {
+      // Free, left for the other replicas to take their share: asked again soon while this
+      // replica has share left, else when the share grace ends (taken here then if nobody did).
+      std::lock_guard<std::mutex> lock(mu_);
+      return {Verdict::kHeldElsewhere,
+              std::min(PollMs(), share_.RetryLeftMs(job, due_ms, ToUnixMillis(clock_.Now()))),
               "left for the other replicas (this replica took its share of the batch)"};
+    }
     case store::LeaseAnswer::kHeld:
       break;
   }
@@ -174,21 +184,35 @@ std::vector<JobLeases::Answer> ReplicaLeases::ClaimBatch(const std::vector<SlotR
     out.assign(slots.size(), {Verdict::kRefused, std::max<int64_t>(o_.lease_ms / 3, 50), "refusing leases: " + refusing});
     return out;
   }
-  const int64_t live = live_replicas_.load();
+  const int live = live_replicas_.load();
+  const int rank = rank_.load();
+  // A slot the store's answer leaves out is never run here.
+  out.assign(slots.size(), {Verdict::kRefused, PollMs(), "the state store answered fewer slots than asked"});
   for (size_t from = 0; from < slots.size(); from += store::kMaxLeaseBatch) {
     const size_t to = std::min(slots.size(), from + store::kMaxLeaseBatch);
     std::vector<store::LeaseSlot> chunk;
     chunk.reserve(to - from);
     for (size_t i = from; i < to; ++i) chunk.push_back({slots[i].job, slots[i].due_ms});
-    const int64_t n = static_cast<int64_t>(chunk.size());
-    const int64_t share = (n + live - 1) / live;
-    Result<std::vector<store::LeaseClaim>> claims = leases_.ClaimLeases(chunk, self_.id, o_.lease_ms, share);
-    for (size_t i = from; i < to; ++i) {
-      if (!claims.ok())
-        out.push_back({Verdict::kRefused, PollMs(), "could not ask the state store for the leases: " +
-                                                        claims.status().message()});
-      else
-        out.push_back(Translate(slots[i].job, slots[i].due_ms, (*claims)[i - from]));
+    FairShare::Plan plan;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      plan = share_.Before(chunk, live, rank, ToUnixMillis(clock_.Now()));
+    }
+    Result<std::vector<store::LeaseClaim>> claims =
+        leases_.ClaimLeases(plan.ask, self_.id, o_.lease_ms, plan.max_take);
+    if (!claims.ok()) {
+      for (size_t i = from; i < to; ++i)
+        out[i] = {Verdict::kRefused, PollMs(), "could not ask the state store for the leases: " +
+                                                   claims.status().message()};
+      continue;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      share_.After(plan, *claims, ToUnixMillis(clock_.Now()));
+    }
+    for (size_t k = 0; k < plan.order.size() && k < claims->size(); ++k) {
+      const size_t i = from + plan.order[k];
+      out[i] = Translate(slots[i].job, slots[i].due_ms, (*claims)[k]);
     }
   }
   return out;
@@ -242,6 +266,42 @@ void ReplicaLeases::Finish(const std::string& job, int64_t due_ms, const Status&
     run_ids_.erase(it);
   }
   SayEnd(job, due_ms, leases_.FinishLease(job, due_ms, self_.id, run_id, outcome.ok(), outcome.message()));
+}
+
+}  // namespace dw::observe::watch
+
+namespace dw::observe::watch {
+
+Result<store::WatchPrune> ReplicaLeases::PruneHistory() {
+  store::WatchPrune total;
+  const int64_t rows = std::max<int64_t>(1, o_.prune_rows);
+  const int64_t until = ToUnixMillis(clock_.Now()) + std::max<int64_t>(0, o_.prune_budget_ms);
+  for (;;) {
+    Result<store::WatchPrune> step = leases_.PruneWatchHistory(o_.keep_history_ms, rows);
+    if (!step.ok()) return step.status();
+    total.before_ms = step->before_ms;
+    total.leases += step->leases;
+    total.runs += step->runs;
+    total.replicas += step->replicas;
+    const bool more = step->leases >= rows || step->replicas >= rows;
+    if (!more || ToUnixMillis(clock_.Now()) >= until) return total;
+  }
+}
+
+Status AddLeaseHistoryJob(WatchLoop& loop, ReplicaLeases& replica, int64_t every_ms,
+                          std::function<void(const std::string&)> say) {
+  return loop.AddJob({"prune-lease-history", "state", every_ms, [&replica, say](int64_t, int) -> Status {
+                        Result<store::WatchPrune> pruned = replica.PruneHistory();
+                        if (!pruned.ok())
+                          return Unavailable("the lease history could not be pruned: " + pruned.status().message());
+                        if (pruned->total() > 0 && say)
+                          say("dw watch: pruned the lease history before " +
+                              FormatRfc3339(FromUnixMillis(pruned->before_ms)) + ": " +
+                              std::to_string(pruned->leases) + " finished lease(s), " +
+                              std::to_string(pruned->runs) + " run(s), " + std::to_string(pruned->replicas) +
+                              " silent replica(s)");
+                        return Status::Ok();
+                      }});
 }
 
 }  // namespace dw::observe::watch

@@ -7,9 +7,14 @@
 // its clock agrees again. Expiry itself is always judged on the database's clock.
 //
 // A batch of slots (WatchLoop's ClaimBatch) is asked for in one store statement, and this
-// replica takes at most its share of it: the batch's size divided by the replicas alive at the
-// last heartbeat (rounded up). The rest is left for the other replicas, which wake for the same
-// slots; what nobody took is asked for again shortly (and a replica alone takes it all).
+// replica takes at most its share of it (observe/watch/fair_share.h): of the slots of one due
+// time, their number divided by the replicas alive at the last heartbeat (rounded up), counted
+// over the whole wake-up rather than what is left. The rest is left for the other replicas, which
+// wake for the same slots; what nobody took within the share grace is taken here then.
+//
+// The lease and run history is kept bounded by a job of its own on the loop
+// (AddLeaseHistoryJob): like any job its slot is leased, so one replica at a time prunes, in short
+// bounded steps (store::WatchLeases::PruneWatchHistory).
 #pragma once
 
 #include <atomic>
@@ -24,6 +29,7 @@
 
 #include "base/clock.h"
 #include "base/status.h"
+#include "observe/watch/fair_share.h"
 #include "observe/watch/watch_loop.h"
 #include "store/watch_leases.h"
 
@@ -32,8 +38,14 @@ namespace dw::observe::watch {
 struct ReplicaOptions {
   int64_t lease_ms = 30'000;           // a silent replica's slots are taken over after this
   int64_t max_clock_skew_ms = 30'000;  // further than this from the store's clock: no leases
-  // Lease and run history older than this is deleted, once an hour, by the heartbeat thread.
-  int64_t keep_history_ms = 7LL * 24 * 3600 * 1000;
+  // Finished leases and runs older than this are deleted by the lease-history job.
+  int64_t keep_history_ms = 24LL * 3600 * 1000;
+  // A free slot beyond this replica's share is left for the others this long, then taken here.
+  int64_t share_grace_ms = 1000;
+  // One prune step deletes at most this many slots (with their runs) and silent replicas; a job
+  // run stops after prune_budget_ms.
+  int64_t prune_rows = 2000;
+  int64_t prune_budget_ms = 2000;
 };
 
 class ReplicaLeases final : public JobLeases {
@@ -62,9 +74,14 @@ class ReplicaLeases final : public JobLeases {
   std::vector<Answer> ClaimBatch(const std::vector<SlotRef>& slots) override;
   void FinishBatch(const std::vector<SlotEnd>& ends) override;
 
-  // The replicas alive (heartbeat within their lease time, not stopped) at the last heartbeat,
-  // this one included: what a batch is shared among.
+  // The replicas alive (heartbeat within their lease time, not stopped, not refusing leases) at
+  // the last heartbeat, this one included: what a batch is shared among.
   int live_replicas() const { return live_replicas_.load(); }
+
+  // Prunes the lease and run history older than keep_history_ms in bounded steps until nothing
+  // old is left or prune_budget_ms has passed (the rest is for the next run): the rows deleted.
+  // The store's error when a step fails (the steps before it stand).
+  Result<store::WatchPrune> PruneHistory();
 
  private:
   int64_t PollMs() const;
@@ -83,7 +100,9 @@ class ReplicaLeases final : public JobLeases {
   mutable std::mutex mu_;
   std::string refusing_;                    // under mu_
   std::map<std::string, int64_t> run_ids_;  // "job@due" -> its watch_runs id, under mu_
+  FairShare share_;                         // under mu_
   std::atomic<int> live_replicas_{1};
+  std::atomic<int> rank_{0};  // this replica's place among the live ones (by id)
   std::condition_variable wake_;
   bool stop_ = false;
   std::thread heartbeat_;
@@ -91,5 +110,10 @@ class ReplicaLeases final : public JobLeases {
 
 // The id of a replica started now in this process: "<host>:<pid>:<started ms>".
 store::WatchReplica ThisReplica(const Clock& clock, int64_t lease_ms);
+
+// The job "prune-lease-history" (group "state", every `every_ms`): replica.PruneHistory(), one
+// line through `say` when it deleted anything. REQUIRES: `replica` outlives the loop.
+Status AddLeaseHistoryJob(WatchLoop& loop, ReplicaLeases& replica, int64_t every_ms,
+                          std::function<void(const std::string&)> say);
 
 }  // namespace dw::observe::watch
