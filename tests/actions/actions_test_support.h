@@ -29,6 +29,23 @@ inline config::Workspace OneDomainWorkspace(const std::string& autonomy = "L2") 
   return ws;
 }
 
+// One L2 domain "loyalty" (owner and only approver ana, approvals valid 2 h) whose notices go to a
+// Teams webhook at `webhook`, which the tests never deliver to: every notice stays in the outbox,
+// where it is counted. The workspace of the receipt-sweep and crash-writer tests.
+inline config::Workspace TeamsNotifiedWorkspace(const std::string& name, const std::string& webhook) {
+  config::Workspace ws;
+  ws.name = name;
+  config::DomainConfig d;
+  d.name = "loyalty";
+  d.autonomy = "L2";
+  d.owners = {"ana@example.com"};
+  d.approvers = {"ana@example.com"};
+  d.approval_ttl = "2h";
+  ws.domains["loyalty"] = d;
+  ws.notify = Json{{"teams", {{"webhook", webhook}}}};
+  return ws;
+}
+
 class ActionsFixture : public ::testing::Test {
  protected:
   void SetUp() override {

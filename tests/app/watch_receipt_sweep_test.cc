@@ -20,6 +20,7 @@
 #include "base/rfc3339.h"
 #include "incidents/incidents.h"
 #include "store/state_store.h"
+#include "tests/actions/actions_test_support.h"
 #include "tests/store/store_test_support.h"
 #include "tests/support/subprocess.h"
 
@@ -37,17 +38,7 @@ constexpr const char* kWorkspaceHead =
     "notify:\n  teams: {webhook: \"http://127.0.0.1:9/workflows/sweep\"}\n";
 
 config::Workspace DeskWorkspace() {
-  config::Workspace ws;
-  ws.name = "sweep";
-  config::DomainConfig d;
-  d.name = "loyalty";
-  d.autonomy = "L2";
-  d.owners = {"ana@example.com"};
-  d.approvers = {"ana@example.com"};
-  d.approval_ttl = "2h";
-  ws.domains["loyalty"] = d;
-  ws.notify = Json{{"teams", {{"webhook", "http://127.0.0.1:9/workflows/sweep"}}}};
-  return ws;
+  return actions::test_support::TeamsNotifiedWorkspace("sweep", "http://127.0.0.1:9/workflows/sweep");
 }
 
 incidents::Signal FailedCheck(const std::string& table, TimePoint at) {

@@ -39,6 +39,7 @@
 #include "incidents/incidents.h"
 #include "sim/sim_support.h"
 #include "store/migrations.h"
+#include "tests/actions/actions_test_support.h"
 #include "store/state_store.h"
 #include "store/sql_connection.h"
 #include "tests/crash/crash_harness.h"
@@ -61,17 +62,7 @@ TimePoint At(const std::string& rfc3339) { return *ParseRfc3339(rfc3339); }
 // The workspace the judgement and action writers run with: one domain whose approver is ana, and a
 // Teams channel (never delivered to here) so every notice is queued in the outbox.
 config::Workspace NotifyingWorkspace() {
-  config::Workspace ws;
-  ws.name = "crash";
-  config::DomainConfig d;
-  d.name = "loyalty";
-  d.autonomy = "L2";
-  d.owners = {"ana@example.com"};
-  d.approvers = {"ana@example.com"};
-  d.approval_ttl = "2h";
-  ws.domains["loyalty"] = d;
-  ws.notify = Json{{"teams", {{"webhook", "https://example.invalid/workflows/crash"}}}};
-  return ws;
+  return actions::test_support::TeamsNotifiedWorkspace("crash", "https://example.invalid/workflows/crash");
 }
 
 incidents::Signal CheckSignal(const std::string& table, const std::string& check, TimePoint at) {

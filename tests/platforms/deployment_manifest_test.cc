@@ -76,21 +76,33 @@ TEST(DeploymentManifestTest, BrokenYamlIsAnErrorWithFileAndLine) {
   EXPECT_EQ(ReadManifestFolder(dir.path() / "missing").status().code(), StatusCode::kNotFound);
 }
 
-TEST(DeploymentManifestTest, CollectorReportsStandingRiskOnceAndEachSpecChange) {
+// A Flink platform (the simulator, no jobs) whose manifests folder holds points-balance at image
+// 4.1, a SQLite store and a clock at 2026-11-24 13:00: what the collector tests start from.
+class ManifestCollectorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir.Write("manifests/points-balance.yaml", Manifest("registry/points-balance:4.1", 1, true));
+    sim = dw::testing::StartSim(sim::Platform::kFlink, Json{{"jobs", Json::array()}});
+    auto p = dw::testing::PlatformAt("flink", "flink", sim->url());
+    p.manifests = manifests.string();
+    ws.platforms["flink"] = p;
+    auto opened = store::OpenStateStore((dir.path() / "state.db").string(), clock);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    store = std::move(*opened);
+  }
+
   dw::testing::TempDir dir;
-  auto manifests = dir.path() / "manifests";
-  dir.Write("manifests/points-balance.yaml", Manifest("registry/points-balance:4.1", 1, true));
-  auto sim = dw::testing::StartSim(sim::Platform::kFlink, Json{{"jobs", Json::array()}});
+  std::filesystem::path manifests = dir.path() / "manifests";
+  decltype(dw::testing::StartSim(sim::Platform::kFlink, Json())) sim;
   config::Workspace ws;
-  auto p = dw::testing::PlatformAt("flink", "flink", sim->url());
-  p.manifests = manifests.string();
-  ws.platforms["flink"] = p;
-  SimulatedClock clock(FromUnixMillis(*ParseIsoTimeMillis("2026-11-24T13:00:00Z")));
-  auto store = store::OpenStateStore((dir.path() / "state.db").string(), clock);
-  ASSERT_TRUE(store.ok());
-  auto http = net::MakeCurlHttpClient();
+  SimulatedClock clock{FromUnixMillis(*ParseIsoTimeMillis("2026-11-24T13:00:00Z"))};
+  std::unique_ptr<store::StateStore> store;
+  std::unique_ptr<net::HttpClient> http = net::MakeCurlHttpClient();
+};
+
+TEST_F(ManifestCollectorTest, ReportsStandingRiskOnceAndEachSpecChange) {
   auto pass = [&] {
-    auto r = observe::changes::CollectChanges(ws, *http, **store, clock);
+    auto r = observe::changes::CollectChanges(ws, *http, *store, clock);
     EXPECT_TRUE(r.ok());
     return r.ok() ? r->new_events() : -1;
   };
@@ -99,7 +111,7 @@ TEST(DeploymentManifestTest, CollectorReportsStandingRiskOnceAndEachSpecChange) 
   dir.Write("manifests/points-balance.yaml", Manifest("registry/points-balance:4.2", 1, true));
   clock.Advance(std::chrono::minutes(60));
   EXPECT_EQ(pass(), 1);  // the image change
-  auto events = (*store)->ChangeEventsFor("flink://flink/points-balance", FromUnixMillis(0),
+  auto events = store->ChangeEventsFor("flink://flink/points-balance", FromUnixMillis(0),
                                           FromUnixMillis(*ParseIsoTimeMillis("2030-01-01T00:00:00Z")));
   ASSERT_TRUE(events.ok());
   ASSERT_EQ(events->size(), 2u);
@@ -113,20 +125,8 @@ TEST(DeploymentManifestTest, CollectorReportsStandingRiskOnceAndEachSpecChange) 
 // mis-encoded image tag) once stopped `dw collect` and `dw watch` with an exception out of the
 // JSON library, when the spec was written to the collector's cursor; it is now the document's
 // error (the file's, with its line), and the pass goes on.
-TEST(DeploymentManifestTest, AValueThatIsNotUtf8IsRefusedWithItsFileAndTheCollectionGoesOn) {
-  dw::testing::TempDir dir;
-  auto manifests = dir.path() / "manifests";
-  dir.Write("manifests/points-balance.yaml", Manifest("registry/points-balance:4.1", 1, true));
-  auto sim = dw::testing::StartSim(sim::Platform::kFlink, Json{{"jobs", Json::array()}});
-  config::Workspace ws;
-  auto p = dw::testing::PlatformAt("flink", "flink", sim->url());
-  p.manifests = manifests.string();
-  ws.platforms["flink"] = p;
-  SimulatedClock clock(FromUnixMillis(*ParseIsoTimeMillis("2026-11-24T13:00:00Z")));
-  auto store = store::OpenStateStore((dir.path() / "state.db").string(), clock);
-  ASSERT_TRUE(store.ok());
-  auto http = net::MakeCurlHttpClient();
-  auto first = observe::changes::CollectChanges(ws, *http, **store, clock);
+TEST_F(ManifestCollectorTest, AValueThatIsNotUtf8IsRefusedWithItsFileAndTheCollectionGoesOn) {
+  auto first = observe::changes::CollectChanges(ws, *http, *store, clock);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   dir.Write("manifests/points-balance.yaml", Manifest("registry/points-balance:4.2-\xff\xfe", 1, true));
   clock.Advance(std::chrono::minutes(60));
@@ -137,7 +137,7 @@ TEST(DeploymentManifestTest, AValueThatIsNotUtf8IsRefusedWithItsFileAndTheCollec
   ASSERT_EQ(folder->errors.size(), 1u);
   EXPECT_NE(folder->errors[0].find("points-balance.yaml:7: the text is not UTF-8 (byte 0xFF"), std::string::npos)
       << folder->errors[0];
-  auto second = observe::changes::CollectChanges(ws, *http, **store, clock);
+  auto second = observe::changes::CollectChanges(ws, *http, *store, clock);
   ASSERT_TRUE(second.ok()) << second.status().ToString();
   EXPECT_EQ(second->new_events(), 0);
   Json report = second->ToJson();
