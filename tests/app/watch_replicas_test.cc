@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <set>
 #include <thread>
@@ -128,13 +129,43 @@ class WatchReplicasTest : public ::testing::Test {
     WriteWorkspace(tmp_, scratch_->location());
   }
 
-  // Three `dw watch` replicas named prefix0..prefix2 on the workspace, with a 2 s lease time.
-  std::vector<Watcher> StartThreeReplicas(const std::string& prefix) {
+  // Three `dw watch` replicas named prefix0..prefix2 on the workspace, with a 2 s lease time and
+  // `extra` arguments.
+  std::vector<Watcher> StartThreeReplicas(const std::string& prefix, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {"watch", "--lease-time", "2s"};
+    args.insert(args.end(), extra.begin(), extra.end());
     std::vector<Watcher> w;
-    for (int i = 0; i < 3; ++i)
-      w.push_back(StartWatch(tmp_, prefix + std::to_string(i), {"watch", "--lease-time", "2s"}));
+    for (int i = 0; i < 3; ++i) w.push_back(StartWatch(tmp_, prefix + std::to_string(i), args));
     for (const auto& x : w) EXPECT_GT(x.pid, 0) << "a replica did not start";
     return w;
+  }
+
+  // The replica of `w` killed holding a lease, and that lease.
+  struct Killed {
+    pid_t pid = -1;
+    std::string holder;
+    int64_t due_ms = 0;
+  };
+  // Polls the open leases every `poll` for up to 30 s until one of `job` is held by a replica of
+  // `w` while `now()` is true, SIGKILLs that replica and reaps it; pid -1 when none was seen.
+  static Killed KillTheHolderOf(store::WatchLeases& leases, const std::vector<Watcher>& w, const std::string& job,
+                                std::chrono::milliseconds poll, const std::function<bool()>& now = [] { return true; }) {
+    for (auto deadline = std::chrono::steady_clock::now() + 30s; std::chrono::steady_clock::now() < deadline;
+         std::this_thread::sleep_for(poll)) {
+      auto open = leases.OpenLeases();
+      EXPECT_TRUE(open.ok()) << open.status().ToString();
+      if (!open.ok()) return {};
+      for (const auto& l : *open) {
+        if (l.job != job || !now()) continue;
+        for (const auto& x : w)
+          if (l.holder.find(":" + std::to_string(x.pid) + ":") != std::string::npos) {
+            kill(x.pid, SIGKILL);
+            waitpid(x.pid, nullptr, 0);
+            return {x.pid, l.holder, l.due_ms};
+          }
+      }
+    }
+    return {};
   }
 
   TempDir tmp_;
@@ -151,26 +182,10 @@ TEST_F(WatchReplicasTest, ThreeReplicasRunEachSlotOnceAndTakeOverTheKilledOnesLe
   ASSERT_NE(leases, nullptr);
 
   // Wait for a replica to hold the slow monitor's lease, mid-run, and SIGKILL it there.
-  pid_t killed = -1;
-  std::string killed_id;
-  int64_t killed_due = 0;
-  for (auto deadline = std::chrono::steady_clock::now() + 30s; killed < 0 && std::chrono::steady_clock::now() < deadline;
-       std::this_thread::sleep_for(20ms)) {
-    auto open = leases->OpenLeases();
-    ASSERT_TRUE(open.ok()) << open.status().ToString();
-    for (const auto& l : *open) {
-      if (l.job != "monitor:slow") continue;
-      for (const auto& x : w)
-        if (l.holder.find(":" + std::to_string(x.pid) + ":") != std::string::npos) {
-          kill(x.pid, SIGKILL);
-          waitpid(x.pid, nullptr, 0);
-          killed = x.pid;
-          killed_id = l.holder;
-          killed_due = l.due_ms;
-        }
-      if (killed >= 0) break;
-    }
-  }
+  const Killed k = KillTheHolderOf(*leases, w, "monitor:slow", 20ms);
+  const pid_t killed = k.pid;
+  const std::string killed_id = k.holder;
+  const int64_t killed_due = k.due_ms;
   ASSERT_GT(killed, 0) << "no replica was ever seen holding monitor:slow";
 
   // While the other two run on: --status names all three, the killed one goes silent.
@@ -494,35 +509,18 @@ TEST_F(WatchReplicasTest, AReplicaKilledWhilePruningHasThePruneTakenOverAndEvery
                            "SELECT 'owed:' || g, 0, 'gone', 0, 1, 0, 1 FROM generate_series(0, 19) g;"
                            "ANALYZE watch_leases; ANALYZE watch_runs;")
                   .ok());
-  std::vector<Watcher> w;
-  for (int i = 0; i < 3; ++i)
-    w.push_back(StartWatch(tmp_, "p" + std::to_string(i), {"watch", "--lease-time", "2s", "--lease-history", "10m"}));
-  for (const auto& x : w) ASSERT_GT(x.pid, 0) << "a replica did not start";
+  std::vector<Watcher> w = StartThreeReplicas("p", {"--lease-history", "10m"});
+  if (HasFailure()) return;
 
-  // Wait for a replica to hold the prune's lease, mid-prune, and SIGKILL it there.
-  pid_t killed = -1;
-  std::string killed_id;
-  int64_t prune_due = 0;
+  // Wait for a replica to hold the prune's lease, mid-prune (it has deleted some of the old slots
+  // already), and SIGKILL it there.
+  const Killed k = KillTheHolderOf(*leases, w, "prune-lease-history", 5ms, [&] {
+    return Count(c, "SELECT count(*) FROM watch_leases WHERE job LIKE 'old:%'") < 300'000;
+  });
+  const pid_t killed = k.pid;
+  const std::string killed_id = k.holder;
+  const int64_t prune_due = k.due_ms;
   int64_t old_when_killed = -1;
-  for (auto deadline = std::chrono::steady_clock::now() + 30s; killed < 0 && std::chrono::steady_clock::now() < deadline;
-       std::this_thread::sleep_for(5ms)) {
-    auto open = leases->OpenLeases();
-    ASSERT_TRUE(open.ok()) << open.status().ToString();
-    for (const auto& l : *open) {
-      if (l.job != "prune-lease-history") continue;
-      // Mid-prune: it has deleted some of the old slots already.
-      if (Count(c, "SELECT count(*) FROM watch_leases WHERE job LIKE 'old:%'") >= 300'000) continue;
-      for (const auto& x : w)
-        if (l.holder.find(":" + std::to_string(x.pid) + ":") != std::string::npos) {
-          kill(x.pid, SIGKILL);
-          waitpid(x.pid, nullptr, 0);
-          killed = x.pid;
-          killed_id = l.holder;
-          prune_due = l.due_ms;
-        }
-      if (killed >= 0) break;
-    }
-  }
   ASSERT_GT(killed, 0) << "no replica was ever seen holding the prune's lease";
   old_when_killed = Count(c, "SELECT count(*) FROM watch_leases WHERE job LIKE 'old:%'");
 
