@@ -23,8 +23,10 @@ std::vector<YAML::Node> LoadYamlDocuments(const std::string& text);
 // UTF-8. YAML streams are Unicode, but yaml-cpp passes a scalar's bytes through unchecked, and
 // what a reader keeps is later written as JSON, which must be UTF-8 (nlohmann's dump() throws on
 // anything else: a workspace value that was not once ended `dw describe --format json` with an
-// uncaught exception). LoadYamlDocuments calls it first; single-document readers call it
-// themselves.
+// uncaught exception). Also at the first character YAML 1.2 does not allow in a stream (a control
+// character other than tab, line feed and carriage return; U+FFFE, U+FFFF): yaml-cpp lets them
+// through and turned a NUL into bytes that are not UTF-8. LoadYamlDocuments calls it first;
+// single-document readers call it themselves.
 void RequireUtf8Text(const std::string& text);
 
 }  // namespace dw::config

@@ -41,6 +41,34 @@ TEST(YamlUtf8Test, AWorkspaceFileThatIsNotUtf8IsRefusedWithItsLineAndColumn) {
   EXPECT_NE(r.errors[0].file.find("dataworkers.yaml"), std::string::npos);
 }
 
+// Found by the flink_manifests fuzz target's hour-long run: a NUL inside a plain scalar is UTF-8,
+// but YAML does not allow it, and yaml-cpp read "v2\0_2" back as bytes that are not UTF-8 (a stray
+// 0xA0), so the manifest's spec could not be written as JSON. Characters outside YAML 1.2's
+// printable set are refused with their line and column; tabs, CRLF, a BOM and text past the Basic
+// Multilingual Plane still load.
+TEST(YamlUtf8Test, AControlCharacterYamlDoesNotAllowIsRefusedWithItsLineAndColumn) {
+  const std::pair<std::string, std::string> refused[] = {
+      {std::string("v2\0_2", 5), "0x00"}, {"v2\x01", "0x01"}, {"v2\x1B[0m", "0x1B"}, {"v2\x7F", "0x7F"},
+      {"v2\xC2\x9B", "0xC2"}, {"v2\xEF\xBF\xBE", "0xEF"}};
+  for (const auto& [value, byte] : refused) {
+    TempDir dir;
+    dir.Write("dataworkers.yaml", "version: 1\nname: w\ndescription: " + value + "\n");
+    config::LoadResult r = config::LoadWorkspace(dir.path());
+    ASSERT_FALSE(r.ok()) << byte;
+    ASSERT_EQ(r.errors.size(), 1u) << byte;
+    EXPECT_EQ(r.errors[0].line, 3) << byte;
+    EXPECT_EQ(r.errors[0].column, 16) << byte;
+    EXPECT_NE(r.errors[0].message.find("control character (byte " + byte + ") that YAML does not allow"),
+              std::string::npos)
+        << r.errors[0].ToString();
+  }
+  TempDir dir;
+  dir.Write("dataworkers.yaml",
+            "\xEF\xBB\xBFversion: 1\r\nname: w\r\n# tab\there, caf\xC3\xA9 \xF0\x9F\x98\x80\r\n");
+  config::LoadResult ok = config::LoadWorkspace(dir.path());
+  EXPECT_TRUE(ok.ok()) << (ok.errors.empty() ? "" : ok.errors[0].ToString());
+}
+
 TEST(YamlUtf8Test, AnEnvironmentValueThatIsNotUtf8IsRefusedWithoutShowingIt) {
   TempDir dir;
   dir.Write("dataworkers.yaml", "version: 1\nname: w\nnotify:\n  slack: {webhook: \"${DW_UTF8_TEST_HOOK}\"}\n");
