@@ -33,7 +33,11 @@ TEST(CollectCliTest, CollectsTheEvNightFromADwSimProcessAndDedupsTheSecondPass) 
             "platforms:\n  kestra: {type: kestra, url: \"http://127.0.0.1:" + port +
                 "\", tenant: main, username: admin@kestra.io, password: \"Admin1234!\"}\n"
                 "assets:\n  - id: kestra://kestra/pricing.tariff_sync\n");
-  std::string dw = std::string(DW_BINARY) + " --workspace " + dir.path().string() + " collect";
+  // The script's clock reads 02:36 on 2026-11-25; the first pass looks back a week from the
+  // collector's clock, so that clock is pinned to the script's rather than the wall's (on
+  // 2026-12-02 a week back from the wall clock no longer reached the 00:05 execution).
+  std::string dw = std::string(DW_BINARY) + " --workspace " + dir.path().string() +
+                   " --now 2026-11-25T02:36:00Z collect";
   auto first = RunCommand(dw + " --format json");
   auto second = RunCommand(dw);
   stop();
