@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <set>
 #include <thread>
@@ -111,6 +112,31 @@ void WriteWorkspace(const TempDir& tmp, const std::string& state) {
             "  slack: {webhook: \"${DW_REPLICA_TEST_WEBHOOK}\"}\n");
 }
 
+// The last `lines` lines of the file at `p` (all of it when shorter).
+std::string TailOf(const std::filesystem::path& p, size_t lines) {
+  const std::string all = testing::ReadWholeFile(p);
+  size_t at = all.size();
+  if (at > 0 && all[at - 1] == '\n') --at;  // the last line's own end
+  for (size_t n = 0; at > 0; --at)
+    if (all[at - 1] == '\n' && ++n == lines) break;
+  std::string tail = all.substr(at);
+  if (!tail.empty() && tail.back() != '\n') tail += '\n';
+  return tail;
+}
+
+// One row of a diagnostic query, its cells separated by " | ".
+std::string RowText(const store::SqlRow& row) {
+  std::string out;
+  for (const store::SqlValue& v : row) {
+    if (!out.empty()) out += " | ";
+    if (const auto* i = std::get_if<int64_t>(&v)) out += std::to_string(*i);
+    else if (const auto* d = std::get_if<double>(&v)) out += std::to_string(*d);
+    else if (const auto* t = std::get_if<std::string>(&v)) out += *t;
+    else out += "NULL";
+  }
+  return out;
+}
+
 int64_t Count(store::SqlConnection& c, const std::string& sql) {
   auto rows = c.Query(sql);
   EXPECT_TRUE(rows.ok()) << sql << ": " << rows.status().ToString();
@@ -129,13 +155,69 @@ class WatchReplicasTest : public ::testing::Test {
     WriteWorkspace(tmp_, scratch_->location());
   }
 
+  // A failed test prints what CI needs to tell why (its log shows only the failing test's
+  // output): the store's replicas, leases and runs, and the tail of every replica's stderr and
+  // stdout. Replicas a failed assertion left running are then SIGKILLed and reaped.
+  void TearDown() override {
+    if (HasFailure() && scratch_) PrintStoreState();
+    for (const Watcher& x : started_) {
+      if (x.pid <= 0) continue;
+      int status = 0;
+      if (waitpid(x.pid, &status, WNOHANG) == 0) {  // still running: the test ended early
+        kill(x.pid, SIGKILL);
+        waitpid(x.pid, nullptr, 0);
+      }
+    }
+    if (!HasFailure()) return;
+    for (const Watcher& x : started_)
+      std::cerr << "---- replica " << x.err.stem().string() << " (pid " << x.pid << "), stderr, last 40 lines:\n"
+                << TailOf(x.err, 40) << "---- its stdout, last 20 lines:\n"
+                << TailOf(x.out, 20);
+  }
+
+  // The watch tables, times in ms since the first replica started (the slots' due times too).
+  void PrintStoreState() {
+    auto conn = scratch_->Connect();
+    if (!conn.ok()) {
+      std::cerr << "---- the store could not be read: " << conn.status().ToString() << "\n";
+      return;
+    }
+    const std::string t0 = "(SELECT coalesce(min(started_at), 0) FROM watch_replicas)";
+    const std::pair<const char*, std::string> tables[] = {
+        {"watch_replicas (replica_id | pid | started | heartbeat | stopped | lease_ms | clock_offset_ms | refusing)",
+         "SELECT replica_id, pid, started_at - " + t0 + ", heartbeat_at - " + t0 + ", stopped_at - " + t0 +
+             ", lease_ms, clock_offset_ms, refusing FROM watch_replicas ORDER BY started_at"},
+        {"watch_leases (job | due | holder | attempts | taken | expires | finished)",
+         "SELECT job, due_ms - " + t0 + ", holder, attempts, taken_at - " + t0 + ", expires_at - " + t0 +
+             ", finished_at - " + t0 + " FROM watch_leases WHERE job NOT LIKE 'old:%' ORDER BY job, due_ms LIMIT 300"},
+        {"watch_runs (job | due | replica | started | finished | outcome | message)",
+         "SELECT job, due_ms - " + t0 + ", replica_id, started_at - " + t0 + ", finished_at - " + t0 +
+             ", outcome, message FROM watch_runs WHERE job NOT LIKE 'old:%' ORDER BY job, due_ms, id LIMIT 400"},
+    };
+    for (const auto& [title, sql] : tables) {
+      std::cerr << "---- " << title << ":\n";
+      auto rows = (*conn)->Query(sql);
+      if (!rows.ok()) {
+        std::cerr << rows.status().ToString() << "\n";
+        continue;
+      }
+      for (const store::SqlRow& row : *rows) std::cerr << RowText(row) << "\n";
+    }
+  }
+
+  // A `dw watch` child on the workspace whose output is printed if the test fails.
+  Watcher StartReplica(const std::string& name, const std::vector<std::string>& args) {
+    started_.push_back(StartWatch(tmp_, name, args));
+    return started_.back();
+  }
+
   // Three `dw watch` replicas named prefix0..prefix2 on the workspace, with a 2 s lease time and
   // `extra` arguments.
   std::vector<Watcher> StartThreeReplicas(const std::string& prefix, const std::vector<std::string>& extra = {}) {
     std::vector<std::string> args = {"watch", "--lease-time", "2s"};
     args.insert(args.end(), extra.begin(), extra.end());
     std::vector<Watcher> w;
-    for (int i = 0; i < 3; ++i) w.push_back(StartWatch(tmp_, prefix + std::to_string(i), args));
+    for (int i = 0; i < 3; ++i) w.push_back(StartReplica(prefix + std::to_string(i), args));
     for (const auto& x : w) EXPECT_GT(x.pid, 0) << "a replica did not start";
     return w;
   }
@@ -170,6 +252,7 @@ class WatchReplicasTest : public ::testing::Test {
 
   TempDir tmp_;
   std::unique_ptr<ScratchLocation> scratch_;
+  std::vector<Watcher> started_;
 };
 
 TEST_F(WatchReplicasTest, ThreeReplicasRunEachSlotOnceAndTakeOverTheKilledOnesLease) {
@@ -401,7 +484,7 @@ TEST_F(WatchReplicasTest, TwoReplicasWriteEachMissingReceiptOnceWithNoObserveJob
   ASSERT_EQ(receipts(), 0u);
 
   std::vector<Watcher> w;
-  for (int i = 0; i < 2; ++i) w.push_back(StartWatch(tmp_, "s" + std::to_string(i), {"watch", "--lease-time", "2s"}));
+  for (int i = 0; i < 2; ++i) w.push_back(StartReplica("s" + std::to_string(i), {"watch", "--lease-time", "2s"}));
   for (const auto& x : w) ASSERT_GT(x.pid, 0);
   // The job's first slot is the current minute's, due within its jitter (at most 6 s) of start.
   for (auto deadline = std::chrono::steady_clock::now() + 30s; receipts() < 4 && std::chrono::steady_clock::now() < deadline;)
@@ -438,7 +521,7 @@ TEST_F(WatchReplicasTest, TwoReplicasWriteEachMissingReceiptOnceWithNoObserveJob
 TEST_F(WatchReplicasTest, AReplicaWhoseClockIsAMinuteOffRefusesLeasesAndSaysWhy) {
   // --now a minute back: the replica's clock runs 60 s behind the database's.
   std::string behind = FormatRfc3339(SystemClock().Now() - std::chrono::seconds(60));
-  Watcher skewed = StartWatch(tmp_, "skewed", {"--now", behind, "watch", "--lease-time", "2s"});
+  Watcher skewed = StartReplica("skewed", {"--now", behind, "watch", "--lease-time", "2s"});
   ASSERT_GT(skewed.pid, 0);
   std::this_thread::sleep_for(3s);
   auto status = RunCommand(std::string(DW_BINARY) + " --workspace '" + tmp_.path().string() + "' watch --status --format json");

@@ -88,6 +88,48 @@ TEST(WatchLoopLeasesTest, ASlotHeldByAReplicaThatDiesIsTakenOverAsItselfNotSkipp
   EXPECT_EQ(leases.asked, (std::vector<int64_t>{kStart, kStart, kStart, kStart + kEvery}));
 }
 
+// The three-replica test's failure under load (tests/app/watch_replicas_test.cc): while every live
+// replica waited a lease time for a dead replica's slot, the job's next slot came due, nobody
+// asked for it, and each replica then jumped to the latest slot: the one between was skipped.
+TEST(WatchLoopLeasesTest, ALaterSlotRunsOnTimeWhileAnEarlierOneIsHeldElsewhere) {
+  SimulatedClock clock{FromUnixMillis(kStart)};
+  ScriptedLeases leases;
+  // 00:00 is held for longer than `every` (its holder runs long, then dies), then it is ours.
+  for (int i = 0; i < 3; ++i)
+    leases.script[kStart].push_back({JobLeases::Verdict::kHeldElsewhere, 40'000, "held by r1"});
+  WatchLoop loop(clock, {.leases = &leases, .jitter_fraction = 0});
+  std::vector<std::pair<int64_t, int>> ran;
+  ASSERT_TRUE(loop.AddJob({"m", "g", kEvery, [&](int64_t due, int missed) {
+                             ran.push_back({due, missed});
+                             return Status::Ok();
+                           }}).ok());
+  EXPECT_FALSE(loop.RunDue()[0].ran);  // 00:00, held
+  clock.Advance(std::chrono::milliseconds(40'000));
+  EXPECT_FALSE(loop.RunDue()[0].ran);  // 00:00 again at 00:40, still held
+  EXPECT_EQ(loop.MillisUntilNextDue(), 20'000) << "the next slot is due at 00:01, before 00:00 is asked again";
+  clock.Advance(std::chrono::milliseconds(20'000));
+  auto on_time = loop.RunDue();
+  ASSERT_EQ(on_time.size(), 1u);
+  EXPECT_TRUE(on_time[0].ran);
+  EXPECT_EQ(on_time[0].due_ms, kStart + kEvery) << "00:01 runs on time while 00:00 is held";
+  clock.Advance(std::chrono::milliseconds(20'000));
+  EXPECT_FALSE(loop.RunDue()[0].ran);  // 00:00 again at 01:20, still held
+  clock.Advance(std::chrono::milliseconds(40'000));
+  // At 02:00 both 00:00 (asked again) and 00:02 are due: the held one first, then 00:02 at once.
+  auto taken = loop.RunDue();
+  ASSERT_EQ(taken.size(), 1u);
+  EXPECT_EQ(taken[0].due_ms, kStart);
+  EXPECT_TRUE(taken[0].ran);
+  EXPECT_EQ(loop.MillisUntilNextDue(), 0);
+  auto next = loop.RunDue();
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].due_ms, kStart + 2 * kEvery);
+  // Every slot ran once, none folded into a later one.
+  EXPECT_EQ(ran, (std::vector<std::pair<int64_t, int>>{{kStart + kEvery, 0}, {kStart, 0}, {kStart + 2 * kEvery, 0}}));
+  EXPECT_EQ(leases.finished,
+            (std::vector<std::pair<int64_t, bool>>{{kStart + kEvery, true}, {kStart, true}, {kStart + 2 * kEvery, true}}));
+}
+
 TEST(WatchLoopLeasesTest, ARefusalKeepsTheSlotDueAndAFailureIsReportedToTheLeases) {
   SimulatedClock clock{FromUnixMillis(kStart)};
   ScriptedLeases leases;

@@ -59,32 +59,41 @@ Status WatchLoop::AddBatchRunner(const std::string& name, BatchRunner run) {
   return Status::Ok();
 }
 
-void WatchLoop::ApplyNotRun(Slot& s, RunRecord& r, const JobLeases::Answer& a) {
+void WatchLoop::ApplyNotRun(Slot& s, Pick& p, const JobLeases::Answer& a) {
+  RunRecord& r = p.record;
   r.ran = false;
+  const int64_t ask_again = r.started_ms + std::max<int64_t>(a.retry_in_ms, 1);
   std::lock_guard<std::mutex> lock(mu_);
   switch (a.verdict) {
     case JobLeases::Verdict::kDoneElsewhere:
-      // Its slot is accounted for; the next one is due as usual. A later slot left behind while
-      // this one was held is picked up by the next run (as missed slots after downtime are).
+      // Its slot is accounted for; a scheduled one's next slot is due as usual.
+      s.held.erase(r.due_ms);
+      if (p.held) break;
       s.next_due_ms = std::max(s.next_due_ms, r.due_ms + s.job.every_ms);
-      s.held_due_ms = -1;
       s.retry_at_ms = -1;
       break;
     case JobLeases::Verdict::kHeldElsewhere:
       // A slot another replica held (or left for the others) is asked for as itself until it is
-      // done or taken over here.
-      s.held_due_ms = r.due_ms;
-      s.retry_at_ms = r.started_ms + std::max<int64_t>(a.retry_in_ms, 1);
+      // done or taken over here; the job's next slot is due as usual meanwhile.
+      s.held[r.due_ms] = ask_again;
+      if (p.held) break;
+      s.next_due_ms = std::max(s.next_due_ms, r.due_ms + s.job.every_ms);
+      s.retry_at_ms = -1;
       break;
     default:  // refused: the slot stays due here; the store said why
       r.status = FailedPrecondition(a.why);
-      s.retry_at_ms = r.started_ms + std::max<int64_t>(a.retry_in_ms, 1);
+      if (p.held)
+        s.held[r.due_ms] = ask_again;
+      else
+        s.retry_at_ms = ask_again;
       break;
   }
 }
 
 int64_t WatchLoop::StartAt(const Slot& s) const {
-  return s.retry_at_ms >= 0 ? s.retry_at_ms : s.next_due_ms + s.jitter_ms;
+  int64_t start = s.retry_at_ms >= 0 ? s.retry_at_ms : s.next_due_ms + s.jitter_ms;
+  for (const auto& [due, ask_again] : s.held) start = std::min(start, ask_again);
+  return start;
 }
 
 std::vector<RunRecord> WatchLoop::RunAllNow() {
@@ -111,40 +120,54 @@ std::vector<WatchLoop::Pick> WatchLoop::PickDue(int64_t now) {
   picks.reserve(slots_.size());
   for (size_t i = 0; i < slots_.size(); ++i) {
     const Slot& s = slots_[i];
-    const int64_t start = StartAt(s);
-    const bool ahead = o_.leases != nullptr && o_.claim_ahead_ms > 0 && s.retry_at_ms < 0 && s.held_due_ms < 0 &&
-                       s.next_due_ms <= now && start <= now + o_.claim_ahead_ms;
-    if (start > now && !ahead) continue;
     Pick p;
     p.slot = i;
     RunRecord& r = p.record;
     r.job = s.job.name;
     r.started_ms = now;
+    // A held slot whose time to ask again has come first (the earliest such): it waited longest.
+    if (o_.leases != nullptr) {
+      for (const auto& [due, ask_again] : s.held)
+        if (ask_again <= now) {
+          p.held = true;
+          r.due_ms = due;
+          break;
+        }
+      if (p.held) {
+        picks.push_back(std::move(p));
+        continue;
+      }
+    }
+    const int64_t start = s.retry_at_ms >= 0 ? s.retry_at_ms : s.next_due_ms + s.jitter_ms;
+    const bool ahead = o_.leases != nullptr && o_.claim_ahead_ms > 0 && s.retry_at_ms < 0 &&
+                       s.next_due_ms <= now && start <= now + o_.claim_ahead_ms;
+    if (start > now && !ahead) continue;
     // The latest slot at or before now; the ones between it and the last run were missed.
     int64_t latest_slot = now / s.job.every_ms * s.job.every_ms;
     if (latest_slot < s.next_due_ms) latest_slot = s.next_due_ms;
     r.due_ms = latest_slot;
     r.missed = static_cast<int>((latest_slot - s.next_due_ms) / s.job.every_ms);
-    if (o_.leases != nullptr && s.held_due_ms >= 0) {
-      r.due_ms = s.held_due_ms;
-      r.missed = 0;
-    }
     picks.push_back(std::move(p));
   }
   return picks;
 }
 
-void WatchLoop::Reschedule(Slot& s, const RunRecord& r) {
+void WatchLoop::Reschedule(Slot& s, const Pick& p) {
+  const RunRecord& r = p.record;
   std::lock_guard<std::mutex> lock(mu_);
   if (r.status.ok()) {
-    s.next_due_ms = std::max(s.next_due_ms, r.due_ms + s.job.every_ms);
-    s.held_due_ms = -1;
-    s.retry_at_ms = -1;
+    s.held.erase(r.due_ms);
     s.backoff_ms = 0;
+    if (p.held) return;  // the schedule went on meanwhile
+    s.next_due_ms = std::max(s.next_due_ms, r.due_ms + s.job.every_ms);
+    s.retry_at_ms = -1;
   } else {
-    // Keep the slot (next_due_ms) so the retry still covers it; back off, doubling.
+    // Keep the slot (next_due_ms, or the held one) so the retry still covers it; back off, doubling.
     s.backoff_ms = s.backoff_ms == 0 ? o_.retry_min_ms : std::min(2 * s.backoff_ms, s.job.every_ms);
-    s.retry_at_ms = r.started_ms + s.backoff_ms;
+    if (p.held)
+      s.held[r.due_ms] = r.started_ms + s.backoff_ms;
+    else
+      s.retry_at_ms = r.started_ms + s.backoff_ms;
   }
 }
 
@@ -190,7 +213,7 @@ void WatchLoop::RunUnit(std::vector<Pick>& picks, const size_t* unit, size_t n, 
     o_.leases->FinishBatch(ends);
   }
   for (size_t i = 0; i < n; ++i) {
-    Reschedule(slots_[picks[unit[i]].slot], picks[unit[i]].record);
+    Reschedule(slots_[picks[unit[i]].slot], picks[unit[i]]);
     out.push_back(std::move(picks[unit[i]].record));
   }
 }
@@ -232,7 +255,7 @@ std::vector<RunRecord> WatchLoop::RunDue() {
         held_here.push_back(std::move(picks[k]));
         continue;
       }
-      ApplyNotRun(slots_[picks[k].slot], picks[k].record, a);
+      ApplyNotRun(slots_[picks[k].slot], picks[k], a);
       records.push_back(std::move(picks[k].record));
     }
     picks = std::move(held_here);

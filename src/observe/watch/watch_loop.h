@@ -153,29 +153,34 @@ class WatchLoop {
     int64_t next_due_ms = 0;   // the slot time (without jitter)
     int64_t retry_at_ms = -1;  // >= 0 after a failure: when to try again
     int64_t backoff_ms = 0;
-    // >= 0 while another replica held this exact slot: asked for again as itself (not folded into
-    // a later slot), so that a replica dying with it has its run taken over, not skipped.
-    int64_t held_due_ms = -1;
+    // With leases: this job's slots another replica held when asked (due time -> when to ask
+    // again), each asked for again as itself (not folded into a later slot) until it is done or
+    // taken over here, so that a replica dying with it has its run taken over, not skipped. The
+    // job's schedule (next_due_ms) goes on meanwhile: its later slots, due while one waits for a
+    // lease time, are asked for on time, not skipped behind it.
+    std::map<int64_t, int64_t> held;
   };
   struct Pick {
     size_t slot = 0;
     RunRecord record;
+    bool held = false;  // a slot of Slot::held, asked for again
   };
   int64_t StartAt(const Slot& s) const;
-  // The slots to run at `now` (see the top of this file), each with its due time and missed count
-  // (a slot another replica held is asked for as itself).
+  // The slots to run at `now` (see the top of this file), each with its due time and missed count:
+  // at most one per job, a slot another replica held (asked for as itself) when its time to ask
+  // again has come, else the job's scheduled slot when its start has come.
   std::vector<Pick> PickDue(int64_t now);
   // Records in `s` when to ask again after the leases said this replica does not run r's slot,
   // and in `r` why not.
-  void ApplyNotRun(Slot& s, RunRecord& r, const JobLeases::Answer& a);
+  void ApplyNotRun(Slot& s, Pick& p, const JobLeases::Answer& a);
   // Runs one group's picks (`members`: indexes into picks), batched jobs through their runner, the
   // others one by one; appends their records.
   void RunGroup(std::vector<Pick>& picks, const std::vector<size_t>& members, std::vector<RunRecord>& out);
   // Runs the n picks unit[0..n) as one unit (one job, or one call of their batch runner), reports
   // their ends to the leases in one batch and reschedules them; appends their records.
   void RunUnit(std::vector<Pick>& picks, const size_t* unit, size_t n, std::vector<RunRecord>& out);
-  // After a run: the next slot on success, the backoff on failure.
-  void Reschedule(Slot& s, const RunRecord& r);
+  // After the run of `p`: the next slot on success, the backoff on failure.
+  void Reschedule(Slot& s, const Pick& p);
   const Clock& clock_;
   WatchOptions o_;
   mutable std::mutex mu_;
