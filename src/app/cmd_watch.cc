@@ -51,6 +51,13 @@ int PrintStatus(workspace::Services& services, const std::string& format) {
 }  // namespace
 
 int CmdWatch(const GlobalOptions& g, const WatchCommand& cmd) {
+  // SIGTERM and SIGINT stop the loop cleanly from the start: a stop that comes while the replica
+  // registers or the jobs are assembled (a supervisor's, a test's on a loaded machine) is honoured
+  // once they are, rather than killing the process with the replica registered and not stopped.
+  if (!cmd.once && !cmd.status) {
+    std::signal(SIGTERM, OnStopSignal);
+    std::signal(SIGINT, OnStopSignal);
+  }
   StartedCommand start = StartCommand(g, "watch", {.clock_runs = !cmd.once && !cmd.status});
   if (!start) return start.exit_code;
   const auto& services = start.services;
@@ -143,8 +150,6 @@ int CmdWatch(const GlobalOptions& g, const WatchCommand& cmd) {
     }
     return failed ? 1 : 0;
   }
-  std::signal(SIGTERM, OnStopSignal);
-  std::signal(SIGINT, OnStopSignal);
   // Waiting sleeps in short slices so that SIGTERM ends the loop within a fraction of a second;
   // a run in progress is finished first.
   auto wait = [](int64_t ms) {

@@ -144,6 +144,27 @@ int64_t Count(store::SqlConnection& c, const std::string& sql) {
   return std::get<int64_t>((*rows)[0][0]);
 }
 
+// How long a test waits for what the replicas must do before it says they did not: generous,
+// because CI machines are loaded (a pass that takes 1 s here took several there), and a wait for
+// a condition ends as soon as it holds.
+constexpr auto kPatience = 60s;
+
+// Polls `done` every 100 ms until it is true or kPatience has passed; whether it became true.
+bool WaitFor(const std::function<bool()>& done) {
+  for (auto deadline = std::chrono::steady_clock::now() + kPatience;; std::this_thread::sleep_for(100ms)) {
+    if (done()) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+  }
+}
+
+// `dw watch --status --format json` on the workspace in `dir`: null when it fails or prints no JSON.
+Json WatchStatus(const std::filesystem::path& dir) {
+  auto status = RunCommand(std::string(DW_BINARY) + " --workspace '" + dir.string() + "' watch --status --format json");
+  if (status.exit_code != 0) return Json();
+  Json st = Json::parse(status.out, nullptr, false);
+  return st.is_discarded() ? Json() : st;
+}
+
 class WatchReplicasTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -228,11 +249,11 @@ class WatchReplicasTest : public ::testing::Test {
     std::string holder;
     int64_t due_ms = 0;
   };
-  // Polls the open leases every `poll` for up to 30 s until one of `job` is held by a replica of
-  // `w` while `now()` is true, SIGKILLs that replica and reaps it; pid -1 when none was seen.
+  // Polls the open leases every `poll` for up to kPatience until one of `job` is held by a replica
+  // of `w` while `now()` is true, SIGKILLs that replica and reaps it; pid -1 when none was seen.
   static Killed KillTheHolderOf(store::WatchLeases& leases, const std::vector<Watcher>& w, const std::string& job,
                                 std::chrono::milliseconds poll, const std::function<bool()>& now = [] { return true; }) {
-    for (auto deadline = std::chrono::steady_clock::now() + 30s; std::chrono::steady_clock::now() < deadline;
+    for (auto deadline = std::chrono::steady_clock::now() + kPatience; std::chrono::steady_clock::now() < deadline;
          std::this_thread::sleep_for(poll)) {
       auto open = leases.OpenLeases();
       EXPECT_TRUE(open.ok()) << open.status().ToString();
@@ -271,13 +292,20 @@ TEST_F(WatchReplicasTest, ThreeReplicasRunEachSlotOnceAndTakeOverTheKilledOnesLe
   const int64_t killed_due = k.due_ms;
   ASSERT_GT(killed, 0) << "no replica was ever seen holding monitor:slow";
 
-  // While the other two run on: --status names all three, the killed one goes silent.
-  std::this_thread::sleep_for(4s);
-  auto status = RunCommand(std::string(DW_BINARY) + " --workspace '" + tmp_.path().string() + "' watch --status --format json");
-  ASSERT_EQ(status.exit_code, 0) << status.err;
-  Json st = Json::parse(status.out);
+  // While the other two run on: --status names all three, the killed one goes silent (no
+  // heartbeat for a lease time) and the other two have run jobs. Waited for, then asserted.
+  Json st;
+  WaitFor([&] {
+    st = WatchStatus(tmp_.path());
+    if (!st.contains("replicas") || st["replicas"].size() != 3) return false;
+    int ready = 0;
+    for (const Json& r : st["replicas"])
+      ready += r["id"] == killed_id ? r["state"] == "silent" : r["state"] == "alive" && !r["recent_runs"].empty();
+    return ready == 3;
+  });
+  ASSERT_TRUE(st.contains("replicas")) << "dw watch --status failed";
   EXPECT_EQ(st["backend"], "postgresql");
-  ASSERT_EQ(st["replicas"].size(), 3u) << status.out;
+  ASSERT_EQ(st["replicas"].size(), 3u) << st.dump();
   std::map<std::string, std::string> state_of;
   for (const Json& r : st["replicas"]) {
     state_of[r["id"]] = r["state"];
@@ -285,26 +313,32 @@ TEST_F(WatchReplicasTest, ThreeReplicasRunEachSlotOnceAndTakeOverTheKilledOnesLe
     EXPECT_GT(r["pid"].get<int64_t>(), 0);
     EXPECT_TRUE(r.contains("last_heartbeat") && r.contains("started") && r.contains("leases"));
   }
-  EXPECT_EQ(state_of[killed_id], "silent") << status.out;
+  EXPECT_EQ(state_of[killed_id], "silent") << st.dump();
   int alive = 0;
   for (const Json& r : st["replicas"]) {
     if (r["id"] == killed_id) continue;
     alive += r["state"] == "alive";
-    EXPECT_FALSE(r["recent_runs"].empty()) << "a live replica ran jobs: " << status.out;
+    EXPECT_FALSE(r["recent_runs"].empty()) << "a live replica ran jobs: " << st.dump();
   }
-  EXPECT_EQ(alive, 2) << status.out;
+  EXPECT_EQ(alive, 2) << st.dump();
   auto text = RunCommand(std::string(DW_BINARY) + " --workspace '" + tmp_.path().string() + "' watch --status");
   EXPECT_NE(text.out.find("replica " + killed_id + " (silent)"), std::string::npos) << text.out;
 
-  std::this_thread::sleep_for(4s);
+  auto conn = scratch_->Connect();
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  auto& c = **conn;
+  // The others run on until every lease the killed one held is taken over and finished, and each
+  // monitor has run three slots; then they are stopped.
+  WaitFor([&] {
+    return Count(c, "SELECT count(*) FROM watch_leases WHERE finished_at IS NULL AND holder = '" + killed_id + "'") == 0 &&
+           Count(c, "SELECT count(*) FROM watch_leases WHERE job = 'monitor:fast'") >= 3 &&
+           Count(c, "SELECT count(*) FROM watch_leases WHERE job = 'monitor:slow'") >= 3;
+  });
   for (const auto& x : w)
     if (x.pid != killed) {
       EXPECT_EQ(StopWatch(x), 0) << testing::ReadWholeFile(x.err);
     }
 
-  auto conn = scratch_->Connect();
-  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
-  auto& c = **conn;
   // Every lease ran to success, none left open (the killed one's was taken over).
   EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_leases WHERE finished_at IS NULL"), 0);
   // Exactly one successful run per slot, and never two attempts at once.
@@ -382,7 +416,7 @@ TEST_F(WatchReplicasTest, AReplicaKilledHoldingABatchHasEachOfItsSlotsRunOnceByT
   // Wait for a replica holding two or more of the batch's leases at once, and SIGKILL it there.
   pid_t killed = -1;
   std::string killed_id;
-  for (auto deadline = std::chrono::steady_clock::now() + 30s; killed < 0 && std::chrono::steady_clock::now() < deadline;
+  for (auto deadline = std::chrono::steady_clock::now() + kPatience; killed < 0 && std::chrono::steady_clock::now() < deadline;
        std::this_thread::sleep_for(20ms)) {
     auto open = leases->OpenLeases();
     ASSERT_TRUE(open.ok()) << open.status().ToString();
@@ -405,15 +439,22 @@ TEST_F(WatchReplicasTest, AReplicaKilledHoldingABatchHasEachOfItsSlotsRunOnceByT
   }
   ASSERT_GT(killed, 0) << "no replica was ever seen holding two of the batch's leases";
 
-  // The lease time (2 s) passes, the others take the killed one's slots over and run on.
-  std::this_thread::sleep_for(7s);
+  // The lease time (2 s) passes, the others take the killed one's slots over and run on: until
+  // none of its leases is left unfinished and each monitor has run two slots.
+  auto conn = scratch_->Connect();
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  auto& c = **conn;
+  WaitFor([&] {
+    if (Count(c, "SELECT count(*) FROM watch_leases WHERE finished_at IS NULL AND holder = '" + killed_id + "'") != 0)
+      return false;
+    for (int i = 0; i < 4; ++i)
+      if (Count(c, "SELECT count(*) FROM watch_leases WHERE job = 'monitor:b" + std::to_string(i) + "'") < 2) return false;
+    return true;
+  });
   for (const auto& x : w)
     if (x.pid != killed) {
       EXPECT_EQ(StopWatch(x), 0) << testing::ReadWholeFile(x.err);
     }
-  auto conn = scratch_->Connect();
-  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
-  auto& c = **conn;
   // The slots the killed replica held when it died: its attempts there never finished.
   auto held = c.Query("SELECT job, due_ms FROM watch_runs WHERE replica_id = $1 AND outcome = 'running'", {killed_id});
   ASSERT_TRUE(held.ok()) << held.status().ToString();
@@ -487,9 +528,9 @@ TEST_F(WatchReplicasTest, TwoReplicasWriteEachMissingReceiptOnceWithNoObserveJob
   for (int i = 0; i < 2; ++i) w.push_back(StartReplica("s" + std::to_string(i), {"watch", "--lease-time", "2s"}));
   for (const auto& x : w) ASSERT_GT(x.pid, 0);
   // The job's first slot is the current minute's, due within its jitter (at most 6 s) of start.
-  for (auto deadline = std::chrono::steady_clock::now() + 30s; receipts() < 4 && std::chrono::steady_clock::now() < deadline;)
-    std::this_thread::sleep_for(100ms);
-  std::this_thread::sleep_for(3s);  // both replicas run on: nothing more is written
+  WaitFor([&] { return receipts() >= 4; });
+  // Both replicas run on for a while: nothing more is written (a wrong second write would show).
+  std::this_thread::sleep_for(3s);
   std::string out;
   for (const auto& x : w) {
     EXPECT_EQ(StopWatch(x), 0) << testing::ReadWholeFile(x.err);
@@ -523,12 +564,15 @@ TEST_F(WatchReplicasTest, AReplicaWhoseClockIsAMinuteOffRefusesLeasesAndSaysWhy)
   std::string behind = FormatRfc3339(SystemClock().Now() - std::chrono::seconds(60));
   Watcher skewed = StartReplica("skewed", {"--now", behind, "watch", "--lease-time", "2s"});
   ASSERT_GT(skewed.pid, 0);
-  std::this_thread::sleep_for(3s);
-  auto status = RunCommand(std::string(DW_BINARY) + " --workspace '" + tmp_.path().string() + "' watch --status --format json");
+  // Its status shows it registered and refusing (a few seconds on a quiet machine).
+  Json st;
+  WaitFor([&] {
+    st = WatchStatus(tmp_.path());
+    return st.contains("replicas") && st["replicas"].size() == 1 && !st["replicas"][0]["refusing"].get<std::string>().empty();
+  });
   EXPECT_EQ(StopWatch(skewed), 0);
-  ASSERT_EQ(status.exit_code, 0) << status.err;
-  Json st = Json::parse(status.out);
-  ASSERT_EQ(st["replicas"].size(), 1u) << status.out;
+  ASSERT_TRUE(st.contains("replicas")) << "dw watch --status failed";
+  ASSERT_EQ(st["replicas"].size(), 1u) << st.dump();
   std::string refusing = st["replicas"][0]["refusing"];
   EXPECT_NE(refusing.find("behind the state store's"), std::string::npos) << refusing;
   EXPECT_LT(st["replicas"][0]["clock_offset_ms"].get<int64_t>(), -55000);
@@ -547,14 +591,14 @@ TEST(WatchSqliteTest, ASecondWatchOnTheSameSqliteFileIsRefusedNamingTheFirst) {
   ASSERT_GT(first.pid, 0);
   // The first one holds the lock once its status names it.
   std::string ws = std::string(DW_BINARY) + " --workspace '" + tmp.path().string() + "'";
-  testing::CommandResult status;
-  for (int i = 0; i < 100; ++i, std::this_thread::sleep_for(50ms)) {
-    status = RunCommand(ws + " watch --status --format json");
-    if (status.exit_code == 0 && !Json::parse(status.out)["replicas"].empty()) break;
-  }
-  Json st = Json::parse(status.out);
+  Json st;
+  WaitFor([&] {
+    st = WatchStatus(tmp.path());
+    return st.contains("replicas") && !st["replicas"].empty();
+  });
+  ASSERT_TRUE(st.contains("replicas")) << "dw watch --status failed";
   EXPECT_EQ(st["backend"], "sqlite");
-  ASSERT_EQ(st["replicas"].size(), 1u) << status.out;
+  ASSERT_EQ(st["replicas"].size(), 1u) << st.dump();
   EXPECT_EQ(st["replicas"][0]["pid"], first.pid);
   auto second = RunCommand(ws + " watch");
   EXPECT_EQ(second.exit_code, 2) << second.err;
@@ -567,7 +611,11 @@ TEST(WatchSqliteTest, ASecondWatchOnTheSameSqliteFileIsRefusedNamingTheFirst) {
   auto after = RunCommand(ws + " watch --status");
   EXPECT_NE(after.out.find("no dw watch is running on it"), std::string::npos) << after.out;
   Watcher next = StartWatch(tmp, "next", {"watch"});
-  std::this_thread::sleep_for(1s);
+  // Stopped once it holds the lock (its status names it), it stops cleanly.
+  EXPECT_TRUE(WaitFor([&] {
+    Json now = WatchStatus(tmp.path());
+    return now.contains("replicas") && now["replicas"].size() == 1 && now["replicas"][0]["pid"] == next.pid;
+  })) << "the next dw watch never took the lock: " << testing::ReadWholeFile(next.err);
   EXPECT_EQ(StopWatch(next), 0) << testing::ReadWholeFile(next.err);
 }
 
@@ -609,12 +657,11 @@ TEST_F(WatchReplicasTest, AReplicaKilledWhilePruningHasThePruneTakenOverAndEvery
 
   // After the lease time another replica takes the prune's slot over and finishes it.
   const std::string slot = "job = 'prune-lease-history' AND due_ms = " + std::to_string(prune_due);
-  for (auto deadline = std::chrono::steady_clock::now() + 30s;
-       Count(c, "SELECT count(*) FROM watch_leases WHERE finished_at IS NOT NULL AND " + slot) == 0 &&
-       std::chrono::steady_clock::now() < deadline;
-       std::this_thread::sleep_for(50ms)) {
-  }
-  std::this_thread::sleep_for(3s);
+  // Then the others run on until the fast monitor has run three slots.
+  WaitFor([&] {
+    return Count(c, "SELECT count(*) FROM watch_leases WHERE finished_at IS NOT NULL AND " + slot) > 0 &&
+           Count(c, "SELECT count(*) FROM watch_runs WHERE job = 'monitor:fast' AND outcome = 'ok'") >= 3;
+  });
   for (const auto& x : w)
     if (x.pid != killed) {
       EXPECT_EQ(StopWatch(x), 0) << testing::ReadWholeFile(x.err);
