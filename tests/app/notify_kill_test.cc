@@ -52,9 +52,10 @@ void SetFaults(const sim::RunningSim& sim, const Json& faults) {
   ASSERT_TRUE(r.ok() && r->status == 200) << (r.ok() ? r->body : r.status().ToString());
 }
 
-// Waits (up to 10 s) until the receiver has recorded `n` requests.
+// Waits (up to 60 s: a `dw` started on a loaded CI machine is slow to get there) until the
+// receiver has recorded `n` requests.
 bool AwaitReceived(const sim::RunningSim& sim, size_t n) {
-  for (int i = 0; i < 200; ++i) {
+  for (int i = 0; i < 1200; ++i) {
     if (testing::Received(sim).size() >= n) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
