@@ -20,6 +20,7 @@
 #include "observe/watch/watch_jobs.h"
 #include "observe/watch/watch_status.h"
 #include "store/sqlite_watch_lock.h"
+#include "store/state_store.h"
 #include "store/watch_leases.h"
 #include "workspace/watch_jobs.h"
 
@@ -87,6 +88,7 @@ int CmdWatch(const GlobalOptions& g, const WatchCommand& cmd) {
 
   // A replica among several (PostgreSQL) or the only watcher (SQLite). `--once` is an operator's
   // manual pass: it takes neither leases nor the SQLite lock, as before.
+  std::unique_ptr<store::StateStore> heartbeat_store;  // the replica's heartbeat's own connection
   std::unique_ptr<observe::watch::ReplicaLeases> replica;
   std::unique_ptr<store::SqliteWatchLock> sqlite_lock;
   if (!cmd.once) {
@@ -98,9 +100,20 @@ int CmdWatch(const GlobalOptions& g, const WatchCommand& cmd) {
     const Clock& clock = services->clock();
     store::WatchReplica self = observe::watch::ThisReplica(clock, lease_time->count());
     if (store::WatchLeases* leases = store::WatchLeasesOf(**store)) {
+      // The heartbeat on a connection of its own, so that it never waits behind a job's statement
+      // (observe/watch/replica_leases.h, ReplicaOptions::heartbeat_leases).
+      auto opened = store::OpenStateStore(services->workspace().state, clock);
+      if (!opened.ok()) {
+        std::cerr << "dw watch: the replica's heartbeat could not connect to the state store: "
+                  << opened.status().message() << "\n";
+        return 2;
+      }
+      heartbeat_store = std::move(opened).value();
       replica = std::make_unique<observe::watch::ReplicaLeases>(
           *leases, clock, self,
-          observe::watch::ReplicaOptions{.lease_ms = lease_time->count(), .keep_history_ms = lease_history_ms},
+          observe::watch::ReplicaOptions{.lease_ms = lease_time->count(),
+                                         .keep_history_ms = lease_history_ms,
+                                         .heartbeat_leases = store::WatchLeasesOf(*heartbeat_store)},
           [](const std::string& line) { std::cerr << line << std::endl; });
       if (Status st = replica->Start(); !st.ok()) {
         std::cerr << "dw watch: the replica could not register with the state store: " << st.message() << "\n";

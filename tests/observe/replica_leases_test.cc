@@ -5,7 +5,7 @@
 // Three live replicas racing for one wake-up's slots with no work each take at most a third (the
 // share is counted from the wake-up, not from what is left); a live replica that never asks has
 // its third taken by the others after the share grace, each slot once. The lease-history job
-// prunes in bounded steps.
+// prunes in bounded steps. A job holding the store connection never stops the heartbeat.
 #include "observe/watch/replica_leases.h"
 
 #include <gtest/gtest.h>
@@ -68,6 +68,44 @@ TEST(ReplicaLeasesTest, AClockFarFromTheStoresRefusesLeasesUntilItAgrees) {
   ASSERT_EQ(runs->size(), 1u);
   EXPECT_EQ((*runs)[0].outcome, "ok");
   EXPECT_EQ((*runs)[0].replica_id, replica.id());
+}
+
+// A job holding the replica's store connection for longer than the lease time (a statement slow
+// on a loaded machine, or waiting for a lock): the heartbeat, on its own connection, extends the
+// replica's lease meanwhile, so another replica finds the slot held, not expired. (Sharing the
+// jobs' connection, the heartbeat waited behind the job and a live replica lost its lease: the
+// three-replica test's "lost" run under load.)
+TEST(ReplicaLeasesTest, AJobHoldingTheStoreConnectionDoesNotStopTheHeartbeat) {
+  if (store::test_support::PostgresTestUrl().empty()) GTEST_SKIP() << store::test_support::kPgSkipMessage;
+  auto scratch = ScratchLocation::Create("postgresql");
+  ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
+  SystemClock clock;
+  auto jobs = store::OpenStateStore((*scratch)->location(), clock);
+  auto beats = store::OpenStateStore((*scratch)->location(), clock);
+  auto other = store::OpenStateStore((*scratch)->location(), clock);
+  ASSERT_TRUE(jobs.ok() && beats.ok() && other.ok());
+  ReplicaLeases replica(*store::WatchLeasesOf(**jobs), clock, ThisReplica(clock, 2'000),
+                        {.lease_ms = 2'000, .heartbeat_leases = store::WatchLeasesOf(**beats)}, nullptr);
+  ASSERT_TRUE(replica.Start().ok());
+  ASSERT_EQ(replica.Claim("monitor:m", 60'000).verdict, JobLeases::Verdict::kRun);
+  // The jobs' connection busy for 6 s (a transaction on it that holds it), three lease times.
+  std::thread busy([&] {
+    EXPECT_TRUE((*jobs)->InTransaction([](store::StateStore&) {
+                         std::this_thread::sleep_for(std::chrono::seconds(6));
+                         return Status::Ok();
+                       }).ok());
+  });
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  auto asked = store::WatchLeasesOf(**other)->ClaimLease("monitor:m", 60'000, "other:1:1", 2'000);
+  busy.join();
+  ASSERT_TRUE(asked.ok()) << asked.status().ToString();
+  EXPECT_EQ(asked->answer, store::LeaseAnswer::kHeld) << "the live replica's lease was let expire";
+  replica.Finish("monitor:m", 60'000, Status::Ok());
+  auto runs = store::WatchLeasesOf(**other)->RecentRuns(10);
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].outcome, "ok") << "its end was recorded: the lease was still its own";
+  EXPECT_TRUE(replica.Stop().ok());
 }
 
 TEST(ReplicaLeasesTest, TwoLiveReplicasEachTakeTheirShareOfABatchAndFinishItInOne) {

@@ -35,6 +35,7 @@ store::WatchReplica ThisReplica(const Clock& clock, int64_t lease_ms) {
 ReplicaLeases::ReplicaLeases(store::WatchLeases& leases, const Clock& clock, store::WatchReplica self,
                              ReplicaOptions options, std::function<void(const std::string&)> say)
     : leases_(leases),
+      beat_leases_(options.heartbeat_leases != nullptr ? *options.heartbeat_leases : leases),
       clock_(clock),
       self_(std::move(self)),
       o_(options),
@@ -61,7 +62,7 @@ Status ReplicaLeases::Start() {
 Status ReplicaLeases::Beat() {
   // The offset is the replica's clock at the middle of the round trip minus the database's.
   int64_t before = ToUnixMillis(clock_.Now());
-  Result<int64_t> db_now = leases_.DatabaseNowMs();
+  Result<int64_t> db_now = beat_leases_.DatabaseNowMs();
   if (!db_now.ok()) return db_now.status();
   int64_t after = ToUnixMillis(clock_.Now());
   int64_t offset = (before + after) / 2 - *db_now;
@@ -88,11 +89,11 @@ Status ReplicaLeases::Beat() {
       say_("dw watch: replica " + self_.id + " takes leases again: its clock is within " +
            Seconds(o_.max_clock_skew_ms) + " of the state store's");
   }
-  Result<int64_t> now = leases_.Heartbeat(beat);
+  Result<int64_t> now = beat_leases_.Heartbeat(beat);
   if (!now.ok()) return now.status();
   // Who shares the batches: the replicas whose heartbeat is within their lease time. Unreadable
   // now, the last count stands (the share only spreads the work; the heartbeat itself was written).
-  Result<std::vector<store::WatchReplica>> replicas = leases_.Replicas();
+  Result<std::vector<store::WatchReplica>> replicas = beat_leases_.Replicas();
   if (!replicas.ok()) return Status::Ok();
   // A replica refusing leases takes none: it is not counted. This one's rank is its place among
   // the live ids, so that replicas asking at once start their claims at different slots.

@@ -46,6 +46,11 @@ struct ReplicaOptions {
   // run stops after prune_budget_ms.
   int64_t prune_rows = 2000;
   int64_t prune_budget_ms = 2000;
+  // The heartbeat's own connection to the store (null: `leases`'). A store connection serves one
+  // statement at a time: sharing the jobs' one, a heartbeat waits behind whatever a job is doing
+  // with it (a statement slow on a loaded machine, one waiting for a lock), and a live replica
+  // loses its leases. Must outlive the ReplicaLeases.
+  store::WatchLeases* heartbeat_leases = nullptr;
 };
 
 class ReplicaLeases final : public JobLeases {
@@ -92,6 +97,7 @@ class ReplicaLeases final : public JobLeases {
   void HeartbeatLoop();
 
   store::WatchLeases& leases_;
+  store::WatchLeases& beat_leases_;  // leases_ unless ReplicaOptions::heartbeat_leases
   const Clock& clock_;
   store::WatchReplica self_;
   const ReplicaOptions o_;
