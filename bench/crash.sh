@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The full crash-consistency run (docs/RELIABILITY.md): every writer of tests/crash/ (metric points,
 # receipts, dw check, dw serve intake, dw collect, dw watch --once opening incidents, dw approve,
-# dw incidents resolve) killed with
+# dw incidents resolve; and tests/crash/crash_decision_writers_test.cc: dw incidents verify,
+# dw incidents propose, dw watch --once drafting proposals, the approval-expiry job, dw keys issue)
+# killed with
 # SIGKILL 200 times (DW_CRASH_KILLS), on SQLite and on a throwaway PostgreSQL server. The test
 # command runs the same tests with a few kills each. DW_CRASH_SEED replays a run's kill moments.
 #   bench/crash.sh [BUILD_DIR]      (default build; needs dw_tests and dw built)
@@ -12,5 +14,5 @@ export DW_CRASH_KILLS=${DW_CRASH_KILLS:-200}
 export DW_CRASH_SEED=${DW_CRASH_SEED:-20261201}
 echo "crash: $DW_CRASH_KILLS kills per writer and backend, seed $DW_CRASH_SEED" >&2
 start=$(date +%s)
-"$root/scripts/with-postgres.sh" "$build/dw_tests" --gtest_filter='Backends/CrashTest.*:Backends/CrashWritersTest.*' | grep -E '^\[ crash \]|^\[  (PASSED|FAILED) |FAILED|Failure' 
+"$root/scripts/with-postgres.sh" "$build/dw_tests" --gtest_filter='Backends/CrashTest.*:Backends/CrashWritersTest.*:Backends/CrashDecisionWritersTest.*' | grep -E '^\[ crash \]|^\[  (PASSED|FAILED) |FAILED|Failure' 
 echo "crash: took $(( $(date +%s) - start )) s" >&2

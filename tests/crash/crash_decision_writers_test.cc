@@ -714,7 +714,7 @@ TEST_P(CrashDecisionWritersTest, DwKeysIssuePrintedIsStoredAndUsableNothingHalfW
     ASSERT_EQ(run.child.exit_code, 0) << run.out;
     all_output.push_back(run.out);
   }
-  int killed = 0, commands = 0, acked_total = 0, stored_no_file = 0, reissued = 0;
+  int killed = 0, commands = 0, acked_total = 0, stored_no_file = 0, reissued = 0, partial_left = 0;
   for (int k = 0; k < kills; ++k) {
     const std::vector<BinaryRun> runs = RunSequenceUntilKilled(
         [&](int i) { return issue(email_of(k, i)); }, kPeople, 1us + kills_at.Next(one_took * 4), true);
@@ -760,7 +760,9 @@ TEST_P(CrashDecisionWritersTest, DwKeysIssuePrintedIsStoredAndUsableNothingHalfW
         ASSERT_EQ(again.child.exit_code, 2) << Where(seed, k) << ": " << again.out;
         ASSERT_NE(again.out.find("already exists"), std::string::npos) << again.out;
       } else {
+        partial_left += std::filesystem::exists(key_file(in_flight) + ".partial");
         ASSERT_EQ(again.child.exit_code, 0) << Where(seed, k) << ": " << again.out;
+        ASSERT_FALSE(std::filesystem::exists(key_file(in_flight) + ".partial")) << Where(seed, k) << ": the rerun left the killed write's .partial";
         ++reissued;
       }
       ASSERT_TRUE(check_key(*st, in_flight, Where(seed, k) + ", after the rerun")) << Where(seed, k) << ": " << in_flight;
@@ -787,7 +789,7 @@ TEST_P(CrashDecisionWritersTest, DwKeysIssuePrintedIsStoredAndUsableNothingHalfW
   EXPECT_GT(killed, kills / 2);
   std::cout << "[ crash ] dw keys issue: " << kills << " kills (" << killed << " mid-run) over " << commands << " runs, "
             << acked_total << " printed keys stored and usable; " << stored_no_file << " stored key(s) left without a file by the kill, "
-            << reissued << " reissued by the rerun; " << secrets.size() << " private keys found in no output and no stored row\n";
+            << reissued << " reissued by the rerun (" << partial_left << " over a killed write's .partial); " << secrets.size() << " private keys found in no output and no stored row\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, CrashDecisionWritersTest, ::testing::Values("sqlite", "postgresql"),
