@@ -239,6 +239,21 @@ void AddCauseEvent(store::StateStore& st, const std::string& table, TimePoint no
   ASSERT_TRUE(st.AddChangeEvent(e).ok());
 }
 
+// The assets of tables PREFIX0.. in the L2 domain, each read by a customer-facing sync that runs
+// at 22:00: so that an incident on a table gets a hold of the sync
+// and its verification plan (two proposals, stored one by one and then sent together; the run plan
+// is not drafted, no process repairs a bare table).
+std::string TablesWithConsumers(const std::string& prefix, int n) {
+  std::string yaml = "assets:\n";
+  for (int i = 0; i < n; ++i) {
+    const std::string t = prefix + std::to_string(i);
+    yaml += "  - {id: table://main/" + t + ", domain: loyalty, owner: ana@example.com}\n"
+            "  - {id: sync://hightouch/" + t + "-to-braze, domain: loyalty, owner: ana@example.com, reads: [table://main/" + t +
+            "], schedule: \"0 22 * * *\", customer_facing: true}\n";
+  }
+  return yaml;
+}
+
 // What the store holds of one incident's proposals, checked for what holds whatever the kill:
 // versions 1..n of each proposal (none skipped or doubled), a version sent once at most, and the
 // sends of a pass and their one approval notice all there or none. Returns how many proposals
@@ -295,9 +310,10 @@ TEST_P(CrashDecisionWritersTest, DwIncidentsProposePrintedIsStoredAndSentWithOne
   const TimePoint start = At("2026-11-24T15:15:00Z");
   dw::testing::TempDir tmp;
   const auto dir = tmp.path() / "ws";
-  WriteNotifyingWorkspace(dir, "", WriterLocation(scratch_->location()));
+  WriteNotifyingWorkspace(dir, TablesWithConsumers("p", kIncidents), WriterLocation(scratch_->location()));
   auto propose = [&](const std::string& id, TimePoint at) { return Dw(dir, at, {"incidents", "propose", id, "--format", "json"}); };
-  // Opens `n` incidents at `now`, each on a table of its own with a change half an hour before.
+  // Opens `n` incidents at `now`, each on a table of its own with a change half an hour before
+  // (the tables' incidents of the round before are closed by then).
   auto open_incidents = [&](int k, int n, TimePoint now) {
     clock_.Set(now);
     auto st = Reopen(scratch_->location(), Where(seed, k));
@@ -305,7 +321,7 @@ TEST_P(CrashDecisionWritersTest, DwIncidentsProposePrintedIsStoredAndSentWithOne
     incidents::IncidentDesk desk(*st, static_cast<const graph::GraphIndex*>(nullptr), clock_, incidents::DeskOptionsFor(ws));
     incidents::SignalBatch b;
     for (int i = 0; i < n; ++i) {
-      const std::string table = "table://main/pk" + std::to_string(k) + "_" + std::to_string(i);
+      const std::string table = "table://main/p" + std::to_string(i);
       AddCauseEvent(*st, table, now, k);
       b.signals.push_back(CheckSignal(table, "not_null:member_id", now));
     }
@@ -322,7 +338,17 @@ TEST_P(CrashDecisionWritersTest, DwIncidentsProposePrintedIsStoredAndSentWithOne
     one_took = std::min(one_took, Since(t0));
     ASSERT_EQ(run.child.exit_code, 0) << run.out;
     per_incident = PrintedProposals(run.out).size();
-    ASSERT_GE(per_incident, 1u) << "nothing drafted: the test would prove nothing: " << run.out;
+    ASSERT_GE(per_incident, 2u) << "the hold and the verification plan were not both drafted: " << run.out;
+  }
+  {
+    auto st = Reopen(scratch_->location(), "clean runs");
+    ASSERT_NE(st, nullptr);
+    incidents::IncidentDesk desk(*st, static_cast<const graph::GraphIndex*>(nullptr), clock_, incidents::DeskOptionsFor(ws));
+    incidents::IncidentFilter open;
+    open.status = incidents::IncidentStatus::kOpen;
+    auto listed = desk.List(open);
+    ASSERT_TRUE(listed.ok());
+    for (const auto& inc : *listed) ASSERT_TRUE(desk.Close(inc.id, "ana@example.com", incidents::CloseReason::kFalsePositive, "crash test").ok());
   }
   int killed = 0, commands = 0, printed = 0, half_done = 0, rerun_drafted = 0;
   for (int k = 0; k < kills; ++k) {
@@ -373,17 +399,20 @@ TEST_P(CrashDecisionWritersTest, DwIncidentsProposePrintedIsStoredAndSentWithOne
       for (const auto& [pid, v] : acked) ASSERT_EQ(v, 1) << Where(seed, k) << ": the rerun stored " << pid << " v" << v;
       ++rerun_drafted;
     }
+    incidents::IncidentDesk desk(*st, static_cast<const graph::GraphIndex*>(nullptr), clock_, incidents::DeskOptionsFor(ws));
     for (const std::string& id : opened) {
       const StoredProposals stored = CheckIncidentProposals(*st, clock_, id, Where(seed, k) + ", after the rerun");
       ASSERT_FALSE(::testing::Test::HasFailure()) << Where(seed, k);
       ASSERT_EQ(stored.proposals, per_incident) << Where(seed, k) << ": " << id;
       ASSERT_EQ(stored.pending, per_incident) << Where(seed, k) << ": " << id;
+      ASSERT_TRUE(desk.Close(id, "ana@example.com", incidents::CloseReason::kFalsePositive, "crash test").ok());
     }
   }
   EXPECT_GT(killed, kills / 2);
   std::cout << "[ crash ] dw incidents propose: " << kills << " kills (" << killed << " mid-run) over " << commands << " runs, "
             << printed << " printed drafts stored and sent with one notice, " << half_done
-            << " left drafted and unsent by the kill, " << rerun_drafted << " reruns, no duplicate version or request\n";
+            << " left drafted and unsent by the kill, " << rerun_drafted << " reruns, no duplicate version or request; "
+            << per_incident << " proposal(s) per incident\n";
 }
 
 // A SQLite warehouse at `path` of `n` tables w0.., each failing its not_null check; returns the
@@ -395,10 +424,9 @@ std::string FailingChecks(const std::filesystem::path& path, int n) {
     sql += "CREATE TABLE " + t + " (member_id INTEGER, balance REAL); INSERT INTO " + t + " VALUES (1, 1), (NULL, 3);";
     yaml += "  - {table: main." + t + ", not_null: [member_id]}\n";
   }
-  // The tables belong to the L2 domain: the watch loop drafts only where the incident's domain
-  // proposes.
-  yaml += "assets:\n";
-  for (int i = 0; i < n; ++i) yaml += "  - {id: table://main/w" + std::to_string(i) + ", domain: loyalty, owner: ana@example.com}\n";
+  // The tables belong to the L2 domain (the watch loop drafts only where the incident's domain
+  // proposes), each read by a sync (a hold is drafted too).
+  yaml += TablesWithConsumers("w", n);
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
@@ -462,7 +490,7 @@ TEST_P(CrashDecisionWritersTest, DwWatchOnceDraftingPrintedIsSentWithOneNoticeAn
     const auto pending = check_all(*st, "clean run");
     ASSERT_EQ(pending.size(), static_cast<size_t>(kTables)) << run.out;
     per_incident = pending.begin()->second;
-    ASSERT_GE(per_incident, 1u) << "nothing drafted: " << run.out;
+    ASSERT_GE(per_incident, 2u) << "the hold and the verification plan were not both drafted: " << run.out;
     ASSERT_EQ(PrintedWatchProposals(run.out).size(), per_incident * kTables) << run.out;
   }
   int killed = 0, printed = 0, redrafted = 0, undrafted_after_kill = 0;
@@ -504,7 +532,7 @@ TEST_P(CrashDecisionWritersTest, DwWatchOnceDraftingPrintedIsSentWithOneNoticeAn
   EXPECT_GT(killed, kills / 2);
   std::cout << "[ crash ] dw watch --once (drafting): " << kills << " kills (" << killed << " mid-run), " << printed
             << " proposals printed sent kept, " << undrafted_after_kill << " incidents left without sent proposals by the kill, "
-            << redrafted << " proposals sent once by the next pass\n";
+            << redrafted << " proposals sent once by the next pass; " << per_incident << " proposal(s) per incident\n";
 }
 
 // ---- approval expiry: the "approvals" job of `dw watch --once` ------------------------------------
