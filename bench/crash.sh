@@ -7,6 +7,10 @@
 # SIGKILL 200 times (DW_CRASH_KILLS), on SQLite and on a throwaway PostgreSQL server. The test
 # command runs the same tests with a few kills each. DW_CRASH_SEED replays a run's kill moments.
 #   bench/crash.sh [BUILD_DIR]      (default build; needs dw_tests and dw built)
+# Figures per writer in docs/RELIABILITY.md. The decision writers' 200-kill run (2026-12-02, shared
+# host, load 6-12): all 2,000 kills survived; wall time per writer, SQLite / PostgreSQL: verify
+# 308 / 539 s, propose 58 / 97 s, watch drafting 26 / 82 s, approval expiry 31 / 97 s, keys issue
+# 35 / 53 s (about 22 minutes in all).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}

@@ -2,7 +2,8 @@
 // killed with SIGKILL at a seeded random moment; the test then reopens the store and checks what
 // the writer had acknowledged. Two kinds of child: a forked copy of the test running product code
 // (the store's own writers), and the real `dw` binary (`dw serve`, `dw check`, `dw collect`,
-// `dw watch --once`, `dw approve`, `dw incidents resolve`), alone or as a sequence of runs.
+// `dw watch --once`, `dw approve`, `dw incidents resolve`, `dw incidents verify`, `dw incidents
+// propose`, `dw keys issue`), alone or as a sequence of runs.
 //
 // Repeatable: DW_CRASH_SEED (default 20261201) seeds the kill moments, DW_CRASH_KILLS (default
 // the CI count each test passes) sets how many kills a test makes; bench/crash.sh runs 200. A
