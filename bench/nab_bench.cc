@@ -16,7 +16,10 @@
 //   keys (for exploring only; the reported figure uses none): sensitivity, level_window,
 //   season_depth, training_points, relearn_after, repeat_quiet_points, stuck_min_points,
 //   seasonality; and, for the CAD OSE experiments (src/observe/metrics/cad_ose.h; measured, not
-//   the product's detector): cad=MODE, cad_rest=N (its rest period, default 150) where MODE is
+//   the product's detector): cad=MODE, cad_rest=N (its rest period, default 150), cad_margin=F
+//   and cad_freeze=N (CadOseOptions::range_margin, freeze_after), cad_range=file and
+//   cad_rest=nab (NAB's whole-file range, NAB's probation / 5: look-ahead, to measure what each
+//   is worth), cad_extend=1 (CadOseOptions::extend_levels), where MODE is
 //     alone      CAD OSE's score alone, over the range learnt so far (no look-ahead)
 //     lookahead  CAD OSE as NAB runs it: the whole file's min and max and a rest period of NAB's
 //                probation / 5 (look-ahead: only to check the implementation against NAB's
@@ -83,6 +86,10 @@ int main(int argc, char** argv) {
   DetectorOptions options;  // the product defaults: one parameter set for every file
   std::string cad_mode;
   size_t cad_rest = 150;
+  bool cad_extend = false;
+  bool nab_rest = false, file_range = false;  // NAB's per-file rest period and range (look-ahead)
+  double cad_margin = 0;
+  size_t cad_freeze = 0;
   for (int i = 3; i < argc; ++i)
     if (std::string a = argv[i]; a.rfind("cad=", 0) == 0) {
       cad_mode = a.substr(4);
@@ -91,8 +98,18 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "unknown cad mode %s\n", cad_mode.c_str());
         return 2;
       }
+    } else if (a == "cad_rest=nab") {
+      nab_rest = true;
+    } else if (a == "cad_extend=1") {
+      cad_extend = true;
+    } else if (a == "cad_range=file") {
+      file_range = true;
     } else if (a.rfind("cad_rest=", 0) == 0) {
       cad_rest = std::stoul(a.substr(9));
+    } else if (a.rfind("cad_margin=", 0) == 0) {
+      cad_margin = std::stod(a.substr(11));
+    } else if (a.rfind("cad_freeze=", 0) == 0) {
+      cad_freeze = std::stoul(a.substr(11));
     } else if (!ApplyOption(options, argv[i])) {
       std::fprintf(stderr, "unknown option %s\n", argv[i]);
       return 2;
@@ -146,15 +163,22 @@ int main(int argc, char** argv) {
   std::vector<NabFile> by_verdict, by_new_alarm, by_new_alarm_scored, by_new_alarm_or_novel,
       by_new_alarm_unfamiliar;
   size_t peak_bytes = 0, peak_cad_contexts = 0, peak_cad_bytes = 0;
+  std::vector<size_t> cad_contexts_at_2000;  // per file with 2,000 points or more
   for (const Loaded& l : files) {
     StreamingDetector det(l.rel, options);
     CadOseOptions co;
     co.rest_period = cad_rest;
-    if (cad_mode == "lookahead") {
+    co.range_margin = cad_margin;
+    co.freeze_after = cad_freeze;
+    co.extend_levels = cad_extend;
+    if (cad_mode == "lookahead") nab_rest = file_range = true;
+    if (file_range) {
       double lo = l.rows.front().value, hi = lo;
       for (const SeriesRow& r : l.rows) lo = std::min(lo, r.value), hi = std::max(hi, r.value);
       co.fixed_min = lo;
       co.fixed_max = hi;
+    }
+    if (nab_rest) {
       double probation = std::min(std::floor(0.15 * static_cast<double>(l.rows.size())), 750.0);
       co.rest_period = std::max<size_t>(1, static_cast<size_t>(probation / 5.0));
     }
@@ -166,6 +190,7 @@ int main(int argc, char** argv) {
     for (const SeriesRow& r : l.rows) {
       Verdict v = det.Observe(r.ts_ms, r.value);
       double c = cad_mode.empty() ? 0.0 : cad.Observe(r.value);
+      if (!cad_mode.empty() && f.scores.size() + 1 == 2000) cad_contexts_at_2000.push_back(cad.contexts());
       double s = v.score;
       if (cad_mode == "alone" || cad_mode == "lookahead") s = c;
       else if (cad_mode == "max") s = std::max(v.score, c);
@@ -260,5 +285,11 @@ int main(int argc, char** argv) {
   if (!cad_mode.empty())
     std::printf("CAD OSE (%s): at most %zu contexts in a file, %zu bytes\n", cad_mode.c_str(),
                 peak_cad_contexts, peak_cad_bytes);
+  if (!cad_contexts_at_2000.empty()) {
+    std::sort(cad_contexts_at_2000.begin(), cad_contexts_at_2000.end());
+    const auto& c = cad_contexts_at_2000;
+    std::printf("CAD OSE contexts after 2,000 points (%zu files): min %zu, median %zu, max %zu\n",
+                c.size(), c.front(), c[c.size() / 2], c.back());
+  }
   return 0;
 }

@@ -188,25 +188,45 @@ double CadOse::Observe(double value) {
       lo_ = hi_ = value;
       have_range_ = true;
     }
-    lo_ = std::min(lo_, value);
-    hi_ = std::max(hi_, value);
-    lo = lo_;
-    hi = hi_;
+    if (o_.freeze_after == 0 || points_ < o_.freeze_after) {
+      lo_ = std::min(lo_, value);
+      hi_ = std::max(hi_, value);
+    }
+    ++points_;
+    double margin = (hi_ - lo_) * o_.range_margin;
+    lo = lo_ - margin;
+    hi = hi_ + margin;
   }
   double range = hi - lo;
   if (range == 0) range = max_bin_;
   double step = range / max_bin_;
-  // Truncation towards zero, as the original's int(); clamped to the bits (a fixed range the
-  // value leaves would otherwise need more of them).
+  // Truncation towards zero, as the original's int(). Clamped to the bits (a fixed range the
+  // value leaves would otherwise need more of them), unless extend_levels: then a value beyond
+  // the range takes as many more bits as its level needs, as the original's binary encoding does,
+  // and one below it a fact of its own.
   double q = std::trunc((value - lo) / step);
-  uint64_t level = static_cast<uint64_t>(std::clamp(q, 0.0, max_bin_));
+  bool below = false;
+  uint64_t level;
+  int bits = o_.value_bits;
+  if (o_.extend_levels) {
+    below = q < 0;
+    level = static_cast<uint64_t>(std::min(std::abs(q), 1048575.0));
+    while (bits < 20 && (level >> bits) != 0) ++bits;
+  } else {
+    level = static_cast<uint64_t>(std::clamp(q, 0.0, max_bin_));
+  }
 
   Facts facts;
   double error = 0;
-  for (int s = 0; s < o_.value_bits; ++s) {
+  for (int s = 0; s < bits; ++s) {
     uint64_t f = kSensorFactBase + static_cast<uint64_t>(2 * s) + ((level >> s) & 1);
     facts.push_back(f);
     if (!std::binary_search(predicted_.begin(), predicted_.end(), f)) error += std::ldexp(1.0, s);
+  }
+  if (below) {
+    uint64_t f = kSensorFactBase + 64;
+    facts.push_back(f);
+    if (!std::binary_search(predicted_.begin(), predicted_.end(), f)) error += 1;
   }
   std::sort(facts.begin(), facts.end());
 

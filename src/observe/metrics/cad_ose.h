@@ -35,6 +35,14 @@ struct CadOseOptions {
   int value_bits = 3;               // facts per value (so 2^bits - 1 quantisation steps)
   std::optional<double> fixed_min;  // both set: quantise over [fixed_min, fixed_max] (look-ahead)
   std::optional<double> fixed_max;
+  // Without a fixed range: the learnt range is widened by this fraction of its width on each
+  // side, so that values beyond what was seen so far land on levels of their own, as the
+  // anomalies of a file do under the whole file's range; and it stops growing after this many
+  // points (0: never), so that the levels keep their meaning (values beyond it are clamped).
+  double range_margin = 0;
+  size_t freeze_after = 0;
+  // Values beyond the range take more bits instead of being clamped to its ends.
+  bool extend_levels = false;
 };
 
 class CadOse {
@@ -98,6 +106,7 @@ class CadOse {
   CadOseOptions o_;
   double max_bin_ = 7;
   bool have_range_ = false;
+  size_t points_ = 0;
   double lo_ = 0, hi_ = 0;
   Facts left_facts_;
   Facts predicted_;
