@@ -106,6 +106,10 @@ int main(int argc, char** argv) {
       file_range = true;
     } else if (a.rfind("cad_rest=", 0) == 0) {
       cad_rest = std::stoul(a.substr(9));
+      if (cad_rest == 0) {
+        std::fprintf(stderr, "cad_rest must be at least 1\n");
+        return 2;
+      }
     } else if (a.rfind("cad_margin=", 0) == 0) {
       cad_margin = std::stod(a.substr(11));
     } else if (a.rfind("cad_freeze=", 0) == 0) {

@@ -30,6 +30,9 @@ int64_t TupleHash(const std::vector<uint64_t>& items) {
 }  // namespace
 
 CadOse::CadOse(CadOseOptions options) : o_(options) {
+  // Out-of-contract options are brought into range rather than left to misbehave.
+  o_.value_bits = std::clamp(o_.value_bits, 1, 8);
+  o_.rest_period = std::max<size_t>(1, o_.rest_period);
   max_bin_ = std::ldexp(1.0, o_.value_bits) - 1.0;
   history_.push_back(1.0);  // the original starts its score history at 1: a rest period first
 }

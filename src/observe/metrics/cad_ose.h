@@ -47,7 +47,7 @@ struct CadOseOptions {
 
 class CadOse {
  public:
-  // REQUIRES: 1 <= value_bits <= 8, rest_period >= 1.
+  // REQUIRES: 1 <= value_bits <= 8, rest_period >= 1 (values outside are clamped to them).
   explicit CadOse(CadOseOptions options);
 
   // The anomaly score of `value` in [0, 1] against the contexts learnt from the values before
