@@ -19,7 +19,9 @@
 //   the product's detector): cad=MODE, cad_rest=N (its rest period, default 150), cad_margin=F
 //   and cad_freeze=N (CadOseOptions::range_margin, freeze_after), cad_range=file and
 //   cad_rest=nab (NAB's whole-file range, NAB's probation / 5: look-ahead, to measure what each
-//   is worth), cad_extend=1 (CadOseOptions::extend_levels), where MODE is
+//   is worth), cad_extend=1 (CadOseOptions::extend_levels), cad_input=deviation (CAD fed our
+//   signed robust deviation over a fixed +-2 sensitivities instead of the value: levels whose
+//   meaning never changes, no range to learn), where MODE is
 //     alone      CAD OSE's score alone, over the range learnt so far (no look-ahead)
 //     lookahead  CAD OSE as NAB runs it: the whole file's min and max and a rest period of NAB's
 //                probation / 5 (look-ahead: only to check the implementation against NAB's
@@ -87,6 +89,7 @@ int main(int argc, char** argv) {
   std::string cad_mode;
   size_t cad_rest = 150;
   bool cad_extend = false;
+  bool cad_on_deviation = false;  // feed CAD our signed robust deviation, over +-2 sensitivities
   bool nab_rest = false, file_range = false;  // NAB's per-file rest period and range (look-ahead)
   double cad_margin = 0;
   size_t cad_freeze = 0;
@@ -100,6 +103,8 @@ int main(int argc, char** argv) {
       }
     } else if (a == "cad_rest=nab") {
       nab_rest = true;
+    } else if (a == "cad_input=deviation") {
+      cad_on_deviation = true;
     } else if (a == "cad_extend=1") {
       cad_extend = true;
     } else if (a == "cad_range=file") {
@@ -182,6 +187,10 @@ int main(int argc, char** argv) {
       co.fixed_min = lo;
       co.fixed_max = hi;
     }
+    if (cad_on_deviation) {
+      co.fixed_min = -2 * options.sensitivity;
+      co.fixed_max = 2 * options.sensitivity;
+    }
     if (nab_rest) {
       double probation = std::min(std::floor(0.15 * static_cast<double>(l.rows.size())), 750.0);
       co.rest_period = std::max<size_t>(1, static_cast<size_t>(probation / 5.0));
@@ -193,7 +202,7 @@ int main(int argc, char** argv) {
     NabFile alarms, new_alarms, new_alarms_scored, or_novel, unfamiliar;
     for (const SeriesRow& r : l.rows) {
       Verdict v = det.Observe(r.ts_ms, r.value);
-      double c = cad_mode.empty() ? 0.0 : cad.Observe(r.value);
+      double c = cad_mode.empty() ? 0.0 : cad.Observe(cad_on_deviation ? v.deviation : r.value);
       if (!cad_mode.empty() && f.scores.size() + 1 == 2000) cad_contexts_at_2000.push_back(cad.contexts());
       double s = v.score;
       if (cad_mode == "alone" || cad_mode == "lookahead") s = c;
