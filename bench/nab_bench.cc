@@ -26,7 +26,8 @@
 //     lookahead  CAD OSE as NAB runs it: the whole file's min and max and a rest period of NAB's
 //                probation / 5 (look-ahead: only to check the implementation against NAB's
 //                published 69.9 / 67.0 / 73.2)
-//     max        the larger of ours and CAD's (learnt range)
+//     max        the larger of ours and CAD's (CAD over the range the cad_ keys give; learnt by
+//                default)
 //     mean       their mean
 //     quiet      ours, cut to 30% where CAD predicted the value (its context is familiar)
 //     gate       CAD's, where our deviation is at least half the sensitivity; else 0
