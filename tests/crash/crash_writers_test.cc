@@ -372,17 +372,20 @@ TEST_P(CrashWritersTest, DwApproveAcceptedDecisionsAreThereWithTheirNoticeAndNoP
     }
   };
   std::set<std::string> acked_all;
-  // How long one clean `dw approve` takes: the kills fall over the first four of a sequence.
-  std::chrono::microseconds one_took{0};
+  // How long one clean `dw approve` takes: the kills fall over the first four of a sequence. The
+  // fastest of three, as the other writers measure it: the first run alone pays for a cold cache,
+  // and a window four times that let whole sequences finish before the kill (a loaded host once counted 5
+  // kills of 10).
+  std::chrono::microseconds one_took = std::chrono::hours(1);
   {
     auto st = Reopen(scratch_->location(), "setup");
     ASSERT_NE(st, nullptr);
     refill(*st);
   }
-  {
+  for (int clean = 0; clean < 3; ++clean) {
     const auto start = std::chrono::steady_clock::now();
     BinaryRun run = RunBinary(approve(pool.front()), kNever);
-    one_took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
+    one_took = std::min(one_took, std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start));
     ASSERT_EQ(run.child.exit_code, 0) << run.out;
     acked_all.insert(pool.front());
     pool.erase(pool.begin());
