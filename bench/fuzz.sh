@@ -3,7 +3,7 @@
 # keeping its corpus in build-fuzz/fuzz-corpus/ between runs. Same output and failure rules as
 # scripts/fuzz-smoke.sh, which it runs; figures go to docs/RELIABILITY.md. Every target for an hour
 # is 15 CPU-hours; docs/RELIABILITY.md's hour-long figures come from three rounds of targets
-# side by side (14 of the 15; flink_manifests came later):
+# side by side (14 of the 15; flink_manifests came later and ran its hour alone):
 #   DW_FUZZ_TARGETS="jsonrpc openlineage http_serve" DW_FUZZ_PARALLEL=3 nice -n 19 bench/fuzz.sh
 #   DW_FUZZ_TARGETS="platform_responses workspace scenario" DW_FUZZ_PARALLEL=3 nice -n 19 bench/fuzz.sh
 #   DW_FUZZ_TARGETS="dbt_manifest kestra_flow schema cron_duration http_request notify_receivers series_csv sql_table_refs" \
