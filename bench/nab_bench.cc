@@ -15,8 +15,27 @@
 // usage: nab_bench NAB_DIR OUT_DIR [key=value ...]
 //   keys (for exploring only; the reported figure uses none): sensitivity, level_window,
 //   season_depth, training_points, relearn_after, repeat_quiet_points, stuck_min_points,
-//   seasonality
+//   seasonality; and, for the CAD OSE experiments (src/observe/metrics/cad_ose.h; measured, not
+//   the product's detector): cad=MODE, cad_rest=N (its rest period, default 150), cad_margin=F
+//   and cad_freeze=N (CadOseOptions::range_margin, freeze_after), cad_range=file and
+//   cad_rest=nab (NAB's whole-file range, NAB's probation / 5: look-ahead, to measure what each
+//   is worth), cad_extend=1 (CadOseOptions::extend_levels), cad_input=deviation (CAD fed our
+//   signed robust deviation over a fixed +-2 sensitivities instead of the value: levels whose
+//   meaning never changes, no range to learn), where MODE is
+//     alone      CAD OSE's score alone, over the range learnt so far (no look-ahead)
+//     lookahead  CAD OSE as NAB runs it: the whole file's min and max and a rest period of NAB's
+//                probation / 5 (look-ahead: only to check the implementation against NAB's
+//                published 69.9 / 67.0 / 73.2)
+//     max        the larger of ours and CAD's (CAD over the range the cad_ keys give; learnt by
+//                default)
+//     mean       their mean
+//     quiet      ours, cut to 30% where CAD predicted the value (its context is familiar)
+//     gate       CAD's, where our deviation is at least half the sensitivity; else 0
+//   With a cad mode, the "new alarm, CAD not familiar" verdict row drops the new alarms whose
+//   value CAD predicted.
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <cstdio>
 #include <filesystem>
@@ -27,6 +46,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "observe/metrics/cad_ose.h"
 #include "observe/metrics/detector.h"
 #include "observe/metrics/nab_score.h"
 #include "observe/metrics/series_csv.h"
@@ -67,8 +87,40 @@ int main(int argc, char** argv) {
   }
   fs::path nab = argv[1], out = argv[2];
   DetectorOptions options;  // the product defaults: one parameter set for every file
+  std::string cad_mode;
+  size_t cad_rest = 150;
+  bool cad_extend = false;
+  bool cad_on_deviation = false;  // feed CAD our signed robust deviation, over +-2 sensitivities
+  bool nab_rest = false, file_range = false;  // NAB's per-file rest period and range (look-ahead)
+  double cad_margin = 0;
+  size_t cad_freeze = 0;
   for (int i = 3; i < argc; ++i)
-    if (!ApplyOption(options, argv[i])) {
+    if (std::string a = argv[i]; a.rfind("cad=", 0) == 0) {
+      cad_mode = a.substr(4);
+      if (cad_mode != "alone" && cad_mode != "lookahead" && cad_mode != "max" && cad_mode != "mean" &&
+          cad_mode != "quiet" && cad_mode != "gate") {
+        std::fprintf(stderr, "unknown cad mode %s\n", cad_mode.c_str());
+        return 2;
+      }
+    } else if (a == "cad_rest=nab") {
+      nab_rest = true;
+    } else if (a == "cad_input=deviation") {
+      cad_on_deviation = true;
+    } else if (a == "cad_extend=1") {
+      cad_extend = true;
+    } else if (a == "cad_range=file") {
+      file_range = true;
+    } else if (a.rfind("cad_rest=", 0) == 0) {
+      cad_rest = std::stoul(a.substr(9));
+      if (cad_rest == 0) {
+        std::fprintf(stderr, "cad_rest must be at least 1\n");
+        return 2;
+      }
+    } else if (a.rfind("cad_margin=", 0) == 0) {
+      cad_margin = std::stod(a.substr(11));
+    } else if (a.rfind("cad_freeze=", 0) == 0) {
+      cad_freeze = std::stoul(a.substr(11));
+    } else if (!ApplyOption(options, argv[i])) {
       std::fprintf(stderr, "unknown option %s\n", argv[i]);
       return 2;
     }
@@ -118,17 +170,49 @@ int main(int argc, char** argv) {
   // the alarms that open or escalate an episode (a repeat continues a reported incident); and,
   // to measure what aligning verdicts with the score would be worth, those of them whose score
   // clears 0.5 (the busy-series discount applied to the verdict too).
-  std::vector<NabFile> by_verdict, by_new_alarm, by_new_alarm_scored, by_new_alarm_or_novel;
-  size_t peak_bytes = 0;
+  std::vector<NabFile> by_verdict, by_new_alarm, by_new_alarm_scored, by_new_alarm_or_novel,
+      by_new_alarm_unfamiliar;
+  size_t peak_bytes = 0, peak_cad_contexts = 0, peak_cad_bytes = 0;
+  std::vector<size_t> cad_contexts_at_2000;  // per file with 2,000 points or more
   for (const Loaded& l : files) {
     StreamingDetector det(l.rel, options);
+    CadOseOptions co;
+    co.rest_period = cad_rest;
+    co.range_margin = cad_margin;
+    co.freeze_after = cad_freeze;
+    co.extend_levels = cad_extend;
+    if (cad_mode == "lookahead") nab_rest = file_range = true;
+    if (file_range) {
+      double lo = l.rows.front().value, hi = lo;
+      for (const SeriesRow& r : l.rows) lo = std::min(lo, r.value), hi = std::max(hi, r.value);
+      co.fixed_min = lo;
+      co.fixed_max = hi;
+    }
+    if (cad_on_deviation) {
+      co.fixed_min = -2 * options.sensitivity;
+      co.fixed_max = 2 * options.sensitivity;
+    }
+    if (nab_rest) {
+      double probation = std::min(std::floor(0.15 * static_cast<double>(l.rows.size())), 750.0);
+      co.rest_period = std::max<size_t>(1, static_cast<size_t>(probation / 5.0));
+    }
+    CadOse cad(co);
     NabFile f;
     f.name = l.rel;
     f.scores.reserve(l.rows.size());
-    NabFile alarms, new_alarms, new_alarms_scored, or_novel;
+    NabFile alarms, new_alarms, new_alarms_scored, or_novel, unfamiliar;
     for (const SeriesRow& r : l.rows) {
       Verdict v = det.Observe(r.ts_ms, r.value);
-      f.scores.push_back(v.score);
+      double c = cad_mode.empty() ? 0.0 : cad.Observe(cad_on_deviation ? v.deviation : r.value);
+      if (!cad_mode.empty() && f.scores.size() + 1 == 2000) cad_contexts_at_2000.push_back(cad.contexts());
+      double s = v.score;
+      if (cad_mode == "alone" || cad_mode == "lookahead") s = c;
+      else if (cad_mode == "max") s = std::max(v.score, c);
+      else if (cad_mode == "mean") s = (v.score + c) / 2;
+      else if (cad_mode == "quiet") s = cad.last_predicted() ? 0.3 * v.score : v.score;
+      else if (cad_mode == "gate") s = std::abs(v.deviation) >= options.sensitivity / 2 ? c : 0.0;
+      f.scores.push_back(s);
+      unfamiliar.scores.push_back(IsAlarm(v.kind) && !v.repeat && !cad.last_predicted() ? 1.0 : 0.0);
       alarms.scores.push_back(IsAlarm(v.kind) ? 1.0 : 0.0);
       new_alarms.scores.push_back(IsAlarm(v.kind) && !v.repeat ? 1.0 : 0.0);
       new_alarms_scored.scores.push_back(IsAlarm(v.kind) && !v.repeat && v.score >= 0.5 ? 1.0 : 0.0);
@@ -136,6 +220,8 @@ int main(int argc, char** argv) {
       or_novel.scores.push_back((IsAlarm(v.kind) && !v.repeat) || novel ? 1.0 : 0.0);
     }
     peak_bytes = std::max(peak_bytes, det.MemoryBytes());
+    peak_cad_contexts = std::max(peak_cad_contexts, cad.contexts());
+    peak_cad_bytes = std::max(peak_cad_bytes, cad.MemoryBytes());
     for (const auto& [a, b] : l.windows) {
       NabWindow w;
       size_t i = 0;
@@ -155,6 +241,9 @@ int main(int argc, char** argv) {
     or_novel.name = f.name;
     or_novel.windows = f.windows;
     by_new_alarm_or_novel.push_back(std::move(or_novel));
+    unfamiliar.name = f.name;
+    unfamiliar.windows = f.windows;
+    by_new_alarm_unfamiliar.push_back(std::move(unfamiliar));
     scored.push_back(std::move(f));
   }
   auto t1 = std::chrono::steady_clock::now();
@@ -171,12 +260,15 @@ int main(int argc, char** argv) {
   std::printf("by verdict (0/1)\n");
   for (const auto& [label, set] : {std::pair{"alarm", &by_verdict}, std::pair{"new alarm", &by_new_alarm},
                                    std::pair{"new alarm, score >= 0.5", &by_new_alarm_scored},
-                                   std::pair{"new alarm or novel", &by_new_alarm_or_novel}})
+                                   std::pair{"new alarm or novel", &by_new_alarm_or_novel},
+                                   std::pair{"new alarm, CAD not familiar", &by_new_alarm_unfamiliar}}) {
+    if (cad_mode.empty() && set == &by_new_alarm_unfamiliar) continue;  // needs CAD OSE to run
     for (const NabProfile& p : NabProfiles()) {
       NabResult r = ScoreNab(*set, p);
       std::printf("%-24s %-20s %6.2f   %9.6f  %7zu %8zu  %9zu\n", label, p.name.c_str(), r.normalized,
                   r.threshold, r.windows, r.detected_windows, r.false_positives);
     }
+  }
 
   // NAB's results format, one CSV per data file.
   for (size_t k = 0; k < files.size(); ++k) {
@@ -204,5 +296,14 @@ int main(int argc, char** argv) {
   std::printf("detection CPU time %.3f s on one thread\n",
               static_cast<double>(c1 - c0) / CLOCKS_PER_SEC);
   std::printf("largest detector state %zu bytes\n", peak_bytes);
+  if (!cad_mode.empty())
+    std::printf("CAD OSE (%s): at most %zu contexts in a file, %zu bytes\n", cad_mode.c_str(),
+                peak_cad_contexts, peak_cad_bytes);
+  if (!cad_contexts_at_2000.empty()) {
+    std::sort(cad_contexts_at_2000.begin(), cad_contexts_at_2000.end());
+    const auto& c = cad_contexts_at_2000;
+    std::printf("CAD OSE contexts after 2,000 points (%zu files): min %zu, median %zu, max %zu\n",
+                c.size(), c.front(), c[c.size() / 2], c.back());
+  }
   return 0;
 }

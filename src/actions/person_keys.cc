@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -122,30 +123,51 @@ Result<IssuedKey> IssuePersonKey(store::StateStore& store, const std::string& em
   return out;
 }
 
+// The file appears whole or not at all: the key is written and synced under `path`.partial, then
+// linked to `path` (link(2) never replaces an existing file). Written in place, a kill between
+// creating the file and writing the key left an empty file at `path` that every later `dw keys
+// issue` refused to overwrite (found by the `dw keys issue` crash writer). A `.partial` left by
+// such a kill holds a key never handed out; the next write to the same path removes it.
 Status WritePrivateKeyFile(const std::string& path, const std::string& private_key_pem) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    if (errno == EEXIST)
-      return Status(StatusCode::kAlreadyExists,
-                    path + " already exists; a key file is never overwritten");
-    return Unavailable("cannot create " + path + ": " + std::strerror(errno));
-  }
+  if (std::filesystem::exists(path))
+    return Status(StatusCode::kAlreadyExists, path + " already exists; a key file is never overwritten");
+  const std::string partial = path + ".partial";
+  ::unlink(partial.c_str());
+  int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return Unavailable("cannot create " + partial + ": " + std::strerror(errno));
   ::fchmod(fd, 0600);  // whatever the umask said
   size_t done = 0;
   while (done < private_key_pem.size()) {
     ssize_t n = ::write(fd, private_key_pem.data() + done, private_key_pem.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
+      const int err = errno;
       ::close(fd);
-      ::unlink(path.c_str());
-      return Unavailable("cannot write " + path + ": " + std::strerror(errno));
+      ::unlink(partial.c_str());
+      return Unavailable("cannot write " + partial + ": " + std::strerror(err));
     }
     done += static_cast<size_t>(n);
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(path.c_str());
-    return Unavailable("cannot write " + path);
+    ::unlink(partial.c_str());
+    return Unavailable("cannot write " + partial);
   }
+  if (::link(partial.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    if (err == EEXIST) {
+      ::unlink(partial.c_str());
+      return Status(StatusCode::kAlreadyExists, path + " already exists; a key file is never overwritten");
+    }
+    // A file system without hard links: rename, after the check above (a file created at `path`
+    // since then would be replaced; nothing else writes there).
+    if (::rename(partial.c_str(), path.c_str()) != 0) {
+      const int rerr = errno;
+      ::unlink(partial.c_str());
+      return Unavailable("cannot create " + path + ": " + std::strerror(rerr) + " (link: " + std::strerror(err) + ")");
+    }
+    return Status::Ok();
+  }
+  ::unlink(partial.c_str());
   return Status::Ok();
 }
 

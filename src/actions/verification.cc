@@ -394,14 +394,24 @@ Result<VerificationOutcome> VerifyIncident(store::StateStore& store, const confi
     }));
     return out;
   }
-  Result<int64_t> seq = Record(store, clock, "verified", subject, actor, body);
-  if (!seq.ok()) return seq.status();
-  out.event_seq = *seq;
-  // At L4 (autonomous follow-up) the approved downstream runs are queued to their owners first,
-  // so the receipt records them; below L4 the gate refuses and records that.
-  if (options.autonomous) DW_RETURN_IF_ERROR(QueueApprovedRuns(store, workspace, *inc, clock));
-  Result<incidents::Incident> resolved = desk.ResolveByVerification(incident_id, out.summary);
-  if (!resolved.ok()) return resolved.status();
+  // The passed verification, the runs it queues and the resolution commit together: a
+  // `verified` event on an incident left unresolved (a kill between two commits) would make the
+  // "verify" job count the mitigation as verified and never verify it again, and a rerun would
+  // queue the owners' runs twice. The resolution is written through a desk on the transaction's
+  // store, so it joins the transaction whatever store `desk` was opened on.
+  Result<incidents::Incident> resolved = Status(StatusCode::kInternal, "not resolved");
+  DW_RETURN_IF_ERROR(store.InTransaction([&](store::StateStore& tx) -> Status {
+    Result<int64_t> seq = Record(tx, clock, "verified", subject, actor, body);
+    if (!seq.ok()) return seq.status();
+    out.event_seq = *seq;
+    // At L4 (autonomous follow-up) the approved downstream runs are queued to their owners first,
+    // so the receipt records them; below L4 the gate refuses and records that.
+    if (options.autonomous) DW_RETURN_IF_ERROR(QueueApprovedRuns(tx, workspace, *inc, clock));
+    incidents::IncidentDesk in_tx(tx, static_cast<const graph::ContextGraph*>(nullptr), clock,
+                                  incidents::DeskOptionsFor(workspace));
+    resolved = in_tx.ResolveByVerification(incident_id, out.summary);
+    return resolved.status();
+  }));
   out.resolved = true;
   Result<std::vector<std::string>> written = WriteResolutionReceipts(store, workspace, desk, clock);
   if (!written.ok()) return written.status();

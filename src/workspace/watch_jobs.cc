@@ -130,6 +130,36 @@ Result<bool> AnyProposalDecided(store::StateStore& store, const std::string& id,
   return false;
 }
 
+// The incidents of a proposing domain (L2 and above) that are still open and whose proposals were
+// never sent: none stored, or stored and still drafted. A loop killed between opening an incident
+// and sending its proposals (or between storing and sending them) leaves these; the restarted
+// loop's first pass drafts them, since no later pass reports the incident opened again.
+Result<std::vector<std::string>> IncidentsAwaitingProposals(store::StateStore& store, incidents::IncidentDesk& desk,
+                                                            const config::Workspace& ws, const Clock& clock) {
+  std::vector<std::string> out;
+  for (incidents::IncidentStatus status : {incidents::IncidentStatus::kOpen, incidents::IncidentStatus::kAcknowledged,
+                                           incidents::IncidentStatus::kMitigated}) {
+    incidents::IncidentFilter f;
+    f.status = status;
+    f.limit = 1000;
+    auto list = desk.List(f);
+    if (!list.ok()) return list.status();
+    for (const auto& inc : *list) {
+      if (!Proposes(ws, inc.domain)) continue;
+      auto proposals = store.ProposalsOfIncident(inc.id);
+      if (!proposals.ok()) return proposals.status();
+      bool unsent = proposals->empty();
+      for (const auto& p : *proposals) {
+        auto st = actions::GetProposalState(store, p.id, 0, clock);
+        if (!st.ok()) return st.status();
+        unsent |= st->status == actions::ProposalStatus::kDrafted;
+      }
+      if (unsent) out.push_back(inc.id);
+    }
+  }
+  return out;
+}
+
 // Whether the domain `name` is at L3 or above (Data Workers re-checks by itself there).
 bool ActsReversibly(const config::Workspace& ws, const std::string& name) {
   auto d = ws.domains.find(name);
@@ -231,7 +261,10 @@ std::shared_ptr<const observe::watch::WatchEnvironment> WatchEnvironmentFor(
   auto pass_mu = std::make_shared<std::mutex>();
   // Incident id -> how many signal sources it held when its proposals were last drafted (under pass_mu).
   auto drafted_sources = std::make_shared<std::map<std::string, size_t>>();
-  env->after_run = [services, pass_mu, drafted_sources, say = env->say](const std::string& job) {
+  // Whether this process's first pass has looked for incidents whose proposals were never sent
+  // (under pass_mu).
+  auto looked_for_unsent = std::make_shared<bool>(false);
+  env->after_run = [services, pass_mu, drafted_sources, looked_for_unsent, say = env->say](const std::string& job) {
     std::lock_guard<std::mutex> lock(*pass_mu);
     const std::string now = FormatRfc3339(services->clock().Now());
     auto fail = [&](const Status& s) { say(now + " incidents after " + job + ": FAILED (the next pass retries): " + s.message()); };
@@ -248,8 +281,19 @@ std::shared_ptr<const observe::watch::WatchEnvironment> WatchEnvironmentFor(
     for (const std::string& id : r->updated) say(now + " incident updated " + id + " (after " + job + ")");
     for (const std::string& id : r->resolved) say(now + " incident resolved by verification " + id);
     // L2 and above propose: an incident opened or updated by this pass gets its proposals drafted
-    // and sent to its domain's approvers (a content-equal draft stores no new version).
-    for (const auto* ids : {&r->opened, &r->updated})
+    // and sent to its domain's approvers (a content-equal draft stores no new version); so, on the
+    // process's first pass, does one an earlier process opened and never sent proposals for.
+    std::vector<std::string> unsent;
+    if (!*looked_for_unsent) {
+      auto found = IncidentsAwaitingProposals(**store, **desk, services->workspace(), services->clock());
+      if (!found.ok()) return fail(found.status());
+      for (const std::string& id : *found)
+        if (std::find(r->opened.begin(), r->opened.end(), id) == r->opened.end() &&
+            std::find(r->updated.begin(), r->updated.end(), id) == r->updated.end())
+          unsent.push_back(id);
+      *looked_for_unsent = true;
+    }
+    for (const auto* ids : {&r->opened, &r->updated, &unsent})
       for (const std::string& id : *ids) {
         auto inc = (*desk)->Get(id);
         if (!inc.ok() || inc->status == incidents::IncidentStatus::kResolved ||

@@ -2,6 +2,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <filesystem>
 #include <sys/stat.h>
 
@@ -185,6 +187,30 @@ TEST_F(DecideTest, KeyFilesAreTheOwnersOnlyAndNeverOverwritten) {
   ASSERT_TRUE(stored.ok() && stored->has_value());
   EXPECT_EQ((*stored)->public_key_pem, k->public_key_pem);
   EXPECT_EQ((*stored)->public_key_pem.find("PRIVATE"), std::string::npos);
+  std::filesystem::remove(path);
+}
+
+// A key file appears whole or not at all: it is written under PATH.partial and linked into place,
+// so a kill mid-write leaves no empty or cut file at PATH to refuse the next `dw keys issue`; the
+// `.partial` such a kill leaves is replaced by the next write. Found by the `dw keys issue` crash
+// writer (tests/crash/crash_decision_writers_test.cc).
+TEST_F(DecideTest, AKeyFileAppearsWholeAndALeftoverPartialIsReplaced) {
+  Result<IssuedKey> k = IssuePersonKey(*store_, "ana@example.com", clock_, "test");
+  ASSERT_TRUE(k.ok());
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("dw-key-partial-" + std::to_string(::getpid()) + ".pem")).string();
+  std::filesystem::remove(path);
+  std::ofstream(path + ".partial") << "-----BEGIN PRIVATE KEY-----\nMC4CAQAw";  // a killed write's leftover
+  ASSERT_TRUE(WritePrivateKeyFile(path, k->private_key_pem).ok());
+  EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
+  Result<std::string> read = ReadPrivateKeyFile(path);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(*read, k->private_key_pem);
+  struct stat st{};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600);
+  EXPECT_EQ(WritePrivateKeyFile(path, "x").code(), StatusCode::kAlreadyExists);
+  EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
   std::filesystem::remove(path);
 }
 

@@ -230,6 +230,42 @@ TEST_P(VerificationTest, AfterTheFixItResolvesByVerificationWithOneReceiptThatVe
   EXPECT_EQ(Events("incident:" + id, "refused"), 1);
 }
 
+// A passed verification is recorded with the resolution it causes, in one transaction: when the
+// resolution cannot be written, no `verified` event is left behind on the still-open incident (the
+// "verify" job would take such an event for a verified mitigation and never verify it again).
+// Found by the `dw incidents verify` crash writer (tests/crash/crash_decision_writers_test.cc).
+TEST_P(VerificationTest, APassedVerificationIsRecordedOnlyTogetherWithTheResolution) {
+  std::string id = OpenFromFailingCheck();
+  ASSERT_FALSE(id.empty());
+  clock_.Advance(std::chrono::minutes(40));
+  World("UPDATE balances SET balance = 12 WHERE member_id = 2;");  // the owner's fix
+  // The resolution cannot be written (a trigger behind the store's back refuses it).
+  auto raw = scratch_->Connect();
+  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
+  const bool pg = GetParam() == "postgresql";
+  ASSERT_TRUE((*raw)->ExecScript(pg ? "CREATE FUNCTION dw_refuse_resolution() RETURNS trigger AS $$ BEGIN "
+                                      "RAISE EXCEPTION 'injected: no resolution'; END $$ LANGUAGE plpgsql; "
+                                      "CREATE TRIGGER refuse_resolution BEFORE UPDATE ON incidents FOR EACH ROW "
+                                      "WHEN (NEW.status = 'resolved') EXECUTE FUNCTION dw_refuse_resolution();"
+                                    : "CREATE TRIGGER refuse_resolution BEFORE UPDATE ON incidents "
+                                      "WHEN NEW.status = 'resolved' BEGIN SELECT RAISE(ABORT, 'injected: no resolution'); END;")
+                  .ok());
+  auto v = VerifyIncident(*store_, ws_, Desk(), id, {.actor = "ana@example.com"}, clock_);
+  ASSERT_FALSE(v.ok());
+  EXPECT_THAT(v.status().message(), HasSubstr("injected"));
+  EXPECT_EQ(Get(id).status, incidents::IncidentStatus::kOpen);
+  EXPECT_EQ(Events("incident:" + id, "verified"), 0) << "a verified event without its resolution";
+  ASSERT_TRUE((*raw)->ExecScript("DROP TRIGGER refuse_resolution" + std::string(pg ? " ON incidents" : "")).ok());
+  // Run again, it finishes the job: one verified event, the resolution, one receipt.
+  v = VerifyIncident(*store_, ws_, Desk(), id, {.actor = "ana@example.com"}, clock_);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_TRUE(v->resolved);
+  ASSERT_TRUE(v->receipt.has_value());
+  EXPECT_EQ(Get(id).status, incidents::IncidentStatus::kResolved);
+  EXPECT_EQ(Events("incident:" + id, "verified"), 1);
+  EXPECT_EQ(CurrentReceiptHead(*store_)->seq, 1);
+}
+
 TEST_P(VerificationTest, AnUnknownIncidentIsRefusedAndRecorded) {
   auto v = VerifyIncident(*store_, ws_, Desk(), "inc-nope", {.actor = "ana@example.com"}, clock_);
   ASSERT_FALSE(v.ok());

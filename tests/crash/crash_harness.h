@@ -2,7 +2,8 @@
 // killed with SIGKILL at a seeded random moment; the test then reopens the store and checks what
 // the writer had acknowledged. Two kinds of child: a forked copy of the test running product code
 // (the store's own writers), and the real `dw` binary (`dw serve`, `dw check`, `dw collect`,
-// `dw watch --once`, `dw approve`, `dw incidents resolve`), alone or as a sequence of runs.
+// `dw watch --once`, `dw approve`, `dw incidents resolve`, `dw incidents verify`, `dw incidents
+// propose`, `dw keys issue`), alone or as a sequence of runs.
 //
 // Repeatable: DW_CRASH_SEED (default 20261201) seeds the kill moments, DW_CRASH_KILLS (default
 // the CI count each test passes) sets how many kills a test makes; bench/crash.sh runs 200. A
@@ -119,8 +120,9 @@ inline KilledChild ForkAndKill(const std::function<void(const std::function<void
 }
 
 // Spawns `args` (args[0] the program) with stdout to a pipe read by the caller; stderr to
-// /dev/null. Returns the pid, and the read end in *out_fd.
-inline pid_t Spawn(const std::vector<std::string>& args, int* out_fd) {
+// /dev/null, or to the same pipe with `stderr_too` (a test that checks everything a run said).
+// Returns the pid, and the read end in *out_fd.
+inline pid_t Spawn(const std::vector<std::string>& args, int* out_fd, bool stderr_too = false) {
   std::vector<std::string> copy = args;
   std::vector<char*> argv;
   for (auto& a : copy) argv.push_back(a.data());
@@ -131,7 +133,11 @@ inline pid_t Spawn(const std::vector<std::string>& args, int* out_fd) {
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
   posix_spawn_file_actions_addclose(&fa, fds[0]);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  if (stderr_too) {
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+  } else {
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  }
   pid_t pid = -1;
   if (posix_spawn(&pid, copy[0].c_str(), &fa, nullptr, argv.data(), environ) != 0) pid = -1;
   posix_spawn_file_actions_destroy(&fa);
@@ -146,11 +152,13 @@ struct BinaryRun {
   KilledChild child;
 };
 
-// Runs `args` and kills it at `kill_at` unless it ended first (time_point::max(): never killed).
-inline BinaryRun RunBinary(const std::vector<std::string>& args, std::chrono::steady_clock::time_point kill_at) {
+// Runs `args` and kills it at `kill_at` unless it ended first (time_point::max(): never killed);
+// with `stderr_too`, run.out holds what it wrote to stderr as well.
+inline BinaryRun RunBinary(const std::vector<std::string>& args, std::chrono::steady_clock::time_point kill_at,
+                           bool stderr_too = false) {
   BinaryRun run;
   int fd = -1;
-  pid_t pid = Spawn(args, &fd);
+  pid_t pid = Spawn(args, &fd, stderr_too);
   if (pid <= 0) return run;
   std::thread reader([&] {
     char buf[4096];
@@ -167,11 +175,12 @@ inline BinaryRun RunBinary(const std::vector<std::string>& args, std::chrono::st
 // `kill_after` has passed since the first started is killed, and no run follows it. Returns every
 // run started, the killed one last.
 inline std::vector<BinaryRun> RunSequenceUntilKilled(const std::function<std::vector<std::string>(int)>& argv_of,
-                                                     int count, std::chrono::microseconds kill_after) {
+                                                     int count, std::chrono::microseconds kill_after,
+                                                     bool stderr_too = false) {
   std::vector<BinaryRun> runs;
   const auto kill_at = std::chrono::steady_clock::now() + kill_after;
   for (int i = 0; i < count; ++i) {
-    runs.push_back(RunBinary(argv_of(i), kill_at));
+    runs.push_back(RunBinary(argv_of(i), kill_at, stderr_too));
     if (runs.back().child.killed || std::chrono::steady_clock::now() >= kill_at) break;
   }
   return runs;

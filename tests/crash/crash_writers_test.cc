@@ -44,6 +44,7 @@
 #include "store/sql_connection.h"
 #include "tests/crash/crash_harness.h"
 #include "tests/crash/reopen_check.h"
+#include "tests/crash/writer_fixture.h"
 #include "tests/store/store_test_support.h"
 #include "tests/support/subprocess.h"
 
@@ -53,83 +54,7 @@ namespace {
 using store::test_support::ScratchLocation;
 using namespace std::chrono_literals;
 
-std::string Where(uint64_t seed, int kill) {
-  return "DW_CRASH_SEED=" + std::to_string(seed) + ", kill " + std::to_string(kill);
-}
-
-TimePoint At(const std::string& rfc3339) { return *ParseRfc3339(rfc3339); }
-
-// The workspace the judgement and action writers run with: one domain whose approver is ana, and a
-// Teams channel (never delivered to here) so every notice is queued in the outbox.
-config::Workspace NotifyingWorkspace() {
-  return actions::test_support::TeamsNotifiedWorkspace("crash", "https://example.invalid/workflows/crash");
-}
-
-incidents::Signal CheckSignal(const std::string& table, const std::string& check, TimePoint at) {
-  incidents::Signal s;
-  s.kind = incidents::SignalKind::kCheck;
-  s.key = "check:" + table + ":" + check;
-  s.asset_id = table;
-  s.at = at;
-  s.bad = true;
-  s.summary = check + " on " + table + " failed";
-  return s;
-}
-
-std::set<std::string> OutboxEvents(store::StateStore& st, const std::string& incident_id) {
-  std::set<std::string> out;
-  auto all = st.OutboxFor(incident_id);
-  EXPECT_TRUE(all.ok()) << all.status().ToString();
-  if (all.ok())
-    for (const auto& m : *all) out.insert(m.event);
-  return out;
-}
-
-class CrashWritersTest : public store::test_support::ScratchOnEachBackend {
- protected:
-  CrashWritersTest() : ScratchOnEachBackend(At("2026-11-24T15:15:00Z")) {}
-
-
-  // Reopens the store at `location` as a new process would after the crash
-  // (tests/crash/reopen_check.h).
-  std::unique_ptr<store::StateStore> Reopen(const std::string& location, const std::string& where) {
-    return ReopenAndCheck(location, GetParam(), clock_, where);
-  }
-
-  // Where a writer opens the store: on PostgreSQL with an application_name of its own, so that
-  // the check can wait for the killed writer's server session to end. (The server finishes a
-  // statement the client died in, a COMMIT included, before it notices the client is gone: until
-  // then what the writer left is still moving.)
-  std::string WriterLocation(const std::string& location) const {
-    if (GetParam() != "postgresql") return location;
-    return location + (location.find('?') == std::string::npos ? "?" : "&") + "application_name=" + WriterName();
-  }
-  std::string WriterName() const { return "dw_crash_writer_" + std::to_string(getpid()); }
-
-  // On PostgreSQL, waits (up to 10 s) until no server session of a killed writer is left.
-  void AwaitWriterSessionsGone() {
-    if (GetParam() != "postgresql") return;
-    auto admin = store::OpenPostgresConnection(store::test_support::PostgresTestUrl());
-    ASSERT_TRUE(admin.ok()) << admin.status().ToString();
-    for (int i = 0; i < 1000; ++i) {
-      auto rows = (*admin)->Query("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", {WriterName()});
-      ASSERT_TRUE(rows.ok()) << rows.status().ToString();
-      if (std::get<int64_t>((*rows)[0][0]) == 0) {
-        sessions_awaited_ += i > 0 ? 1 : 0;
-        return;
-      }
-      std::this_thread::sleep_for(10ms);
-    }
-    FAIL() << "a killed writer's PostgreSQL session is still there after 10 s";
-  }
-
-  void TearDown() override {
-    if (GetParam() == "postgresql")
-      std::cout << "[ crash ] waited for " << sessions_awaited_ << " killed writer session(s) to end\n";
-  }
-
-  int sessions_awaited_ = 0;
-};
+class CrashWritersTest : public WriterFixture {};
 
 // ---- dw collect ----------------------------------------------------------------------------
 
@@ -285,37 +210,7 @@ TEST_P(CrashWritersTest, DwCollectPrintedPassesAreWholeEachPlatformIsAllOrNothin
             << " events per pass\n";
 }
 
-// ---- the judgement and action writers, through the real binary -------------------------------
-
-// The workspace file of the judgement and action writers: NotifyingWorkspace() as YAML (one
-// domain whose approver is ana, a Teams channel that is never reached, so every notice stays in
-// the outbox: here a loopback port that refuses at once, so that the delivery job of `dw watch
-// --once` spends no time on name lookups), then `extra` (warehouses, checks), then the state store
-// at `location`.
-void WriteNotifyingWorkspace(const std::filesystem::path& dir, const std::string& extra, const std::string& location) {
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "dataworkers.yaml")
-      << "version: 1\nname: crash\n"
-         "domains:\n  loyalty: {autonomy: L2, owners: [ana@example.com], approvers: [ana@example.com], approval_ttl: 2h}\n"
-         "notify:\n  teams: {webhook: \"http://127.0.0.1:9/workflows/crash\"}\n"
-      << extra << "state: " << Json(location).dump() << "\n";
-}
-
-std::vector<std::string> Dw(const std::filesystem::path& dir, TimePoint now, std::vector<std::string> args) {
-  std::vector<std::string> argv = {DW_BINARY, "--workspace", dir.string(), "--now", FormatRfc3339(now)};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return argv;
-}
-
-constexpr auto kNever = std::chrono::steady_clock::time_point::max();
-
-// The lines a run printed whole (a line the kill cut short acknowledges nothing).
-std::vector<std::string> WholeLines(const std::string& out) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  for (size_t nl; (nl = out.find('\n', start)) != std::string::npos; start = nl + 1) lines.push_back(out.substr(start, nl - start));
-  return lines;
-}
+// ---- the judgement and action writers, through the real binary (workspace: writer_fixture.h) --
 
 // ---- incidents: `dw watch --once` opening them --------------------------------------------------
 
@@ -477,17 +372,20 @@ TEST_P(CrashWritersTest, DwApproveAcceptedDecisionsAreThereWithTheirNoticeAndNoP
     }
   };
   std::set<std::string> acked_all;
-  // How long one clean `dw approve` takes: the kills fall over the first four of a sequence.
-  std::chrono::microseconds one_took{0};
+  // How long one clean `dw approve` takes: the kills fall over the first four of a sequence. The
+  // fastest of three, as the other writers measure it: the first run alone pays for a cold cache,
+  // and a window four times that let whole sequences finish before the kill (a loaded host once counted 5
+  // kills of 10).
+  std::chrono::microseconds one_took = std::chrono::hours(1);
   {
     auto st = Reopen(scratch_->location(), "setup");
     ASSERT_NE(st, nullptr);
     refill(*st);
   }
-  {
+  for (int clean = 0; clean < 3; ++clean) {
     const auto start = std::chrono::steady_clock::now();
     BinaryRun run = RunBinary(approve(pool.front()), kNever);
-    one_took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
+    one_took = std::min(one_took, std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start));
     ASSERT_EQ(run.child.exit_code, 0) << run.out;
     acked_all.insert(pool.front());
     pool.erase(pool.begin());
