@@ -47,6 +47,8 @@ dict_of() {
     workspace|scenario|kestra_flow|flink_manifests) echo tests/fuzz/dict/yaml.dict ;;
     http_request) echo tests/fuzz/dict/http.dict ;;
     http_serve) echo tests/fuzz/dict/http_serve.dict ;;
+    approval_link) echo tests/fuzz/dict/approval_link.dict ;;
+    desk_requests) echo tests/fuzz/dict/desk.dict ;;
     cron_duration) echo tests/fuzz/dict/cron.dict ;;
     sql_table_refs) echo tests/fuzz/dict/sql.dict ;;
   esac

@@ -1,8 +1,6 @@
 // `/approve/<token>`: the page a signed approval link opens, and the form post that records the
 // decision. Who decides is the link's approver, checked by actions::DecideByLink (the one identity
 // check); this page only carries the link, the verdict, the reason and the CSRF token.
-#include <openssl/crypto.h>
-
 #include <map>
 
 #include "actions/actions.h"
@@ -11,12 +9,11 @@
 #include "desk/html.h"
 #include "desk/incident_parts.h"
 #include "desk/random_token.h"
+#include "desk/request_parsing.h"
 
 namespace dw::desk {
 
 namespace {
-
-constexpr char kCsrfCookie[] = "dw_csrf";
 
 Page LinksOff() {
   return MessagePage(503, "Approval links are off",
@@ -27,68 +24,6 @@ Page LinksOff() {
 }  // namespace
 
 std::string NewCsrfToken() { return RandomHexToken(); }
-
-namespace {
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
-
-// application/x-www-form-urlencoded; false for a malformed escape or a field given twice.
-bool ParseForm(const std::string& body, std::map<std::string, std::string>* out) {
-  size_t at = 0;
-  while (at <= body.size() && !body.empty()) {
-    size_t end = body.find('&', at);
-    if (end == std::string::npos) end = body.size();
-    const std::string pair = body.substr(at, end - at);
-    at = end + 1;
-    if (pair.empty()) {
-      if (end == body.size()) break;
-      continue;
-    }
-    auto decode = [](const std::string& in, std::string* o) {
-      for (size_t i = 0; i < in.size(); ++i) {
-        if (in[i] == '+') o->push_back(' ');
-        else if (in[i] == '%') {
-          if (i + 2 >= in.size()) return false;
-          const int hi = HexValue(in[i + 1]), lo = HexValue(in[i + 2]);
-          if (hi < 0 || lo < 0) return false;
-          o->push_back(static_cast<char>(hi * 16 + lo));
-          i += 2;
-        } else {
-          o->push_back(in[i]);
-        }
-      }
-      return true;
-    };
-    const size_t eq = pair.find('=');
-    std::string key, value;
-    if (!decode(pair.substr(0, eq), &key) || (eq != std::string::npos && !decode(pair.substr(eq + 1), &value)))
-      return false;
-    if (!out->emplace(key, value).second) return false;
-    if (end == body.size()) break;
-  }
-  return true;
-}
-
-std::string CookieValue(const std::string& header, const std::string& name) {
-  size_t at = 0;
-  while (at < header.size()) {
-    size_t end = header.find(';', at);
-    if (end == std::string::npos) end = header.size();
-    std::string part = header.substr(at, end - at);
-    const size_t b = part.find_first_not_of(' ');
-    part = b == std::string::npos ? "" : part.substr(b);
-    if (part.rfind(name + "=", 0) == 0) return part.substr(name.size() + 1);
-    at = end + 1;
-  }
-  return "";
-}
 
 std::string ProposalSummaryHtml(const actions::ProposalState& st) {
   std::string s = "<dl class=\"facts\"><dt>Proposal</dt><dd>" + EscapeMarkup(st.record.kind) + ": " +
@@ -119,11 +54,6 @@ std::string ProposalSummaryHtml(const actions::ProposalState& st) {
 
 std::string CsrfCookie(const std::string& csrf, const std::string& path, bool secure) {
   return std::string(kCsrfCookie) + "=" + csrf + "; Path=" + path + "; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "");
-}
-
-bool CsrfMatches(const std::string& cookie_header, const std::string& sent) {
-  const std::string cookie = CookieValue(cookie_header, kCsrfCookie);
-  return !cookie.empty() && sent.size() == cookie.size() && CRYPTO_memcmp(cookie.data(), sent.data(), cookie.size()) == 0;
 }
 
 std::string IdentityNote(const workspace::Services& services, const actions::ProxiedIdentity& via) {

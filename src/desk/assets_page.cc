@@ -11,22 +11,6 @@
 namespace dw::desk {
 namespace {
 
-Result<graph::AssetQuery> ParseAssetQuery(const Query& query) {
-  graph::AssetQuery q;
-  q.limit = 200;
-  std::set<std::string> seen;
-  for (const auto& [key, value] : query) {
-    if (!seen.insert(key).second) return InvalidArgument("parameter '" + key.substr(0, 80) + "' is given twice");
-    if (value.size() > 200) return InvalidArgument("parameter '" + key + "' is longer than 200 characters");
-    if (key == "q") q.text = value;
-    else if (key == "kind") q.kind = value;
-    else if (key == "owner") q.owner = value;
-    else if (key == "domain") q.domain = value;
-    else return InvalidArgument("unknown parameter '" + key.substr(0, 80) + "' (the page takes q, kind, owner, domain)");
-  }
-  return q;
-}
-
 std::string Field(const std::string& name, const std::string& label, const std::string& value) {
   return "<label>" + EscapeMarkup(label) + " <input type=\"text\" name=\"" + name + "\" value=\"" + EscapeMarkup(value) +
          "\"></label>\n";

@@ -78,16 +78,15 @@ Page ProxyDecisionPost(workspace::Services& services, const std::string& proposa
                        "The form's CSRF token is missing or does not match this browser's; open the page again.");
   const std::string verdict = fields["verdict"];
   if (verdict != "approve" && verdict != "deny") return MessagePage(400, "Bad form", "verdict must be approve or deny.");
-  const std::string version = fields["version"];
-  if (version.empty() || version.size() > 9 || version.find_first_not_of("0123456789") != std::string::npos)
-    return MessagePage(400, "Bad form", "version must be the positive number of the version shown.");
+  const std::optional<int64_t> version = ParsePositiveDecimal(fields["version"], 9);
+  if (!version) return MessagePage(400, "Bad form", "version must be the positive number of the version shown.");
   if (fields["reason"].size() > 2000) return MessagePage(400, "Bad form", "The reason is longer than 2000 characters.");
   auto store = services.state();
   if (!store.ok()) return StatusPage(store.status(), "The state store could not be opened");
   actions::ProxyDecision d;
   d.identity = via;
   d.proposal_id = proposal_id;
-  d.version = std::stoll(version);
+  d.version = *version;
   d.verdict = verdict == "approve" ? actions::Verdict::kApprove : actions::Verdict::kDeny;
   d.reason = fields["reason"];
   auto outcome = actions::DecideAsProxiedPerson(**store, services.workspace(), d, services.clock());

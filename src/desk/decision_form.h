@@ -1,5 +1,5 @@
 // Internal to desk/: what the two decision pages share (/approve/<token> and /decide/<proposal>):
-// the CSRF token and its cookie, the urlencoded form, the proposal's summary, and the sentence on
+// the CSRF token and its cookie (the form and cookie parsing are request_parsing.h's), the proposal's summary, and the sentence on
 // who the trusted proxy says the reader is (or why its header was ignored).
 #pragma once
 
@@ -7,6 +7,7 @@
 #include <string>
 
 #include "actions/actions.h"
+#include "desk/request_parsing.h"
 #include "workspace/services.h"
 
 namespace dw::desk {
@@ -16,12 +17,6 @@ std::string NewCsrfToken();
 // The Set-Cookie value carrying `csrf` for the forms under `path` (HttpOnly, SameSite=Strict, and
 // Secure when `secure`).
 std::string CsrfCookie(const std::string& csrf, const std::string& path, bool secure);
-// True iff the request's Cookie header carries the CSRF cookie and `sent` equals it (constant time).
-bool CsrfMatches(const std::string& cookie_header, const std::string& sent);
-// application/x-www-form-urlencoded; false for a malformed escape or a field given twice.
-bool ParseForm(const std::string& body, std::map<std::string, std::string>* out);
-// The value of cookie `name` in a Cookie header; "" when absent.
-std::string CookieValue(const std::string& header, const std::string& name);
 // The proposal's kind, id, version, incident, status (who decided, when, through which surface),
 // the request's expiry and its diffs rendered as diffs.
 std::string ProposalSummaryHtml(const actions::ProposalState& st);

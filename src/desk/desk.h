@@ -30,6 +30,7 @@
 
 #include "actions/actions.h"
 #include "base/status.h"
+#include "desk/request_parsing.h"
 #include "net/http_server.h"
 #include "workspace/services.h"
 
@@ -54,8 +55,7 @@ struct DeskOptions {
   std::string bearer_token;
 };
 
-// Query parameters as the route received them (decoded); a key given twice is refused.
-using Query = std::multimap<std::string, std::string>;
+// Query (the decoded query parameters a page takes) is request_parsing.h's.
 
 Page IncidentsPage(workspace::Services& services, const Query& query);
 Page IncidentPage(workspace::Services& services, const std::string& id);

@@ -12,41 +12,6 @@ namespace {
 
 constexpr int kShown = 200;
 
-// The parameters the page takes, validated: an unknown key, a repeated one or a value outside
-// its vocabulary is a 400 naming it.
-struct ListParams {
-  std::string domain;
-  int severity = 0;  // 0 = any
-  std::optional<incidents::IncidentStatus> status;
-};
-
-Result<ListParams> ParseParams(const Query& query, const config::Workspace& ws) {
-  ListParams p;
-  std::set<std::string> seen;
-  for (const auto& [key, value] : query) {
-    if (!seen.insert(key).second) return InvalidArgument("parameter '" + key + "' is given twice");
-    if (value.empty()) continue;  // an empty select means "any"
-    if (key == "domain") {
-      if (!ws.domains.count(value))
-        return InvalidArgument("domain '" + value.substr(0, 80) + "' is not a domain of this workspace");
-      p.domain = value;
-    } else if (key == "severity") {
-      if (value == "SEV1" || value == "1") p.severity = 1;
-      else if (value == "SEV2" || value == "2") p.severity = 2;
-      else if (value == "SEV3" || value == "3") p.severity = 3;
-      else return InvalidArgument("severity '" + value.substr(0, 80) + "' must be SEV1, SEV2 or SEV3");
-    } else if (key == "status") {
-      p.status = incidents::ParseIncidentStatus(value);
-      if (!p.status)
-        return InvalidArgument("status '" + value.substr(0, 80) +
-                               "' must be open, acknowledged, mitigated, resolved or closed");
-    } else {
-      return InvalidArgument("unknown parameter '" + key.substr(0, 80) + "' (the page takes domain, severity, status)");
-    }
-  }
-  return p;
-}
-
 std::string Select(const std::string& name, const std::string& label, const std::vector<std::string>& options,
                    const std::string& chosen) {
   std::string out = "<label>" + EscapeMarkup(label) + " <select name=\"" + name + "\"><option value=\"\">any</option>";
@@ -68,7 +33,7 @@ std::string DeadlineCell(const incidents::Incident& inc, TimePoint now) {
 
 Page IncidentsPage(workspace::Services& services, const Query& query) {
   if (!services.workspace_status().ok()) return StatusPage(services.workspace_status(), "The workspace did not load");
-  auto params = ParseParams(query, services.workspace());
+  auto params = ParseIncidentListParams(query, services.workspace());
   if (!params.ok()) return StatusPage(params.status(), "Bad filter");
   auto desk = workspace::OpenIncidentDesk(services);
   if (!desk.ok()) return StatusPage(desk.status(), "The state store could not be opened");

@@ -66,10 +66,10 @@ Page ReceiptsPage(workspace::Services& services) {
 }
 
 Page ReceiptPage(workspace::Services& services, const std::string& seq_text) {
-  if (seq_text.empty() || seq_text.size() > 18 || seq_text.find_first_not_of("0123456789") != std::string::npos ||
-      seq_text == "0")
+  const std::optional<int64_t> parsed = ParsePositiveDecimal(seq_text, 18);
+  if (!parsed)
     return MessagePage(400, "Bad receipt number", "A receipt is named by its sequence number, a positive integer.");
-  const int64_t seq = std::stoll(seq_text);
+  const int64_t seq = *parsed;
   auto store = services.state();
   if (!store.ok()) return StatusPage(store.status(), "The state store could not be opened");
   auto receipt = actions::ShowReceipt(**store, seq);

@@ -1,0 +1,132 @@
+// Signed approval links, the token itself: "v1.<base64url payload>.<base64url HMAC-SHA256>" over
+// the canonical JSON of (approver, proposal, version, expiry, nonce) (see actions.h). Apart from
+// issuing (approval_link.cc, which needs the store) so that the reader of untrusted tokens builds
+// on its own: the fuzz target tests/fuzz/approval_link_fuzz.cc links this file and
+// canonical_json.cc only.
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include <chrono>
+#include <cstdint>
+
+#include "actions/actions.h"
+
+namespace dw::actions {
+namespace {
+
+constexpr size_t kMinKeyBytes = 32;
+constexpr size_t kMaxTokenBytes = 4096;
+// The milliseconds a TimePoint (nanoseconds in an int64_t) holds either side of 1970.
+constexpr int64_t kMaxExpiryMillis =
+    std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::duration::max()).count();
+
+// A JSON integer that fits an int64_t (nlohmann counts an unsigned one above 2^63-1 as an integer).
+bool Int64Field(const Json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_number_integer()) return false;
+  return !j[key].is_number_unsigned() || j[key].get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX);
+}
+
+std::string Base64Url(std::string_view in) {
+  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
+    for (int k = 18; k >= 0; k -= 6) out.push_back(kAlphabet[(v >> k) & 63]);
+  }
+  if (i + 1 == in.size()) {
+    const uint32_t v = uint8_t(in[i]) << 16;
+    out.push_back(kAlphabet[(v >> 18) & 63]);
+    out.push_back(kAlphabet[(v >> 12) & 63]);
+  } else if (i + 2 == in.size()) {
+    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
+    for (int k = 18; k >= 6; k -= 6) out.push_back(kAlphabet[(v >> k) & 63]);
+  }
+  return out;
+}
+
+std::optional<std::string> Unbase64Url(std::string_view in) {
+  auto val = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '-') return 62;
+    if (c == '_') return 63;
+    return -1;
+  };
+  if (in.size() % 4 == 1) return std::nullopt;
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : in) {
+    const int v = val(c);
+    if (v < 0) return std::nullopt;
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xff));
+    }
+  }
+  return out;
+}
+
+std::string Mac(std::string_view payload, const std::string& key) {
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(payload.data()),
+       payload.size(), mac, &len);
+  return std::string(reinterpret_cast<const char*>(mac), len);
+}
+
+}  // namespace
+
+Result<std::string> SignApprovalLink(const ApprovalLink& link, const std::string& key) {
+  if (key.size() < kMinKeyBytes)
+    return InvalidArgument("the approval link key must be at least 32 bytes (DW_APPROVAL_LINK_KEY)");
+  Json payload = {{"approver", link.approver},
+                  {"proposal", link.proposal_id},
+                  {"version", link.version},
+                  {"exp_ms", ToUnixMillis(link.expires_at)},
+                  {"nonce", link.nonce}};
+  if (link.version < 1) return InvalidArgument("an approval link is for a proposal version from 1");
+  auto bytes = CanonicalJson(payload);
+  if (!bytes.ok()) return bytes.status();
+  const std::string body = Base64Url(*bytes);
+  std::string token = "v1." + body + "." + Base64Url(Mac("v1." + body, key));
+  // ReadApprovalLink refuses longer tokens; one is never made that cannot be read.
+  if (token.size() > kMaxTokenBytes)
+    return InvalidArgument("the approval link would be longer than " + std::to_string(kMaxTokenBytes) +
+                           " characters (an approver, proposal id or nonce far too long)");
+  return token;
+}
+
+Result<ApprovalLink> ReadApprovalLink(const std::string& token, const std::string& key) {
+  if (key.size() < kMinKeyBytes)
+    return InvalidArgument("the approval link key must be at least 32 bytes (DW_APPROVAL_LINK_KEY)");
+  const size_t dot = token.rfind('.');
+  if (token.size() > kMaxTokenBytes || token.rfind("v1.", 0) != 0 || dot == std::string::npos || dot < 3)
+    return InvalidArgument("not an approval link");
+  auto mac = Unbase64Url(std::string_view(token).substr(dot + 1));
+  const std::string expected = Mac(std::string_view(token).substr(0, dot), key);
+  if (!mac || mac->size() != expected.size() || CRYPTO_memcmp(mac->data(), expected.data(), expected.size()) != 0)
+    return PermissionDenied("the approval link does not verify (forged, altered, or made by another server)");
+  auto bytes = Unbase64Url(std::string_view(token).substr(3, dot - 3));
+  if (!bytes) return InvalidArgument("not an approval link");
+  Json j = Json::parse(*bytes, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("approver") || !j["approver"].is_string() || !j.contains("proposal") ||
+      !j["proposal"].is_string() || !Int64Field(j, "version") || !Int64Field(j, "exp_ms") || !j.contains("nonce") ||
+      !j["nonce"].is_string())
+    return InvalidArgument("the approval link's payload is malformed");
+  // Only what SignApprovalLink makes: a version from 1 and an expiry a TimePoint holds (a larger
+  // one would overflow turning milliseconds into the clock's nanoseconds; found by the
+  // approval_link fuzz target).
+  const int64_t version = j["version"].get<int64_t>(), exp_ms = j["exp_ms"].get<int64_t>();
+  if (version < 1 || exp_ms > kMaxExpiryMillis || exp_ms < -kMaxExpiryMillis)
+    return InvalidArgument("the approval link's payload is malformed (version or expiry out of range)");
+  return ApprovalLink{j["approver"].get<std::string>(), j["proposal"].get<std::string>(), version,
+                      FromUnixMillis(exp_ms), j["nonce"].get<std::string>()};
+}
+
+}  // namespace dw::actions

@@ -1,0 +1,102 @@
+// The signed approval link's token (actions/approval_token.cc): what the reader refuses behind a
+// valid MAC, and what the signer refuses to make. Payloads are signed here with the key, as the
+// approval_link fuzz target signs them, to reach the parser the MAC guards.
+#include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include "actions/actions.h"
+
+namespace dw::actions {
+namespace {
+
+const std::string kKey = "dw-test-approval-link-key-0123456789abcdef";
+
+std::string Base64Url(const std::string& in) {
+  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
+  out.resize(static_cast<size_t>(EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                                 reinterpret_cast<const unsigned char*>(in.data()),
+                                                 static_cast<int>(in.size()))));
+  while (!out.empty() && out.back() == '=') out.pop_back();
+  for (char& c : out) c = c == '+' ? '-' : c == '/' ? '_' : c;
+  return out;
+}
+
+// A token over `payload` with a MAC that verifies under kKey.
+std::string Signed(const std::string& payload) {
+  const std::string body = "v1." + Base64Url(payload);
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), kKey.data(), static_cast<int>(kKey.size()), reinterpret_cast<const unsigned char*>(body.data()),
+       body.size(), mac, &len);
+  return body + "." + Base64Url(std::string(reinterpret_cast<const char*>(mac), len));
+}
+
+std::string Payload(const std::string& version, const std::string& exp_ms) {
+  return R"({"approver":"ana@example.com","exp_ms":)" + exp_ms + R"(,"nonce":"n1","proposal":"P-hold","version":)" +
+         version + "}";
+}
+
+TEST(ApprovalTokenTest, AWellFormedSignedPayloadReadsAsItSays) {
+  auto link = ReadApprovalLink(Signed(Payload("3", "1795615200000")), kKey);
+  ASSERT_TRUE(link.ok()) << link.status().ToString();
+  EXPECT_EQ(link->approver, "ana@example.com");
+  EXPECT_EQ(link->proposal_id, "P-hold");
+  EXPECT_EQ(link->version, 3);
+  EXPECT_EQ(ToUnixMillis(link->expires_at), 1795615200000);
+  EXPECT_EQ(link->nonce, "n1");
+}
+
+// Found by tests/fuzz/ (fuzz_approval_link; the input is
+// tests/fuzz/regressions/approval_link/ubsan-expiry-past-2262): an exp_ms past what a TimePoint
+// holds (the year 2262) overflowed turning milliseconds into nanoseconds, undefined behaviour.
+TEST(ApprovalTokenFuzzRegression, AnExpiryPastWhatATimePointHoldsIsMalformed) {
+  for (const char* exp : {"9223372036855", "-9223372036855", "9223372036854775807", "-9223372036854775808"}) {
+    auto link = ReadApprovalLink(Signed(Payload("1", exp)), kKey);
+    ASSERT_FALSE(link.ok()) << exp;
+    EXPECT_EQ(link.status().code(), StatusCode::kInvalidArgument) << exp;
+    EXPECT_NE(link.status().message().find("out of range"), std::string::npos) << link.status().message();
+  }
+  // The last millisecond a TimePoint holds is still a link.
+  EXPECT_TRUE(ReadApprovalLink(Signed(Payload("1", "9223372036854")), kKey).ok());
+}
+
+TEST(ApprovalTokenTest, AVersionBelowOneOrBeyondInt64IsMalformed) {
+  for (const char* v : {"0", "-1", "18446744073709551615", "9223372036854775808", "1.5", "\"2\""}) {
+    auto link = ReadApprovalLink(Signed(Payload(v, "1795615200000")), kKey);
+    ASSERT_FALSE(link.ok()) << v;
+    EXPECT_EQ(link.status().code(), StatusCode::kInvalidArgument) << v;
+  }
+}
+
+TEST(ApprovalTokenTest, BadJsonAndMissingFieldsBehindAGoodMacAreMalformedNotForged) {
+  for (const std::string& p : {std::string("{"), std::string("[]"), std::string("null"),
+                              std::string(R"({"approver":"a","proposal":"P","version":1,"exp_ms":1})")}) {
+    auto link = ReadApprovalLink(Signed(p), kKey);
+    ASSERT_FALSE(link.ok()) << p;
+    EXPECT_EQ(link.status().code(), StatusCode::kInvalidArgument) << p;
+    EXPECT_NE(link.status().message().find("malformed"), std::string::npos) << link.status().message();
+  }
+}
+
+TEST(ApprovalTokenTest, TheSignerMakesNoTokenTheReaderWouldRefuse) {
+  ApprovalLink link{"ana@example.com", "P-hold", 0, FromUnixMillis(1795615200000), "n1"};
+  auto zero = SignApprovalLink(link, kKey);
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.status().code(), StatusCode::kInvalidArgument);
+  link.version = 1;
+  link.nonce = std::string(4000, 'n');
+  auto long_token = SignApprovalLink(link, kKey);
+  ASSERT_FALSE(long_token.ok());
+  EXPECT_NE(long_token.status().message().find("4096"), std::string::npos) << long_token.status().message();
+  link.nonce = "n1";
+  auto token = SignApprovalLink(link, kKey);
+  ASSERT_TRUE(token.ok()) << token.status().ToString();
+  auto back = ReadApprovalLink(*token, kKey);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->nonce, "n1");
+  EXPECT_EQ(ReadApprovalLink(*token, kKey + "x").status().code(), StatusCode::kPermissionDenied);
+}
+
+}  // namespace
+}  // namespace dw::actions
