@@ -2,35 +2,16 @@
 // valid MAC, and what the signer refuses to make. Payloads are signed here with the key, as the
 // approval_link fuzz target signs them, to reach the parser the MAC guards.
 #include <gtest/gtest.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include "actions/actions.h"
+#include "tests/support/approval_token_signer.h"
 
 namespace dw::actions {
 namespace {
 
 const std::string kKey = "dw-test-approval-link-key-0123456789abcdef";
 
-std::string Base64Url(const std::string& in) {
-  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
-  out.resize(static_cast<size_t>(EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                                 reinterpret_cast<const unsigned char*>(in.data()),
-                                                 static_cast<int>(in.size()))));
-  while (!out.empty() && out.back() == '=') out.pop_back();
-  for (char& c : out) c = c == '+' ? '-' : c == '/' ? '_' : c;
-  return out;
-}
-
-// A token over `payload` with a MAC that verifies under kKey.
-std::string Signed(const std::string& payload) {
-  const std::string body = "v1." + Base64Url(payload);
-  unsigned char mac[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), kKey.data(), static_cast<int>(kKey.size()), reinterpret_cast<const unsigned char*>(body.data()),
-       body.size(), mac, &len);
-  return body + "." + Base64Url(std::string(reinterpret_cast<const char*>(mac), len));
-}
+std::string Signed(const std::string& payload) { return dw::testing::SignApprovalTokenForTest(kKey, payload); }
 
 std::string Payload(const std::string& version, const std::string& exp_ms) {
   return R"({"approver":"ana@example.com","exp_ms":)" + exp_ms + R"(,"nonce":"n1","proposal":"P-hold","version":)" +

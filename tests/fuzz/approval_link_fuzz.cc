@@ -13,14 +13,13 @@
 //      is signed reads back unchanged, or signing refuses it.
 // The key is a fixed test key, not a secret; no message may contain it.
 #include <fuzzer/FuzzedDataProvider.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include <chrono>
 #include <limits>
 #include <string>
 
 #include "actions/actions.h"
+#include "tests/support/approval_token_signer.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {
@@ -30,25 +29,7 @@ using dw::fuzz::Broken;
 
 const std::string kKey = "dw-fuzz-approval-link-test-key-0123456789";  // 41 bytes, as make_seeds.py signs
 
-// base64url without padding, from OpenSSL's base64 (an encoder independent of the product's).
-std::string Base64Url(const std::string& in) {
-  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
-  out.resize(static_cast<size_t>(n));
-  while (!out.empty() && out.back() == '=') out.pop_back();
-  for (char& c : out) c = c == '+' ? '-' : c == '/' ? '_' : c;
-  return out;
-}
-
-std::string SignedToken(const std::string& payload) {
-  const std::string body = "v1." + Base64Url(payload);
-  unsigned char mac[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), kKey.data(), static_cast<int>(kKey.size()), reinterpret_cast<const unsigned char*>(body.data()),
-       body.size(), mac, &len);
-  return body + "." + Base64Url(std::string(reinterpret_cast<const char*>(mac), len));
-}
+std::string SignedToken(const std::string& payload) { return dw::testing::SignApprovalTokenForTest(kKey, payload); }
 
 // What a TimePoint (nanoseconds in an int64_t) can hold, in milliseconds.
 constexpr int64_t kMillisLimit =
