@@ -21,7 +21,6 @@
 //     row of the store; the run after the kill issues the key the kill interrupted.
 // CI makes a few kills per writer; bench/crash.sh makes 200 (DW_CRASH_KILLS), DW_CRASH_SEED replays.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <fstream>
@@ -69,10 +68,7 @@ std::string PassingChecks(const std::filesystem::path& path, int n) {
     sql += "CREATE TABLE " + t + " (member_id INTEGER, balance REAL); INSERT INTO " + t + " VALUES (1, 1), (2, 2);";
     yaml += "  - {table: main." + t + ", not_null: [member_id]}\n";
   }
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(db);
+  ExecSqliteWarehouse(path, sql);
   return yaml;
 }
 
@@ -427,10 +423,7 @@ std::string FailingChecks(const std::filesystem::path& path, int n) {
   // The tables belong to the L2 domain (the watch loop drafts only where the incident's domain
   // proposes), each read by a sync (a hold is drafted too).
   yaml += TablesWithConsumers("w", n);
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(db);
+  ExecSqliteWarehouse(path, sql);
   return yaml;
 }
 
@@ -499,9 +492,7 @@ TEST_P(CrashDecisionWritersTest, DwWatchOnceDraftingPrintedIsSentWithOneNoticeAn
     auto scratch = fresh(k, dir, true);
     // The kill falls within three quarters of the quickest clean run (a loaded host lets runs
     // vary; most must still die by the kill).
-    BinaryRun run = RunBinary(watch_once(dir), std::chrono::steady_clock::now() + 1us + kills_at.Next(clean_took * 3 / 4));
-    AwaitWriterSessionsGone();
-    killed += run.child.killed ? 1 : 0;
+    BinaryRun run = RunKilledWithin(watch_once(dir), clean_took * 3 / 4, kills_at, killed);
     if (!run.child.killed) {
       ASSERT_EQ(run.child.exit_code, 0) << Where(seed, k) << ": " << run.out;
     }
@@ -640,9 +631,7 @@ TEST_P(CrashDecisionWritersTest, ApprovalExpiryEachOnceWithItsEscalationNoticeAn
     auto scratch = fresh(k, dir, true);
     // The kill falls within three quarters of the quickest clean run (a loaded host lets runs
     // vary; most must still die by the kill).
-    BinaryRun run = RunBinary(watch_once(dir), std::chrono::steady_clock::now() + 1us + kills_at.Next(clean_took * 3 / 4));
-    AwaitWriterSessionsGone();
-    killed += run.child.killed ? 1 : 0;
+    BinaryRun run = RunKilledWithin(watch_once(dir), clean_took * 3 / 4, kills_at, killed);
     if (!run.child.killed) {
       ASSERT_EQ(run.child.exit_code, 0) << Where(seed, k) << ": " << run.out;
     }

@@ -25,7 +25,6 @@
 // CI makes a few kills per writer; bench/crash.sh makes 200 (DW_CRASH_KILLS), DW_CRASH_SEED replays.
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <fstream>
@@ -225,10 +224,7 @@ std::string FailingChecks(const std::filesystem::path& path) {
     sql += "CREATE TABLE " + t + " (member_id INTEGER, balance REAL); INSERT INTO " + t + " VALUES (1, 1), (1, 2), (NULL, 3);";
     yaml += "  - {table: main." + t + ", not_null: [member_id], unique: [member_id]}\n";
   }
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(db);
+  ExecSqliteWarehouse(path, sql);
   return yaml;
 }
 
@@ -302,9 +298,7 @@ TEST_P(CrashWritersTest, DwWatchOnceIncidentsPrintedOpenedAreThereWholeAndTheNex
     ASSERT_TRUE(scratch.ok());
     const auto dir = tmp.path() / ("kill-" + std::to_string(k));
     WriteNotifyingWorkspace(dir, checks, WriterLocation((*scratch)->location()));
-    BinaryRun run = RunBinary(watch_once(dir), std::chrono::steady_clock::now() + 1us + kills_at.Next(clean_took));
-    AwaitWriterSessionsGone();
-    killed += run.child.killed ? 1 : 0;
+    BinaryRun run = RunKilledWithin(watch_once(dir), clean_took, kills_at, killed);
     if (!run.child.killed) {
       ASSERT_EQ(run.child.exit_code, 0) << Where(seed, k) << ": " << run.out;
     }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -101,6 +102,14 @@ inline std::set<std::string> OutboxEvents(store::StateStore& st, const std::stri
 
 // A scratch store on each backend (the parameter), reopened after every kill as a new process
 // would, and where the killed writer connected.
+// Runs `sql` (the writers' warehouse tables and rows) in the SQLite file at `path`, creating it.
+inline void ExecSqliteWarehouse(const std::filesystem::path& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+}
+
 class WriterFixture : public store::test_support::ScratchOnEachBackend {
  protected:
   WriterFixture() : ScratchOnEachBackend(At("2026-11-24T15:15:00Z")) {}
@@ -136,6 +145,16 @@ class WriterFixture : public store::test_support::ScratchOnEachBackend {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     FAIL() << "a killed writer's PostgreSQL session is still there after 10 s";
+  }
+
+  // One run of `args` killed at a seeded moment up to `window` after its start (unless it ends
+  // first), returning once a killed writer's server session is gone; `killed` counts the kills.
+  BinaryRun RunKilledWithin(const std::vector<std::string>& args, std::chrono::microseconds window, KillClock& kills_at,
+                            int& killed) {
+    BinaryRun run = RunBinary(args, std::chrono::steady_clock::now() + std::chrono::microseconds(1) + kills_at.Next(window));
+    AwaitWriterSessionsGone();
+    killed += run.child.killed ? 1 : 0;
+    return run;
   }
 
   void TearDown() override {
