@@ -58,6 +58,16 @@ TEST(WatchLoopLeasesTest, ASlotDoneElsewhereIsNotRunHereAndTheNextOneIs) {
   EXPECT_EQ(leases.finished, (std::vector<std::pair<int64_t, bool>>{{kStart + kEvery, true}}));
 }
 
+// Adds job "m" (every kEvery) to `loop`; each run appends its due time and missed count to `ran`.
+bool AddRecordingJob(WatchLoop& loop, std::vector<std::pair<int64_t, int>>& ran) {
+  return loop
+      .AddJob({"m", "g", kEvery, [&ran](int64_t due, int missed) {
+                 ran.push_back({due, missed});
+                 return Status::Ok();
+               }})
+      .ok();
+}
+
 TEST(WatchLoopLeasesTest, ASlotHeldByAReplicaThatDiesIsTakenOverAsItselfNotSkipped) {
   SimulatedClock clock{FromUnixMillis(kStart)};
   ScriptedLeases leases;
@@ -66,10 +76,7 @@ TEST(WatchLoopLeasesTest, ASlotHeldByAReplicaThatDiesIsTakenOverAsItselfNotSkipp
   leases.script[kStart].push_back({JobLeases::Verdict::kHeldElsewhere, 40'000, "held by r1"});
   WatchLoop loop(clock, {.leases = &leases, .jitter_fraction = 0});
   std::vector<std::pair<int64_t, int>> ran;
-  ASSERT_TRUE(loop.AddJob({"m", "g", kEvery, [&](int64_t due, int missed) {
-                             ran.push_back({due, missed});
-                             return Status::Ok();
-                           }}).ok());
+  ASSERT_TRUE(AddRecordingJob(loop, ran));
   EXPECT_FALSE(loop.RunDue()[0].ran);
   EXPECT_EQ(loop.MillisUntilNextDue(), 40'000) << "asked again when the holder's lease ends";
   clock.Advance(std::chrono::milliseconds(40'000));
@@ -99,10 +106,7 @@ TEST(WatchLoopLeasesTest, ALaterSlotRunsOnTimeWhileAnEarlierOneIsHeldElsewhere) 
     leases.script[kStart].push_back({JobLeases::Verdict::kHeldElsewhere, 40'000, "held by r1"});
   WatchLoop loop(clock, {.leases = &leases, .jitter_fraction = 0});
   std::vector<std::pair<int64_t, int>> ran;
-  ASSERT_TRUE(loop.AddJob({"m", "g", kEvery, [&](int64_t due, int missed) {
-                             ran.push_back({due, missed});
-                             return Status::Ok();
-                           }}).ok());
+  ASSERT_TRUE(AddRecordingJob(loop, ran));
   EXPECT_FALSE(loop.RunDue()[0].ran);  // 00:00, held
   clock.Advance(std::chrono::milliseconds(40'000));
   EXPECT_FALSE(loop.RunDue()[0].ran);  // 00:00 again at 00:40, still held
