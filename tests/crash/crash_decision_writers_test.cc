@@ -490,9 +490,9 @@ TEST_P(CrashDecisionWritersTest, DwWatchOnceDraftingPrintedIsSentWithOneNoticeAn
   for (int k = 0; k < kills; ++k) {
     const auto dir = tmp.path() / ("kill-" + std::to_string(k));
     auto scratch = fresh(k, dir, true);
-    // The kill falls within three quarters of the quickest clean run (a loaded host lets runs
+    // The kill falls within three quarters of the quickest whole run yet (a loaded host lets runs
     // vary; most must still die by the kill).
-    BinaryRun run = RunKilledWithin(watch_once(dir), clean_took * 3 / 4, kills_at, killed);
+    BinaryRun run = RunKilledWithin(watch_once(dir), clean_took, 0.75, kills_at, killed);
     if (!run.child.killed) {
       ASSERT_EQ(run.child.exit_code, 0) << Where(seed, k) << ": " << run.out;
     }
@@ -629,9 +629,9 @@ TEST_P(CrashDecisionWritersTest, ApprovalExpiryEachOnceWithItsEscalationNoticeAn
   for (int k = 0; k < kills; ++k) {
     const auto dir = tmp.path() / ("kill-" + std::to_string(k));
     auto scratch = fresh(k, dir, true);
-    // The kill falls within three quarters of the quickest clean run (a loaded host lets runs
+    // The kill falls within three quarters of the quickest whole run yet (a loaded host lets runs
     // vary; most must still die by the kill).
-    BinaryRun run = RunKilledWithin(watch_once(dir), clean_took * 3 / 4, kills_at, killed);
+    BinaryRun run = RunKilledWithin(watch_once(dir), clean_took, 0.75, kills_at, killed);
     if (!run.child.killed) {
       ASSERT_EQ(run.child.exit_code, 0) << Where(seed, k) << ": " << run.out;
     }

@@ -298,7 +298,7 @@ TEST_P(CrashWritersTest, DwWatchOnceIncidentsPrintedOpenedAreThereWholeAndTheNex
     ASSERT_TRUE(scratch.ok());
     const auto dir = tmp.path() / ("kill-" + std::to_string(k));
     WriteNotifyingWorkspace(dir, checks, WriterLocation((*scratch)->location()));
-    BinaryRun run = RunKilledWithin(watch_once(dir), clean_took, kills_at, killed);
+    BinaryRun run = RunKilledWithin(watch_once(dir), clean_took, 1.0, kills_at, killed);
     if (!run.child.killed) {
       ASSERT_EQ(run.child.exit_code, 0) << Where(seed, k) << ": " << run.out;
     }
