@@ -33,6 +33,9 @@
 //     gate       CAD's, where our deviation is at least half the sensitivity; else 0
 //   With a cad mode, the "new alarm, CAD not familiar" verdict row drops the new alarms whose
 //   value CAD predicted.
+//   breakdown=1 also prints, file by file, the windows found and the false positives (count and
+//   cost) by the kind of alarm behind them, for the score at the standard threshold and for the
+//   new alarms, and why each window the score misses falls short (nab_breakdown.h).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -50,6 +53,7 @@
 #include "observe/metrics/detector.h"
 #include "observe/metrics/nab_score.h"
 #include "observe/metrics/series_csv.h"
+#include "nab_breakdown.h"
 
 namespace fs = std::filesystem;
 using namespace dw::observe::metrics;
@@ -94,8 +98,11 @@ int main(int argc, char** argv) {
   bool nab_rest = false, file_range = false;  // NAB's per-file rest period and range (look-ahead)
   double cad_margin = 0;
   size_t cad_freeze = 0;
+  bool breakdown = false;  // print where the points go, file by file (nab_breakdown.h)
   for (int i = 3; i < argc; ++i)
-    if (std::string a = argv[i]; a.rfind("cad=", 0) == 0) {
+    if (std::string a = argv[i]; a == "breakdown=1") {
+      breakdown = true;
+    } else if (a.rfind("cad=", 0) == 0) {
       cad_mode = a.substr(4);
       if (cad_mode != "alone" && cad_mode != "lookahead" && cad_mode != "max" && cad_mode != "mean" &&
           cad_mode != "quiet" && cad_mode != "gate") {
@@ -174,6 +181,8 @@ int main(int argc, char** argv) {
       by_new_alarm_unfamiliar;
   size_t peak_bytes = 0, peak_cad_contexts = 0, peak_cad_bytes = 0;
   std::vector<size_t> cad_contexts_at_2000;  // per file with 2,000 points or more
+  std::vector<std::vector<nab_breakdown::Cause>> causes;  // per file and row, with breakdown=1
+  std::vector<std::vector<std::string>> sentences;
   for (const Loaded& l : files) {
     StreamingDetector det(l.rel, options);
     CadOseOptions co;
@@ -201,8 +210,16 @@ int main(int argc, char** argv) {
     f.name = l.rel;
     f.scores.reserve(l.rows.size());
     NabFile alarms, new_alarms, new_alarms_scored, or_novel, unfamiliar;
+    if (breakdown) {
+      causes.emplace_back();
+      sentences.emplace_back();
+    }
     for (const SeriesRow& r : l.rows) {
       Verdict v = det.Observe(r.ts_ms, r.value);
+      if (breakdown) {
+        causes.back().push_back(nab_breakdown::CauseOf(v, options.sensitivity));
+        sentences.back().push_back(v.explanation);
+      }
       double c = cad_mode.empty() ? 0.0 : cad.Observe(cad_on_deviation ? v.deviation : r.value);
       if (!cad_mode.empty() && f.scores.size() + 1 == 2000) cad_contexts_at_2000.push_back(cad.contexts());
       double s = v.score;
@@ -268,6 +285,11 @@ int main(int argc, char** argv) {
       std::printf("%-24s %-20s %6.2f   %9.6f  %7zu %8zu  %9zu\n", label, p.name.c_str(), r.normalized,
                   r.threshold, r.windows, r.detected_windows, r.false_positives);
     }
+  }
+
+  if (breakdown) {
+    const NabProfile standard = NabProfiles().front();
+    nab_breakdown::Print(scored, by_new_alarm, causes, sentences, standard, ScoreNab(scored, standard).threshold);
   }
 
   // NAB's results format, one CSV per data file.

@@ -34,6 +34,10 @@ constexpr double kDriftLimit = 12.0;
 constexpr double kEscalation = 1.5;       // an alarm this many times the episode's peak is news again
 constexpr int64_t kMaxSlots = 2016;       // a week at 5-minute resolution
 constexpr double kRepeatDecay = 0.999;     // memory of how often the series repeats a value
+// A value's own rate of repeats (how often the training points followed it by itself) judges a run
+// of it once the value was followed by something at least this many times (issue 19, fourth
+// round: 0 on a count series repeats far more than the series' values in general).
+constexpr size_t kStuckValueSupport = 10;
 // Context novelty (context_novelty.h): levels of the running range, values per context, points
 // seen before it speaks, and the score of a never-seen context.
 constexpr int kNoveltyLevels = 6;
@@ -326,6 +330,19 @@ void StreamingDetector::AdoptMarkedLevel() {
   run_sign_ = 0;
 }
 
+// How often, among consecutive training points, `value` was followed by the same value; 0 when
+// it was followed by anything fewer than kStuckValueSupport times (too few to say).
+double StreamingDetector::ValueRepeatRate(double value) const {
+  size_t from = 0, same = 0;
+  for (size_t i = 1; i < training_.size(); ++i)
+    if (training_[i - 1].value == value) {
+      ++from;
+      same += training_[i].value == value ? 1 : 0;
+    }
+  if (from < kStuckValueSupport) return 0;
+  return static_cast<double>(same) / static_cast<double>(from);
+}
+
 void StreamingDetector::Learn(const Point& p, double residual) {
   if (last_learnt_) {
     all_pairs_ = all_pairs_ * kRepeatDecay + 1;
@@ -513,6 +530,10 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     if (drifting) drift_dev = o_.sensitivity * s / kDriftLimit;
   }
   double p_repeat = all_pairs_ > 0 ? repeat_pairs_ / all_pairs_ : 1.0;
+  // A value the series often sits on for a while (0 on a count series at night, a CPU idle
+  // at its floor) repeats far more often than the series' values in general: a run of it is
+  // judged by how often this value itself was followed by the same value.
+  if (same_run_ >= o_.stuck_min_points) p_repeat = std::max(p_repeat, ValueRepeatRate(value));
   double log_p_run = static_cast<double>(same_run_ - 1) * std::log(std::max(p_repeat, 1e-6));
   bool improbable = enough && same_run_ >= o_.stuck_min_points &&
                     log_p_run < std::log(o_.stuck_probability);
