@@ -45,6 +45,21 @@ constexpr size_t kNoveltyDepth = 2;
 constexpr size_t kNoveltyWarmup = 300;
 constexpr double kNoveltyScore = 0.6;
 
+// How often, among consecutive training points, `value` was followed by the same value; 0 when
+// it was followed by anything fewer than kStuckValueSupport times (too few to say). A template
+// over the detector's own point type, which is private to it.
+template <class Points>
+double ValueRepeatRate(const Points& training, double value) {
+  size_t from = 0, same = 0;
+  for (size_t i = 1; i < training.size(); ++i)
+    if (training[i - 1].value == value) {
+      ++from;
+      same += training[i].value == value ? 1 : 0;
+    }
+  if (from < kStuckValueSupport) return 0;
+  return static_cast<double>(same) / static_cast<double>(from);
+}
+
 }  // namespace
 
 Result<Direction> ParseDirection(std::string_view text) {
@@ -330,19 +345,6 @@ void StreamingDetector::AdoptMarkedLevel() {
   run_sign_ = 0;
 }
 
-// How often, among consecutive training points, `value` was followed by the same value; 0 when
-// it was followed by anything fewer than kStuckValueSupport times (too few to say).
-double StreamingDetector::ValueRepeatRate(double value) const {
-  size_t from = 0, same = 0;
-  for (size_t i = 1; i < training_.size(); ++i)
-    if (training_[i - 1].value == value) {
-      ++from;
-      same += training_[i].value == value ? 1 : 0;
-    }
-  if (from < kStuckValueSupport) return 0;
-  return static_cast<double>(same) / static_cast<double>(from);
-}
-
 void StreamingDetector::Learn(const Point& p, double residual) {
   if (last_learnt_) {
     all_pairs_ = all_pairs_ * kRepeatDecay + 1;
@@ -533,7 +535,7 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
   // A value the series often sits on for a while (0 on a count series at night, a CPU idle
   // at its floor) repeats far more often than the series' values in general: a run of it is
   // judged by how often this value itself was followed by the same value.
-  if (same_run_ >= o_.stuck_min_points) p_repeat = std::max(p_repeat, ValueRepeatRate(value));
+  if (same_run_ >= o_.stuck_min_points) p_repeat = std::max(p_repeat, ValueRepeatRate(training_, value));
   double log_p_run = static_cast<double>(same_run_ - 1) * std::log(std::max(p_repeat, 1e-6));
   bool improbable = enough && same_run_ >= o_.stuck_min_points &&
                     log_p_run < std::log(o_.stuck_probability);

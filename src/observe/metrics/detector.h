@@ -48,8 +48,7 @@ struct DetectorOptions {
   size_t level_shift_points = 3;  // a run this long in one direction is called a level shift
   // A run of anomalies this long in one direction is accepted as the new normal (0: never).
   size_t relearn_after = 6;
-  // Stuck: a run of identical values whose probability under the history (the series' rate of
-  // repeats, or the value's own rate when the series often repeats it) is below this.
+  // Stuck: a run of identical values whose probability under the history is below this.
   double stuck_probability = 1e-6;
   // An alarm within this many points of the previous one, and less than 1.5 times the episode's
   // peak, continues that episode: its score is cut to 30% so that one incident is reported once.
@@ -149,8 +148,6 @@ class StreamingDetector {
   void RebuildSlots();
   size_t SlotOf(int64_t ts_ms) const;
   double TypicalIntervalMs() const;
-  // The rate at which the training points repeat `value` (see detector.cc), 0 if too rare.
-  double ValueRepeatRate(double value) const;
   std::string Explain(const Verdict& v, double residual) const;
 
   std::string name_;
