@@ -262,7 +262,7 @@ TEST(DetectorStateTest, TheDetectorsBehaviourIsPinnedToItsStateVersion) {
     }
   }
   EXPECT_GT(quiet, 0u);
-  EXPECT_EQ(kDetectorStateVersion, 3u);
+  EXPECT_EQ(kDetectorStateVersion, 4u);
   EXPECT_EQ(h, 10366918350425361123ULL) << "behaviour hash " << h;
 }
 
