@@ -380,10 +380,10 @@ struct DetectorStateCodec {
     d.drift_up_ = r.F64();
     d.drift_down_ = r.F64();
     if (!(d.drift_up_ >= 0) || !(d.drift_down_ >= 0) || !std::isfinite(d.drift_up_ + d.drift_down_)) return false;
-    size_t nr = r.Count();
-    if (nr > 72) return false;  // the ramp test keeps at most kRampMaxPoints (detector.cc)
+    size_t n_ramp = r.Count();
+    if (n_ramp > 72) return false;  // the ramp test keeps at most kRampMaxPoints (detector.cc)
     d.ramp_.clear();
-    for (size_t i = 0; i < nr; ++i) d.ramp_.push_back(r.F32());
+    for (size_t i = 0; i < n_ramp; ++i) d.ramp_.push_back(r.F32());
     d.stuck_points_ = r.Var();
     d.same_run_ = r.Var();
     d.repeat_pairs_ = r.F64();
