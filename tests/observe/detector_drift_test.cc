@@ -3,6 +3,7 @@
 // and even on a series that has raised an alarm before.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
