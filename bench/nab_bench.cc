@@ -15,9 +15,10 @@
 // usage: nab_bench NAB_DIR OUT_DIR [key=value ...]
 //   keys (for exploring only; the reported figure uses none): sensitivity, level_window,
 //   season_depth, training_points, relearn_after, repeat_quiet_points, stuck_min_points,
-//   seasonality; and, for the CAD OSE experiments (src/observe/metrics/cad_ose.h; measured, not
-//   the product's detector): cad=MODE, cad_rest=N (its rest period, default 150), cad_margin=F
-//   and cad_freeze=N (CadOseOptions::range_margin, freeze_after), cad_range=file and
+//   seasonality, drift_ramp_z (the ramp test for slow drifts, off in the product); and, for the
+//   CAD OSE experiments (src/observe/metrics/cad_ose.h; measured, not the product's detector):
+//   cad=MODE, cad_rest=N (its rest period, default 150), cad_margin=F and cad_freeze=N
+//   (CadOseOptions::range_margin, freeze_after), cad_range=file and
 //   cad_rest=nab (NAB's whole-file range, NAB's probation / 5: look-ahead, to measure what each
 //   is worth), cad_extend=1 (CadOseOptions::extend_levels), cad_input=deviation (CAD fed our
 //   signed robust deviation over a fixed +-2 sensitivities instead of the value: levels whose
@@ -78,6 +79,7 @@ bool ApplyOption(DetectorOptions& o, const std::string& kv) {
   else if (k == "repeat_quiet_points") o.repeat_quiet_points = std::stoul(v);
   else if (k == "stuck_min_points") o.stuck_min_points = std::stoul(v);
   else if (k == "seasonality") o.seasonality = ParseSeasonality(v).value();
+  else if (k == "drift_ramp_z") o.drift_ramp_z = std::stod(v);
   else return false;
   return true;
 }
