@@ -69,12 +69,7 @@ int CmdWatch(const GlobalOptions& g, const WatchCommand& cmd) {
     return 2;
   }
   // How long finished leases and runs are kept: the command line over the workspace's setting.
-  auto workspace_history = config::LeaseHistoryOf(services->workspace());
-  if (!workspace_history.ok()) {
-    std::cerr << "dw watch: " << workspace_history.status().message() << "\n";
-    return 2;
-  }
-  int64_t lease_history_ms = workspace_history->count();
+  int64_t lease_history_ms = services->workspace().watch_lease_history.count();
   if (!cmd.lease_history.empty()) {
     auto history = config::ParseDuration(cmd.lease_history);
     if (!history.ok() || *history < config::kMinLeaseHistory) {

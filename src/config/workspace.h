@@ -13,6 +13,7 @@
 
 #include "base/json.h"
 #include "base/status.h"
+#include "config/watch_settings.h"
 
 namespace dw::config {
 
@@ -116,6 +117,9 @@ struct Workspace {
   DeskConfig desk;
   // `incidents.group_window`: signals sharing a lineage root this close in time join one incident.
   std::chrono::milliseconds incident_group_window{std::chrono::hours(6)};
+  // `watch.lease_history`: finished job leases and their runs older than this are pruned by
+  // `dw watch`; at least kMinLeaseHistory (the loader refuses less).
+  std::chrono::milliseconds watch_lease_history{kDefaultLeaseHistory};
 };
 
 // One problem found in a workspace file.

@@ -160,9 +160,9 @@ Workspace Builder::Build(const Json& doc) {
     else if (w.ok()) Error("incidents.group_window", "must be longer than zero");
   }
   if (doc.contains("watch") && doc["watch"].is_object() && doc["watch"].contains("lease_history")) {
-    // Only checked here: `dw watch` reads it through config/watch_settings.h.
     auto h = ParseDuration(Str(doc["watch"], "lease_history"));
-    if (h.ok() && *h < kMinLeaseHistory)
+    if (h.ok() && *h >= kMinLeaseHistory) ws.watch_lease_history = *h;
+    else if (h.ok())
       Error("watch.lease_history",
             "must be at least 10m (--status and the accounting of each job slot's run need recent history)");
   }

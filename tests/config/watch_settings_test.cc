@@ -1,5 +1,5 @@
-// `watch.lease_history` (config/watch_settings.h): checked by the loader with file:line errors
-// (a duration of at least 10m), read for `dw watch`, 24h when the file sets none.
+// `watch.lease_history` (Workspace::watch_lease_history): checked by the loader with file:line
+// errors (a duration of at least 10m), 24h when the file sets none.
 #include "config/watch_settings.h"
 
 #include <gtest/gtest.h>
@@ -15,15 +15,11 @@ TEST(WatchSettingsTest, LeaseHistoryIsReadAndDefaultsTo24Hours) {
   TempWorkspace ws;
   auto plain = ws.Load(testing::kMinimal);
   ASSERT_TRUE(plain.workspace.has_value()) << (plain.errors.empty() ? "" : plain.errors[0].ToString());
-  auto history = LeaseHistoryOf(*plain.workspace);
-  ASSERT_TRUE(history.ok()) << history.status().ToString();
-  EXPECT_EQ(*history, std::chrono::hours(24));
+  EXPECT_EQ(plain.workspace->watch_lease_history, std::chrono::hours(24));
 
   auto set = ws.Load(std::string(testing::kMinimal) + "watch:\n  lease_history: 6h\n");
   ASSERT_TRUE(set.workspace.has_value()) << (set.errors.empty() ? "" : set.errors[0].ToString());
-  history = LeaseHistoryOf(*set.workspace);
-  ASSERT_TRUE(history.ok()) << history.status().ToString();
-  EXPECT_EQ(*history, std::chrono::hours(6));
+  EXPECT_EQ(set.workspace->watch_lease_history, std::chrono::hours(6));
 }
 
 TEST(WatchSettingsTest, ALeaseHistoryUnderTenMinutesOrAnUnknownWatchKeyIsAnErrorWithItsLine) {
