@@ -16,6 +16,8 @@
 // incidents) per series-month; and the false alarms the context novelty would add as an alarm.
 //
 // usage: incident_suite_bench [SERIES_PER_KIND] [SEED]   (default 100, 20261130)
+// Environment (bench diagnostics only): DW_DRIFT_TRACE=1 prints one line per drift (below),
+// DW_DRIFT_RAMP_Z=Z turns the detector's ramp test on.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -56,6 +58,9 @@ struct Series {
   std::vector<bool> expected;  // marked expected by a person
   size_t start = 0, end = 0;   // the incident (or benign event) on [start, end)
   bool benign = false;
+  // For the drift trace (DW_DRIFT_TRACE): the noise level and the series without noise or incident.
+  double noise = 0;
+  std::vector<double> clean;
 };
 
 Series Generate(const std::string& kind, bool hourly, Rng& rng) {
@@ -74,11 +79,14 @@ Series Generate(const std::string& kind, bool hourly, Rng& rng) {
     int64_t dow = ((t / kDay) + 3) % 7;
     double season = 1 + daily_amp * std::sin(2 * M_PI * (hour - 9) / 24.0) +
                     (dow >= 5 ? -weekly_amp : 0);
-    double v = base * (1 + trend * static_cast<double>(i)) * season * (1 + noise * rng.Normal());
+    double c = base * (1 + trend * static_cast<double>(i)) * season;
+    double v = c * (1 + noise * rng.Normal());
+    s.clean.push_back(c);
     if (null_rate) v = std::max(0.0, 0.5 + 0.1 * rng.Normal());  // percent of rows null
     s.ts.push_back(t);
     s.value.push_back(v);
   }
+  s.noise = noise;
   s.present.assign(n, true);
   s.expected.assign(n, false);
   size_t warm = hourly ? 24 * 7 * 4 : 365;
@@ -129,8 +137,31 @@ struct Outcome {
   double months = 0;
 };
 
-Outcome Run(const Series& s, bool hourly) {
-  StreamingDetector det("m", {});
+// DW_DRIFT_TRACE=1: one line per drift series on stderr, with what decides its delay: the noise,
+// the seasonality in use when it starts, the residuals' robust spread (as a share of the level),
+// the drift test's long-run spread of the deviations, how much of the drift the baseline has
+// learnt (absorption: the share of the drift's depth the baseline has followed, averaged over its
+// points 13 to 24), the mean deviation of its first 24 points, the CUSUM at 12, 24 and 48 points,
+// and the delay. A bench diagnostic only.
+bool DriftTrace() {
+  const char* e = std::getenv("DW_DRIFT_TRACE");
+  return e && *e && std::string(e) != "0";
+}
+
+// DW_DRIFT_RAMP_Z=Z: runs the detector with DetectorOptions::drift_ramp_z = Z (the ramp test,
+// off in the product); a bench option for measuring it.
+DetectorOptions SuiteOptions() {
+  DetectorOptions o;
+  if (const char* e = std::getenv("DW_DRIFT_RAMP_Z"); e && *e) o.drift_ramp_z = std::atof(e);
+  return o;
+}
+
+Outcome Run(const Series& s, bool hourly, bool trace) {
+  StreamingDetector det("m", SuiteOptions());
+  std::string season_at_start;
+  double scale_rel = 0, spread = 0, centre = 0, absorbed = 0, dev24 = 0, cusum[3] = {0, 0, 0};
+  int absorbed_n = 0;
+  std::string switches;  // "index:seasonality" at each change of the seasonality in use
   Outcome o;
   int64_t step = hourly ? kHour : kDay;
   o.months = static_cast<double>(s.ts.size()) * static_cast<double>(step) / (30.0 * kDay);
@@ -150,6 +181,27 @@ Outcome Run(const Series& s, bool hourly) {
       missing_alarm = false;
       Verdict v = det.Observe(s.ts[i], s.value[i], s.expected[i]);
       alarm = IsAlarm(v.kind);
+      if (trace && SeasonalityName(det.active_seasonality()) != (switches.empty() ? std::string("none") : switches.substr(switches.rfind(':') + 1)))
+        switches += " " + std::to_string(i) + ":" + SeasonalityName(det.active_seasonality());
+      if (trace && i >= s.start) {
+        size_t k = i - s.start + 1;  // the drift's k-th point
+        StreamingDetector::DriftState d = det.drift_state();
+        if (k == 1) {
+          season_at_start = SeasonalityName(det.active_seasonality());
+          scale_rel = d.scale / s.clean[i];
+          spread = d.spread;
+          centre = d.mean;
+        }
+        double depth = 0.4 * std::min(1.0, static_cast<double>(k) / 72.0);
+        if (k >= 13 && k <= 24 && std::isfinite(v.expected)) {
+          absorbed += (s.clean[i] - v.expected) / (s.clean[i] * depth);
+          ++absorbed_n;
+        }
+        if (k <= 24) dev24 += v.deviation / 24.0;
+        if (k == 12) cusum[0] = d.down;
+        if (k == 24) cusum[1] = d.down;
+        if (k == 48) cusum[2] = d.down;
+      }
       fresh = alarm && !v.repeat;
       if (!alarm && v.novelty > 0 && v.score >= 0.5 && !(in_incident && !s.benign)) ++o.novelty_alarms;
     }
@@ -163,6 +215,13 @@ Outcome Run(const Series& s, bool hourly) {
       ++o.false_alarms;
     }
   }
+  if (trace)
+    std::fprintf(stderr,
+                 "drift-trace %s noise %.3f season %-12s scale/level %.3f spread %.2f centre %+.2f absorbed %.2f "
+                 "meandev24 %+.2f cusum12 %.1f cusum24 %.1f cusum48 %.1f delay %s start %zu switches%s\n",
+                 hourly ? "hourly" : "daily", s.noise, season_at_start.c_str(), scale_rel, spread, centre,
+                 absorbed_n ? absorbed / absorbed_n : 0.0, dev24, cusum[0], cusum[1], cusum[2],
+                 o.detected ? std::to_string(o.delay).c_str() : "none", s.start, switches.c_str());
   return o;
 }
 
@@ -184,7 +243,7 @@ int main(int argc, char** argv) {
       std::vector<size_t> delays;
       for (int k = 0; k < per_kind; ++k) {
         Series s = Generate(kind, hourly, rng);
-        Outcome o = Run(s, hourly);
+        Outcome o = Run(s, hourly, DriftTrace() && std::string(kind) == "drift");
         fa += o.false_alarms;
         novelty_by_grain[hourly ? 0 : 1] += static_cast<double>(o.novelty_alarms);
         months += o.months;

@@ -15,9 +15,10 @@
 // usage: nab_bench NAB_DIR OUT_DIR [key=value ...]
 //   keys (for exploring only; the reported figure uses none): sensitivity, level_window,
 //   season_depth, training_points, relearn_after, repeat_quiet_points, stuck_min_points,
-//   seasonality; and, for the CAD OSE experiments (src/observe/metrics/cad_ose.h; measured, not
-//   the product's detector): cad=MODE, cad_rest=N (its rest period, default 150), cad_margin=F
-//   and cad_freeze=N (CadOseOptions::range_margin, freeze_after), cad_range=file and
+//   seasonality, drift_ramp_z (the ramp test for slow drifts, off in the product); and, for the
+//   CAD OSE experiments (src/observe/metrics/cad_ose.h; measured, not the product's detector):
+//   cad=MODE, cad_rest=N (its rest period, default 150), cad_margin=F and cad_freeze=N
+//   (CadOseOptions::range_margin, freeze_after), cad_range=file and
 //   cad_rest=nab (NAB's whole-file range, NAB's probation / 5: look-ahead, to measure what each
 //   is worth), cad_extend=1 (CadOseOptions::extend_levels), cad_input=deviation (CAD fed our
 //   signed robust deviation over a fixed +-2 sensitivities instead of the value: levels whose
@@ -42,6 +43,9 @@
 //   artime_probation=N (rows, default 750), and its constants artime_window, artime_wpb,
 //   artime_chomp, artime_levels, artime_rho (ArtimeOptions). With an artime mode, the "new alarm,
 //   ARTime not familiar" verdict row drops the new alarms whose window ARTime found familiar.
+//   breakdown=1 also prints, file by file, the windows found and the false positives (count and
+//   cost) by the kind of alarm behind them, for the score at the standard threshold and for the
+//   new alarms, and why each window the score misses falls short (nab_breakdown.h).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -60,6 +64,7 @@
 #include "observe/metrics/detector.h"
 #include "observe/metrics/nab_score.h"
 #include "observe/metrics/series_csv.h"
+#include "nab_breakdown.h"
 
 namespace fs = std::filesystem;
 using namespace dw::observe::metrics;
@@ -84,6 +89,7 @@ bool ApplyOption(DetectorOptions& o, const std::string& kv) {
   else if (k == "repeat_quiet_points") o.repeat_quiet_points = std::stoul(v);
   else if (k == "stuck_min_points") o.stuck_min_points = std::stoul(v);
   else if (k == "seasonality") o.seasonality = ParseSeasonality(v).value();
+  else if (k == "drift_ramp_z") o.drift_ramp_z = std::stod(v);
   else return false;
   return true;
 }
@@ -110,8 +116,11 @@ int main(int argc, char** argv) {
   auto is_mode = [](const std::string& m) {
     return m == "alone" || m == "lookahead" || m == "max" || m == "mean" || m == "quiet" || m == "gate";
   };
+  bool breakdown = false;  // print where the points go, file by file (nab_breakdown.h)
   for (int i = 3; i < argc; ++i)
-    if (std::string a = argv[i]; a.rfind("artime=", 0) == 0) {
+    if (std::string a = argv[i]; a == "breakdown=1") {
+      breakdown = true;
+    } else if (a.rfind("artime=", 0) == 0) {
       art_mode = a.substr(7);
       if (!is_mode(art_mode)) {
         std::fprintf(stderr, "unknown artime mode %s\n", art_mode.c_str());
@@ -222,6 +231,8 @@ int main(int argc, char** argv) {
   std::vector<size_t> art_categories_at_2000, art_bytes_at_2000;
   double art_seconds = 0;  // ARTime's own time, measured around each of its calls
   if (art_mode == "lookahead") art_file_range = art_file_length = true;
+  std::vector<std::vector<nab_breakdown::Cause>> causes;  // per file and row, with breakdown=1
+  std::vector<std::vector<std::string>> sentences;
   for (const Loaded& l : files) {
     StreamingDetector det(l.rel, options);
     CadOseOptions co;
@@ -258,8 +269,16 @@ int main(int argc, char** argv) {
     f.name = l.rel;
     f.scores.reserve(l.rows.size());
     NabFile alarms, new_alarms, new_alarms_scored, or_novel, unfamiliar;
+    if (breakdown) {
+      causes.emplace_back();
+      sentences.emplace_back();
+    }
     for (const SeriesRow& r : l.rows) {
       Verdict v = det.Observe(r.ts_ms, r.value);
+      if (breakdown) {
+        causes.back().push_back(nab_breakdown::CauseOf(v, options.sensitivity));
+        sentences.back().push_back(v.explanation);
+      }
       double c = cad_mode.empty() ? 0.0 : cad.Observe(cad_on_deviation ? v.deviation : r.value);
       if (!cad_mode.empty() && f.scores.size() + 1 == 2000) cad_contexts_at_2000.push_back(cad.contexts());
       double a = 0;
@@ -344,6 +363,11 @@ int main(int argc, char** argv) {
       std::printf("%-24s %-20s %6.2f   %9.6f  %7zu %8zu  %9zu\n", label, p.name.c_str(), r.normalized,
                   r.threshold, r.windows, r.detected_windows, r.false_positives);
     }
+  }
+
+  if (breakdown) {
+    const NabProfile standard = NabProfiles().front();
+    nab_breakdown::Print(scored, by_new_alarm, causes, sentences, standard, ScoreNab(scored, standard).threshold);
   }
 
   // NAB's results format, one CSV per data file.

@@ -288,6 +288,35 @@ TEST(DetectorTest, ASeriesThatAlwaysRepeatsIsNotStuck) {
   }
 }
 
+// A count that sits at 0 for three hours every night (15-minute points): its zeros repeat far more
+// often than its other values, so a night of zeros is how it behaves, not a stuck input; a daytime
+// value frozen for three hours still is. Judged by the series' repeat rate over all values (issue
+// 19, before the fourth round) every night's zeros were reported stuck, night after night.
+TEST(DetectorTest, ANightlyRunOfZerosIsNotStuckButAFrozenDaytimeValueIs) {
+  StreamingDetector d("orders_per_15min", {});
+  constexpr int64_t kQuarter = kHour / 4;
+  uint64_t s = 7;
+  int64_t t = kStart;
+  size_t stuck_nights_late = 0;
+  for (int day = 0; day < 30; ++day) {
+    bool stuck_tonight = false;
+    for (int q = 0; q < 96; ++q, t += kQuarter) {
+      double value = q >= 8 && q < 20 ? 0.0 : 100 + 20 * Noise(s);
+      Verdict v = d.Observe(t, value);
+      stuck_tonight |= v.kind == VerdictKind::kStuck;
+    }
+    if (day >= 20 && stuck_tonight) ++stuck_nights_late;
+  }
+  EXPECT_EQ(stuck_nights_late, 0u) << "nights of zeros reported stuck";
+  int first_stuck = -1;
+  for (int i = 0; i < 12 && first_stuck < 0; ++i, t += kQuarter)
+    if (d.Observe(t, 107.25).kind == VerdictKind::kStuck) first_stuck = i;
+  EXPECT_GE(first_stuck, 0) << "a frozen daytime value was never reported stuck";
+  // The series repeats a value about 11 times a day in 96 (its nights), so 8 identical points are
+  // what takes a run below the 1e-6 line (0.115^7).
+  EXPECT_LE(first_stuck, 8);
+}
+
 TEST(DetectorTest, DeclaredSeasonalityComparesTheSameHour) {
   // Every day: 100 at night, 1000 at 15:00. Without seasonality 1000 would be a spike.
   DetectorOptions o;

@@ -18,6 +18,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -54,6 +55,10 @@ struct DetectorOptions {
   // peak, continues that episode: its score is cut to 30% so that one incident is reported once.
   size_t repeat_quiet_points = 96;
   size_t stuck_min_points = 3;
+  // The ramp test for slow drifts (detector.cc): > 0 raises a drift when the deviations of the
+  // last 12 to 72 points, weighted as a ramp, reach this many standard deviations; 0 (the
+  // default) leaves it off. A bench option (issue 19): measured, not adopted.
+  double drift_ramp_z = 0;
 };
 
 // Checks that `o` is usable (finite positive sensitivity, ordered bounds, ...); InvalidArgument
@@ -131,6 +136,13 @@ class StreamingDetector {
   // The seasonality in use (the detected one when the option is auto; kNone until detected).
   Seasonality active_seasonality() const { return active_; }
   size_t history_size() const { return training_.size(); }
+  // What the drift test holds now, for diagnostics (bench instrumentation): the two one-sided
+  // sums, the mean and the long-run spread it standardises the deviations with, and the robust
+  // spread of the residuals last computed. Reading it changes nothing.
+  struct DriftState {
+    double up = 0, down = 0, mean = 0, spread = 0, scale = 0;
+  };
+  DriftState drift_state() const;
   // Approximate heap bytes held by this detector.
   size_t MemoryBytes() const;
 
@@ -146,6 +158,15 @@ class StreamingDetector {
   double Scale(double baseline);
   void MaybeDetectSeasonality();
   void RebuildSlots();
+  // After a change of seasonality: re-runs the sustained-shift and drift tests over the learnt
+  // history as predicted under the new seasonality, so that they need not relearn for
+  // kShiftWarmup points (a drift under way at the switch is seen at once).
+  // Returns the prediction errors it replayed (oldest first).
+  std::vector<double> ReplayDeviationTests();
+  // Adds one standardised deviation to the ramp test's window (the last kRampMaxPoints).
+  void PushRamp(double u);
+  // The ramp test's largest statistic over its window lengths, rising and falling (each >= 0).
+  std::pair<double, double> RampStatistics() const;
   size_t SlotOf(int64_t ts_ms) const;
   double TypicalIntervalMs() const;
   std::string Explain(const Verdict& v, double residual) const;
@@ -185,6 +206,7 @@ class StreamingDetector {
   size_t shift_n_ = 0;
   double drift_up_ = 0;    // one-sided CUSUMs of the standardised deviations (drift test)
   double drift_down_ = 0;
+  std::deque<float> ramp_;  // the latest standardised deviations the drift tests saw (ramp test)
   size_t stuck_points_ = 0;       // consecutive points reported stuck
   size_t same_run_ = 0;           // identical consecutive values ending at the last point
   double repeat_pairs_ = 0;       // consecutive equal pairs among learnt points (decayed)

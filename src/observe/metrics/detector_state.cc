@@ -255,6 +255,8 @@ struct DetectorStateCodec {
     w.Var(d.shift_n_);
     w.F64(d.drift_up_);
     w.F64(d.drift_down_);
+    w.Var(d.ramp_.size());
+    for (float x : d.ramp_) w.F32(x);
     w.Var(d.stuck_points_);
     w.Var(d.same_run_);
     w.F64(d.repeat_pairs_);
@@ -378,6 +380,10 @@ struct DetectorStateCodec {
     d.drift_up_ = r.F64();
     d.drift_down_ = r.F64();
     if (!(d.drift_up_ >= 0) || !(d.drift_down_ >= 0) || !std::isfinite(d.drift_up_ + d.drift_down_)) return false;
+    size_t n_ramp = r.Count();
+    if (n_ramp > 72) return false;  // the ramp test keeps at most kRampMaxPoints (detector.cc)
+    d.ramp_.clear();
+    for (size_t i = 0; i < n_ramp; ++i) d.ramp_.push_back(r.F32());
     d.stuck_points_ = r.Var();
     d.same_run_ = r.Var();
     d.repeat_pairs_ = r.F64();
@@ -448,6 +454,7 @@ uint64_t DetectorOptionsHash(const DetectorOptions& o, std::string_view extra) {
                    o.level_shift_points, o.relearn_after, o.repeat_quiet_points, o.stuck_min_points})
     w.Var(v);
   w.F64(o.stuck_probability);
+  w.F64(o.drift_ramp_z);
   w.Var(extra.size());
   w.Bytes(extra);
   return Fnv1a(w.out());
