@@ -34,6 +34,15 @@
 //     gate       CAD's, where our deviation is at least half the sensitivity; else 0
 //   With a cad mode, the "new alarm, CAD not familiar" verdict row drops the new alarms whose
 //   value CAD predicted.
+//   For the ARTime experiments (src/observe/metrics/artime.h; measured, not the product's
+//   detector): artime=MODE with the same modes as cad= (lookahead: the whole file's min, max and
+//   length, as NAB runs it, to check against its published 74.9 / 65.2 / 80.4; quiet: ours cut to
+//   30% where ARTime's last judged window resonated with a category), artime_range=file|probation|
+//   learnt (the whole file's range: look-ahead; the probation's, frozen, default; the range so
+//   far), artime_length=file (the probation from the file's length: look-ahead), artime_margin=F,
+//   artime_probation=N (rows, default 750), and its constants artime_window, artime_wpb,
+//   artime_chomp, artime_levels, artime_rho (ArtimeOptions). With an artime mode, the "new alarm,
+//   ARTime not familiar" verdict row drops the new alarms whose window ARTime found familiar.
 //   breakdown=1 also prints, file by file, the windows found and the false positives (count and
 //   cost) by the kind of alarm behind them, for the score at the standard threshold and for the
 //   new alarms, and why each window the score misses falls short (nab_breakdown.h).
@@ -50,6 +59,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "observe/metrics/artime.h"
 #include "observe/metrics/cad_ose.h"
 #include "observe/metrics/detector.h"
 #include "observe/metrics/nab_score.h"
@@ -100,10 +110,44 @@ int main(int argc, char** argv) {
   bool nab_rest = false, file_range = false;  // NAB's per-file rest period and range (look-ahead)
   double cad_margin = 0;
   size_t cad_freeze = 0;
+  std::string art_mode;
+  ArtimeOptions art_base;  // the probation's range, frozen; 750 rows of probation
+  bool art_file_range = false, art_file_length = false;
+  auto is_mode = [](const std::string& m) {
+    return m == "alone" || m == "lookahead" || m == "max" || m == "mean" || m == "quiet" || m == "gate";
+  };
   bool breakdown = false;  // print where the points go, file by file (nab_breakdown.h)
   for (int i = 3; i < argc; ++i)
     if (std::string a = argv[i]; a == "breakdown=1") {
       breakdown = true;
+    } else if (a.rfind("artime=", 0) == 0) {
+      art_mode = a.substr(7);
+      if (!is_mode(art_mode)) {
+        std::fprintf(stderr, "unknown artime mode %s\n", art_mode.c_str());
+        return 2;
+      }
+    } else if (a == "artime_range=file") {
+      art_file_range = true;
+    } else if (a == "artime_range=probation") {
+      art_base.range = ArtimeRange::kProbation;
+    } else if (a == "artime_range=learnt") {
+      art_base.range = ArtimeRange::kLearnt;
+    } else if (a == "artime_length=file") {
+      art_file_length = true;
+    } else if (a.rfind("artime_margin=", 0) == 0) {
+      art_base.range_margin = std::stod(a.substr(14));
+    } else if (a.rfind("artime_probation=", 0) == 0) {
+      art_base.probation_rows = std::stoul(a.substr(17));
+    } else if (a.rfind("artime_window=", 0) == 0) {
+      art_base.window = std::stoul(a.substr(14));
+    } else if (a.rfind("artime_wpb=", 0) == 0) {
+      art_base.windows_per_pb = std::stoul(a.substr(11));
+    } else if (a.rfind("artime_chomp=", 0) == 0) {
+      art_base.chomp = std::stod(a.substr(13));
+    } else if (a.rfind("artime_levels=", 0) == 0) {
+      art_base.levels = std::stoi(a.substr(14));
+    } else if (a.rfind("artime_rho=", 0) == 0) {
+      art_base.initial_rho = std::stod(a.substr(11));
     } else if (a.rfind("cad=", 0) == 0) {
       cad_mode = a.substr(4);
       if (cad_mode != "alone" && cad_mode != "lookahead" && cad_mode != "max" && cad_mode != "mean" &&
@@ -183,6 +227,10 @@ int main(int argc, char** argv) {
       by_new_alarm_unfamiliar;
   size_t peak_bytes = 0, peak_cad_contexts = 0, peak_cad_bytes = 0;
   std::vector<size_t> cad_contexts_at_2000;  // per file with 2,000 points or more
+  size_t peak_art_categories = 0, peak_art_bytes = 0;
+  std::vector<size_t> art_categories_at_2000, art_bytes_at_2000;
+  double art_seconds = 0;  // ARTime's own time, measured around each of its calls
+  if (art_mode == "lookahead") art_file_range = art_file_length = true;
   std::vector<std::vector<nab_breakdown::Cause>> causes;  // per file and row, with breakdown=1
   std::vector<std::vector<std::string>> sentences;
   for (const Loaded& l : files) {
@@ -208,6 +256,15 @@ int main(int argc, char** argv) {
       co.rest_period = std::max<size_t>(1, static_cast<size_t>(probation / 5.0));
     }
     CadOse cad(co);
+    ArtimeOptions ao = art_base;
+    if (art_file_range) {
+      double lo = l.rows.front().value, hi = lo;
+      for (const SeriesRow& r : l.rows) lo = std::min(lo, r.value), hi = std::max(hi, r.value);
+      ao.fixed_min = lo;
+      ao.fixed_max = hi;
+    }
+    if (art_file_length) ao.file_length = l.rows.size();
+    Artime art(ao);
     NabFile f;
     f.name = l.rel;
     f.scores.reserve(l.rows.size());
@@ -224,14 +281,30 @@ int main(int argc, char** argv) {
       }
       double c = cad_mode.empty() ? 0.0 : cad.Observe(cad_on_deviation ? v.deviation : r.value);
       if (!cad_mode.empty() && f.scores.size() + 1 == 2000) cad_contexts_at_2000.push_back(cad.contexts());
+      double a = 0;
+      if (!art_mode.empty()) {
+        auto a0 = std::chrono::steady_clock::now();
+        a = art.Observe(r.value);
+        art_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
+        if (f.scores.size() + 1 == 2000) {
+          art_categories_at_2000.push_back(art.categories());
+          art_bytes_at_2000.push_back(art.MemoryBytes());
+        }
+      }
       double s = v.score;
-      if (cad_mode == "alone" || cad_mode == "lookahead") s = c;
+      if (art_mode == "alone" || art_mode == "lookahead") s = a;
+      else if (art_mode == "max") s = std::max(v.score, a);
+      else if (art_mode == "mean") s = (v.score + a) / 2;
+      else if (art_mode == "quiet") s = art.last_familiar() ? 0.3 * v.score : v.score;
+      else if (art_mode == "gate") s = std::abs(v.deviation) >= options.sensitivity / 2 ? a : 0.0;
+      else if (cad_mode == "alone" || cad_mode == "lookahead") s = c;
       else if (cad_mode == "max") s = std::max(v.score, c);
       else if (cad_mode == "mean") s = (v.score + c) / 2;
       else if (cad_mode == "quiet") s = cad.last_predicted() ? 0.3 * v.score : v.score;
       else if (cad_mode == "gate") s = std::abs(v.deviation) >= options.sensitivity / 2 ? c : 0.0;
       f.scores.push_back(s);
-      unfamiliar.scores.push_back(IsAlarm(v.kind) && !v.repeat && !cad.last_predicted() ? 1.0 : 0.0);
+      bool familiar = art_mode.empty() ? cad.last_predicted() : art.last_familiar();
+      unfamiliar.scores.push_back(IsAlarm(v.kind) && !v.repeat && !familiar ? 1.0 : 0.0);
       alarms.scores.push_back(IsAlarm(v.kind) ? 1.0 : 0.0);
       new_alarms.scores.push_back(IsAlarm(v.kind) && !v.repeat ? 1.0 : 0.0);
       new_alarms_scored.scores.push_back(IsAlarm(v.kind) && !v.repeat && v.score >= 0.5 ? 1.0 : 0.0);
@@ -241,6 +314,8 @@ int main(int argc, char** argv) {
     peak_bytes = std::max(peak_bytes, det.MemoryBytes());
     peak_cad_contexts = std::max(peak_cad_contexts, cad.contexts());
     peak_cad_bytes = std::max(peak_cad_bytes, cad.MemoryBytes());
+    peak_art_categories = std::max(peak_art_categories, art.categories());
+    peak_art_bytes = std::max(peak_art_bytes, art.MemoryBytes());
     for (const auto& [a, b] : l.windows) {
       NabWindow w;
       size_t i = 0;
@@ -280,8 +355,9 @@ int main(int argc, char** argv) {
   for (const auto& [label, set] : {std::pair{"alarm", &by_verdict}, std::pair{"new alarm", &by_new_alarm},
                                    std::pair{"new alarm, score >= 0.5", &by_new_alarm_scored},
                                    std::pair{"new alarm or novel", &by_new_alarm_or_novel},
-                                   std::pair{"new alarm, CAD not familiar", &by_new_alarm_unfamiliar}}) {
-    if (cad_mode.empty() && set == &by_new_alarm_unfamiliar) continue;  // needs CAD OSE to run
+                                   std::pair{art_mode.empty() ? "new alarm, CAD not familiar" : "new alarm, ARTime not familiar",
+                                             &by_new_alarm_unfamiliar}}) {
+    if (cad_mode.empty() && art_mode.empty() && set == &by_new_alarm_unfamiliar) continue;  // needs CAD or ARTime
     for (const NabProfile& p : NabProfiles()) {
       NabResult r = ScoreNab(*set, p);
       std::printf("%-24s %-20s %6.2f   %9.6f  %7zu %8zu  %9zu\n", label, p.name.c_str(), r.normalized,
@@ -323,6 +399,18 @@ int main(int argc, char** argv) {
   if (!cad_mode.empty())
     std::printf("CAD OSE (%s): at most %zu contexts in a file, %zu bytes\n", cad_mode.c_str(),
                 peak_cad_contexts, peak_cad_bytes);
+  if (!art_mode.empty()) {
+    std::printf("ARTime (%s): %.3f s of its own (%.2f us/point); at most %zu categories, %zu bytes in a file\n",
+                art_mode.c_str(), art_seconds, 1e6 * art_seconds / static_cast<double>(total_points),
+                peak_art_categories, peak_art_bytes);
+    auto& c = art_categories_at_2000;
+    auto& b = art_bytes_at_2000;
+    std::sort(c.begin(), c.end());
+    std::sort(b.begin(), b.end());
+    if (!c.empty())
+      std::printf("ARTime after 2,000 points (%zu files): categories min %zu, median %zu, max %zu; bytes min %zu, median %zu, max %zu\n",
+                  c.size(), c.front(), c[c.size() / 2], c.back(), b.front(), b[b.size() / 2], b.back());
+  }
   if (!cad_contexts_at_2000.empty()) {
     std::sort(cad_contexts_at_2000.begin(), cad_contexts_at_2000.end());
     const auto& c = cad_contexts_at_2000;
