@@ -273,6 +273,12 @@ CREATE TABLE watch_prune_horizon (
 INSERT INTO watch_prune_horizon (id, before_ms) VALUES (1, 0);
 )sql";
 
+// Version 11: the unfinished leases, found without reading the finished history, for a replica to
+// take over the slots of one that died holding them (store/watch_leases.h, AbandonedLeases).
+constexpr std::string_view kV11 = R"sql(
+CREATE INDEX watch_leases_abandoned ON watch_leases (expires_at) WHERE finished_at IS NULL;
+)sql";
+
 constexpr std::array kMigrations = {
     Migration{1, "check results, metric points, change events, cursors, graph, incidents, receipts",
               kV1},
@@ -285,7 +291,8 @@ constexpr std::array kMigrations = {
     Migration{8, "notification outbox: the next message of each incident and channel", kV8},
     Migration{9, "detector snapshot state stored uncompressed (PostgreSQL)", kV9, "postgresql"},
     Migration{10, "dw watch: how far the lease and run history was pruned", kV10},
-    // Add version 11 here.
+    Migration{11, "dw watch: the unfinished leases, for taking over a dead replica's slots", kV11},
+    // Add version 12 here.
 };
 
 }  // namespace

@@ -118,6 +118,7 @@ class SqlStateStore final : public StateStore,
                                               int64_t lease_ms, int64_t max_take) override;
   Result<std::vector<bool>> FinishLeases(const std::vector<LeaseFinish>& runs, const std::string& replica) override;
   Result<std::vector<WatchLease>> OpenLeases() override;
+  Result<std::vector<LeaseSlot>> AbandonedLeases(int limit) override;
   Result<std::vector<WatchRun>> RecentRuns(int limit) override;
   Result<WatchPrune> PruneWatchHistory(int64_t keep_ms, int64_t max_rows) override;
   Result<bool> TryHoldMutex(const std::string& name) override;

@@ -278,6 +278,33 @@ Result<std::vector<WatchLease>> SqlStateStore::OpenLeases() {
   return out;
 }
 
+Result<std::vector<LeaseSlot>> SqlStateStore::AbandonedLeases(int limit) {
+  if (limit <= 0) return InvalidArgument("limit must be positive, got " + std::to_string(limit));
+  std::vector<LeaseSlot> out;
+  Status s = Do(false, [&]() -> Status {
+    // watch_leases_abandoned (migration 11) holds only the unfinished leases: this reads the few
+    // in flight, not the day of finished history.
+    Result<Rows> rows = Run(
+        WithNow("SELECT l.job, l.due_ms FROM watch_leases l LEFT JOIN watch_replicas r ON r.replica_id = l.holder "
+                "WHERE l.finished_at IS NULL AND l.expires_at <= {NOW} AND (r.replica_id IS NULL OR "
+                "r.stopped_at IS NOT NULL OR r.heartbeat_at < {NOW} - r.lease_ms) "
+                "ORDER BY l.expires_at, l.job, l.due_ms LIMIT CAST($1 AS BIGINT)"),
+        {int64_t{limit}});
+    if (!rows.ok()) return rows.status();
+    for (const SqlRow& row : *rows) {
+      RowReader r(row, "watch_leases");
+      LeaseSlot l;
+      l.job = r.Text();
+      l.due_ms = r.Int();
+      DW_RETURN_IF_ERROR(r.status());
+      out.push_back(std::move(l));
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
 Result<std::vector<WatchRun>> SqlStateStore::RecentRuns(int limit) {
   if (limit <= 0) return InvalidArgument("limit must be positive, got " + std::to_string(limit));
   std::vector<WatchRun> out;

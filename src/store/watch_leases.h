@@ -149,6 +149,13 @@ class WatchLeases {
   // newest `limit` runs, newest first.
   virtual Result<std::vector<WatchReplica>> Replicas() = 0;
   virtual Result<std::vector<WatchLease>> OpenLeases() = 0;
+  // The slots whose lease expired unfinished while their holder is gone (stopped, or silent for
+  // its lease time: it died holding them, or stopped before running what it had claimed), by the
+  // database's clock, longest expired first, at most `limit`: slots a replica's schedule may
+  // never ask for again (it had moved past them when the holder took them), for the live
+  // replicas to take over. A live holder's failed run is not among them: it retries it itself,
+  // after its backoff. InvalidArgument for limit <= 0.
+  virtual Result<std::vector<LeaseSlot>> AbandonedLeases(int limit) = 0;
   virtual Result<std::vector<WatchRun>> RecentRuns(int limit) = 0;
 
   // One bounded step of pruning what is older than `keep_ms` by the database's clock: at most

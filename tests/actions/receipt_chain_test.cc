@@ -224,6 +224,26 @@ TEST(ReceiptWriterChild, AppendsUntilKilled) {
   }
 }
 
+// How many receipts the store at `location` holds (0 when it cannot be read).
+int64_t ChainLength(const std::string& location, const Clock& clock) {
+  auto opened = store::OpenStateStore(location, clock);
+  if (!opened.ok()) return 0;
+  Result<ReceiptHead> head = CurrentReceiptHead(**opened);
+  return head.ok() ? head->seq : 0;
+}
+
+// Polls until the store holds more than `before` receipts; false after 60 s or when `child`
+// has already ended.
+bool WaitForReceiptsBeyond(const std::string& location, const Clock& clock, int64_t before, pid_t child) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (ChainLength(location, clock) > before) return true;
+    if (waitpid(child, nullptr, WNOHANG) == child) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
 TEST(ReceiptCrashTest, AKillDuringWritesLeavesAVerifiableChain) {
   auto scratch = ScratchLocation::Create("sqlite");
   ASSERT_TRUE(scratch.ok());
@@ -234,6 +254,7 @@ TEST(ReceiptCrashTest, AKillDuringWritesLeavesAVerifiableChain) {
     ASSERT_TRUE(opened.ok());
   }
   for (int round = 0; round < 3; ++round) {
+    const int64_t before = ChainLength(location, clock);
     pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
@@ -242,8 +263,16 @@ TEST(ReceiptCrashTest, AKillDuringWritesLeavesAVerifiableChain) {
             static_cast<char*>(nullptr));
       _exit(127);
     }
-    // Let it write for a while (variable, so the kill lands at different points of a write).
-    std::this_thread::sleep_for(std::chrono::milliseconds(300 + 150 * round));
+    // Wait until the child has appended (its start, an instrumented binary on a loaded host, can
+    // take seconds: a fixed sleep sized for a quiet machine killed it before its first write in
+    // CI), then let it write for a while more (variable, so the kill lands at different points
+    // of a write).
+    if (!WaitForReceiptsBeyond(location, clock, before, pid)) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+      FAIL() << "the writer never appended within 60 s (or exited before it did)";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50 + 100 * round));
     ASSERT_EQ(kill(pid, SIGKILL), 0);
     int status = 0;
     ASSERT_EQ(waitpid(pid, &status, 0), pid);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <thread>
 
 #include "tests/store/store_test_support.h"
@@ -180,6 +181,50 @@ TEST_P(WatchLeasesTest, OldHistoryIsPrunedButAnUnfinishedSlotIsKept) {
   EXPECT_EQ(again->answer, LeaseAnswer::kPruned);
   EXPECT_FALSE(leases->PruneWatchHistory(0, 10).ok());
   EXPECT_FALSE(leases->PruneWatchHistory(10, 0).ok());
+}
+
+// Abandoned: expired and unfinished while the holder is gone (never registered, stopped, or
+// silent for its lease time); not a live holder's running slot, nor its failed one (it retries
+// it itself, after its backoff), nor a finished one.
+TEST_P(WatchLeasesTest, AbandonedSlotsAreThoseWhoseHolderIsGone) {
+  WatchLeases* leases = WatchLeasesOf(*store_);
+  if (leases == nullptr) return;  // SQLite
+  EXPECT_EQ(leases->AbandonedLeases(0).status().code(), StatusCode::kInvalidArgument);
+  WatchReplica live{.id = "live", .host = "h", .pid = 1, .started_ms = 1, .lease_ms = 60'000};
+  WatchReplica dies{.id = "dies", .host = "h", .pid = 2, .started_ms = 1, .lease_ms = 200};
+  WatchReplica stops{.id = "stops", .host = "h", .pid = 3, .started_ms = 1, .lease_ms = 60'000};
+  for (const auto& r : {live, dies, stops}) ASSERT_TRUE(leases->Heartbeat(r).ok());
+  auto claim = [&](const std::string& job, const std::string& holder, int64_t lease_ms) {
+    auto c = leases->ClaimLease(job, 0, holder, lease_ms);
+    EXPECT_TRUE(c.ok() && c->answer == LeaseAnswer::kTaken) << job;
+    return c.ok() ? c->run_id : 0;
+  };
+  claim("running", "live", 60'000);
+  const int64_t failed = claim("failed", "live", 60'000);
+  const int64_t finished = claim("finished", "dies", 200);
+  claim("dead", "dies", 200);
+  claim("stopped", "stops", 60'000);
+  claim("unknown", "never-registered", 200);
+  ASSERT_TRUE(*leases->FinishLease("failed", 0, "live", failed, false, "warehouse down"));
+  ASSERT_TRUE(*leases->FinishLease("finished", 0, "dies", finished, true, ""));
+  ASSERT_TRUE(leases->StopReplica("stops").ok());
+  std::this_thread::sleep_for(400ms);  // "dies" silent past its lease time; "live" is not
+  auto found = leases->AbandonedLeases(10);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  std::set<std::string> jobs;
+  for (const auto& l : *found) {
+    EXPECT_EQ(l.due_ms, 0);
+    jobs.insert(l.job);
+  }
+  EXPECT_EQ(jobs, (std::set<std::string>{"dead", "stopped", "unknown"}));
+  auto one = leases->AbandonedLeases(1);
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->size(), 1u);
+  // Taken over, a slot is no longer abandoned.
+  claim("dead", "live", 60'000);
+  auto after = leases->AbandonedLeases(10);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->size(), 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, WatchLeasesTest, ::testing::Values("sqlite", "postgresql"));

@@ -219,6 +219,24 @@ std::vector<JobLeases::Answer> ReplicaLeases::ClaimBatch(const std::vector<SlotR
   return out;
 }
 
+std::vector<JobLeases::SlotRef> ReplicaLeases::Abandoned() {
+  // Bounded: a sweep asks for this many; the rest come with the next ones.
+  constexpr int kMaxAbandonedPerSweep = 1000;
+  if (!refusing().empty()) return {};
+  const int64_t now = ToUnixMillis(clock_.Now());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (now < next_sweep_ms_) return {};
+    next_sweep_ms_ = now + PollMs();
+  }
+  Result<std::vector<store::LeaseSlot>> found = leases_.AbandonedLeases(kMaxAbandonedPerSweep);
+  if (!found.ok()) return {};
+  std::vector<SlotRef> out;
+  out.reserve(found->size());
+  for (store::LeaseSlot& l : *found) out.push_back({std::move(l.job), l.due_ms});
+  return out;
+}
+
 void ReplicaLeases::SayEnd(const std::string& job, int64_t due_ms, const Result<bool>& held) {
   if (!say_ || (held.ok() && *held)) return;
   const std::string slot = job + " due " + FormatRfc3339(FromUnixMillis(due_ms));

@@ -78,6 +78,10 @@ class ReplicaLeases final : public JobLeases {
   void Finish(const std::string& job, int64_t due_ms, const Status& outcome) override;
   std::vector<Answer> ClaimBatch(const std::vector<SlotRef>& slots) override;
   void FinishBatch(const std::vector<SlotEnd>& ends) override;
+  // The store's abandoned slots (store::WatchLeases::AbandonedLeases), swept at most once per
+  // poll interval (a tenth of the lease time, 0.1 to 5 s) and never while refusing leases;
+  // nothing between sweeps or when the store cannot answer (the next sweep asks again).
+  std::vector<SlotRef> Abandoned() override;
 
   // The replicas alive (heartbeat within their lease time, not stopped, not refusing leases) at
   // the last heartbeat, this one included: what a batch is shared among.
@@ -107,6 +111,7 @@ class ReplicaLeases final : public JobLeases {
   std::string refusing_;                    // under mu_
   std::map<std::string, int64_t> run_ids_;  // "job@due" -> its watch_runs id, under mu_
   FairShare share_;                         // under mu_
+  int64_t next_sweep_ms_ = 0;               // when Abandoned asks the store again, under mu_
   std::atomic<int> live_replicas_{1};
   std::atomic<int> rank_{0};  // this replica's place among the live ones (by id)
   std::condition_variable wake_;

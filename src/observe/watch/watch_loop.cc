@@ -235,8 +235,23 @@ void WatchLoop::RunGroup(std::vector<Pick>& picks, const std::vector<size_t>& me
   }
 }
 
+void WatchLoop::AdoptAbandoned(int64_t now) {
+  std::vector<JobLeases::SlotRef> abandoned = o_.leases->Abandoned();
+  if (abandoned.empty()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<std::string, Slot*> by_name;
+  for (Slot& s : slots_) by_name[s.job.name] = &s;
+  for (const JobLeases::SlotRef& ref : abandoned) {
+    auto it = by_name.find(ref.job);
+    // A slot its schedule has not passed is asked for by the schedule itself.
+    if (it == by_name.end() || ref.due_ms >= it->second->next_due_ms) continue;
+    it->second->held.emplace(ref.due_ms, now);
+  }
+}
+
 std::vector<RunRecord> WatchLoop::RunDue() {
   const int64_t now = ToUnixMillis(clock_.Now());
+  if (o_.leases != nullptr) AdoptAbandoned(now);
   std::vector<Pick> picks = PickDue(now);
   std::vector<RunRecord> records;
   records.reserve(picks.size());

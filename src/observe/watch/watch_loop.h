@@ -92,6 +92,11 @@ class JobLeases {
   virtual std::vector<Answer> ClaimBatch(const std::vector<SlotRef>& slots);
   // Finish for many runs at once. The default reports one by one.
   virtual void FinishBatch(const std::vector<SlotEnd>& ends);
+  // Slots of any job that a replica took and left unfinished when it died or stopped, for the loop
+  // to ask for as held slots: a replica whose schedule had already moved past such a slot when
+  // the other took it would otherwise never ask for it, and nobody would run it. May answer
+  // nothing between sweeps. The default: none.
+  virtual std::vector<SlotRef> Abandoned() { return {}; }
 };
 
 struct WatchOptions {
@@ -170,6 +175,9 @@ class WatchLoop {
   // at most one per job, a slot another replica held (asked for as itself) when its time to ask
   // again has come, else the job's scheduled slot when its start has come.
   std::vector<Pick> PickDue(int64_t now);
+  // With leases: each abandoned slot (JobLeases::Abandoned) of a job of this loop that its
+  // schedule has passed becomes a held slot, asked for at `now`.
+  void AdoptAbandoned(int64_t now);
   // Records in `s` when to ask again after the leases said this replica does not run r's slot,
   // and in `r` why not.
   void ApplyNotRun(Slot& s, Pick& p, const JobLeases::Answer& a);
