@@ -25,6 +25,8 @@
 // --keep-min minutes (default 60) through PruneWatchHistory's bounded steps (2,000 slots each, as
 // dw watch takes them) (the steps timed: how
 // long one holds its rows), and the claim and finish of the following 10,000 slots timed again.
+// Before the prune, the sweep a replica makes for abandoned slots (AbandonedLeases) is timed on
+// the whole history.
 //
 // usage: watch_lease_bench --pg URL [--slots N] [--replicas N] [--batch N] [--work-us N]
 //                          [--history ROWS] [--keep-min M]
@@ -324,6 +326,9 @@ int main(int argc, char** argv) {
   const int hist_jobs = 10000;
   double hist_fill_ms = 0, hist_claim_ms = 0, hist_finish_ms = 0, pruned_claim_ms = 0, pruned_finish_ms = 0;
   double prune_ms = 0, prune_step_max_ms = 0;
+  double sweep_ms = 0;     // one AbandonedLeases(1000) on the whole history, the mean of kSweeps
+  size_t sweep_found = 0;  // the abandoned slots it found (the history has none)
+  constexpr int kSweeps = 20;
   int prune_steps = 0;
   int64_t pruned_rows = 0, kept_leases = -1;
   bool hist_ok = true;
@@ -370,6 +375,14 @@ int main(int argc, char** argv) {
       if (!f.ok()) hist_ok = false;
     };
     claim_finish(latest + minute, hist_claim_ms, hist_finish_ms);
+    // What each replica asks every tenth of its lease time: the abandoned slots, on this history.
+    auto sweep_t = std::chrono::steady_clock::now();
+    for (int i = 0; i < kSweeps; ++i) {
+      auto found = leases->AbandonedLeases(1000);
+      if (!found.ok()) hist_ok = false;
+      else sweep_found = found->size();
+    }
+    sweep_ms = MsSince(sweep_t) / kSweeps;
     t0 = std::chrono::steady_clock::now();
     for (;;) {
       auto step_t = std::chrono::steady_clock::now();
@@ -412,11 +425,11 @@ int main(int argc, char** argv) {
     std::printf("history: %d finished slots (and their runs) filled in %.1f s; the next %d slots on it: claim %.3f s, "
                 "finish %.3f s; pruned to the last %d min in %d steps of at most 2000 slots with their runs (%.1f s, the longest "
                 "step %.0f ms, %lld rows deleted, %lld leases kept); the following %d slots: claim %.3f s, finish "
-                "%.3f s (%s)\n",
+                "%.3f s (%s); the sweep for abandoned slots on the whole history: %.3f ms (%zu found)\n",
                 history, hist_fill_ms / 1000, hist_jobs, hist_claim_ms / 1000, hist_finish_ms / 1000, keep_min,
                 prune_steps, prune_ms / 1000, prune_step_max_ms, static_cast<long long>(pruned_rows),
                 static_cast<long long>(kept_leases), hist_jobs, pruned_claim_ms / 1000, pruned_finish_ms / 1000,
-                hist_ok ? "every slot taken and finished" : "FAILED");
+                hist_ok ? "every slot taken and finished" : "FAILED", sweep_ms, sweep_found);
   const bool batched_ok = hist_ok && loop_ok == slots && loop_total == slots && batch_errors == 0 && batch_failed.load() == 0 && ok_runs == slots && batch_taken == slots;
   loops.clear();
   reps.clear();

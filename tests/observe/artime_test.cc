@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "observe/metrics/artime.h"
+#include "tests/observe/streaming_scorer_test_support.h"
 
 namespace dw::observe::metrics {
 namespace {
@@ -77,15 +78,11 @@ TEST(ArtimeTest, APointsScoreDependsOnlyOnThePointsUpToIt) {
     ArtimeOptions o = Short();
     o.range = range;
     o.range_margin = 0.25;
-    Artime ta(o), tb(o), again(o);
-    std::vector<double> sa, sb, s2;
-    for (double v : a) sa.push_back(ta.Observe(v));
-    for (double v : b) sb.push_back(tb.Observe(v));
-    for (double v : a) s2.push_back(again.Observe(v));
-    EXPECT_EQ(sa, s2);
-    for (size_t i = 0; i < 1200; ++i) ASSERT_EQ(sa[i], sb[i]) << i;
+    test_support::TwinScores s = test_support::ScoreTwins([&] { return Artime(o); }, a, b);
+    EXPECT_EQ(s.a, s.a_again);
+    for (size_t i = 0; i < 1200; ++i) ASSERT_EQ(s.a[i], s.b[i]) << i;
     bool scored = false;
-    for (double s : sb) scored |= s > 0;
+    for (double x : s.b) scored |= x > 0;
     EXPECT_TRUE(scored);  // the tail that leaves the range is news
   }
 }
