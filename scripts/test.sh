@@ -15,6 +15,17 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
+started=$(date +%s); stage_name=""; stage_start=$started; stage_times=()
+# Starts a stage: closes the previous one's time and prints the next one's heading. The times are
+# repeated at the end, where CI's log keeps them, so a run near CI's limit shows what grew.
+stage() {
+  local now; now=$(date +%s)
+  [ -n "$stage_name" ] && stage_times+=("$(printf '%6d s  %s' $((now - stage_start)) "$stage_name")")
+  stage_name=$1; stage_start=$now
+  if [ -n "$1" ]; then echo "== $1 (at $((now - started)) s)" >&2; fi
+}
+
+stage "setup (Debian packages, npm tools)"
 scripts/setup.sh || { echo "test: setup failed" >&2; exit 2; }
 source <(scripts/node-tools.sh --env)
 
@@ -36,14 +47,14 @@ run_ctest() { # name build_dir
   tally "$1" "$rc" $(( ${total:-0} - ${fail:-0} )) "${fail:-0}"
 }
 
-echo "== build" >&2
+stage "build"
 # The normal (unsanitized) pass is a Release build: the one users get, so no extra build is needed.
 scripts/build.sh build -DCMAKE_BUILD_TYPE=Release || { echo "test: build failed" >&2; exit 1; }
 
-echo "== unit and integration tests (SQLite and PostgreSQL state stores)" >&2
+stage "unit and integration tests (SQLite and PostgreSQL state stores)"
 run_ctest ctest build
 
-echo "== the README's first command (scripts/demo.sh: the main job, both seed incidents replayed end to end)" >&2
+stage "the README's first command (scripts/demo.sh: the main job, both seed incidents replayed end to end)"
 # It runs after the suite, alone, because its simulators listen on fixed ports (18080-18085).
 out=$(scripts/demo.sh 2>&1); rc=$?
 echo "$out" | tail -5
@@ -53,34 +64,34 @@ else
   echo "$out" | tail -40; tally demo 1 0 1
 fi
 
-echo "== MCP conformance suite (official, npm @modelcontextprotocol/conformance)" >&2
+stage "MCP conformance suite (official, npm @modelcontextprotocol/conformance)"
 out=$(scripts/conformance.sh --dw "$root/build/dw" 2>&1); rc=$?
 echo "$out"
 line=$(echo "$out" | grep -E '^conformance: [0-9]+ passed, [0-9]+ failed' | tail -1)
 tally conformance $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/')" \
   "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/;t;s/.*/0/')"
 
-echo "== TypeScript SDK client against each agent over stdio" >&2
+stage "TypeScript SDK client against each agent over stdio"
 out=$(node tests/node/sdk_agents.mjs "$root/start-agent.sh" "$root/examples/loyalty-flink" 2>&1); rc=$?
 echo "$out"
 line=$(echo "$out" | grep -E '^sdk: [0-9]+ passed, [0-9]+ failed' | tail -1)
 tally sdk $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/')" \
   "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/;t;s/.*/0/')"
 
-echo "== Claude Code: claude mcp add + claude mcp list" >&2
+stage "Claude Code: claude mcp add + claude mcp list"
 out=$(tests/node/claude_mcp_list.sh "$root/start-agent.sh" 2>&1); rc=$?
 echo "$out"
 line=$(echo "$out" | grep -E '^claude: [0-9]+ passed, [0-9]+ failed' | tail -1)
 tally claude $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/')" \
   "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/;t;s/.*/0/')"
 
-echo "== fuzz targets, ${DW_FUZZ_SECONDS:-20} s each under ASan + UBSan (scripts/fuzz-smoke.sh)" >&2
+stage "fuzz targets, ${DW_FUZZ_SECONDS:-20} s each under ASan + UBSan (scripts/fuzz-smoke.sh)"
 out=$(scripts/fuzz-smoke.sh 2>&1); rc=$?
 echo "$out"
 tally fuzz $rc "$(echo "$out" | grep -cE ' ok$')" "$(echo "$out" | grep -cE ' FAILED ')"
 # What failed, repeated at the end: CI keeps only the tail of the log.
 [ $rc != 0 ] && failure_details+=("$(echo "$out" | grep -E 'FAILED|ERROR: |SUMMARY: |runtime error|base64:|^[A-Za-z0-9+/=]{8,}$' | cut -c1-12000)")
-echo "== the desk in headless Chromium (playwright-core + axe-core)" >&2
+stage "the desk in headless Chromium (playwright-core + axe-core)"
 out=$(node tests/browser/desk_browser.mjs "$root/build" 2>&1); rc=$?
 echo "$out"
 line=$(echo "$out" | grep -E '^browser: [0-9]+ passed, [0-9]+ failed' | tail -1)
@@ -88,10 +99,11 @@ tally browser $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/
   "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/;t;s/.*/0/')"
 
 if [ "${DW_SKIP_SANITIZERS:-0}" != 1 ]; then
-  echo "== unit and integration tests under ASan + UBSan" >&2
+  stage "build under ASan + UBSan"
   # -O0: the sanitizers find the same faults, and an optimised instrumented build takes four
   # times as long to compile, which was most of CI's time.
   if scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DDW_SANITIZE=ON -DDW_BUILD_BENCH=OFF; then
+    stage "unit and integration tests under ASan + UBSan"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       run_ctest ctest-asan build-asan
   else
@@ -99,6 +111,9 @@ if [ "${DW_SKIP_SANITIZERS:-0}" != 1 ]; then
   fi
 fi
 
+stage ""
+echo "stage times (total $(( $(date +%s) - started )) s):"
+for t in "${stage_times[@]}"; do echo "$t"; done
 if [ ${#failed_stages[@]} -gt 0 ]; then
   for d in "${failure_details[@]}"; do echo "$d"; done
   echo "test: FAILED stages: ${failed_stages[*]}"

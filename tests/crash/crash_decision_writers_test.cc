@@ -115,7 +115,7 @@ TEST_P(CrashDecisionWritersTest, DwIncidentsVerifyPrintedIsWholeWithOneReceiptAn
     const auto t0 = std::chrono::steady_clock::now();
     BinaryRun run = RunBinary(verify(id, start + 1h), kNever);
     one_took = std::min(one_took, Since(t0));
-    ASSERT_EQ(run.child.exit_code, 0) << run.out;
+    ASSERT_EQ(run.child.exit_code, 0) << run.out << "\nstderr: " << run.err;
     ASSERT_GT(PrintedVerifiedReceipt(run.out), 0) << run.out;
   }
   std::set<std::string> acked_all;
@@ -134,7 +134,7 @@ TEST_P(CrashDecisionWritersTest, DwIncidentsVerifyPrintedIsWholeWithOneReceiptAn
     for (size_t i = 0; i < runs.size(); ++i) {
       killed += runs[i].child.killed ? 1 : 0;
       if (!runs[i].child.killed) {
-        ASSERT_EQ(runs[i].child.exit_code, 0) << Where(seed, k) << ": dw incidents verify " << opened[i] << ": " << runs[i].out;
+        ASSERT_EQ(runs[i].child.exit_code, 0) << Where(seed, k) << ": dw incidents verify " << opened[i] << ": " << runs[i].out << "\nstderr: " << runs[i].err;
         ASSERT_GT(PrintedVerifiedReceipt(runs[i].out), 0) << Where(seed, k) << ": " << runs[i].out;
       }
       if (PrintedVerifiedReceipt(runs[i].out) > 0) acked[opened[i]] = PrintedVerifiedReceipt(runs[i].out);
@@ -184,12 +184,12 @@ TEST_P(CrashDecisionWritersTest, DwIncidentsVerifyPrintedIsWholeWithOneReceiptAn
     // loop's receipt sweep runs: every incident ends resolved by verification with one receipt.
     for (const std::string& id : still_open) {
       BinaryRun again = RunBinary(verify(id, now + 1h), kNever);
-      ASSERT_EQ(again.child.exit_code, 0) << Where(seed, k) << ": verifying " << id << " again: " << again.out;
+      ASSERT_EQ(again.child.exit_code, 0) << Where(seed, k) << ": verifying " << id << " again: " << again.out << "\nstderr: " << again.err;
       ASSERT_GT(PrintedVerifiedReceipt(again.out), 0) << Where(seed, k) << ": " << again.out;
       in_flight_done += runs.size() > 0 && id == opened[runs.size() - 1];
     }
     BinaryRun sweep = RunBinary(Dw(dir, now + 1h, {"watch", "--once"}), kNever);
-    ASSERT_EQ(sweep.child.exit_code, 0) << Where(seed, k) << ": " << sweep.out;
+    ASSERT_EQ(sweep.child.exit_code, 0) << Where(seed, k) << ": " << sweep.out << "\nstderr: " << sweep.err;
     AwaitWriterSessionsGone();
     for (const std::string& line : WholeLines(sweep.out)) swept += line.find(" for incident ") != std::string::npos;
     for (const std::string& id : opened) {
@@ -332,7 +332,7 @@ TEST_P(CrashDecisionWritersTest, DwIncidentsProposePrintedIsStoredAndSentWithOne
     const auto t0 = std::chrono::steady_clock::now();
     BinaryRun run = RunBinary(propose(id, start + 5min), kNever);
     one_took = std::min(one_took, Since(t0));
-    ASSERT_EQ(run.child.exit_code, 0) << run.out;
+    ASSERT_EQ(run.child.exit_code, 0) << run.out << "\nstderr: " << run.err;
     per_incident = PrintedProposals(run.out).size();
     ASSERT_GE(per_incident, 2u) << "the hold and the verification plan were not both drafted: " << run.out;
   }
@@ -369,7 +369,7 @@ TEST_P(CrashDecisionWritersTest, DwIncidentsProposePrintedIsStoredAndSentWithOne
       killed += runs[i].child.killed ? 1 : 0;
       const std::map<std::string, int64_t> acked = PrintedProposals(runs[i].out);
       if (!runs[i].child.killed) {
-        ASSERT_EQ(runs[i].child.exit_code, 0) << Where(seed, k) << ": " << runs[i].out;
+        ASSERT_EQ(runs[i].child.exit_code, 0) << Where(seed, k) << ": " << runs[i].out << "\nstderr: " << runs[i].err;
         ASSERT_FALSE(acked.empty()) << Where(seed, k) << ": " << runs[i].out;
       }
       if (!acked.empty()) {
@@ -389,7 +389,7 @@ TEST_P(CrashDecisionWritersTest, DwIncidentsProposePrintedIsStoredAndSentWithOne
     for (size_t i = 0; i < opened.size(); ++i) {
       if (i < runs.size() && !runs[i].child.killed) continue;
       BinaryRun again = RunBinary(propose(opened[i], now + 5min), kNever);
-      ASSERT_EQ(again.child.exit_code, 0) << Where(seed, k) << ": " << again.out;
+      ASSERT_EQ(again.child.exit_code, 0) << Where(seed, k) << ": " << again.out << "\nstderr: " << again.err;
       const std::map<std::string, int64_t> acked = PrintedProposals(again.out);
       ASSERT_EQ(acked.size(), per_incident) << Where(seed, k) << ": " << again.out;
       for (const auto& [pid, v] : acked) ASSERT_EQ(v, 1) << Where(seed, k) << ": the rerun stored " << pid << " v" << v;
@@ -477,7 +477,7 @@ TEST_P(CrashDecisionWritersTest, DwWatchOnceDraftingPrintedIsSentWithOneNoticeAn
     const auto t0 = std::chrono::steady_clock::now();
     BinaryRun run = RunBinary(watch_once(dir), kNever);
     clean_took = std::min(clean_took, Since(t0));
-    ASSERT_EQ(run.child.exit_code, 0) << run.out;
+    ASSERT_EQ(run.child.exit_code, 0) << run.out << "\nstderr: " << run.err;
     auto st = Reopen(scratch->location(), "clean run");
     ASSERT_NE(st, nullptr);
     const auto pending = check_all(*st, "clean run");
@@ -494,7 +494,7 @@ TEST_P(CrashDecisionWritersTest, DwWatchOnceDraftingPrintedIsSentWithOneNoticeAn
     // vary; most must still die by the kill).
     BinaryRun run = RunKilledWithin(watch_once(dir), clean_took, 0.75, kills_at, killed);
     if (!run.child.killed) {
-      ASSERT_EQ(run.child.exit_code, 0) << Where(seed, k) << ": " << run.out;
+      ASSERT_EQ(run.child.exit_code, 0) << Where(seed, k) << ": " << run.out << "\nstderr: " << run.err;
     }
     const std::set<std::string> acked = PrintedWatchProposals(run.out);
     printed += static_cast<int>(acked.size());
@@ -510,7 +510,7 @@ TEST_P(CrashDecisionWritersTest, DwWatchOnceDraftingPrintedIsSentWithOneNoticeAn
     }
     // The restarted loop's pass: every table's incident has its proposals, each sent once.
     BinaryRun next = RunBinary(watch_once(dir), kNever);
-    ASSERT_EQ(next.child.exit_code, 0) << Where(seed, k) << ": " << next.out;
+    ASSERT_EQ(next.child.exit_code, 0) << Where(seed, k) << ": " << next.out << "\nstderr: " << next.err;
     const std::set<std::string> again = PrintedWatchProposals(next.out);
     for (const std::string& pid : again) ASSERT_EQ(acked.count(pid), 0u) << Where(seed, k) << ": " << pid << " sent a second time";
     redrafted += static_cast<int>(again.size());
@@ -618,7 +618,7 @@ TEST_P(CrashDecisionWritersTest, ApprovalExpiryEachOnceWithItsEscalationNoticeAn
     const auto t0 = std::chrono::steady_clock::now();
     BinaryRun run = RunBinary(watch_once(dir), kNever);
     clean_took = std::min(clean_took, Since(t0));
-    ASSERT_EQ(run.child.exit_code, 0) << run.out;
+    ASSERT_EQ(run.child.exit_code, 0) << run.out << "\nstderr: " << run.err;
     auto st = Reopen(scratch->location(), "clean run");
     ASSERT_NE(st, nullptr);
     ASSERT_EQ(PrintedExpiries(run.out).size(), static_cast<size_t>(kExpiring - kDecided)) << run.out;
@@ -633,7 +633,7 @@ TEST_P(CrashDecisionWritersTest, ApprovalExpiryEachOnceWithItsEscalationNoticeAn
     // vary; most must still die by the kill).
     BinaryRun run = RunKilledWithin(watch_once(dir), clean_took, 0.75, kills_at, killed);
     if (!run.child.killed) {
-      ASSERT_EQ(run.child.exit_code, 0) << Where(seed, k) << ": " << run.out;
+      ASSERT_EQ(run.child.exit_code, 0) << Where(seed, k) << ": " << run.out << "\nstderr: " << run.err;
     }
     const std::set<std::string> acked = PrintedExpiries(run.out);
     printed += static_cast<int>(acked.size());
@@ -645,14 +645,14 @@ TEST_P(CrashDecisionWritersTest, ApprovalExpiryEachOnceWithItsEscalationNoticeAn
     between += !expired.empty() && expired.size() < static_cast<size_t>(kExpiring - kDecided);
     // The restarted loop expires the rest, each once; a third run expires nothing.
     BinaryRun next = RunBinary(watch_once(dir), kNever);
-    ASSERT_EQ(next.child.exit_code, 0) << Where(seed, k) << ": " << next.out;
+    ASSERT_EQ(next.child.exit_code, 0) << Where(seed, k) << ": " << next.out << "\nstderr: " << next.err;
     const std::set<std::string> again = PrintedExpiries(next.out);
     for (const std::string& id : again) ASSERT_EQ(expired.count(id), 0u) << Where(seed, k) << ": " << id << " expired twice";
     by_rerun += static_cast<int>(again.size());
     ASSERT_EQ(check_all(*st, Where(seed, k) + ", after the rerun").size(), static_cast<size_t>(kExpiring - kDecided)) << next.out;
     ASSERT_FALSE(::testing::Test::HasFailure()) << Where(seed, k);
     BinaryRun third = RunBinary(watch_once(dir), kNever);
-    ASSERT_EQ(third.child.exit_code, 0) << Where(seed, k) << ": " << third.out;
+    ASSERT_EQ(third.child.exit_code, 0) << Where(seed, k) << ": " << third.out << "\nstderr: " << third.err;
     ASSERT_TRUE(PrintedExpiries(third.out).empty()) << Where(seed, k) << ": " << third.out;
   }
   EXPECT_GT(killed, kills / 2);
@@ -728,7 +728,7 @@ TEST_P(CrashDecisionWritersTest, DwKeysIssuePrintedIsStoredAndUsableNothingHalfW
     const auto t0 = std::chrono::steady_clock::now();
     BinaryRun run = RunBinary(issue(email), kNever, true);
     one_took = std::min(one_took, Since(t0));
-    ASSERT_EQ(run.child.exit_code, 0) << run.out;
+    ASSERT_EQ(run.child.exit_code, 0) << run.out << "\nstderr: " << run.err;
     all_output.push_back(run.out);
   }
   int killed = 0, commands = 0, acked_total = 0, stored_no_file = 0, reissued = 0, partial_left = 0;
@@ -747,7 +747,7 @@ TEST_P(CrashDecisionWritersTest, DwKeysIssuePrintedIsStoredAndUsableNothingHalfW
         ++killed;
         in_flight = email;
       } else {
-        ASSERT_EQ(runs[i].child.exit_code, 0) << Where(seed, k) << ": " << runs[i].out;
+        ASSERT_EQ(runs[i].child.exit_code, 0) << Where(seed, k) << ": " << runs[i].out << "\nstderr: " << runs[i].err;
       }
       bool acked = false;
       for (const std::string& line : WholeLines(runs[i].out)) acked |= line.rfind("issued an Ed25519 key for " + email + ";", 0) == 0;
@@ -774,11 +774,11 @@ TEST_P(CrashDecisionWritersTest, DwKeysIssuePrintedIsStoredAndUsableNothingHalfW
       BinaryRun again = RunBinary(issue(in_flight), kNever, true);
       all_output.push_back(again.out);
       if (had_file) {
-        ASSERT_EQ(again.child.exit_code, 2) << Where(seed, k) << ": " << again.out;
+        ASSERT_EQ(again.child.exit_code, 2) << Where(seed, k) << ": " << again.out << "\nstderr: " << again.err;
         ASSERT_NE(again.out.find("already exists"), std::string::npos) << again.out;
       } else {
         partial_left += std::filesystem::exists(key_file(in_flight) + ".partial");
-        ASSERT_EQ(again.child.exit_code, 0) << Where(seed, k) << ": " << again.out;
+        ASSERT_EQ(again.child.exit_code, 0) << Where(seed, k) << ": " << again.out << "\nstderr: " << again.err;
         ASSERT_FALSE(std::filesystem::exists(key_file(in_flight) + ".partial")) << Where(seed, k) << ": the rerun left the killed write's .partial";
         ++reissued;
       }

@@ -119,22 +119,33 @@ inline KilledChild ForkAndKill(const std::function<void(const std::function<void
   return out;
 }
 
-// Spawns `args` (args[0] the program) with stdout to a pipe read by the caller; stderr to
-// /dev/null, or to the same pipe with `stderr_too` (a test that checks everything a run said).
+// Spawns `args` (args[0] the program) with stdout to a pipe read by the caller; stderr to a pipe
+// of its own in *err_fd when given (what a failed run said, for the test's message), to the
+// stdout pipe with `stderr_too` (a test that checks everything a run said), else to /dev/null.
 // Returns the pid, and the read end in *out_fd.
-inline pid_t Spawn(const std::vector<std::string>& args, int* out_fd, bool stderr_too = false) {
+inline pid_t Spawn(const std::vector<std::string>& args, int* out_fd, bool stderr_too = false,
+                   int* err_fd = nullptr) {
   std::vector<std::string> copy = args;
   std::vector<char*> argv;
   for (auto& a : copy) argv.push_back(a.data());
   argv.push_back(nullptr);
   int fds[2];
   if (pipe(fds) != 0) return -1;
+  int errs[2] = {-1, -1};
+  if (err_fd != nullptr && !stderr_too && pipe(errs) != 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return -1;
+  }
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
   posix_spawn_file_actions_addclose(&fa, fds[0]);
   if (stderr_too) {
     posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+  } else if (errs[1] >= 0) {
+    posix_spawn_file_actions_adddup2(&fa, errs[1], 2);
+    posix_spawn_file_actions_addclose(&fa, errs[0]);
   } else {
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
   }
@@ -143,12 +154,27 @@ inline pid_t Spawn(const std::vector<std::string>& args, int* out_fd, bool stder
   posix_spawn_file_actions_destroy(&fa);
   close(fds[1]);
   *out_fd = fds[0];
+  if (errs[1] >= 0) {
+    close(errs[1]);
+    *err_fd = errs[0];
+  }
   return pid;
 }
 
-// One run of a binary: what it printed on stdout, and how it ended.
+// A thread that reads `fd` into *into until its writers are gone, then closes it.
+inline std::thread DrainInto(int fd, std::string* into) {
+  return std::thread([fd, into] {
+    char buf[4096];
+    for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) into->append(buf, static_cast<size_t>(n));
+    close(fd);
+  });
+}
+
+// One run of a binary: what it printed on stdout and on stderr (empty with `stderr_too`, which
+// puts both in `out`), and how it ended. A test's message for a failed run shows both.
 struct BinaryRun {
   std::string out;
+  std::string err;
   KilledChild child;
 };
 
@@ -157,16 +183,14 @@ struct BinaryRun {
 inline BinaryRun RunBinary(const std::vector<std::string>& args, std::chrono::steady_clock::time_point kill_at,
                            bool stderr_too = false) {
   BinaryRun run;
-  int fd = -1;
-  pid_t pid = Spawn(args, &fd, stderr_too);
+  int fd = -1, err_fd = -1;
+  pid_t pid = Spawn(args, &fd, stderr_too, &err_fd);
   if (pid <= 0) return run;
-  std::thread reader([&] {
-    char buf[4096];
-    for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) run.out.append(buf, static_cast<size_t>(n));
-  });
+  std::thread out_reader = DrainInto(fd, &run.out);
+  std::thread err_reader = err_fd >= 0 ? DrainInto(err_fd, &run.err) : std::thread();
   KillAt(pid, kill_at, &run.child);
-  reader.join();
-  close(fd);
+  out_reader.join();
+  if (err_reader.joinable()) err_reader.join();
   return run;
 }
 

@@ -74,29 +74,12 @@ std::set<std::string> StoredEvents(store::StateStore& st) {
   return out;
 }
 
-struct CollectRun {
-  std::string out;
-  KilledChild child;
-};
-
 // Runs `dw collect --format json` on the workspace `dir`, killing it after `kill_after` (never
 // when zero).
-CollectRun RunCollect(const std::filesystem::path& dir, std::chrono::microseconds kill_after) {
-  CollectRun run;
-  int fd = -1;
-  pid_t pid = Spawn({DW_BINARY, "--workspace", dir.string(), "--now", "2026-11-25T02:36:00Z", "collect",
-                     "--format", "json"}, &fd);
-  if (pid <= 0) return run;
-  std::thread reader([&] {
-    char buf[4096];
-    for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) run.out.append(buf, static_cast<size_t>(n));
-  });
-  KillAt(pid, kill_after.count() == 0 ? std::chrono::steady_clock::time_point::max()
-                                      : std::chrono::steady_clock::now() + kill_after,
-         &run.child);
-  reader.join();
-  close(fd);
-  return run;
+BinaryRun RunCollect(const std::filesystem::path& dir, std::chrono::microseconds kill_after) {
+  return RunBinary({DW_BINARY, "--workspace", dir.string(), "--now", "2026-11-25T02:36:00Z", "collect", "--format", "json"},
+                   kill_after.count() == 0 ? std::chrono::steady_clock::time_point::max()
+                                           : std::chrono::steady_clock::now() + kill_after);
 }
 
 // The workspace of the collect test: the two simulated platforms (the loyalty example's Flink,
@@ -142,8 +125,8 @@ TEST_P(CrashWritersTest, DwCollectPrintedPassesAreWholeEachPlatformIsAllOrNothin
     auto scratch = ScratchLocation::Create(GetParam());
     ASSERT_TRUE(scratch.ok());
     WriteCollectWorkspace(tmp.path() / ("clean-" + name), urls, name, (*scratch)->location());
-    CollectRun run = RunCollect(tmp.path() / ("clean-" + name), 0us);
-    ASSERT_EQ(run.child.exit_code, 0) << run.out;
+    BinaryRun run = RunCollect(tmp.path() / ("clean-" + name), 0us);
+    ASSERT_EQ(run.child.exit_code, 0) << run.out << "\nstderr: " << run.err;
     auto st = Reopen((*scratch)->location(), "clean run of " + name);
     ASSERT_NE(st, nullptr);
     per_platform[name] = StoredEvents(*st);
@@ -154,9 +137,9 @@ TEST_P(CrashWritersTest, DwCollectPrintedPassesAreWholeEachPlatformIsAllOrNothin
   {
     const auto start = std::chrono::steady_clock::now();
     WriteCollectWorkspace(tmp.path() / "clean", urls, "", scratch_->location());
-    CollectRun run = RunCollect(tmp.path() / "clean", 0us);
+    BinaryRun run = RunCollect(tmp.path() / "clean", 0us);
     clean_took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
-    ASSERT_EQ(run.child.exit_code, 0) << run.out;
+    ASSERT_EQ(run.child.exit_code, 0) << run.out << "\nstderr: " << run.err;
     auto st = Reopen(scratch_->location(), "clean run");
     ASSERT_NE(st, nullptr);
     ASSERT_EQ(StoredEvents(*st), all) << "one pass over both platforms is not the union of each alone";
@@ -170,11 +153,11 @@ TEST_P(CrashWritersTest, DwCollectPrintedPassesAreWholeEachPlatformIsAllOrNothin
     const auto dir = tmp.path() / ("kill-" + std::to_string(k));
     WriteCollectWorkspace(dir, urls, "", WriterLocation((*scratch)->location()));
     // The kill falls anywhere from the start to half again the clean run's own time.
-    CollectRun run = RunCollect(dir, 1us + kills_at.Next(clean_took + clean_took / 2));
+    BinaryRun run = RunCollect(dir, 1us + kills_at.Next(clean_took + clean_took / 2));
     AwaitWriterSessionsGone();
     killed += run.child.killed ? 1 : 0;
     if (!run.child.killed) {
-      ASSERT_LE(run.child.exit_code, 1) << Where(seed, k) << ": " << run.out;
+      ASSERT_LE(run.child.exit_code, 1) << Where(seed, k) << ": " << run.out << "\nstderr: " << run.err;
     }
     const Json report = Json::parse(run.out, nullptr, false);
     const bool acked = !report.is_discarded() && report.contains("platforms");
@@ -197,8 +180,8 @@ TEST_P(CrashWritersTest, DwCollectPrintedPassesAreWholeEachPlatformIsAllOrNothin
       ASSERT_EQ(stored, all) << Where(seed, k) << ": the pass printed its report and events are missing";
     }
     // The next pass (cursors and all) finishes the work: exactly the clean run's events.
-    CollectRun next = RunCollect(dir, 0us);
-    ASSERT_EQ(next.child.exit_code, 0) << Where(seed, k) << ": " << next.out;
+    BinaryRun next = RunCollect(dir, 0us);
+    ASSERT_EQ(next.child.exit_code, 0) << Where(seed, k) << ": " << next.out << "\nstderr: " << next.err;
     ASSERT_EQ(StoredEvents(*st), all) << Where(seed, k) << ": the pass after the kill did not end where a clean run does";
     const Json again = Json::parse(next.out, nullptr, false);
     ASSERT_FALSE(again.is_discarded()) << next.out;
@@ -283,7 +266,7 @@ TEST_P(CrashWritersTest, DwWatchOnceIncidentsPrintedOpenedAreThereWholeAndTheNex
     const auto start = std::chrono::steady_clock::now();
     BinaryRun run = RunBinary(watch_once(dir), kNever);
     clean_took = std::min(clean_took, std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start));
-    ASSERT_EQ(run.child.exit_code, 0) << run.out;
+    ASSERT_EQ(run.child.exit_code, 0) << run.out << "\nstderr: " << run.err;
     ASSERT_EQ(PrintedOpened(run.out).size(), static_cast<size_t>(kCheckedTables)) << run.out;
     auto st = Reopen((*scratch)->location(), "clean run");
     ASSERT_NE(st, nullptr);
@@ -300,7 +283,7 @@ TEST_P(CrashWritersTest, DwWatchOnceIncidentsPrintedOpenedAreThereWholeAndTheNex
     WriteNotifyingWorkspace(dir, checks, WriterLocation((*scratch)->location()));
     BinaryRun run = RunKilledWithin(watch_once(dir), clean_took, 1.0, kills_at, killed);
     if (!run.child.killed) {
-      ASSERT_EQ(run.child.exit_code, 0) << Where(seed, k) << ": " << run.out;
+      ASSERT_EQ(run.child.exit_code, 0) << Where(seed, k) << ": " << run.out << "\nstderr: " << run.err;
     }
     const std::vector<std::string> acked = PrintedOpened(run.out);
     acked_total += acked.size();
@@ -316,7 +299,7 @@ TEST_P(CrashWritersTest, DwWatchOnceIncidentsPrintedOpenedAreThereWholeAndTheNex
 
     // The restarted pass: every table's incident is open once, those there before unchanged.
     BinaryRun next = RunBinary(watch_once(dir), kNever);
-    ASSERT_EQ(next.child.exit_code, 0) << Where(seed, k) << ": " << next.out;
+    ASSERT_EQ(next.child.exit_code, 0) << Where(seed, k) << ": " << next.out << "\nstderr: " << next.err;
     const std::vector<std::string> opened_again = PrintedOpened(next.out);
     for (const std::string& id : opened_again) ASSERT_EQ(ids.count(id), 0u) << Where(seed, k) << ": " << id << " opened a second time";
     retried_opened += static_cast<int>(opened_again.size());
@@ -380,7 +363,7 @@ TEST_P(CrashWritersTest, DwApproveAcceptedDecisionsAreThereWithTheirNoticeAndNoP
     const auto start = std::chrono::steady_clock::now();
     BinaryRun run = RunBinary(approve(pool.front()), kNever);
     one_took = std::min(one_took, std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start));
-    ASSERT_EQ(run.child.exit_code, 0) << run.out;
+    ASSERT_EQ(run.child.exit_code, 0) << run.out << "\nstderr: " << run.err;
     acked_all.insert(pool.front());
     pool.erase(pool.begin());
   }
@@ -403,7 +386,7 @@ TEST_P(CrashWritersTest, DwApproveAcceptedDecisionsAreThereWithTheirNoticeAndNoP
         in_flight = pool[i];
         ++killed;
       } else {
-        ASSERT_EQ(r.child.exit_code, 0) << Where(seed, k) << ": dw approve " << pool[i] << ": " << r.out;
+        ASSERT_EQ(r.child.exit_code, 0) << Where(seed, k) << ": dw approve " << pool[i] << ": " << r.out << "\nstderr: " << r.err;
       }
       // The acceptance is the line printed (after Decide returned): a killed run that printed it
       // acknowledged it too.
@@ -442,12 +425,12 @@ TEST_P(CrashWritersTest, DwApproveAcceptedDecisionsAreThereWithTheirNoticeAndNoP
     // accepted for the one the kill left pending; no decision is lost or counted twice.
     if (!runs.empty() && std::find(still_pending.begin(), still_pending.end(), pool.front()) == still_pending.end()) {
       BinaryRun again = RunBinary(approve(pool.front()), kNever);
-      ASSERT_EQ(again.child.exit_code, 1) << Where(seed, k) << ": approving " << pool.front() << " a second time: " << again.out;
+      ASSERT_EQ(again.child.exit_code, 1) << Where(seed, k) << ": approving " << pool.front() << " a second time: " << again.out << "\nstderr: " << again.err;
     }
     if (!in_flight.empty()) {
       const bool was_pending = std::find(still_pending.begin(), still_pending.end(), in_flight) != still_pending.end();
       BinaryRun again = RunBinary(approve(in_flight), kNever);
-      ASSERT_EQ(again.child.exit_code, was_pending ? 0 : 1) << Where(seed, k) << ": approving " << in_flight << " (in flight at the kill) again: " << again.out;
+      ASSERT_EQ(again.child.exit_code, was_pending ? 0 : 1) << Where(seed, k) << ": approving " << in_flight << " (in flight at the kill) again: " << again.out << "\nstderr: " << again.err;
       if (was_pending) {
         still_pending.erase(std::find(still_pending.begin(), still_pending.end(), in_flight));
         acked_all.insert(in_flight);
@@ -517,7 +500,7 @@ TEST_P(CrashWritersTest, DwIncidentsResolveGetsExactlyOneReceiptWithItsNoticeThr
     const auto t0 = std::chrono::steady_clock::now();
     BinaryRun run = RunBinary(resolve(id, start - 23h), kNever);
     one_took = std::min(one_took, std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0));
-    ASSERT_EQ(run.child.exit_code, 0) << run.out;
+    ASSERT_EQ(run.child.exit_code, 0) << run.out << "\nstderr: " << run.err;
     ASSERT_GT(PrintedReceiptSeq(run.out), 0) << run.out;
     acked_all[id] = PrintedReceiptSeq(run.out);
   }
@@ -540,7 +523,7 @@ TEST_P(CrashWritersTest, DwIncidentsResolveGetsExactlyOneReceiptWithItsNoticeThr
       const BinaryRun& r = runs[i];
       killed += r.child.killed ? 1 : 0;
       if (!r.child.killed) {
-        ASSERT_EQ(r.child.exit_code, 0) << Where(seed, k) << ": dw incidents resolve " << opened[i] << ": " << r.out;
+        ASSERT_EQ(r.child.exit_code, 0) << Where(seed, k) << ": dw incidents resolve " << opened[i] << ": " << r.out << "\nstderr: " << r.err;
         ASSERT_GT(PrintedReceiptSeq(r.out), 0) << Where(seed, k) << ": " << r.out;
       }
       if (PrintedReceiptSeq(r.out) > 0) acked[opened[i]] = PrintedReceiptSeq(r.out);
@@ -576,7 +559,7 @@ TEST_P(CrashWritersTest, DwIncidentsResolveGetsExactlyOneReceiptWithItsNoticeThr
     // The watch loop's retry (`dw watch --once`: its "receipts" job) writes the missing receipt,
     // and only that one.
     BinaryRun sweep = RunBinary(Dw(dir, now + 1h, {"watch", "--once"}), kNever);
-    ASSERT_EQ(sweep.child.exit_code, 0) << Where(seed, k) << ": " << sweep.out;
+    ASSERT_EQ(sweep.child.exit_code, 0) << Where(seed, k) << ": " << sweep.out << "\nstderr: " << sweep.err;
     size_t written = 0;
     for (const std::string& line : WholeLines(sweep.out)) written += line.find(" for incident ") != std::string::npos;
     ASSERT_EQ(written, resolved_without_receipt) << Where(seed, k) << ": " << sweep.out;

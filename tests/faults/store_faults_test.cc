@@ -188,14 +188,16 @@ TEST(PostgresStoreFaultsTest, ARestartUnderLoadFailsTheWritesInFlightClearlyAndL
 
   std::atomic<bool> stop{false};
   std::atomic<int> restarted{0};
+  // The writer's own lists, read by this thread only after it joined; the counts are shared.
   std::vector<int> acked;
   std::vector<std::string> errors;
-  int after_restart_ok = 0;
+  std::atomic<int> acked_count{0}, after_restart_ok{0};
   std::thread writer([&] {
     for (int b = 0; !stop; ++b) {
       Status s = (*st)->UpsertMetricPoints("m", Batch(b));
       if (s.ok()) {
         acked.push_back(b);
+        ++acked_count;
         if (restarted > 0) ++after_restart_ok;
       } else {
         errors.push_back(s.ToString());
@@ -204,16 +206,21 @@ TEST(PostgresStoreFaultsTest, ARestartUnderLoadFailsTheWritesInFlightClearlyAndL
     }
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  const int before = static_cast<int>(acked.size());
+  const int before = acked_count;
   const auto started = std::chrono::steady_clock::now();
-  ASSERT_EQ(std::system(restart), 0) << "the restart command failed: " << restart;
+  const int restart_status = std::system(restart);
+  if (restart_status != 0) {
+    stop = true;  // the writer is joined before the test ends, or its thread aborts the run
+    writer.join();
+    FAIL() << "the restart command failed (status " << restart_status << "): " << restart;
+  }
   restarted = 1;
   // The writer carries on by itself: wait (bounded) for writes to succeed again.
   while (after_restart_ok < 20 && std::chrono::steady_clock::now() - started < std::chrono::seconds(60))
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   stop = true;
   writer.join();
-  ASSERT_GE(after_restart_ok, 20) << "the writes did not succeed again after the restart; errors: "
+  ASSERT_GE(after_restart_ok.load(), 20) << "the writes did not succeed again after the restart; errors: "
                                   << (errors.empty() ? "" : errors.back());
   EXPECT_GT(before, 0);
   EXPECT_FALSE(errors.empty()) << "the restart failed no write in flight: the test would prove nothing";
