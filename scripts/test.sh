@@ -6,7 +6,8 @@
 #  2. the official MCP conformance suite against `dw serve --conformance-fixtures`;
 #  3. the official TypeScript SDK client against each agent through start-agent.sh;
 #  4. Claude Code itself: `claude mcp add` for each agent, then `claude mcp list`;
-#  5. every libFuzzer target of tests/fuzz/ for DW_FUZZ_SECONDS (20) s (scripts/fuzz-smoke.sh);
+#  5. every libFuzzer target of tests/fuzz/ for DW_FUZZ_SECONDS (20) s, one per core at a time
+#     (scripts/fuzz-smoke.sh);
 #  6. the desk's pages in headless Chromium (playwright-core, axe-core; tests/browser/);
 #  7. the GoogleTest suite again under AddressSanitizer and UndefinedBehaviorSanitizer
 #     (skip with DW_SKIP_SANITIZERS=1 for a quick local run).
@@ -86,7 +87,8 @@ tally claude $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/'
   "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/;t;s/.*/0/')"
 
 stage "fuzz targets, ${DW_FUZZ_SECONDS:-20} s each under ASan + UBSan (scripts/fuzz-smoke.sh)"
-out=$(scripts/fuzz-smoke.sh 2>&1); rc=$?
+# One target per core at a time: each still runs its DW_FUZZ_SECONDS on a core of its own.
+out=$(DW_FUZZ_PARALLEL=${DW_FUZZ_PARALLEL:-$(nproc)} scripts/fuzz-smoke.sh 2>&1); rc=$?
 echo "$out"
 tally fuzz $rc "$(echo "$out" | grep -cE ' ok$')" "$(echo "$out" | grep -cE ' FAILED ')"
 # What failed, repeated at the end: CI keeps only the tail of the log.
