@@ -10,10 +10,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$root/build}
 shift || true
 jobs=${DW_BUILD_JOBS:-$(nproc)}
-# A compiler cache, where the machine has one, makes a rebuild of unchanged sources cheap; the
-# build is the same without it.
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# The compiler cache (scripts/compiler-cache.sh) makes a rebuild of unchanged sources cheap, in
+# this folder or a clean clone in another; the build is the same without it.
+source "$root/scripts/compiler-cache.sh"
+launcher=($(dw_cache_launcher))
 if [ ! -f "$dir/build.ninja" ]; then
   cmake -S "$root" -B "$dir" -G Ninja "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release "$@" >&2
 elif [ $# -gt 0 ]; then

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of tests/fuzz/ (clang, ASan+UBSan) and runs each for
+# Builds the libFuzzer targets of tests/fuzz/ (clang, ASan+UBSan: the instrumented build the
+# sanitized suite also runs from, build-asan, where only the targets are built when it is new) and runs each for
 # DW_FUZZ_SECONDS seconds (20 by default) from its seed corpus (tests/fuzz/make_seeds.py) and its
 # regression inputs (tests/fuzz/regressions/<target>/, every input that once crashed). Fails when
 # any target crashes, hangs (an input over 10 s), leaks, runs out of memory (2 GiB) or does not
@@ -10,32 +11,30 @@
 #   DW_FUZZ_TARGETS="jsonrpc schema" scripts/fuzz-smoke.sh   some targets only
 #   DW_FUZZ_TARGETS="jsonrpc openlineage http_serve" DW_FUZZ_PARALLEL=3 nice -n 19 bench/fuzz.sh
 #                                         the hour-long runs of docs/RELIABILITY.md, side by side
-# Environment: DW_FUZZ_BUILD (build folder, default build-fuzz), DW_FUZZ_JOBS (parallel builds),
+# Environment: DW_FUZZ_BUILD (build folder, default build-asan), DW_FUZZ_JOBS (parallel builds),
 # DW_FUZZ_PARALLEL (targets run at once, 1 by default; the long runs use several),
 # DW_FUZZ_SEED (libFuzzer's -seed; 1 by default so that the test command's run is repeatable for a
 # given commit: the same inputs in the same order on every machine, a faster one only going further
 # along them; a code change changes the coverage the mutations follow; 0 draws a new seed each
 # run, as bench/fuzz.sh does to search wider).
 # A failing target's crashing input is printed in base64 when it is under 8 KiB, so a CI log alone
-# is enough to reproduce it (base64 -d > crash; build-fuzz/tests/fuzz/fuzz_<target> crash).
+# is enough to reproduce it (base64 -d > crash; build-asan/tests/fuzz/fuzz_<target> crash).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 seconds=${DW_FUZZ_SECONDS:-20}
 seed=${DW_FUZZ_SEED:-1}
 case $seed in ''|*[!0-9]*) echo "fuzz: DW_FUZZ_SEED must be a number, not '$seed'" >&2; exit 2 ;; esac
-build=${DW_FUZZ_BUILD:-build-fuzz}
+build=${DW_FUZZ_BUILD:-build-asan}
 jobs=${DW_FUZZ_JOBS:-$(nproc)}
 
 command -v clang++ >/dev/null || { echo "fuzz: clang++ is missing (scripts/setup.sh installs clang and libclang-rt-14-dev)" >&2; exit 2; }
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-if [ ! -f "$build/build.ninja" ]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DDW_FUZZ=ON \
-    "${launcher[@]}" >&2 || { echo "fuzz: configure failed" >&2; exit 1; }
+if [ -f "$build/CMakeCache.txt" ] && ! grep -q '^DW_FUZZ:BOOL=ON' "$build/CMakeCache.txt"; then
+  echo "fuzz: $build is not an instrumented build with the fuzz targets (DW_FUZZ=ON); remove it or set DW_FUZZ_BUILD" >&2
+  exit 1
 fi
 build_start=$(date +%s)
-ninja -C "$build" -j "$jobs" fuzz_all >&2 || { echo "fuzz: build failed" >&2; exit 1; }
+DW_BUILD_JOBS=$jobs scripts/instrumented-build.sh "$build" fuzz_all || { echo "fuzz: build failed" >&2; exit 1; }
 echo "fuzz: build took $(( $(date +%s) - build_start )) s" >&2
 
 seeds="$build/fuzz-seeds"

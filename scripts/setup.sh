@@ -12,7 +12,7 @@ packages=(
   nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev sqlite3 libpq-dev postgresql
   libcurl4-openssl-dev libcpp-httplib-dev libcli11-dev libspdlog-dev libfmt-dev libssl-dev
   libjemalloc-dev libgtest-dev libgmock-dev libbenchmark-dev wrk curl ca-certificates
-  clang libclang-rt-14-dev python3
+  clang libclang-rt-14-dev lld ccache python3
 )
 with_node=1
 [ "${1:-}" = "--no-node" ] && with_node=0

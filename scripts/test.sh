@@ -1,20 +1,33 @@
 #!/usr/bin/env bash
 # Sets everything up and runs every test:
-#  1. the GoogleTest suite (ctest) against both state-store backends, with a throwaway PostgreSQL
-#     server started and stopped around it;
+#  1. the GoogleTest suite and the scenario replays (ctest) against both state-store backends, with
+#     a throwaway PostgreSQL server started and stopped around it, from the Release build;
 #  1b. the README's first command, scripts/demo.sh (both seed incidents replayed end to end);
 #  2. the official MCP conformance suite against `dw serve --conformance-fixtures`;
 #  3. the official TypeScript SDK client against each agent through start-agent.sh;
 #  4. Claude Code itself: `claude mcp add` for each agent, then `claude mcp list`;
-#  5. every libFuzzer target of tests/fuzz/ for DW_FUZZ_SECONDS (20) s, one per core at a time
-#     (scripts/fuzz-smoke.sh);
-#  6. the desk's pages in headless Chromium (playwright-core, axe-core; tests/browser/);
-#  7. the GoogleTest suite again under AddressSanitizer and UndefinedBehaviorSanitizer
-#     (skip with DW_SKIP_SANITIZERS=1 for a quick local run).
-# Exits non-zero if any stage fails; the last line counts passed and failed tests.
+#  5. the desk's pages in headless Chromium (playwright-core, axe-core; tests/browser/);
+#  6. the instrumented build (scripts/instrumented-build.sh: clang, ASan + UBSan; it compiles at
+#     the lowest priority beside steps 1 to 5) and, from it, the same suite under the sanitizers,
+#     then every libFuzzer target of tests/fuzz/ for DW_FUZZ_SECONDS (20) s, one per core at a
+#     time (scripts/fuzz-smoke.sh).
+# Every build goes through the compiler cache (scripts/compiler-cache.sh); the result never depends
+# on it. The end of the log repeats each stage's time and the cache's hit rate.
+#   scripts/test.sh           everything (what CI runs)
+#   scripts/test.sh --quick   the loop for a change: the Release build of dw, dw-sim and the tests,
+#                             and the suite with the scenarios; no sanitizers, fuzzing or browsers
+# DW_SKIP_SANITIZERS=1 leaves out step 6. Exits non-zero if any stage fails; the last line counts
+# passed and failed tests.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+
+quick=0
+case ${1:-} in
+  --quick) quick=1 ;;
+  "") ;;
+  *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+esac
 
 started=$(date +%s); stage_name=""; stage_start=$started; stage_times=()
 # Starts a stage: closes the previous one's time and prints the next one's heading. The times are
@@ -26,19 +39,59 @@ stage() {
   if [ -n "$1" ]; then echo "== $1 (at $((now - started)) s)" >&2; fi
 }
 
-stage "setup (Debian packages, npm tools)"
-scripts/setup.sh || { echo "test: setup failed" >&2; exit 2; }
-source <(scripts/node-tools.sh --env)
+if [ $quick = 1 ]; then
+  stage "setup (Debian packages)"
+  scripts/setup.sh --no-node || { echo "test: setup failed" >&2; exit 2; }
+else
+  stage "setup (Debian packages, npm tools)"
+  scripts/setup.sh || { echo "test: setup failed" >&2; exit 2; }
+  source <(scripts/node-tools.sh --env)
+fi
+# After setup, which installs ccache: the cache's counters before the first build.
+source scripts/compiler-cache.sh
+read -r cache_hits0 cache_misses0 < <(dw_cache_stats)
+# Prints the stage times and the compiler cache's hit rate over this run's compiles.
+summary() {
+  stage ""
+  echo "stage times (total $(( $(date +%s) - started )) s):"
+  for t in "${stage_times[@]}"; do echo "$t"; done
+  local hits misses
+  read -r hits misses < <(dw_cache_stats)
+  hits=$((hits - cache_hits0)); misses=$((misses - cache_misses0))
+  if [ -n "${CCACHE_DISABLE:-}" ] || ! command -v ccache >/dev/null; then
+    echo "compiler cache: off"
+  elif [ $((hits + misses)) = 0 ]; then
+    echo "compiler cache: no compiles this run ($CCACHE_DIR)"
+  else
+    echo "compiler cache: $hits of $((hits + misses)) compiles hit ($((100 * hits / (hits + misses)))%; $CCACHE_DIR)"
+  fi
+}
 
 passed=0; failed=0; failed_stages=(); failure_details=()
+# Ends the run: the stage times and cache, what failed (CI keeps only the tail of the log), the
+# count, and the exit code.
+finish() {
+  summary
+  if [ ${#failed_stages[@]} -gt 0 ]; then
+    for d in "${failure_details[@]}"; do echo "$d"; done
+    echo "test: FAILED stages: ${failed_stages[*]}"
+  fi
+  echo "all: $passed passed, $failed failed"
+  [ ${#failed_stages[@]} -eq 0 ]
+  exit
+}
 # Adds a stage's counts; a stage that crashed without counts counts as one failure.
 tally() { # name exit_code passed failed
   passed=$((passed + $3)); failed=$((failed + $4))
   if [ "$2" != 0 ]; then failed_stages+=("$1"); [ "$4" = 0 ] && failed=$((failed + 1)); fi
 }
+# Tests run at once: one per core, and twice that in the quick loop, where nothing else runs and
+# the Release suite mostly waits (on child processes, sockets and the server: 40% of two cores).
+# DW_TEST_JOBS sets it.
+test_jobs=${DW_TEST_JOBS:-$(( (quick + 1) * $(nproc) ))}
 run_ctest() { # name build_dir
   local log; log=$(mktemp)
-  scripts/with-postgres.sh ctest --test-dir "$2" --output-on-failure -j "$(nproc)" 2>&1 | tee "$log"
+  scripts/with-postgres.sh ctest --test-dir "$2" --output-on-failure -j "$test_jobs" 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
   local total fail
   total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -1)
@@ -50,10 +103,29 @@ run_ctest() { # name build_dir
 
 stage "build"
 # The normal (unsanitized) pass is a Release build: the one users get, so no extra build is needed.
-scripts/build.sh build -DCMAKE_BUILD_TYPE=Release || { echo "test: build failed" >&2; exit 1; }
+# The quick loop builds what the suite runs (not the benchmarks).
+targets=""
+[ $quick = 1 ] && targets="dw dw-sim dw_tests"
+DW_BUILD_TARGETS=$targets scripts/build.sh build -DCMAKE_BUILD_TYPE=Release ||
+  { echo "test: build failed" >&2; tally build 1 0 1; finish; }
 
-stage "unit and integration tests (SQLite and PostgreSQL state stores)"
+# The instrumented build starts now, in the background at the lowest priority, and compiles with
+# the CPU the Release stages below leave idle: they wait on processes, sockets and a server more
+# than they compute (the Release suite used 40% of two cores). Its stage further down waits for it.
+instrumented=0
+if [ $quick = 0 ] && [ "${DW_SKIP_SANITIZERS:-0}" != 1 ]; then
+  instrumented=1
+  instrumented_log=$(mktemp)
+  instrumented_start=$(date +%s)
+  ( nice -n 19 scripts/instrumented-build.sh build-asan >"$instrumented_log" 2>&1
+    echo $? >"$instrumented_log.rc"; date +%s >"$instrumented_log.end" ) &
+  instrumented_pid=$!
+fi
+
+stage "unit and integration tests, scenario replays (SQLite and PostgreSQL state stores)"
 run_ctest ctest build
+
+[ $quick = 1 ] && finish
 
 stage "the README's first command (scripts/demo.sh: the main job, both seed incidents replayed end to end)"
 # It runs after the suite, alone, because its simulators listen on fixed ports (18080-18085).
@@ -86,13 +158,6 @@ line=$(echo "$out" | grep -E '^claude: [0-9]+ passed, [0-9]+ failed' | tail -1)
 tally claude $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/')" \
   "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/;t;s/.*/0/')"
 
-stage "fuzz targets, ${DW_FUZZ_SECONDS:-20} s each under ASan + UBSan (scripts/fuzz-smoke.sh)"
-# One target per core at a time: each still runs its DW_FUZZ_SECONDS on a core of its own.
-out=$(DW_FUZZ_PARALLEL=${DW_FUZZ_PARALLEL:-$(nproc)} scripts/fuzz-smoke.sh 2>&1); rc=$?
-echo "$out"
-tally fuzz $rc "$(echo "$out" | grep -cE ' ok$')" "$(echo "$out" | grep -cE ' FAILED ')"
-# What failed, repeated at the end: CI keeps only the tail of the log.
-[ $rc != 0 ] && failure_details+=("$(echo "$out" | grep -E 'FAILED|ERROR: |SUMMARY: |runtime error|base64:|^[A-Za-z0-9+/=]{8,}$' | cut -c1-12000)")
 stage "the desk in headless Chromium (playwright-core + axe-core)"
 out=$(node tests/browser/desk_browser.mjs "$root/build" 2>&1); rc=$?
 echo "$out"
@@ -100,25 +165,27 @@ line=$(echo "$out" | grep -E '^browser: [0-9]+ passed, [0-9]+ failed' | tail -1)
 tally browser $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/')" \
   "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/;t;s/.*/0/')"
 
-if [ "${DW_SKIP_SANITIZERS:-0}" != 1 ]; then
-  stage "build under ASan + UBSan"
-  # -O0: the sanitizers find the same faults, and an optimised instrumented build takes four
-  # times as long to compile, which was most of CI's time.
-  if scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DDW_SANITIZE=ON -DDW_BUILD_BENCH=OFF; then
-    stage "unit and integration tests under ASan + UBSan"
+if [ $instrumented = 1 ]; then
+  stage "instrumented build (clang, ASan + UBSan: the tests and the fuzz targets; the part not done beside the stages above)"
+  wait "$instrumented_pid"
+  instrumented_rc=$(cat "$instrumented_log.rc" 2>/dev/null || echo 1)
+  echo "instrumented build: exit $instrumented_rc, $(( $(cat "$instrumented_log.end" 2>/dev/null || date +%s) - instrumented_start )) s from its start" >&2
+  [ "$instrumented_rc" != 0 ] && tail -80 "$instrumented_log"
+  rm -f "$instrumented_log" "$instrumented_log.rc" "$instrumented_log.end"
+  if [ "$instrumented_rc" = 0 ]; then
+    stage "unit and integration tests, scenario replays under ASan + UBSan"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       run_ctest ctest-asan build-asan
+    stage "fuzz targets, ${DW_FUZZ_SECONDS:-20} s each under ASan + UBSan (scripts/fuzz-smoke.sh)"
+    # One target per core at a time: each still runs its DW_FUZZ_SECONDS on a core of its own.
+    out=$(DW_FUZZ_PARALLEL=${DW_FUZZ_PARALLEL:-$(nproc)} scripts/fuzz-smoke.sh 2>&1); rc=$?
+    echo "$out"
+    tally fuzz $rc "$(echo "$out" | grep -cE ' ok$')" "$(echo "$out" | grep -cE ' FAILED ')"
+    # What failed, repeated at the end: CI keeps only the tail of the log.
+    [ $rc != 0 ] && failure_details+=("$(echo "$out" | grep -E 'FAILED|ERROR: |SUMMARY: |runtime error|base64:|^[A-Za-z0-9+/=]{8,}$' | cut -c1-12000)")
   else
-    tally sanitizer-build 1 0 1
+    tally instrumented-build 1 0 1
   fi
 fi
 
-stage ""
-echo "stage times (total $(( $(date +%s) - started )) s):"
-for t in "${stage_times[@]}"; do echo "$t"; done
-if [ ${#failed_stages[@]} -gt 0 ]; then
-  for d in "${failure_details[@]}"; do echo "$d"; done
-  echo "test: FAILED stages: ${failed_stages[*]}"
-fi
-echo "all: $passed passed, $failed failed"
-[ ${#failed_stages[@]} -eq 0 ]
+finish

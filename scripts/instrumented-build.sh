@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The instrumented build (docs/RELIABILITY.md, "One instrumented build"): clang, AddressSanitizer
+# and UndefinedBehaviorSanitizer over the library, the simulators and the tests, and the libFuzzer
+# targets of tests/fuzz/ linked from the same objects. The sanitized suite and scripts/fuzz-smoke.sh
+# both run from it, so the test command instruments the tree once.
+#   scripts/instrumented-build.sh [DIR [TARGET...]]   configure and build DIR (default build-asan):
+#                                                     every target, or the ones named
+#   scripts/instrumented-build.sh --cmake-args        print the configure arguments only
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+args=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ -DDW_FUZZ=ON)
+if [ "${1:-}" = "--cmake-args" ]; then
+  echo "${args[@]}"
+  exit 0
+fi
+command -v clang++ >/dev/null ||
+  { echo "instrumented build: clang++ is missing (scripts/setup.sh installs clang and libclang-rt-14-dev)" >&2; exit 2; }
+dir=${1:-$root/build-asan}
+shift || true
+DW_BUILD_TARGETS="$*" exec "$root/scripts/build.sh" "$dir" "${args[@]}"
