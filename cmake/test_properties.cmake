@@ -39,10 +39,4 @@ foreach(dw_test IN LISTS dw_tests_TESTS)
     set(dw_labels unit)
   endif()
   set_tests_properties("${dw_test}" PROPERTIES LABELS "${dw_labels}")
-  # The slow cases start first: a clean build folder has no timings of an earlier run for CTest
-  # to order by, and a crash writer started last kept one core busy alone for minutes at the end
-  # of the sanitized suite.
-  if(dw_slow_at GREATER -1)
-    set_tests_properties("${dw_test}" PROPERTIES COST 1000)
-  endif()
 endforeach()

@@ -7,10 +7,9 @@
 #  3. the official TypeScript SDK client against each agent through start-agent.sh;
 #  4. Claude Code itself: `claude mcp add` for each agent, then `claude mcp list`;
 #  5. the desk's pages in headless Chromium (playwright-core, axe-core; tests/browser/);
-#  6. the instrumented build (scripts/instrumented-build.sh: clang, ASan + UBSan; it compiles at
-#     the lowest priority beside steps 1 to 5) and, from it, the same suite under the sanitizers,
-#     then every libFuzzer target of tests/fuzz/ for DW_FUZZ_SECONDS (20) s, one per core at a
-#     time (scripts/fuzz-smoke.sh).
+#  6. the instrumented build (scripts/instrumented-build.sh: clang, ASan + UBSan) and, from it,
+#     the same suite under the sanitizers, then every libFuzzer target of tests/fuzz/ for
+#     DW_FUZZ_SECONDS (20) s, one per core at a time (scripts/fuzz-smoke.sh).
 # Every build goes through the compiler cache (scripts/compiler-cache.sh); the result never depends
 # on it. The end of the log repeats each stage's time and the cache's hit rate.
 #   scripts/test.sh           everything (what CI runs)
@@ -109,19 +108,6 @@ targets=""
 DW_BUILD_TARGETS=$targets scripts/build.sh build -DCMAKE_BUILD_TYPE=Release ||
   { echo "test: build failed" >&2; tally build 1 0 1; finish; }
 
-# The instrumented build starts now, in the background at the lowest priority, and compiles with
-# the CPU the Release stages below leave idle: they wait on processes, sockets and a server more
-# than they compute (the Release suite used 40% of two cores). Its stage further down waits for it.
-instrumented=0
-if [ $quick = 0 ] && [ "${DW_SKIP_SANITIZERS:-0}" != 1 ]; then
-  instrumented=1
-  instrumented_log=$(mktemp)
-  instrumented_start=$(date +%s)
-  ( nice -n 19 scripts/instrumented-build.sh build-asan >"$instrumented_log" 2>&1
-    echo $? >"$instrumented_log.rc"; date +%s >"$instrumented_log.end" ) &
-  instrumented_pid=$!
-fi
-
 stage "unit and integration tests, scenario replays (SQLite and PostgreSQL state stores)"
 run_ctest ctest build
 
@@ -165,14 +151,9 @@ line=$(echo "$out" | grep -E '^browser: [0-9]+ passed, [0-9]+ failed' | tail -1)
 tally browser $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/')" \
   "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/;t;s/.*/0/')"
 
-if [ $instrumented = 1 ]; then
-  stage "instrumented build (clang, ASan + UBSan: the tests and the fuzz targets; the part not done beside the stages above)"
-  wait "$instrumented_pid"
-  instrumented_rc=$(cat "$instrumented_log.rc" 2>/dev/null || echo 1)
-  echo "instrumented build: exit $instrumented_rc, $(( $(cat "$instrumented_log.end" 2>/dev/null || date +%s) - instrumented_start )) s from its start" >&2
-  [ "$instrumented_rc" != 0 ] && tail -80 "$instrumented_log"
-  rm -f "$instrumented_log" "$instrumented_log.rc" "$instrumented_log.end"
-  if [ "$instrumented_rc" = 0 ]; then
+if [ "${DW_SKIP_SANITIZERS:-0}" != 1 ]; then
+  stage "instrumented build (clang, ASan + UBSan: the tests and the fuzz targets)"
+  if scripts/instrumented-build.sh build-asan; then
     stage "unit and integration tests, scenario replays under ASan + UBSan"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       run_ctest ctest-asan build-asan
