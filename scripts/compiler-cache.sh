@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The compiler cache of every build the scripts make (ccache; docs/RELIABILITY.md, "The compiler
-# cache"). Sourced, not run: `source scripts/compiler-cache.sh` exports ccache's settings and
+# The compiler cache of every build the scripts make (ccache; docs/RELIABILITY.md, "The test
+# command's own time"). Sourced, not run: `source scripts/compiler-cache.sh` exports ccache's settings and
 # defines two functions.
 #
 #   dw_cache_launcher   prints the CMake argument that puts ccache in front of the compiler, or
@@ -9,7 +9,8 @@
 #
 # The cache lives outside the source tree (DW_CCACHE_DIR, default ~/.cache/dw-ccache) and keys on
 # paths relative to the checkout (base_dir, no hash_dir), so a clean clone in another folder hits
-# what the same machine compiled before. The build never depends on it: a cache folder that cannot
+# what the same machine compiled before, except where a compile line carries the checkout's path
+# in a definition (the tests' and benchmarks' DW_SOURCE_DIR, DW_BINARY: they miss). The build never depends on it: a cache folder that cannot
 # be made or written, or a ccache that does not answer, switches the cache off for this run with
 # one line on stderr (CCACHE_DISABLE makes the launcher run the compiler straight away), and
 # ccache itself treats a corrupted entry or one from another compiler version as a miss and a

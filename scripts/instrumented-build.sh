@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The instrumented build (docs/RELIABILITY.md, "One instrumented build"): clang, AddressSanitizer
+# The instrumented build (docs/RELIABILITY.md, "The test command's own time"): clang, AddressSanitizer
 # and UndefinedBehaviorSanitizer over the library, the simulators and the tests, and the libFuzzer
 # targets of tests/fuzz/ linked from the same objects. The sanitized suite and scripts/fuzz-smoke.sh
 # both run from it, so the test command instruments the tree once.
