@@ -13,6 +13,7 @@
 #include "incidents/signal_shape.h"
 #include "observe/changes/change_kinds.h"
 #include "observe/changes/timeline.h"
+#include "observe/metrics/metric_batch.h"
 #include "observe/metrics/metric_service.h"
 
 namespace dw::incidents {
@@ -36,19 +37,16 @@ std::string MonitorAsset(const config::MonitorConfig& m, const std::string& from
   return IsCanonicalAssetId(id) ? id : "";
 }
 
-Status GatherMetric(const std::string& metric, const observe::metrics::MonitorSettings& settings,
-                    const std::string& asset, store::StateStore& store, const Clock& clock,
-                    const GatherOptions& options, SignalBatch* out) {
-  auto judged = observe::metrics::JudgeLatestPoint(store, metric, settings, clock, MetricWindows(store));
-  if (!judged.ok()) {
-    if (judged.status().code() == StatusCode::kNotFound) return Status::Ok();  // no point yet
-    return judged.status();
-  }
-  const observe::metrics::Verdict& v = judged->latest;
-  if (FromUnixMillis(v.ts_ms) < options.since) return Status::Ok();  // judged at an earlier pass
+// The signal of one metric's judgement, when its latest point is new since the last pass and
+// judged (not too little history, not invalid, not marked expected).
+void AddMetricSignal(const std::string& metric, const observe::metrics::MonitorSettings& settings,
+                     const std::string& asset, const observe::metrics::MetricJudgement& judged,
+                     const GatherOptions& options, SignalBatch* out) {
+  const observe::metrics::Verdict& v = judged.latest;
+  if (FromUnixMillis(v.ts_ms) < options.since) return;  // judged at an earlier pass
   if (v.kind == observe::metrics::VerdictKind::kInsufficientHistory || v.kind == observe::metrics::VerdictKind::kInvalid ||
       v.kind == observe::metrics::VerdictKind::kExpected)
-    return Status::Ok();
+    return;
   Signal s;
   s.kind = SignalKind::kMetric;
   s.key = "metric:" + metric;
@@ -61,14 +59,18 @@ Status GatherMetric(const std::string& metric, const observe::metrics::MonitorSe
                                   v.kind == observe::metrics::VerdictKind::kStuck)
                   : SignalShape::kUnknown;
   s.summary = metric + ": " + (v.explanation.empty() ? std::string(observe::metrics::VerdictKindName(v.kind)) : v.explanation);
-  s.evidence = observe::metrics::JudgementToJson(*judged);
+  s.evidence = observe::metrics::JudgementToJson(judged);
   if (asset.empty()) out->notes.push_back("metric " + metric + " names no asset and its SQL no table: its incident stands on the metric alone");
   out->signals.push_back(std::move(s));
-  return Status::Ok();
 }
 
 Status GatherMetrics(const config::Workspace& ws, store::StateStore& store, const Clock& clock,
                      const GatherOptions& options, SignalBatch* out) {
+  // Every metric of the pass is judged in one batch: the incidents that keep windows out of
+  // training are read and decoded once for all of them, not once per metric (with a year of
+  // incidents, that read was most of a pass).
+  std::vector<observe::metrics::MetricToJudge> batch;
+  std::vector<std::string> assets;
   std::set<std::string> done;
   for (const auto& m : ws.monitors) {
     auto settings = observe::metrics::SettingsForMetric(ws, m.name);
@@ -76,7 +78,8 @@ Status GatherMetrics(const config::Workspace& ws, store::StateStore& store, cons
       out->notes.push_back("monitor " + m.name + " was not judged: " + settings.status().message());
       continue;
     }
-    DW_RETURN_IF_ERROR(GatherMetric(m.name, *settings, MonitorAsset(m, settings->asset_id), store, clock, options, out));
+    assets.push_back(MonitorAsset(m, settings->asset_id));
+    batch.push_back({m.name, *std::move(settings)});
     done.insert(m.name);
   }
   auto names = store.MetricNames();
@@ -85,7 +88,16 @@ Status GatherMetrics(const config::Workspace& ws, store::StateStore& store, cons
     if (done.count(name) || name.rfind("quality:", 0) != 0) continue;
     auto settings = observe::metrics::SettingsForMetric(ws, name);
     if (!settings.ok()) continue;
-    DW_RETURN_IF_ERROR(GatherMetric(name, *settings, settings->asset_id, store, clock, options, out));
+    assets.push_back(settings->asset_id);
+    batch.push_back({name, *std::move(settings)});
+  }
+  auto judged = observe::metrics::JudgeLatestPoints(store, batch, clock, MetricWindowsOfMany(store));
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (!judged[i].ok()) {
+      if (judged[i].status().code() == StatusCode::kNotFound) continue;  // no point yet
+      return judged[i].status();
+    }
+    AddMetricSignal(batch[i].metric, batch[i].settings, assets[i], *judged[i], options, out);
   }
   return Status::Ok();
 }
