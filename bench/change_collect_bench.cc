@@ -26,6 +26,7 @@
 #include "observe/changes/collector.h"
 #include "platforms/flink/flink_client.h"
 #include "platforms/flink/restore_log.h"
+#include "tests/support/build_paths.h"
 
 namespace {
 

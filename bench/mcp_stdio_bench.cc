@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mcp/stdio_client.h"
+#include "tests/support/build_paths.h"
 
 namespace {
 

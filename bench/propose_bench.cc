@@ -20,6 +20,7 @@
 
 #include "actions/actions.h"
 #include "base/rfc3339.h"
+#include "tests/support/build_paths.h"
 #include "workspace/services.h"
 
 namespace {

@@ -25,6 +25,7 @@
 
 #include "store/postgres_connection.h"
 #include "store/sqlite_connection.h"
+#include "tests/support/build_paths.h"
 #include "warehouse/warehouse.h"
 
 namespace {

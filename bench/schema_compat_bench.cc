@@ -11,6 +11,7 @@
 
 #include "schema/corpus_case.h"
 #include "schema/schema.h"
+#include "tests/support/build_paths.h"
 
 namespace {
 

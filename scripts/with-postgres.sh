@@ -119,10 +119,14 @@ as_db_user "$pg_bin/psql" -h 127.0.0.1 -p "$port" -U "$db_user" -d postgres -qAt
 
 export DW_TEST_PG_URL="postgresql://$db_user@127.0.0.1:$port/dw_test"
 # How a test restarts the server as a crash would (tests/faults/store_faults_test.cc): an immediate
-# shutdown, then a start with the same options (pg_ctl keeps them in postmaster.opts).
+# shutdown, then a start with the same options (pg_ctl keeps them in postmaster.opts). A checkpoint
+# first: the crash recovery then replays only what was written since, not the WAL of every test
+# before (which, on a loaded host late in the suite, outlasted pg_ctl's wait). The server's log is
+# named for the test's failure message.
 pg_ctl_as_user=""
 if [[ $(id -u) -eq 0 ]]; then pg_ctl_as_user="runuser -u $db_user -- "; fi
-export DW_TEST_PG_RESTART="$pg_ctl_as_user$pg_bin/pg_ctl -D $data -m immediate -w -t 60 -l $work/server.log restart >/dev/null 2>&1"
+export DW_TEST_PG_RESTART="$pg_ctl_as_user$pg_bin/psql -h 127.0.0.1 -p $port -U $db_user -d postgres -qAt -c CHECKPOINT >/dev/null 2>&1; $pg_ctl_as_user$pg_bin/pg_ctl -D $data -m immediate -w -t 120 -l $work/server.log restart >/dev/null 2>&1"
+export DW_TEST_PG_LOG="$work/server.log"
 echo "$prog: PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port; DW_TEST_PG_URL=$DW_TEST_PG_URL" >&2
 
 # CMD runs in the background (keeping our stdin) so that a signal to this script is handled at

@@ -13,6 +13,7 @@
 #include "agents/agents.h"
 #include "base/rfc3339.h"
 #include "mcp/tool_invocation.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/null_tool_call.h"
 #include "tests/support/subprocess.h"
 #include "workspace/services.h"

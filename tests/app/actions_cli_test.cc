@@ -5,6 +5,7 @@
 #include "store/sql_connection.h"
 #include "store/sqlite_connection.h"
 #include "store/state_store.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw {

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include "base/json.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/example_workspace.h"
 #include "tests/support/subprocess.h"
 

@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "base/json.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw {

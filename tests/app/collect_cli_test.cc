@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "tests/platforms/platform_test_support.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/example_workspace.h"
 #include "tests/support/subprocess.h"
 

@@ -4,6 +4,7 @@
 
 #include "base/rfc3339.h"
 #include "store/state_store.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw {

@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "store/state_store.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw {

@@ -15,6 +15,7 @@
 #include "platforms/notify/notify.h"
 #include "store/state_store.h"
 #include "tests/platforms/notify/notify_test_support.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 extern char** environ;

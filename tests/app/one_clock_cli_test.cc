@@ -2,6 +2,7 @@
 // (before this, collect, watch, lineage, ingest, validate, describe and monitor plot ignored it).
 #include <gtest/gtest.h>
 
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw {

@@ -9,6 +9,7 @@
 
 #include "actions/actions.h"
 #include "base/json.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw::app {

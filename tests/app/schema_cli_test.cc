@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/schema/crm_workspace.h"
+#include "tests/support/build_paths.h"
 
 namespace dw {
 namespace {

@@ -3,6 +3,7 @@
 
 #include <sqlite3.h>
 
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw {

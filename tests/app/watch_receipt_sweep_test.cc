@@ -22,6 +22,7 @@
 #include "store/state_store.h"
 #include "tests/actions/actions_test_support.h"
 #include "tests/store/store_test_support.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw {

@@ -32,6 +32,7 @@
 #include "store/state_store.h"
 #include "store/watch_leases.h"
 #include "tests/store/store_test_support.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 extern char** environ;

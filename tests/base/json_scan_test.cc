@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "tests/support/build_paths.h"
 
 namespace dw {
 namespace {

@@ -8,6 +8,7 @@
 
 #include "base/log.h"
 #include "config/workspace.h"
+#include "tests/support/build_paths.h"
 #include "workspace_test_support.h"
 
 namespace dw::config {

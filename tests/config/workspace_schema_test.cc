@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "config/workspace_schema.h"
+#include "tests/support/build_paths.h"
 
 namespace dw::config {
 namespace {

@@ -24,6 +24,7 @@
 #include "tests/crash/crash_harness.h"
 #include "tests/crash/reopen_check.h"
 #include "tests/store/store_test_support.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw::crash {

@@ -45,6 +45,7 @@
 #include "tests/crash/reopen_check.h"
 #include "tests/crash/writer_fixture.h"
 #include "tests/store/store_test_support.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw::crash {

@@ -30,6 +30,7 @@
 #include "tests/crash/crash_harness.h"
 #include "tests/crash/reopen_check.h"
 #include "tests/store/store_test_support.h"
+#include "tests/support/build_paths.h"
 
 namespace dw::crash {
 

@@ -18,6 +18,7 @@
 #include "platforms/kestra/kestra_client.h"
 #include "platforms/schema_registry/registry_client.h"
 #include "sim/sim_support.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw {

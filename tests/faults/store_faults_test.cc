@@ -9,6 +9,8 @@
 #include <sqlite3.h>
 
 #include <atomic>
+#include <deque>
+#include <fstream>
 #include <map>
 #include <set>
 #include <filesystem>
@@ -172,6 +174,20 @@ TEST_F(SqliteStoreFaultsTest, AFailedFsyncIsReportedAtOpenAndLosesNothingCommitt
   for (const auto& [b, n] : batches) ASSERT_EQ(n, 8) << b;
 }
 
+// The last `lines` lines of the file at `path` (none when it is unset or unreadable).
+std::string LogTail(const char* path, size_t lines) {
+  if (path == nullptr) return "";
+  std::ifstream in(path);
+  std::deque<std::string> tail;
+  for (std::string line; std::getline(in, line);) {
+    tail.push_back(line);
+    if (tail.size() > lines) tail.pop_front();
+  }
+  std::string out;
+  for (const std::string& l : tail) out += l + "\n";
+  return out;
+}
+
 // PostgreSQL restarted under load: a writer commits batches in a loop while the server is
 // restarted with `pg_ctl restart -m immediate` (a crash of the server). The writes in flight fail
 // with an error naming the store; the writer keeps the same store object and its writes succeed
@@ -191,7 +207,7 @@ TEST(PostgresStoreFaultsTest, ARestartUnderLoadFailsTheWritesInFlightClearlyAndL
   // The writer's own lists, read by this thread only after it joined; the counts are shared.
   std::vector<int> acked;
   std::vector<std::string> errors;
-  std::atomic<int> acked_count{0}, after_restart_ok{0};
+  std::atomic<int> acked_count{0}, after_restart_ok{0}, failed_count{0};
   std::thread writer([&] {
     for (int b = 0; !stop; ++b) {
       Status s = (*st)->UpsertMetricPoints("m", Batch(b));
@@ -201,23 +217,33 @@ TEST(PostgresStoreFaultsTest, ARestartUnderLoadFailsTheWritesInFlightClearlyAndL
         if (restarted > 0) ++after_restart_ok;
       } else {
         errors.push_back(s.ToString());
+        ++failed_count;
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
       }
     }
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Some writes committed before the restart (bounded: a loaded host is slow to connect).
+  for (int waited = 0; acked_count < 3 && waited < 3000; ++waited) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   const int before = acked_count;
-  const auto started = std::chrono::steady_clock::now();
-  const int restart_status = std::system(restart);
-  if (restart_status != 0) {
-    stop = true;  // the writer is joined before the test ends, or its thread aborts the run
-    writer.join();
-    FAIL() << "the restart command failed (status " << restart_status << "): " << restart;
+  // On a loaded host the writer may not be scheduled while the server is down, and the restart
+  // then fails no write: it is repeated (up to five times) until one write was in flight.
+  for (int attempt = 0; attempt < 5 && failed_count == 0; ++attempt) {
+    restarted = 0;
+    after_restart_ok = 0;
+    const auto started = std::chrono::steady_clock::now();
+    const int restart_status = std::system(restart);
+    if (restart_status != 0) {
+      stop = true;  // the writer is joined before the test ends, or its thread aborts the run
+      writer.join();
+      FAIL() << "the restart command failed (status " << restart_status << "): " << restart
+             << "\nthe server's log ends:\n" << LogTail(std::getenv("DW_TEST_PG_LOG"), 30);
+    }
+    restarted = 1;
+    // The writer carries on by itself: wait (bounded) for writes to succeed again.
+    while (after_restart_ok < 20 && std::chrono::steady_clock::now() - started < std::chrono::seconds(60))
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (after_restart_ok < 20) break;
   }
-  restarted = 1;
-  // The writer carries on by itself: wait (bounded) for writes to succeed again.
-  while (after_restart_ok < 20 && std::chrono::steady_clock::now() - started < std::chrono::seconds(60))
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   stop = true;
   writer.join();
   ASSERT_GE(after_restart_ok.load(), 20) << "the writes did not succeed again after the restart; errors: "

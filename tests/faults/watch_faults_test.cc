@@ -22,6 +22,7 @@
 #include "sim/sim_support.h"
 #include "store/state_store.h"
 #include "tests/store/store_test_support.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 #include "workspace/watch_jobs.h"
 

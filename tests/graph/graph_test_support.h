@@ -11,6 +11,7 @@
 #include "base/rfc3339.h"
 #include "graph/context_graph.h"
 #include "store/state_store.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw::graph::test_support {

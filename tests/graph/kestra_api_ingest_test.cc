@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/build_paths.h"
 #include "workspace/services.h"
 #include "base/rfc3339.h"
 #include "sim/sim_support.h"

@@ -8,6 +8,7 @@
 #include "graph/lineage_query.h"
 #include "graph/openlineage_event.h"
 #include "tests/graph/graph_test_support.h"
+#include "tests/support/build_paths.h"
 
 namespace dw::graph {
 namespace {

@@ -18,6 +18,7 @@
 #include "incidents/incidents.h"
 #include "store/state_store.h"
 #include "tests/store/store_test_support.h"
+#include "tests/support/build_paths.h"
 
 namespace dw::incidents::test_support {
 

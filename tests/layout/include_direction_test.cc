@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw::layout {

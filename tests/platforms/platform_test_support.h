@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "config/workspace.h"
 #include "sim/sim_support.h"
+#include "tests/support/build_paths.h"
 
 namespace dw::testing {
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "base/json.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw::replay {

@@ -9,6 +9,7 @@
 #include "platforms/notify/notice.h"
 #include "replay/notify_receivers.h"
 #include "replay/replay.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw::replay {

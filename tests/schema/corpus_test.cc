@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "schema/corpus_case.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw::schema {

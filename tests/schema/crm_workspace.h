@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tests/support/agent_workspace.h"
+#include "tests/support/build_paths.h"
 
 namespace dw::testing {
 

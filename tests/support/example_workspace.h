@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
 
 namespace dw::testing {

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/build_paths.h"
+
 extern char** environ;
 
 namespace dw::testing {

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "agents/agents.h"
+#include "tests/support/build_paths.h"
 #include "workspace/graph_answers.h"
 #include "base/rfc3339.h"
 #include "mcp/http_transport.h"
