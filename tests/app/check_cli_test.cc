@@ -9,6 +9,7 @@
 
 namespace dw {
 namespace {
+namespace check_cli_test {
 
 using testing::RunCommand;
 using testing::TempDir;
@@ -91,5 +92,6 @@ TEST(CheckCliTest, IncrementalRunAndSelectedChecks) {
   EXPECT_LT(report["tables"][0]["rows_scanned"].get<int>(), 500);
 }
 
+}  // namespace check_cli_test
 }  // namespace
 }  // namespace dw

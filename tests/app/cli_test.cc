@@ -8,6 +8,7 @@
 
 namespace dw {
 namespace {
+namespace cli_test {
 
 using testing::RunCommand;
 using testing::TempDir;
@@ -161,5 +162,6 @@ TEST(AppCliTest, AgentsCheckStartsEveryAgentOverStdio) {
   }
 }
 
+}  // namespace cli_test
 }  // namespace
 }  // namespace dw

@@ -12,6 +12,7 @@
 
 namespace dw {
 namespace {
+namespace exit_codes_test {
 
 using testing::CommandResult;
 using testing::RunCommand;
@@ -240,5 +241,6 @@ TEST_F(ExitCodesTest, ValidateWarnsAboutNoKeyOnceEveryKeyIsActedOn) {
   EXPECT_TRUE(out["valid"].get<bool>()) << j.out;
 }
 
+}  // namespace exit_codes_test
 }  // namespace
 }  // namespace dw

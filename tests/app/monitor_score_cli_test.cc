@@ -7,6 +7,7 @@
 
 namespace dw {
 namespace {
+namespace monitor_score_cli_test {
 
 using testing::RunCommand;
 using testing::TempDir;
@@ -96,5 +97,6 @@ TEST(MonitorScoreCliTest, AnOutOfOrderRowIsMarkedNotJudged) {
       << r.out;
 }
 
+}  // namespace monitor_score_cli_test
 }  // namespace
 }  // namespace dw

@@ -6,6 +6,7 @@
 
 namespace dw {
 namespace {
+namespace one_clock_cli_test {
 
 using testing::RunCommand;
 
@@ -23,5 +24,6 @@ TEST(OneClockCliTest, EveryCommandRefusesABadNow) {
   }
 }
 
+}  // namespace one_clock_cli_test
 }  // namespace
 }  // namespace dw

@@ -13,6 +13,7 @@
 
 namespace dw::app {
 namespace {
+namespace propose_cli_test {
 
 using dw::testing::RunCommand;
 
@@ -64,5 +65,6 @@ TEST(ProposeCli, TheFlinkSeedIncidentGetsItsProposalsAndTheDiffAppliesToTheManif
   EXPECT_NE(unknown.err.find("inc-nope"), std::string::npos) << unknown.err;
 }
 
+}  // namespace propose_cli_test
 }  // namespace
 }  // namespace dw::app

@@ -20,6 +20,7 @@ extern char** environ;
 
 namespace dw {
 namespace {
+namespace serve_test {
 
 using testing::ServeProcess;
 
@@ -127,5 +128,6 @@ TEST(AppServeTest, ATokenIsRequiredWhenConfigured) {
   EXPECT_FALSE(Initialize(cli, "/mcp").empty());
 }
 
+}  // namespace serve_test
 }  // namespace
 }  // namespace dw

@@ -28,6 +28,7 @@
 
 namespace dw::crash {
 namespace {
+namespace crash_consistency_test {
 
 using namespace std::chrono_literals;
 
@@ -281,5 +282,6 @@ TEST_P(CrashTest, OpenLineageEventsAnswered201BeforeAKillAreAllThere) {
 INSTANTIATE_TEST_SUITE_P(Backends, CrashTest, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& info) { return info.param; });
 
+}  // namespace crash_consistency_test
 }  // namespace
 }  // namespace dw::crash

@@ -22,6 +22,7 @@
 
 namespace dw {
 namespace {
+namespace dependency_faults_test {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
@@ -194,5 +195,6 @@ TEST(DependencyFaultsTest, EveryPlatformClientFailsClearlyAndInBoundedTimeUnderE
   }
 }
 
+}  // namespace dependency_faults_test
 }  // namespace
 }  // namespace dw

@@ -18,6 +18,7 @@
 
 namespace dw::workspace {
 namespace {
+namespace graph_app_test {
 
 namespace fs = std::filesystem;
 
@@ -218,5 +219,6 @@ TEST(EvKestraTest, TheTariffChainIsFoundFromTheFlowYaml) {
   EXPECT_TRUE(statements);
 }
 
+}  // namespace graph_app_test
 }  // namespace
 }  // namespace dw::workspace
