@@ -20,6 +20,7 @@
 
 namespace dw::actions {
 namespace {
+namespace propose_test {
 
 namespace fs = std::filesystem;
 
@@ -478,5 +479,6 @@ TEST_F(KestraSeed, AFlowFileThatDiffersFromKestrasCurrentRevisionIsNotDrafted) {
   EXPECT_NE(diff->proposal.content["steps"][0].get<std::string>().find("(revision 9)"), std::string::npos);
 }
 
+}  // namespace propose_test
 }  // namespace
 }  // namespace dw::actions

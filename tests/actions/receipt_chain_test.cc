@@ -15,6 +15,7 @@
 
 namespace dw::actions {
 namespace {
+namespace receipt_chain_test {
 
 using store::SqlRow;
 using store::SqlValue;
@@ -288,5 +289,6 @@ TEST(ReceiptCrashTest, AKillDuringWritesLeavesAVerifiableChain) {
   }
 }
 
+}  // namespace receipt_chain_test
 }  // namespace
 }  // namespace dw::actions

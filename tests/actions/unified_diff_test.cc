@@ -7,6 +7,7 @@
 
 namespace dw::actions {
 namespace {
+namespace unified_diff_test {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -98,5 +99,6 @@ TEST(FlinkRedeployTest, FindsTheDeploymentAmongSeveralDocuments) {
   EXPECT_THAT(*after, HasSubstr("savepointRedeployNonce: 7"));
 }
 
+}  // namespace unified_diff_test
 }  // namespace
 }  // namespace dw::actions

@@ -8,6 +8,7 @@
 
 namespace dw::agents {
 namespace {
+namespace monitor_metrics_tool_test {
 
 constexpr int64_t kHour = 3600LL * 1000;
 const int64_t kStart = 1767225600000LL;  // 2026-01-01 00:00 UTC
@@ -85,11 +86,13 @@ TEST_F(MonitorMetricsToolTest, ABadMarkStoresNothingFromTheCall) {
   EXPECT_TRUE(marks->empty());
 }
 
+}  // namespace monitor_metrics_tool_test
 }  // namespace
 }  // namespace dw::agents
 
 namespace dw::agents {
 namespace {
+namespace monitor_metrics_tool_test {
 
 // The contract path a client's call takes (input validation, the handler, the output schema
 // check, redaction).
@@ -166,5 +169,6 @@ TEST(MonitorMetricsRedactionTest, AKeywordValueDsnPasswordNeverReachesTheClient)
   }
 }
 
+}  // namespace monitor_metrics_tool_test
 }  // namespace
 }  // namespace dw::agents

@@ -10,6 +10,7 @@
 
 namespace dw {
 namespace {
+namespace check_cli_test {
 
 using testing::RunCommand;
 using testing::TempDir;
@@ -92,5 +93,6 @@ TEST(CheckCliTest, IncrementalRunAndSelectedChecks) {
   EXPECT_LT(report["tables"][0]["rows_scanned"].get<int>(), 500);
 }
 
+}  // namespace check_cli_test
 }  // namespace
 }  // namespace dw

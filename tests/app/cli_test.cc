@@ -9,6 +9,7 @@
 
 namespace dw {
 namespace {
+namespace cli_test {
 
 using testing::RunCommand;
 using testing::TempDir;
@@ -162,5 +163,6 @@ TEST(AppCliTest, AgentsCheckStartsEveryAgentOverStdio) {
   }
 }
 
+}  // namespace cli_test
 }  // namespace
 }  // namespace dw

@@ -13,6 +13,7 @@
 
 namespace dw {
 namespace {
+namespace exit_codes_test {
 
 using testing::CommandResult;
 using testing::RunCommand;
@@ -241,5 +242,6 @@ TEST_F(ExitCodesTest, ValidateWarnsAboutNoKeyOnceEveryKeyIsActedOn) {
   EXPECT_TRUE(out["valid"].get<bool>()) << j.out;
 }
 
+}  // namespace exit_codes_test
 }  // namespace
 }  // namespace dw

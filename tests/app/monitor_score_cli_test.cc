@@ -8,6 +8,7 @@
 
 namespace dw {
 namespace {
+namespace monitor_score_cli_test {
 
 using testing::RunCommand;
 using testing::TempDir;
@@ -97,5 +98,6 @@ TEST(MonitorScoreCliTest, AnOutOfOrderRowIsMarkedNotJudged) {
       << r.out;
 }
 
+}  // namespace monitor_score_cli_test
 }  // namespace
 }  // namespace dw

@@ -7,6 +7,7 @@
 
 namespace dw {
 namespace {
+namespace monitor_state_cli_test {
 
 using testing::RunCommand;
 using testing::TempDir;
@@ -56,5 +57,6 @@ TEST(MonitorStateCliTest, MarksARangeExpectedAndPrunesOldPoints) {
   EXPECT_NE(again.out.find("deleted 0 metric point(s) in all"), std::string::npos) << again.out;
 }
 
+}  // namespace monitor_state_cli_test
 }  // namespace
 }  // namespace dw

@@ -7,6 +7,7 @@
 
 namespace dw {
 namespace {
+namespace one_clock_cli_test {
 
 using testing::RunCommand;
 
@@ -24,5 +25,6 @@ TEST(OneClockCliTest, EveryCommandRefusesABadNow) {
   }
 }
 
+}  // namespace one_clock_cli_test
 }  // namespace
 }  // namespace dw

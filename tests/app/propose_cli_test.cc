@@ -14,6 +14,7 @@
 
 namespace dw::app {
 namespace {
+namespace propose_cli_test {
 
 using dw::testing::RunCommand;
 
@@ -65,5 +66,6 @@ TEST(ProposeCli, TheFlinkSeedIncidentGetsItsProposalsAndTheDiffAppliesToTheManif
   EXPECT_NE(unknown.err.find("inc-nope"), std::string::npos) << unknown.err;
 }
 
+}  // namespace propose_cli_test
 }  // namespace
 }  // namespace dw::app

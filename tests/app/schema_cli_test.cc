@@ -9,6 +9,7 @@
 
 namespace dw {
 namespace {
+namespace schema_cli_test {
 
 using testing::CommandResult;
 using testing::RunCommand;
@@ -58,5 +59,6 @@ TEST_F(SchemaCliTest, AProposalWaitingForItsApprovalIsNotRegisteredAndIsOne) {
   EXPECT_EQ(unknown.exit_code, 2) << unknown.out << unknown.err;
 }
 
+}  // namespace schema_cli_test
 }  // namespace
 }  // namespace dw

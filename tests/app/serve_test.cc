@@ -21,6 +21,7 @@ extern char** environ;
 
 namespace dw {
 namespace {
+namespace serve_test {
 
 using testing::ServeProcess;
 
@@ -128,5 +129,6 @@ TEST(AppServeTest, ATokenIsRequiredWhenConfigured) {
   EXPECT_FALSE(Initialize(cli, "/mcp").empty());
 }
 
+}  // namespace serve_test
 }  // namespace
 }  // namespace dw

@@ -39,6 +39,7 @@ extern char** environ;
 
 namespace dw {
 namespace {
+namespace watch_replicas_test {
 
 using namespace std::chrono_literals;
 using store::test_support::ScratchLocation;
@@ -697,5 +698,6 @@ TEST_F(WatchReplicasTest, AReplicaKilledWhilePruningHasThePruneTakenOverAndEvery
   EXPECT_EQ(Count(c, "SELECT count(*) FROM watch_runs WHERE outcome IN ('lost', 'failed')"), 0);
 }
 
+}  // namespace watch_replicas_test
 }  // namespace
 }  // namespace dw

@@ -9,6 +9,7 @@
 
 namespace dw::config {
 namespace {
+namespace cron_test {
 
 using namespace std::chrono;
 
@@ -139,5 +140,6 @@ TEST(ConfigTimeZoneTest, RejectsUnknownAndMalformedNames) {
   EXPECT_EQ(TimeZone::Load("").status().code(), StatusCode::kInvalidArgument);
 }
 
+}  // namespace cron_test
 }  // namespace
 }  // namespace dw::config

@@ -29,6 +29,7 @@
 
 namespace dw::crash {
 namespace {
+namespace crash_consistency_test {
 
 using namespace std::chrono_literals;
 
@@ -282,5 +283,6 @@ TEST_P(CrashTest, OpenLineageEventsAnswered201BeforeAKillAreAllThere) {
 INSTANTIATE_TEST_SUITE_P(Backends, CrashTest, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& info) { return info.param; });
 
+}  // namespace crash_consistency_test
 }  // namespace
 }  // namespace dw::crash

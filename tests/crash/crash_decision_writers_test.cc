@@ -40,6 +40,7 @@
 
 namespace dw::crash {
 namespace {
+namespace crash_decision_writers_test {
 
 using store::test_support::ScratchLocation;
 using namespace std::chrono_literals;
@@ -812,5 +813,6 @@ TEST_P(CrashDecisionWritersTest, DwKeysIssuePrintedIsStoredAndUsableNothingHalfW
 INSTANTIATE_TEST_SUITE_P(Backends, CrashDecisionWritersTest, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& info) { return info.param; });
 
+}  // namespace crash_decision_writers_test
 }  // namespace
 }  // namespace dw::crash

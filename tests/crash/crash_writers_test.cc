@@ -50,6 +50,7 @@
 
 namespace dw::crash {
 namespace {
+namespace crash_writers_test {
 
 using store::test_support::ScratchLocation;
 using namespace std::chrono_literals;
@@ -601,5 +602,6 @@ TEST_P(CrashWritersTest, DwIncidentsResolveGetsExactlyOneReceiptWithItsNoticeThr
 INSTANTIATE_TEST_SUITE_P(Backends, CrashWritersTest, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& info) { return info.param; });
 
+}  // namespace crash_writers_test
 }  // namespace
 }  // namespace dw::crash

@@ -16,6 +16,7 @@
 
 namespace dw::desk {
 namespace {
+namespace desk_pages_test {
 
 TimePoint At(const char* t) { return *ParseRfc3339(t); }
 
@@ -494,5 +495,6 @@ TEST(DeskPicture, AnEmptyPictureSaysSo) {
   EXPECT_NE(RenderLineageSvg("x", {}, {}).find("no lineage known"), std::string::npos);
 }
 
+}  // namespace desk_pages_test
 }  // namespace
 }  // namespace dw::desk

@@ -23,6 +23,7 @@
 
 namespace dw {
 namespace {
+namespace dependency_faults_test {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
@@ -195,5 +196,6 @@ TEST(DependencyFaultsTest, EveryPlatformClientFailsClearlyAndInBoundedTimeUnderE
   }
 }
 
+}  // namespace dependency_faults_test
 }  // namespace
 }  // namespace dw

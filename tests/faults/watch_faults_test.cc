@@ -28,6 +28,7 @@
 
 namespace dw {
 namespace {
+namespace watch_faults_test {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -216,5 +217,6 @@ TEST_F(WatchFaultsTest, ThousandsOfFaultsLeaveNoDescriptorOrThreadBehind) {
             << fds_after << ", threads " << threads_before << " -> " << threads_after << "\n";
 }
 
+}  // namespace watch_faults_test
 }  // namespace
 }  // namespace dw

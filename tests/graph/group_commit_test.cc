@@ -11,6 +11,7 @@
 
 namespace dw::graph {
 namespace {
+namespace group_commit_test {
 
 using test_support::GraphFixture;
 
@@ -114,5 +115,6 @@ TEST_F(GroupCommitTest, AFailedCommitFailsEveryCallerOfTheGroup) {
   EXPECT_EQ(Edge("kafka://k/x0", kJob), nullptr);
 }
 
+}  // namespace group_commit_test
 }  // namespace
 }  // namespace dw::graph

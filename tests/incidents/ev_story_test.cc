@@ -8,6 +8,7 @@
 
 namespace dw::incidents {
 namespace {
+namespace ev_story_test {
 
 using test_support::At;
 
@@ -98,5 +99,6 @@ TEST_P(EvStory, TheTariffSyncThatCalledV1IsRankedFirst) {
 
 INSTANTIATE_TEST_SUITE_P(Store, EvStory, ::testing::Values("sqlite", "postgresql"), test_support::BackendName);
 
+}  // namespace ev_story_test
 }  // namespace
 }  // namespace dw::incidents

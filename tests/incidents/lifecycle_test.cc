@@ -7,6 +7,7 @@
 
 namespace dw::incidents {
 namespace {
+namespace lifecycle_test {
 
 using test_support::At;
 
@@ -201,5 +202,6 @@ TEST_P(Diagnosis, ADuplicatedRunExplainsADoublingAndASchemaVersionThatRemovedAFi
 
 INSTANTIATE_TEST_SUITE_P(Store, Diagnosis, ::testing::Values("sqlite", "postgresql"), test_support::BackendName);
 
+}  // namespace lifecycle_test
 }  // namespace
 }  // namespace dw::incidents

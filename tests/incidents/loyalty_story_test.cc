@@ -7,6 +7,7 @@
 
 namespace dw::incidents {
 namespace {
+namespace loyalty_story_test {
 
 using test_support::At;
 
@@ -197,5 +198,6 @@ TEST_P(LoyaltyStory, ARecurrenceOfTheSameCauseOnTheSameAssetLinksToTheEarlierInc
 
 INSTANTIATE_TEST_SUITE_P(Store, LoyaltyStory, ::testing::Values("sqlite", "postgresql"), test_support::BackendName);
 
+}  // namespace loyalty_story_test
 }  // namespace
 }  // namespace dw::incidents

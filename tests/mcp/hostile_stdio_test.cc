@@ -10,6 +10,7 @@
 
 namespace dw::mcp {
 namespace {
+namespace hostile_stdio_test {
 
 using namespace std::chrono_literals;
 
@@ -317,5 +318,6 @@ TEST(McpHostileStdioTest, RandomBytesNeverCrashTheServer) {
   EXPECT_EQ((*pong)["result"], Json::object());
 }
 
+}  // namespace hostile_stdio_test
 }  // namespace
 }  // namespace dw::mcp

@@ -19,6 +19,7 @@
 
 namespace dw::mcp {
 namespace {
+namespace http_fast_route_test {
 
 using net::FastHead;
 using net::FastRequestHead;
@@ -286,5 +287,6 @@ TEST_F(McpHttpFastRoute, OversizedBodiesThrowingHandlersAndConnectionClose) {
   EXPECT_TRUE(d.Closed());
 }
 
+}  // namespace http_fast_route_test
 }  // namespace
 }  // namespace dw::mcp

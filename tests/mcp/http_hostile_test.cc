@@ -9,6 +9,7 @@
 
 namespace dw::mcp {
 namespace {
+namespace http_hostile_test {
 
 using testing::HttpReply;
 using testing::HttpTestServer;
@@ -187,5 +188,6 @@ TEST(McpHttpHostile, EveryCaseIsAnsweredAndTheSessionSurvives) {
   EXPECT_EQ(t.server().session_count(), 1u);
 }
 
+}  // namespace http_hostile_test
 }  // namespace
 }  // namespace dw::mcp

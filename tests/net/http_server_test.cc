@@ -15,6 +15,7 @@
 
 namespace dw::net {
 namespace {
+namespace http_server_test {
 
 TEST(NetHttpServerTest, JsonRoutesWithoutMcpAndThePlainRejectionShape) {
   HttpServer server;
@@ -245,5 +246,6 @@ TEST(NetHttpServerTest, ARangeIsIgnoredEveryAnswerIsWhole) {
   server.Stop();
 }
 
+}  // namespace http_server_test
 }  // namespace
 }  // namespace dw::net

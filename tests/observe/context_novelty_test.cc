@@ -7,6 +7,7 @@
 
 namespace dw::observe::metrics {
 namespace {
+namespace context_novelty_test {
 
 constexpr int64_t kHour = 3600LL * 1000;
 
@@ -55,5 +56,6 @@ TEST(ContextNoveltyTest, DetectorRanksANovelPointWithoutChangingTheVerdict) {
   EXPECT_LT(again.score, 0.5) << again.explanation;
 }
 
+}  // namespace context_novelty_test
 }  // namespace
 }  // namespace dw::observe::metrics

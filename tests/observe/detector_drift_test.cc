@@ -11,6 +11,7 @@
 
 namespace dw::observe::metrics {
 namespace {
+namespace detector_drift_test {
 
 constexpr int64_t kHour = 3600LL * 1000;
 constexpr int64_t kDay = 24 * kHour;
@@ -59,5 +60,6 @@ TEST(DetectorDriftTest, ASlowDriftOnAWeeklyHourlySeriesIsFoundWithinADay) {
   }
 }
 
+}  // namespace detector_drift_test
 }  // namespace
 }  // namespace dw::observe::metrics

@@ -6,6 +6,7 @@
 
 namespace dw::observe::metrics {
 namespace {
+namespace detector_judge_only_test {
 
 constexpr int64_t kHour = 3600LL * 1000;
 
@@ -43,5 +44,6 @@ TEST(DetectorJudgeOnlyTest, PointsAreJudgedButNeverLearntNorRelearnt) {
   EXPECT_EQ(judging.Observe(t, 101).kind, VerdictKind::kNormal);
 }
 
+}  // namespace detector_judge_only_test
 }  // namespace
 }  // namespace dw::observe::metrics

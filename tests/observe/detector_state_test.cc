@@ -12,6 +12,7 @@
 
 namespace dw::observe::metrics {
 namespace {
+namespace detector_state_test {
 
 constexpr int64_t kMinute = 60LL * 1000, kHour = 60 * kMinute, kDay = 24 * kHour;
 constexpr int64_t kStart = 1767225600000LL;  // 2026-01-01 00:00 UTC, a Thursday
@@ -279,5 +280,6 @@ TEST(DetectorStateTest, TheDetectorsBehaviourIsPinnedToItsStateVersion) {
   EXPECT_EQ(h, 9005353696693422075ULL) << "behaviour hash " << h;
 }
 
+}  // namespace detector_state_test
 }  // namespace
 }  // namespace dw::observe::metrics

@@ -10,6 +10,7 @@
 
 namespace dw::observe::metrics {
 namespace {
+namespace detector_test {
 
 constexpr int64_t kHour = 3600LL * 1000;
 constexpr int64_t kStart = 1764547200000LL;  // 2025-12-01 00:00 UTC, a Monday
@@ -392,5 +393,6 @@ TEST(FormatMetricValueTest, ThousandsAndSignificantDigits) {
   EXPECT_EQ(FormatMetricValue(std::numeric_limits<double>::quiet_NaN()), "n/a");
 }
 
+}  // namespace detector_test
 }  // namespace
 }  // namespace dw::observe::metrics

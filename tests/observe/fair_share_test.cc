@@ -8,6 +8,7 @@
 
 namespace dw::observe::watch {
 namespace {
+namespace fair_share_test {
 
 using store::LeaseAnswer;
 using store::LeaseClaim;
@@ -138,5 +139,6 @@ TEST(FairShareTest, AFewSlotsOfDifferentDueTimesAreSharedNotTakenWholeByTheFirst
   EXPECT_EQ(plan.max_take, 1) << "ceil(2 / 3): the others take the other one";
 }
 
+}  // namespace fair_share_test
 }  // namespace
 }  // namespace dw::observe::watch

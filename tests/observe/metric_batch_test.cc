@@ -20,6 +20,7 @@
 
 namespace dw::observe::metrics {
 namespace {
+namespace metric_batch_test {
 
 constexpr int64_t kHour = 3600LL * 1000;
 constexpr int64_t kStart = 1767225600000LL;  // 2026-01-01 00:00 UTC
@@ -316,5 +317,6 @@ TEST_P(MetricBatchTest, TheStoresBatchStatementsAnswerEachEntryAsTheSingleOnes) 
 INSTANTIATE_TEST_SUITE_P(Store, MetricBatchTest, ::testing::Values("sqlite", "postgresql"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
+}  // namespace metric_batch_test
 }  // namespace
 }  // namespace dw::observe::metrics

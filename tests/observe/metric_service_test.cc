@@ -13,6 +13,7 @@
 
 namespace dw::observe::metrics {
 namespace {
+namespace metric_service_test {
 
 constexpr int64_t kHour = 3600LL * 1000;
 const int64_t kStart = 1767225600000LL;  // 2026-01-01 00:00 UTC
@@ -123,11 +124,13 @@ TEST_F(MetricServiceTest, EvaluatesAWorkspaceMonitorOnItsSqliteWarehouse) {
   EXPECT_NE(pg.status().message().find("warehouse 'main'"), std::string::npos) << pg.status().message();
 }
 
+}  // namespace metric_service_test
 }  // namespace
 }  // namespace dw::observe::metrics
 
 namespace dw::observe::metrics {
 namespace {
+namespace metric_service_test {
 
 TEST_F(MetricServiceTest, AMonitorWhoseQueryFindsNoRowsSaysSo) {
   std::string wh_path = (tmp_.path() / "empty.db").string();
@@ -147,5 +150,6 @@ TEST_F(MetricServiceTest, AMonitorWhoseQueryFindsNoRowsSaysSo) {
   EXPECT_NE(j.status().message().find("returned no value"), std::string::npos) << j.status().message();
 }
 
+}  // namespace metric_service_test
 }  // namespace
 }  // namespace dw::observe::metrics

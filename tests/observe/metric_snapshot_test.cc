@@ -22,6 +22,7 @@
 
 namespace dw::observe::metrics {
 namespace {
+namespace metric_snapshot_test {
 
 
 constexpr int64_t kHour = 3600LL * 1000;
@@ -306,5 +307,6 @@ INSTANTIATE_TEST_SUITE_P(Store, MetricSnapshotTest,
                            return name.replace(name.find(':'), 1, "_every_");
                          });
 
+}  // namespace metric_snapshot_test
 }  // namespace
 }  // namespace dw::observe::metrics

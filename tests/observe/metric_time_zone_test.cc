@@ -9,6 +9,7 @@
 
 namespace dw::observe::metrics {
 namespace {
+namespace metric_time_zone_test {
 
 constexpr int64_t kHour = 3600LL * 1000;
 const int64_t kMarch1 = 1772323200000LL;  // 2026-03-01 00:00 UTC; Berlin moves to CEST on 29 March
@@ -99,5 +100,6 @@ TEST_F(MetricTimeZoneTest, TheRepeatedHourInAutumnIsJudgedNotDropped) {
   EXPECT_EQ(s->timezone, "Europe/Berlin");
 }
 
+}  // namespace metric_time_zone_test
 }  // namespace
 }  // namespace dw::observe::metrics

@@ -11,6 +11,7 @@
 
 namespace dw::observe::metrics {
 namespace {
+namespace metric_training_test {
 
 
 constexpr int64_t kHour = 3600LL * 1000;
@@ -204,5 +205,6 @@ TEST_P(MetricTrainingTest, PruneDeletesPointsOlderThanTheirRetention) {
 INSTANTIATE_TEST_SUITE_P(Store, MetricTrainingTest, ::testing::Values("sqlite", "postgresql"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
+}  // namespace metric_training_test
 }  // namespace
 }  // namespace dw::observe::metrics

@@ -11,6 +11,7 @@
 
 namespace dw::observe::metrics {
 namespace {
+namespace monitor_catch_up_test {
 
 constexpr int64_t kHour = 3600LL * 1000;
 const int64_t kStart = 1767225600000LL;  // 2026-01-01 00:00 UTC
@@ -179,5 +180,6 @@ TEST_F(MonitorCatchUpTest, ManyMonitorsRunInOneBatchEachAsItsOwnRunAndFailingAlo
   EXPECT_EQ(alone->judgement.history_points, runs[3]->judgement.history_points);
 }
 
+}  // namespace monitor_catch_up_test
 }  // namespace
 }  // namespace dw::observe::metrics

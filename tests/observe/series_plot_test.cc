@@ -4,6 +4,7 @@
 
 namespace dw::observe::metrics {
 namespace {
+namespace series_plot_test {
 
 size_t Count(const std::string& s, const std::string& what) {
   size_t n = 0;
@@ -34,5 +35,6 @@ TEST(SeriesPlotTest, EmptySeriesSaysSo) {
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
 }
 
+}  // namespace series_plot_test
 }  // namespace
 }  // namespace dw::observe::metrics

@@ -13,6 +13,7 @@
 
 namespace dw::observe::watch {
 namespace {
+namespace watch_loop_batch_test {
 
 constexpr int64_t kEvery = 60'000;
 const int64_t kStart = 1767225600000LL;  // 2026-01-01 00:00 UTC, a slot boundary
@@ -179,5 +180,6 @@ TEST(WatchLoopBatchTest, WithoutLeasesNothingIsClaimedAheadAndEachJobStartsAfter
   EXPECT_LT(ToUnixMillis(clock.Now()), kStart + 6'000);
 }
 
+}  // namespace watch_loop_batch_test
 }  // namespace
 }  // namespace dw::observe::watch

@@ -12,6 +12,7 @@
 
 namespace dw::observe::watch {
 namespace {
+namespace watch_loop_leases_test {
 
 constexpr int64_t kEvery = 60'000;
 const int64_t kStart = 1767225600000LL;  // 2026-01-01 00:00 UTC, a slot boundary
@@ -193,5 +194,6 @@ TEST(WatchLoopLeasesTest, AnAbandonedSlotTheScheduleHadPassedIsAskedForAndRun) {
   EXPECT_EQ(leases.finished, (std::vector<std::pair<int64_t, bool>>{{kStart + kEvery, true}, {kStart, true}}));
 }
 
+}  // namespace watch_loop_leases_test
 }  // namespace
 }  // namespace dw::observe::watch

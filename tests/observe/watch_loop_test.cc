@@ -8,6 +8,7 @@
 
 namespace dw::observe::watch {
 namespace {
+namespace watch_loop_test {
 
 constexpr int64_t kHour = 3600LL * 1000;
 const int64_t kStart = 1767225600000LL + 30 * 60 * 1000;  // 2026-01-01 00:30 UTC
@@ -127,5 +128,6 @@ TEST(WatchLoopTest, OnceRunsEverythingAndStopEndsTheLoop) {
   EXPECT_FALSE(loop.AddJob({"zero", "g", 0, [](int64_t, int) { return Status::Ok(); }}).ok());
 }
 
+}  // namespace watch_loop_test
 }  // namespace
 }  // namespace dw::observe::watch

@@ -12,6 +12,7 @@
 
 namespace dw::observe::watch {
 namespace {
+namespace watch_monitor_batch_test {
 
 const int64_t kStart = 1767225600000LL;  // 2026-01-01 00:00 UTC
 
@@ -75,5 +76,6 @@ TEST(WatchMonitorBatchTest, TheMonitorsOfAWarehouseRunAsOneBatchEachWithItsOwnOu
   EXPECT_EQ(after, (std::vector<std::string>{"monitor:m0 and 2 other monitor(s)"}));
 }
 
+}  // namespace watch_monitor_batch_test
 }  // namespace
 }  // namespace dw::observe::watch

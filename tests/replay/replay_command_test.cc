@@ -11,6 +11,7 @@
 
 namespace dw::replay {
 namespace {
+namespace replay_command_test {
 
 using dw::testing::RunCommand;
 using dw::testing::TempDir;
@@ -143,5 +144,6 @@ TEST_F(ReplayCommandTest, AFixIsVerifiedAndTheResolutionLeavesAReceiptThatVerifi
   EXPECT_NE(unrepaired.out.find("verification of inc-"), std::string::npos) << unrepaired.out;
 }
 
+}  // namespace replay_command_test
 }  // namespace
 }  // namespace dw::replay

@@ -8,6 +8,7 @@
 
 namespace dw::replay {
 namespace {
+namespace scenario_reader_test {
 
 using dw::testing::TempDir;
 
@@ -148,5 +149,6 @@ TEST_F(ScenarioReaderTest, AWorkspaceWithoutDataworkersYamlIsRefused) {
   EXPECT_NE(m.find("no dataworkers.yaml"), std::string::npos) << m;
 }
 
+}  // namespace scenario_reader_test
 }  // namespace
 }  // namespace dw::replay

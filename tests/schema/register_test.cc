@@ -12,6 +12,7 @@
 
 namespace dw::agents {
 namespace {
+namespace register_test {
 
 std::string Fixture(const std::string& name) { return dw::testing::CrmFixture(name); }
 
@@ -129,5 +130,6 @@ TEST_F(RegisterStreamSchemaTest, ASchemaTheRegistryWouldRefuseIsNotProposed) {
   EXPECT_EQ(Versions(), Json::array({1}));
 }
 
+}  // namespace register_test
 }  // namespace
 }  // namespace dw::agents

@@ -8,6 +8,7 @@
 
 namespace dw::schema {
 namespace {
+namespace registry_sim_test {
 
 struct Answer {
   long status = 0;
@@ -123,5 +124,6 @@ TEST_F(RegistrySimTest, TheCompatibilityEndpointHonoursTheVersionAndTheLevelsTim
   EXPECT_EQ(Send("GET", "/config/orders-value").body["compatibilityLevel"], "BACKWARD");
 }
 
+}  // namespace registry_sim_test
 }  // namespace
 }  // namespace dw::schema

@@ -11,6 +11,7 @@
 
 namespace dw::agents {
 namespace {
+namespace schema_tools_test {
 
 using dw::testing::NullCall;
 
@@ -153,5 +154,6 @@ TEST_F(SchemaToolsTest, BadSchemasAndUnknownSubjectsAreErrorsNamingWhatIsWrong) 
   EXPECT_NE(ErrorText(json_type).find("different schema type"), std::string::npos);
 }
 
+}  // namespace schema_tools_test
 }  // namespace
 }  // namespace dw::agents

@@ -10,6 +10,7 @@
 
 namespace dw::store {
 namespace {
+namespace metric_store_test {
 
 using test_support::ScratchLocation;
 
@@ -129,5 +130,6 @@ INSTANTIATE_TEST_SUITE_P(Store, MetricStoreTest, ::testing::Values("sqlite", "po
                            return info.param;
                          });
 
+}  // namespace metric_store_test
 }  // namespace
 }  // namespace dw::store

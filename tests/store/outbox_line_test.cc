@@ -14,6 +14,7 @@
 
 namespace dw::store {
 namespace {
+namespace outbox_line_test {
 
 using test_support::ScratchLocation;
 
@@ -219,5 +220,6 @@ TEST_P(OutboxLineTest, AnOutboxFromBeforeTheLinesIsUpgradedWithTheRightMessageNe
 INSTANTIATE_TEST_SUITE_P(Store, OutboxLineTest, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& info) { return info.param; });
 
+}  // namespace outbox_line_test
 }  // namespace
 }  // namespace dw::store

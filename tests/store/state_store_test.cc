@@ -15,6 +15,7 @@
 
 namespace dw::store {
 namespace {
+namespace state_store_test {
 
 using test_support::ScratchLocation;
 using ::testing::HasSubstr;
@@ -537,5 +538,6 @@ INSTANTIATE_TEST_SUITE_P(Store, StoreBackendTest, ::testing::Values("sqlite", "p
                            return info.param;
                          });
 
+}  // namespace state_store_test
 }  // namespace
 }  // namespace dw::store

@@ -15,6 +15,7 @@
 
 namespace dw::store {
 namespace {
+namespace watch_history_prune_test {
 
 using namespace std::chrono_literals;
 using test_support::ScratchLocation;
@@ -182,5 +183,6 @@ TEST_F(WatchHistoryPruneTest, TwoReplicasPruningAtOnceShareTheWorkWhileAThirdRun
   EXPECT_EQ(Count(**conn, "SELECT count(*) FROM watch_runs WHERE replica_id = 'worker'"), 2000);
 }
 
+}  // namespace watch_history_prune_test
 }  // namespace
 }  // namespace dw::store

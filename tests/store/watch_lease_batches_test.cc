@@ -16,6 +16,7 @@
 
 namespace dw::store {
 namespace {
+namespace watch_lease_batches_test {
 
 using namespace std::chrono_literals;
 
@@ -244,5 +245,6 @@ TEST_P(WatchLeaseBatchesTest, ThreeReplicasRacingInBatchesTakeEachSlotExactlyOnc
 
 INSTANTIATE_TEST_SUITE_P(Backends, WatchLeaseBatchesTest, ::testing::Values("sqlite", "postgresql"));
 
+}  // namespace watch_lease_batches_test
 }  // namespace
 }  // namespace dw::store

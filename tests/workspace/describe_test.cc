@@ -12,6 +12,7 @@
 
 namespace dw::workspace {
 namespace {
+namespace describe_test {
 
 using testing::TempDir;
 
@@ -130,5 +131,6 @@ TEST_F(AppDescribeTest, AnInvalidWorkspaceIsAnErrorNotADescription) {
   EXPECT_NE(d.status().message().find("bogus"), std::string::npos) << d.status().message();
 }
 
+}  // namespace describe_test
 }  // namespace
 }  // namespace dw::workspace

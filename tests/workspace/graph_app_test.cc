@@ -19,6 +19,7 @@
 
 namespace dw::workspace {
 namespace {
+namespace graph_app_test {
 
 namespace fs = std::filesystem;
 
@@ -219,5 +220,6 @@ TEST(EvKestraTest, TheTariffChainIsFoundFromTheFlowYaml) {
   EXPECT_TRUE(statements);
 }
 
+}  // namespace graph_app_test
 }  // namespace
 }  // namespace dw::workspace

@@ -15,6 +15,7 @@
 
 namespace dw::workspace {
 namespace {
+namespace lineage_route_test {
 
 Json Event(int job, const std::string& type = "RUNNING") {
   return {{"eventType", type},
@@ -120,5 +121,6 @@ TEST_F(LineageRouteTest, AnEventOfAnyIntegrationIsStoredAsAGenericJob) {
   EXPECT_NE(text.find("/out-7\""), std::string::npos) << text;
 }
 
+}  // namespace lineage_route_test
 }  // namespace
 }  // namespace dw::workspace

@@ -7,6 +7,7 @@
 
 namespace dw::observe::quality {
 namespace {
+namespace check_spec_test {
 
 Status Parse(const char* json, SpecSource source = SpecSource::kInline) {
   return ParseCheckSpec(Json::parse(json), "check", source).status();
@@ -84,5 +85,6 @@ TEST(CheckSpecTest, SelectionKeepsNamedChecksAndRefusesUnknownOnes) {
       << bad.status().message();
 }
 
+}  // namespace check_spec_test
 }  // namespace
 }  // namespace dw::observe::quality

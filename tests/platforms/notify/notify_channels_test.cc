@@ -11,6 +11,7 @@
 
 namespace dw::platforms::notify {
 namespace {
+namespace notify_channels_test {
 
 using dw::testing::Clients;
 using dw::testing::LoyaltyNotice;
@@ -408,5 +409,6 @@ TEST(NotifyBadInputTest, AConnectionDroppedMidAnswerIsRetried) {
   EXPECT_EQ(d.outcome, Outcome::kRetry) << d.detail;
 }
 
+}  // namespace notify_channels_test
 }  // namespace
 }  // namespace dw::platforms::notify

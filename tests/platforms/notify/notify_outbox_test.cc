@@ -12,6 +12,7 @@
 
 namespace dw::platforms::notify {
 namespace {
+namespace notify_outbox_test {
 
 using dw::testing::LoyaltyNotice;
 using dw::testing::StartReceiver;
@@ -317,5 +318,6 @@ TEST_P(NotifyOutboxTest, StoreRefusesMalformedMessagesAndUnknownIds) {
 INSTANTIATE_TEST_SUITE_P(Store, NotifyOutboxTest, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& info) { return info.param; });
 
+}  // namespace notify_outbox_test
 }  // namespace
 }  // namespace dw::platforms::notify
