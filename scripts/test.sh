@@ -87,22 +87,10 @@ tally() { # name exit_code passed failed
 # Tests run at once: one per core (DW_TEST_JOBS sets it; twice that made the quick loop's suite
 # no faster here: 228 s against 242).
 test_jobs=${DW_TEST_JOBS:-$(nproc)}
-# The tests' scratch files (state stores, workspaces, the PostgreSQL cluster) go to memory when
-# /dev/shm is a writable tmpfs with 2 GB free: the suites commit thousands of small transactions,
-# and on this host's disk their fsyncs were a fifth of the suite's time. No test needs a disk: the
-# crash tests kill processes, not the machine. DW_TEST_TMPDIR names another folder.
-test_tmp_parent() {
-  if [ -n "${DW_TEST_TMPDIR:-}" ]; then echo "$DW_TEST_TMPDIR"; return; fi
-  local free_kb
-  free_kb=$(df -Pk /dev/shm 2>/dev/null | awk 'NR==2 {print $4}')
-  if [ -w /dev/shm ] && [ "${free_kb:-0}" -gt 2097152 ]; then echo /dev/shm; else echo "${TMPDIR:-/tmp}"; fi
-}
 run_ctest() { # name build_dir
-  local log tmp; log=$(mktemp)
-  tmp=$(mktemp -d -p "$(test_tmp_parent)" dw-tests.XXXXXX) || tmp=""
-  TMPDIR=${tmp:-${TMPDIR:-/tmp}} scripts/with-postgres.sh ctest --test-dir "$2" --output-on-failure -j "$test_jobs" 2>&1 | tee "$log"
+  local log; log=$(mktemp)
+  scripts/with-postgres.sh ctest --test-dir "$2" --output-on-failure -j "$test_jobs" 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
-  [ -n "$tmp" ] && rm -rf "$tmp"
   local total fail
   total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -1)
   fail=$(sed -n 's/.*, \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -1)
