@@ -9,8 +9,9 @@
 #
 # The cache lives outside the source tree (DW_CCACHE_DIR, default ~/.cache/dw-ccache) and keys on
 # paths relative to the checkout (base_dir, no hash_dir), so a clean clone in another folder hits
-# what the same machine compiled before, except where a compile line carries the checkout's path
-# in a definition (the tests' and benchmarks' DW_SOURCE_DIR, DW_BINARY: they miss). The build never depends on it: a cache folder that cannot
+# what the same machine compiled before (no compile line carries the checkout's path in a
+# definition: the tests' paths are in one generated source, tests/support/build_paths.h, which
+# alone misses). The build never depends on it: a cache folder that cannot
 # be made or written, or a ccache that does not answer, switches the cache off for this run with
 # one line on stderr (CCACHE_DISABLE makes the launcher run the compiler straight away), and
 # ccache itself treats a corrupted entry or one from another compiler version as a miss and a
