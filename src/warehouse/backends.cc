@@ -8,7 +8,7 @@ namespace dw::warehouse {
 namespace {
 
 Result<std::unique_ptr<Warehouse>> OpenSqlite(const config::WarehouseConfig& c) {
-  return OpenSqliteWarehouse(c.name, c.path);
+  return OpenSqliteWarehouse(c.name, c.path, c.query_timeout);
 }
 
 Result<std::unique_ptr<Warehouse>> OpenPostgres(const config::WarehouseConfig& c) {

@@ -12,6 +12,14 @@
 namespace dw::warehouse {
 namespace {
 
+// How long a statement waits for a lock another connection holds, at most (a query with a shorter
+// timeout waits only that long).
+constexpr int kBusyTimeoutMs = 5000;
+
+int BusyTimeoutMs(std::chrono::milliseconds limit) {
+  return static_cast<int>(std::clamp<std::chrono::milliseconds::rep>(limit.count(), 0, kBusyTimeoutMs));
+}
+
 using store::BindSqliteValue;
 using store::ReadSqliteCell;
 
@@ -94,6 +102,9 @@ class SqliteWarehouse final : public Warehouse {
   Result<QueryOutcome> Query(const std::string& sql, const std::vector<SqlValue>& params,
                              const QueryOptions& options) override {
     auto start = SteadyClock::now();
+    // A lock another process holds is waited for no longer than the query may run (and never
+    // more than the 5 s set at open): a warehouse with a 1 s query_timeout does not sit out 5 s.
+    sqlite3_busy_timeout(db_, BusyTimeoutMs(options.timeout));
     sqlite3_stmt* raw = nullptr;
     const char* tail = nullptr;
     int rc = sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &raw, &tail);
@@ -211,7 +222,8 @@ class SqliteWarehouse final : public Warehouse {
 }  // namespace
 
 Result<std::unique_ptr<Warehouse>> OpenSqliteWarehouse(const std::string& name,
-                                                       const std::string& path) {
+                                                       const std::string& path,
+                                                       std::chrono::milliseconds lock_wait) {
   std::error_code ec;
   if (path != ":memory:" && !std::filesystem::exists(path, ec)) {
     return NotFound("warehouse '" + name + "': the SQLite file " + path + " does not exist");
@@ -224,7 +236,7 @@ Result<std::unique_ptr<Warehouse>> OpenSqliteWarehouse(const std::string& name,
     return Unavailable("warehouse '" + name + "': could not open " + path + ": " + detail);
   }
   sqlite3_extended_result_codes(db, 1);
-  sqlite3_busy_timeout(db, 5000);
+  sqlite3_busy_timeout(db, BusyTimeoutMs(lock_wait));
   // Reading the schema proves the file is a database (any file opens; a text file fails here).
   sqlite3_stmt* stmt = nullptr;
   rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema", -1, &stmt, nullptr);
@@ -233,6 +245,10 @@ Result<std::unique_ptr<Warehouse>> OpenSqliteWarehouse(const std::string& name,
   if (rc != SQLITE_ROW) {
     std::string detail = sqlite3_errmsg(db);
     sqlite3_close_v2(db);
+    // Locked is a state of the moment, not a damaged file: the next run may read it.
+    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+      return Unavailable("warehouse '" + name + "': " + path + " is locked by another connection (" +
+                         detail + ")");
     return DataLoss("warehouse '" + name + "': " + path + " is not a readable SQLite database (" +
                     detail + ")");
   }

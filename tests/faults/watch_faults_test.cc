@@ -88,14 +88,14 @@ class WatchFaultsTest : public ::testing::Test {
     if (locker_ != nullptr) sqlite3_close(locker_);
   }
 
-  // The workspace; `with_locked` adds the locked SQLite warehouse's monitor (it waits out the busy
-  // timeout, 5 s, so the round-after-round run leaves it out).
+  // The workspace; `with_locked` adds the locked SQLite warehouse's monitor (it waits for the lock
+  // as long as its query_timeout, 1 s, so the round-after-round run leaves it out).
   void WriteWorkspace(bool with_locked) {
     std::string yaml =
         "version: 1\nname: faults\n"
         "warehouses:\n"
         "  good: {type: sqlite, path: good.db}\n"
-        "  locked: {type: sqlite, path: locked.db}\n"
+        "  locked: {type: sqlite, path: locked.db, query_timeout: 1s}\n"
         "  down: {type: postgres, dsn: \"postgresql://dw@127.0.0.1:1/nowhere?connect_timeout=2\"}\n";
     if (!pg_.empty()) yaml += "  slow: {type: postgres, dsn: " + Json(pg_).dump() + ", query_timeout: 1s}\n";
     yaml += "platforms:\n"
@@ -129,7 +129,7 @@ TEST_F(WatchFaultsTest, DwWatchOnceRunsEveryOtherJobWhileOnePlatformAndThreeWare
                                      "' --now 2026-11-25T02:36:00Z watch --once");
     const auto took = std::chrono::steady_clock::now() - start;
     EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-    // Bounded: the locked SQLite's 5 s busy wait, the slow query's 1 s timeout, three attempts
+    // Bounded: the locked SQLite's 1 s wait for its lock, the slow query's 1 s timeout, three attempts
     // of 1 s on Kestra with their backoff, and the rest, with room for a loaded host.
     EXPECT_LT(took, 40s) << r.err;
     std::cout << "[ faults ] dw watch --once, Kestra " << fault.dump().substr(0, 60) << "...: exit " << r.exit_code << " in "

@@ -3,6 +3,9 @@
 #include "warehouse/warehouse.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <chrono>
 
 #include "tests/warehouse/scratch_warehouse.h"
 
@@ -100,6 +103,40 @@ TEST_P(WarehouseTest, InterruptsAQueryPastItsTimeout) {
   EXPECT_EQ(r.status().code(), StatusCode::kDeadlineExceeded) << r.status().ToString();
   EXPECT_NE(r.status().message().find("timeout"), std::string::npos);
   // The connection is still usable afterwards.
+  auto after = wh_->Query("SELECT count(*) FROM " + Table(), {}, {});
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(std::get<int64_t>(after->rows[0][0]), 3);
+}
+
+// A SQLite file another process holds locked: the query waits for the lock no longer than its own
+// timeout (at most SQLite's 5 s busy wait), and says the database is locked.
+TEST_P(WarehouseTest, WaitsForALockedSqliteFileNoLongerThanTheQuerysTimeout) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "a lock wait on PostgreSQL is bounded by statement_timeout";
+  sqlite3* locker = nullptr;
+  ASSERT_EQ(sqlite3_open(scratch_->config().path.c_str(), &locker), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(locker, "PRAGMA journal_mode=DELETE; BEGIN EXCLUSIVE; INSERT INTO items VALUES (4, 'd', 1)",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = wh_->Query("SELECT count(*) FROM " + Table(), {}, {std::chrono::milliseconds(300)});
+  const auto took = std::chrono::steady_clock::now() - start;
+  // Opening it meanwhile reads its schema under the same bound, and a lock is not a damaged file.
+  config::WarehouseConfig bounded = scratch_->config();
+  bounded.query_timeout = std::chrono::milliseconds(300);
+  const auto open_start = std::chrono::steady_clock::now();
+  auto opened = OpenWarehouse(bounded);
+  const auto open_took = std::chrono::steady_clock::now() - open_start;
+  sqlite3_exec(locker, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(locker);
+  ASSERT_FALSE(r.ok()) << "a locked file was read";
+  EXPECT_NE(r.status().message().find("locked"), std::string::npos) << r.status().ToString();
+  EXPECT_GE(took, std::chrono::milliseconds(250)) << "it did not wait for the lock at all";
+  EXPECT_LT(took, std::chrono::milliseconds(2500)) << "it waited past its 300 ms timeout";
+  ASSERT_FALSE(opened.ok()) << "a locked file was opened";
+  EXPECT_EQ(opened.status().code(), StatusCode::kUnavailable) << opened.status().ToString();
+  EXPECT_NE(opened.status().message().find("locked"), std::string::npos) << opened.status().ToString();
+  EXPECT_LT(open_took, std::chrono::milliseconds(2500)) << "the open waited past the warehouse's 300 ms";
+  // Once the lock is gone the same connection reads again.
   auto after = wh_->Query("SELECT count(*) FROM " + Table(), {}, {});
   ASSERT_TRUE(after.ok()) << after.status().ToString();
   EXPECT_EQ(std::get<int64_t>(after->rows[0][0]), 3);
