@@ -200,8 +200,12 @@ struct ApprovalLink {
   std::string nonce;  // random, single use
 };
 
+// Ok when `key` may sign approval links: 32 bytes or more, and not guessable (too little entropy
+// in its bytes, or a shorter part repeated); kInvalidArgument saying which and how to make one.
+Status CheckApprovalLinkKey(const std::string& key);
+
 // The token for `link`: "v1.<base64url payload>.<base64url HMAC>". kInvalidArgument for a key
-// shorter than 32 bytes.
+// CheckApprovalLinkKey refuses.
 Result<std::string> SignApprovalLink(const ApprovalLink& link, const std::string& key);
 
 // The link a token carries when its HMAC verifies with `key`; kPermissionDenied ("forged or

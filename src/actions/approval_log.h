@@ -42,6 +42,11 @@ Result<ApprovalRequestView> SendForApprovalWith(store::StateStore& store, const 
                                                 const std::string& proposal_id, const Clock& clock,
                                                 const std::string& actor, bool notify);
 
+// The notification channels an approval request for `rec` goes to (ChannelsCarrying): empty when
+// the workspace tells nobody, which is said instead of "sent".
+Result<std::vector<std::string>> ApprovalRequestChannels(store::StateStore& store, const config::Workspace& workspace,
+                                                         const store::ProposalRecord& rec);
+
 // With `request` (an approval request or its escalation), the notice also says how to decide: a
 // signed approval link per approver the request names (not the author; recorded as link_issued
 // events, without a token) when the workspace has desk.url, and the CLI command in any case.

@@ -34,10 +34,13 @@ Status AddApprovalLinks(store::StateStore& store, const config::Workspace& works
 
 }  // namespace
 
-Status NotifyProposal(store::StateStore& store, const config::Workspace& workspace, const Clock& clock,
-                      const store::ProposalRecord& rec, platforms::notify::EventKind event,
-                      const std::string& summary, const ApprovalRequestView* request) {
-  if (workspace.notify.empty() || rec.incident_id.empty()) return Status::Ok();
+namespace {
+
+// The notice of `rec` for `event`: its incident's (a bare one when the store does not hold it),
+// for the proposal's domain, one per proposal version.
+Result<platforms::notify::IncidentNotice> ProposalNotice(store::StateStore& store, const config::Workspace& workspace,
+                                                         const store::ProposalRecord& rec,
+                                                         platforms::notify::EventKind event, const std::string& summary) {
   auto incident = incidents::ReadIncident(store, rec.incident_id);
   if (!incident.ok()) {
     // A proposal about an incident this store does not hold still goes to its approvers.
@@ -53,8 +56,28 @@ Status NotifyProposal(store::StateStore& store, const config::Workspace& workspa
   if (FindDomain(workspace, domain) != nullptr) n.domain = domain;
   // One message per proposal version and event: a second proposal asks again.
   n.revision = rec.id + ".v" + std::to_string(rec.version);
-  if (request != nullptr) DW_RETURN_IF_ERROR(AddApprovalLinks(store, workspace, clock, rec, *request, &n));
-  return incidents::EnqueueNotice(workspace, store, clock, n);
+  return n;
+}
+
+}  // namespace
+
+Status NotifyProposal(store::StateStore& store, const config::Workspace& workspace, const Clock& clock,
+                      const store::ProposalRecord& rec, platforms::notify::EventKind event,
+                      const std::string& summary, const ApprovalRequestView* request) {
+  if (workspace.notify.empty() || rec.incident_id.empty()) return Status::Ok();
+  Result<platforms::notify::IncidentNotice> n = ProposalNotice(store, workspace, rec, event, summary);
+  if (!n.ok()) return n.status();
+  if (request != nullptr) DW_RETURN_IF_ERROR(AddApprovalLinks(store, workspace, clock, rec, *request, &*n));
+  return incidents::EnqueueNotice(workspace, store, clock, *n);
+}
+
+Result<std::vector<std::string>> ApprovalRequestChannels(store::StateStore& store, const config::Workspace& workspace,
+                                                         const store::ProposalRecord& rec) {
+  if (workspace.notify.empty() || rec.incident_id.empty()) return std::vector<std::string>();
+  Result<platforms::notify::IncidentNotice> n =
+      ProposalNotice(store, workspace, rec, platforms::notify::EventKind::kApprovalRequested, "");
+  if (!n.ok()) return n.status();
+  return platforms::notify::ChannelsCarrying(workspace, *n);
 }
 
 namespace {

@@ -176,10 +176,29 @@ Result<ProposeOutcome> ProposeForIncident(const config::Workspace& workspace, st
                           ApprovalSetSummary(waiting.empty() ? sent_records : waiting, *request));
   });
   if (!written.ok()) return written;
+  // "Sent" only when a channel carries the request: without one the request is recorded and
+  // pending, and nobody is told (it would expire unseen), so the text says that instead.
+  std::vector<std::string> channels;
+  if (!sent_records.empty()) {
+    Result<std::vector<std::string>> carrying = ApprovalRequestChannels(store, workspace, sent_records.front());
+    if (!carrying.ok()) return carrying.status();
+    channels = *std::move(carrying);
+  }
   for (size_t i : to_send) {
     Result<ProposalState> st = GetProposalState(store, out.stored[i].id, out.stored[i].version, clock);
     if (!st.ok()) return st.status();
     out.stored[i].status = ProposalStatusName(st->status);
+    std::string& sending = out.stored[i].sending;
+    if (sending.rfind("sent to ", 0) != 0) continue;
+    if (channels.empty()) {
+      sending = "recorded for " + sending.substr(8) +
+                "; no notification channel routes it, so nobody is told (add notify: to the workspace; "
+                "until then they decide with dw approve or on the desk)";
+    } else {
+      std::string via;
+      for (const std::string& c : channels) via += (via.empty() ? "" : ", ") + c;
+      sending += " via " + via;
+    }
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include "agents/workspace_guard.h"
 #include "workspace/graph_answers.h"
 #include "base/rfc3339.h"
+#include "config/duration.h"
 #include "graph/asset_lookup.h"
 
 namespace dw::agents {
@@ -70,7 +71,7 @@ mcp::ToolSpec BlastRadiusTool(const std::shared_ptr<workspace::Services>& servic
       "assets": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 512},
                  "minItems": 1, "maxItems": 50, "description": "Damaged asset ids or aliases."},
       "since": {"type": "string", "maxLength": 64,
-                "description": "RFC 3339 time the damage started (e.g. 2026-11-24T14:02:00Z); runs impact_sql."},
+                "description": "When the damage started: a timestamp (2026-11-24T14:02:00Z) or a duration back from now (6h); runs impact_sql."},
       "depth": {"type": "integer", "minimum": 1, "maximum": 50, "default": 50},
       "include_stale": {"type": "boolean", "default": false},
       "max_results": {"type": "integer", "minimum": 1, "maximum": 10000, "default": 10000}
@@ -94,8 +95,8 @@ mcp::ToolSpec BlastRadiusTool(const std::shared_ptr<workspace::Services>& servic
   t.handler = WhenWorkspaceLoaded(services, [services](const Json& args, mcp::ToolCall&) {
     std::optional<TimePoint> since;
     if (args.contains("since")) {
-      auto s = ParseRfc3339(args["since"].get<std::string>());
-      if (!s.ok()) return mcp::ToolResult::Error("since: " + s.status().message());
+      auto s = config::ParseTimeOrAgo("since", args["since"].get<std::string>(), services->clock().Now());
+      if (!s.ok()) return mcp::ToolResult::Error(s.status().message());
       since = *s;
     }
     graph::WalkOptions walk;

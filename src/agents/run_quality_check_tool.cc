@@ -5,7 +5,7 @@
 #include "workspace/services.h"
 #include "base/log.h"
 #include "observe/quality/quality_run.h"
-#include "observe/quality/since.h"
+#include "config/duration.h"
 
 namespace dw::agents {
 namespace {
@@ -71,7 +71,7 @@ mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<workspace::Services>& se
     if (args.contains("max_scan_rows")) req.max_scan_rows = args["max_scan_rows"].get<int64_t>();
     if (args.contains("since")) {
       Result<TimePoint> since =
-          observe::quality::ParseSince(args["since"].get<std::string>(), services->clock().Now());
+          config::ParseTimeOrAgo("since", args["since"].get<std::string>(), services->clock().Now());
       if (!since.ok()) return mcp::ToolResult::Error(since.status().message());
       req.since = *since;
     }

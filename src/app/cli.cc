@@ -99,7 +99,8 @@ int RunCli(int argc, char** argv) {
   BlastRadiusCommand blast_cmd;
   auto* blast = app.add_subcommand("blast-radius", "everything downstream of damaged assets, who acts next and when");
   blast->add_option("ASSET", blast_cmd.assets, "asset ids or aliases")->required();
-  blast->add_option("--since", blast_cmd.since, "RFC 3339 time the damage started; runs impact_sql counts");
+  blast->add_option("--since", blast_cmd.since,
+                    "when the damage started (a timestamp, or a duration back from now: 6h); runs impact_sql counts");
   blast->add_option("--depth", blast_cmd.depth, "hops to follow, 1 to 50 (default 50)")->check(CLI::Range(1, 50));
   blast->add_flag("--include-stale", blast_cmd.include_stale, "also follow edges no source asserts any more");
   blast->add_option("--format", blast_cmd.format, "text or json")->check(CLI::IsMember({"text", "json"}));
@@ -162,8 +163,8 @@ int RunCli(int argc, char** argv) {
   MonitorMarkOptions mark_opts;
   auto* mark = monitor->add_subcommand("mark", "mark a range of a metric expected: learnt as normal, not judged");
   mark->add_option("NAME", mark_opts.metric, "monitor or metric name")->required();
-  mark->add_option("--from", mark_opts.from, "RFC 3339 start, inclusive")->required();
-  mark->add_option("--to", mark_opts.to, "RFC 3339 end, inclusive")->required();
+  mark->add_option("--from", mark_opts.from, "start, inclusive (a timestamp, or a duration back from now)")->required();
+  mark->add_option("--to", mark_opts.to, "end, inclusive (a timestamp, or a duration back from now)")->required();
   mark->add_option("--note", mark_opts.note, "why these points are expected");
   auto* prune = monitor->add_subcommand("prune", "delete metric points older than their retention");
 
@@ -180,8 +181,8 @@ int RunCli(int argc, char** argv) {
   inc_list->add_option("--domain", inc_cmd.domain, "domain");
   inc_list->add_option("--status", inc_cmd.status, "open, acknowledged, mitigated, resolved or closed")
       ->check(CLI::IsMember({"open", "acknowledged", "mitigated", "resolved", "closed"}));
-  inc_list->add_option("--since", inc_cmd.since, "RFC 3339: opened at or after");
-  inc_list->add_option("--until", inc_cmd.until, "RFC 3339: opened before");
+  inc_list->add_option("--since", inc_cmd.since, "opened at or after (a timestamp, or a duration back from now: 1d)");
+  inc_list->add_option("--until", inc_cmd.until, "opened before (a timestamp, or a duration back from now)");
   inc_list->add_option("--limit", inc_cmd.limit, "at most this many, 1 to 1000 (default 50)")->check(CLI::Range(1, 1000));
   inc_format(inc_list);
   std::vector<CLI::App*> inc_with_id;

@@ -26,7 +26,7 @@ struct ActionCommands {
   CLI::App* deny = nullptr;
   CLI::App* stop = nullptr;
   CLI::App* link = nullptr;
-  std::string base_url = "http://127.0.0.1:8808";
+  std::string base_url;  // empty: the workspace's desk.url, else dw serve's default address
   std::string expected_head;
   int64_t seq = 0;
   std::string format = "json";
@@ -74,7 +74,8 @@ std::shared_ptr<ActionCommands> AddActionCommands(CLI::App& app) {
                                 "print a single-use signed link for an approver to decide a pending proposal on the desk");
   c->link->add_option("PROPOSAL", c->proposal, "the proposal id (its newest version must be pending)")->required();
   c->link->add_option("--as", c->as, "the approver the link is for (named by the pending request)")->required();
-  c->link->add_option("--base-url", c->base_url, "where the desk is served (default http://127.0.0.1:8808)");
+  c->link->add_option("--base-url", c->base_url,
+                      "where the desk is served (default: the workspace's desk.url, else http://127.0.0.1:8808)");
 
   c->stop = app.add_subcommand("stop", "halt all autonomous dispatch in the workspace (recorded)");
   c->stop->add_flag("--lift", c->lift, "lift the stop switch (recorded)");
@@ -216,14 +217,29 @@ int DecideCmd(const GlobalOptions& g, const ActionCommands& c, actions::Verdict 
 }
 
 int Link(const GlobalOptions& g, const ActionCommands& c) {
+  // No key, or a weak one, is the command's setup and not a refusal of the proposal: exit 2.
   const std::string key = ApprovalLinkKeyFromEnv();
-  if (key.empty())
-    return Fail("approval-link", FailedPrecondition("set DW_APPROVAL_LINK_KEY (32 bytes or more, the same for dw serve)"));
+  if (key.empty()) {
+    std::cerr << "dw approval-link: set DW_APPROVAL_LINK_KEY, the key links are signed with (make one with: "
+                 "openssl rand -hex 32), to the same value for dw serve, which checks them\n";
+    return 2;
+  }
+  if (Status weak = actions::CheckApprovalLinkKey(key); !weak.ok()) {
+    std::cerr << "dw approval-link: " << weak.message() << "\n";
+    return 2;
+  }
   Opened o = Open(g, "approval-link");
   if (o.store == nullptr) return o.exit_code;
   Result<std::string> token = actions::IssueApprovalLink(*o.store, c.proposal, c.as, key, o.services->clock());
   if (!token.ok()) return Fail("approval-link", token.status());
   std::string base = c.base_url;
+  if (base.empty()) base = o.services->workspace().desk.url;
+  if (base.empty()) {
+    base = "http://127.0.0.1:8808";
+    std::cerr << "dw approval-link: the workspace sets no desk.url and --base-url was not given: the link "
+                 "assumes the desk at " << base << " (dw serve's default); set desk.url to where people "
+                 "open the desk\n";
+  }
   while (!base.empty() && base.back() == '/') base.pop_back();
   std::cout << base << "/approve/" << *token << "\n";
   return 0;

@@ -4,13 +4,14 @@
 
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include "app/command_start.h"
 #include "app/commands.h"
 #include "workspace/services.h"
 #include "base/log.h"
 #include "observe/quality/quality_run.h"
-#include "observe/quality/since.h"
+#include "config/duration.h"
 
 namespace dw::app {
 namespace {
@@ -25,11 +26,29 @@ const char* Tag(observe::quality::Verdict v) {
   return "?";
 }
 
+// True when every check of `t` errored with one message (an unreachable warehouse, a table that is
+// gone): that message is said once for the table instead of once per check.
+bool OneErrorForAll(const observe::quality::TableReport& t) {
+  if (t.outcomes.size() < 2) return false;
+  for (const observe::quality::CheckOutcome& o : t.outcomes)
+    if (o.verdict != observe::quality::Verdict::kError || o.message != t.outcomes.front().message) return false;
+  return true;
+}
+
 void PrintText(const observe::quality::QualityReport& report) {
+  std::map<std::string, std::string> said;  // an error message -> the first table it was said for
   for (const observe::quality::TableReport& t : report.tables) {
     std::cout << t.asset_id << "  (" << (t.rows ? std::to_string(*t.rows) + " rows scanned, " : "")
               << t.queries << (t.queries == 1 ? " query, " : " queries, ") << t.duration_ms
               << " ms)\n";
+    if (OneErrorForAll(t)) {
+      const std::string& message = t.outcomes.front().message;
+      auto [first, fresh] = said.emplace(message, t.asset_id);
+      std::cout << "  " << Tag(observe::quality::Verdict::kError) << "  all " << t.outcomes.size()
+                << " checks: " << (fresh ? message : "the same error as " + first->second) << "\n";
+      for (const std::string& n : t.notes) std::cout << "  note: " << n << "\n";
+      continue;
+    }
     size_t width = 0;
     for (const observe::quality::CheckOutcome& o : t.outcomes) width = std::max(width, o.name.size());
     for (const observe::quality::CheckOutcome& o : t.outcomes) {
@@ -71,7 +90,7 @@ int CmdCheck(const GlobalOptions& g, const CheckOptions& options) {
   req.max_scan_rows = options.max_scan_rows;
   req.record = options.record;
   if (!options.since.empty()) {
-    Result<TimePoint> since = observe::quality::ParseSince(options.since, services->clock().Now());
+    Result<TimePoint> since = config::ParseTimeOrAgo("since", options.since, services->clock().Now());
     if (!since.ok()) {
       std::cerr << "dw check: " << since.status().message() << "\n";
       return 2;

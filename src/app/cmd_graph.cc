@@ -8,6 +8,7 @@
 #include "graph/ingest.h"
 #include "workspace/services.h"
 #include "base/rfc3339.h"
+#include "config/duration.h"
 
 namespace dw::app {
 namespace {
@@ -63,15 +64,15 @@ int CmdLineage(const GlobalOptions& g, const LineageCommand& c) {
 }
 
 int CmdBlastRadius(const GlobalOptions& g, const BlastRadiusCommand& c) {
-  std::optional<TimePoint> since;
-  if (!c.since.empty()) {
-    auto t = ParseRfc3339(c.since);
-    if (!t.ok()) return Fail("blast-radius", InvalidArgument("--since: " + t.status().message()));
-    since = *t;
-  }
   StartedCommand start = StartCommand(g, "blast-radius");
   if (!start) return start.exit_code;
   const auto& services = start.services;
+  std::optional<TimePoint> since;
+  if (!c.since.empty()) {
+    auto t = config::ParseTimeOrAgo("--since", c.since, services->clock().Now());
+    if (!t.ok()) return Fail("blast-radius", t.status());
+    since = *t;
+  }
   graph::WalkOptions walk;
   walk.max_depth = c.depth;
   walk.include_stale = c.include_stale;

@@ -8,6 +8,7 @@
 #include "workspace/incident_desk.h"
 #include "workspace/proposals.h"
 #include "base/rfc3339.h"
+#include "config/duration.h"
 
 namespace dw::app {
 namespace {
@@ -181,13 +182,13 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
     if (!c.status.empty()) f.status = incidents::ParseIncidentStatus(c.status);
     f.limit = c.limit;
     if (!c.since.empty()) {
-      auto t = ParseRfc3339(c.since);
-      if (!t.ok()) return Fail(what, InvalidArgument("--since: " + t.status().message()));
+      auto t = config::ParseTimeOrAgo("--since", c.since, clock->Now());
+      if (!t.ok()) return Fail(what, t.status());
       f.from = *t;
     }
     if (!c.until.empty()) {
-      auto t = ParseRfc3339(c.until);
-      if (!t.ok()) return Fail(what, InvalidArgument("--until: " + t.status().message()));
+      auto t = config::ParseTimeOrAgo("--until", c.until, clock->Now());
+      if (!t.ok()) return Fail(what, t.status());
       f.to = *t;
     }
     auto h = (*desk)->GetHistory(f);

@@ -12,30 +12,31 @@
 namespace dw::app {
 
 int CmdMonitorMark(const GlobalOptions& g, const MonitorMarkOptions& o) {
-  auto from = observe::metrics::ParseRfc3339Millis(o.from, "--from");
-  auto to = observe::metrics::ParseRfc3339Millis(o.to, "--to");
-  for (const Status& st : {from.status(), to.status()}) {
+  StartedCommand start = StartCommand(g, "monitor mark");
+  if (!start) return start.exit_code;
+  const auto& services = start.services;
+  auto from_time = config::ParseTimeOrAgo("--from", o.from, services->clock().Now());
+  auto to_time = config::ParseTimeOrAgo("--to", o.to, services->clock().Now());
+  for (const Status& st : {from_time.status(), to_time.status()}) {
     if (!st.ok()) {
       std::cerr << "dw monitor mark: " << st.message() << "\n";
       return 2;
     }
   }
-  StartedCommand start = StartCommand(g, "monitor mark");
-  if (!start) return start.exit_code;
-  const auto& services = start.services;
+  const int64_t from = ToUnixMillis(*from_time), to = ToUnixMillis(*to_time);
   auto store = services->state();
   if (!store.ok()) {
     std::cerr << "dw monitor mark: state store: " << store.status().message() << "\n";
     return 2;
   }
-  observe::metrics::MarkRequest req{o.metric, *from, *to, o.note};
+  observe::metrics::MarkRequest req{o.metric, from, to, o.note};
   auto report = observe::metrics::MarkExpected(services->workspace(), **store, req);
   if (!report.ok()) {
     std::cerr << "dw monitor mark: " << report.status().message() << "\n";
     return 2;
   }
-  std::cout << "marked " << o.metric << " expected from " << FormatRfc3339(FromUnixMillis(*from))
-            << " to " << FormatRfc3339(FromUnixMillis(*to)) << " (mark " << report->id << ", "
+  std::cout << "marked " << o.metric << " expected from " << FormatRfc3339(FromUnixMillis(from))
+            << " to " << FormatRfc3339(FromUnixMillis(to)) << " (mark " << report->id << ", "
             << report->points_covered << " stored point(s) in the range now; later points in it "
             << "are learnt as they arrive)\n";
   return 0;

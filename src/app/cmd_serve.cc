@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "actions/actions.h"
 #include "agents/agents.h"
 #include "app/cli_actions.h"
 #include "app/command_start.h"
@@ -122,9 +123,18 @@ int CmdServe(const GlobalOptions& g, const std::string& listen, const std::strin
     }
   }
   // The desk's web pages at / (reading, and deciding through signed approval links).
+  bool desk_link_key_set = false;
   if (services) {
     desk::DeskOptions desk_options;
     desk_options.link_key = ApprovalLinkKeyFromEnv();
+    // A guessable key would let anyone forge links: the desk refuses links rather than use it.
+    if (!desk_options.link_key.empty()) {
+      if (Status weak = actions::CheckApprovalLinkKey(desk_options.link_key); !weak.ok()) {
+        std::cerr << "dw serve: " << weak.message() << "; approval links are off until it is replaced\n";
+        desk_options.link_key.clear();
+      }
+    }
+    desk_link_key_set = !desk_options.link_key.empty();
     // Off loopback the desk is reached through a TLS proxy: its cookies must never go out in clear.
     desk_options.secure_cookies = !net::IsLoopbackHost(options.host);
     // The sign-in form at /session checks the same token as every other route.
@@ -149,8 +159,16 @@ int CmdServe(const GlobalOptions& g, const std::string& listen, const std::strin
   }
   std::string shown = options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
   // Printed on stdout so scripts that asked for port 0 can read the chosen port.
-  std::cout << "dw serve: listening on http://" << shown << ":" << server.port() << "/mcp"
-            << std::endl;
+  const std::string base = "http://" + shown + ":" + std::to_string(server.port());
+  std::cout << "dw serve: listening on " << base << "/mcp" << std::endl;
+  // What else the one server answers, so a person does not have to read the docs to find the desk.
+  // On stderr: stdout stays the one line scripts read the port from (and may stop reading after).
+  if (services) {
+    std::cerr << "dw serve: the desk at " << base << "/"
+              << (desk_link_key_set ? "" : " (approval links off: no usable DW_APPROVAL_LINK_KEY)") << "\n";
+    if (services->workspace_status().ok() && services->workspace().lineage.openlineage)
+      std::cerr << "dw serve: OpenLineage events to " << base << "/api/v1/lineage\n";
+  }
   int sig = 0;
   sigwait(&stop, &sig);
   std::cerr << "dw serve: stopping (signal " << sig << ")\n";

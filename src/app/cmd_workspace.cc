@@ -9,6 +9,7 @@
 #include "workspace/services.h"
 #include "config/inert_keys.h"
 #include "config/workspace.h"
+#include "platforms/notify/notify.h"
 
 namespace dw::app {
 namespace {
@@ -61,6 +62,20 @@ int CmdInit(const GlobalOptions&, const std::string& dir_arg, const std::string&
   return 0;
 }
 
+namespace {
+
+// What `dw validate` warns about in a valid workspace: keys accepted but not acted on, and
+// decisions whose requests would reach nobody.
+std::vector<config::ConfigError> ValidateWarnings(const workspace::Services& services) {
+  const std::filesystem::path file = services.dir() / config::kWorkspaceFileName;
+  std::vector<config::ConfigError> out = config::InertKeyWarnings(file);
+  for (const auto& [path, message] : platforms::notify::UnroutedDecisionWarnings(services.workspace()))
+    out.push_back({file.string(), 0, 0, path, message});
+  return out;
+}
+
+}  // namespace
+
 int CmdValidate(const GlobalOptions& g, const std::string& format) {
   StartedCommand start = StartCommand(g, "validate", {.require_workspace = false});
   if (!start) return start.exit_code;
@@ -78,7 +93,7 @@ int CmdValidate(const GlobalOptions& g, const std::string& format) {
     out["errors"] = errors;
     Json warnings = Json::array();
     if (st.ok())
-      for (const auto& w : config::InertKeyWarnings(services->dir() / config::kWorkspaceFileName))
+      for (const auto& w : ValidateWarnings(*services))
         warnings.push_back({{"file", w.file}, {"line", w.line}, {"column", w.column},
                             {"path", w.path}, {"message", w.message}});
     out["warnings"] = warnings;
@@ -100,8 +115,7 @@ int CmdValidate(const GlobalOptions& g, const std::string& format) {
             << ws.platforms.size() << " platform(s), " << ws.domains.size() << " domain(s), "
             << ws.assets.size() << " asset(s), " << ws.checks.size() << " check block(s), "
             << ws.monitors.size() << " monitor(s)\n";
-  for (const auto& w : config::InertKeyWarnings(services->dir() / config::kWorkspaceFileName))
-    std::cerr << "warning: " << w.ToString() << "\n";
+  for (const auto& w : ValidateWarnings(*services)) std::cerr << "warning: " << w.ToString() << "\n";
   return 0;
 }
 

@@ -1,5 +1,7 @@
 #include "base/redaction.h"
 
+#include <openssl/evp.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -132,6 +134,17 @@ void RegisterSecret(std::string value) {
   std::stable_sort(forms.begin(), forms.end(),
                    [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   g_any = true;
+}
+
+void RegisterBasicCredential(const std::string& user, const std::string& password) {
+  if (password.empty()) return;
+  RegisterSecret(password);
+  const std::string plain = user + ":" + password;
+  std::string encoded(4 * ((plain.size() + 2) / 3) + 1, '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(encoded.data()),
+                                reinterpret_cast<const unsigned char*>(plain.data()), static_cast<int>(plain.size()));
+  encoded.resize(static_cast<size_t>(std::max(n, 0)));
+  RegisterSecret(encoded);
 }
 
 std::string RedactConnectionPasswords(std::string text) {

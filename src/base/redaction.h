@@ -23,6 +23,11 @@ namespace dw {
 // letters or digits. Empty values are ignored. Thread-safe.
 void RegisterSecret(std::string value);
 
+// Registers what HTTP Basic authentication sends for `user` and `password` (the base64 of
+// "user:password", as an Authorization header or a log of one carries it) as a secret, besides
+// `password` itself: the encoded form holds the password whole. Nothing when `password` is empty.
+void RegisterBasicCredential(const std::string& user, const std::string& password);
+
 // Returns `text` with the password of every connection string in it (see 1. above) replaced by
 // "***". Needs no registration: for a connection string that is printed or quoted by a driver.
 std::string RedactConnectionPasswords(std::string text);

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "base/time_text.h"
+
 namespace dw::config {
 namespace {
 
@@ -61,6 +63,15 @@ std::string FormatDuration(std::chrono::milliseconds d) {
   for (auto it = std::rbegin(kUnits); it != std::rend(kUnits); ++it)
     if (ms % it->millis == 0) return std::to_string(ms / it->millis) + std::string(it->suffix);
   return std::to_string(ms) + "ms";
+}
+
+Result<TimePoint> ParseTimeOrAgo(const std::string& name, const std::string& text, TimePoint now) {
+  if (std::optional<int64_t> ms = ParseTimestampMillis(text)) return FromUnixMillis(*ms);
+  Result<std::chrono::milliseconds> d = ParseDuration(text);
+  if (d.ok()) return now - *d;
+  return InvalidArgument(name + ": '" + text +
+                         "' is neither a timestamp (2026-11-24T14:00:00Z) nor a duration back from "
+                         "now (90m, 2h, 1d)");
 }
 
 }  // namespace dw::config

@@ -4,6 +4,7 @@
 
 #include "base/identifiers.h"
 #include "base/ip_range.h"
+#include "base/redaction.h"
 #include "config/duration.h"
 #include "config/state_location.h"
 #include "config/suggest.h"
@@ -257,6 +258,8 @@ void Builder::BuildPlatforms(const Json& doc, Workspace* ws) {
     pc.username = Str(p, "username");
     pc.password = Str(p, "password");
     pc.token = Str(p, "token");
+    // What the Basic credential becomes on the wire is as secret as the password in it.
+    RegisterBasicCredential(pc.username, pc.password);
     if (p.contains("tenant") && !pc.type.empty() && pc.type != "kestra")
       Error(path + ".tenant", "'tenant' applies to kestra platforms only");
     pc.tenant = pc.type == "kestra" ? Str(p, "tenant", "main") : "";

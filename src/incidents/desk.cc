@@ -90,15 +90,35 @@ Result<std::vector<Incident>> IncidentDesk::Active() {
   return out;
 }
 
+// An abbreviated id is looked for among the newest incidents this many, and must be at least this
+// long ("inc-" and a little more), so that "i" does not pick an incident.
+constexpr int kPrefixSearchIncidents = 5000;
+constexpr size_t kMinIdPrefix = 6;
+
 Result<Incident> IncidentDesk::Load(const std::string& id) {
   auto row = store_.GetIncident(id);
   if (!row.ok()) return row.status();
   if (!row->has_value()) {
-    auto all = store_.Incidents("", 1000);
+    auto all = store_.Incidents("", kPrefixSearchIncidents);
     if (!all.ok()) return all.status();
-    std::vector<std::string> ids;
-    for (const auto& r : *all) ids.push_back(r.id);
+    std::vector<std::string> ids, matches;
+    for (const auto& r : *all) {
+      ids.push_back(r.id);
+      // An id may be abbreviated, as git abbreviates commits: a prefix one incident alone has.
+      if (id.size() >= kMinIdPrefix && r.id.compare(0, id.size(), id) == 0) matches.push_back(r.id);
+    }
     std::string shown = id.substr(0, 80);
+    if (matches.size() == 1) {
+      row = store_.GetIncident(matches.front());
+      if (!row.ok()) return row.status();
+      if (row->has_value()) return FromRecord(**row);
+    } else if (matches.size() > 1) {
+      std::string listed;
+      for (size_t i = 0; i < matches.size() && i < 5; ++i) listed += (i ? ", " : "") + matches[i];
+      return InvalidArgument("incident id " + shown + " is ambiguous: " + std::to_string(matches.size()) +
+                             " incidents start with it (" + listed + (matches.size() > 5 ? ", ..." : "") +
+                             "); give more of the id");
+    }
     if (ids.empty()) return NotFound("no incident " + shown + ": the store holds no incident yet");
     return NotFound("no incident " + shown + config::ClosestList(id, ids, 3));
   }

@@ -348,7 +348,9 @@ class IncidentDesk {
   // and the store's error is returned.
   Result<EvaluationReport> Evaluate(const SignalBatch& batch);
 
-  // The incident `id`. NotFound naming the closest ids when there is none.
+  // The incident `id`, or the one incident among the newest 5,000 whose id starts with it (at least
+  // 6 characters). NotFound naming the closest ids when there is none; InvalidArgument naming them
+  // when several start with it.
   Result<Incident> Get(const std::string& id);
   // Incidents matching `filter`, newest first. InvalidArgument for a limit outside 1..1000.
   Result<std::vector<Incident>> List(const IncidentFilter& filter);

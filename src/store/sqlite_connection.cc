@@ -7,9 +7,15 @@
 #include "store/sqlite_values.h"
 #include "store/sqlite_wal_checkpointer.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <vector>
 #include <thread>
 #include <unordered_map>
 
@@ -195,18 +201,37 @@ class SqliteConnection final : public SqlConnection {
   std::unique_ptr<WalCheckpointer> checkpointer_;
 };
 
+// Creates what is missing of the state store's folder and file, readable by their owner only: the
+// store holds incidents, evidence, approvals and the people's keys, and a folder or file another
+// user of the machine can read gives them all of it. What already exists keeps its permissions.
+Status CreatePrivately(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path == ":memory:" || path.rfind("file:", 0) == 0) return Status::Ok();
+  fs::path p(path);
+  std::error_code ec;
+  std::vector<fs::path> missing;
+  for (fs::path dir = p.parent_path(); !dir.empty() && !fs::exists(dir, ec); dir = dir.parent_path()) {
+    missing.push_back(dir);
+    if (dir == dir.parent_path()) break;
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST)
+      return Unavailable("could not create the folder of the state store at " + path + ": " +
+                         it->string() + ": " + std::strerror(errno));
+  }
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    ::close(fd);  // an empty file is a new SQLite database; its -wal and -shm take its mode
+  } else if (errno != EEXIST) {
+    return Unavailable("could not create the state store at " + path + ": " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& path) {
-  std::filesystem::path p(path);
-  if (p.has_parent_path()) {
-    std::error_code ec;
-    std::filesystem::create_directories(p.parent_path(), ec);
-    if (ec) {
-      return Unavailable("could not create the folder of the state store at " + path + ": " +
-                         ec.message());
-    }
-  }
+  DW_RETURN_IF_ERROR(CreatePrivately(path));
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(
       path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);

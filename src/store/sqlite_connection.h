@@ -14,7 +14,8 @@ namespace dw::store {
 // How long a statement waits for another connection's lock before failing with kUnavailable.
 inline constexpr int kSqliteBusyTimeoutMs = 5000;
 
-// Opens (creating it and its parent folders if needed) the SQLite database at `path`.
+// Opens (creating it and its missing parent folders if needed, readable by their owner only: 0600
+// and 0700) the SQLite database at `path`.
 // kDataLoss if the file exists but is not a SQLite database; kUnavailable if it cannot be opened.
 Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& path);
 

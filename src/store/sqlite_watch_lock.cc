@@ -28,7 +28,7 @@ Result<int> OpenLockFile(const std::string& path) {
   std::error_code ec;
   std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);  // beside the store, as private
   if (fd < 0) return Unavailable("cannot open the dw watch lock file " + path + ": " + std::strerror(errno));
   return fd;
 }

@@ -7,6 +7,7 @@
 #include "base/url_redaction.h"
 #include "net/http_client.h"
 #include "platforms/probe.h"
+#include "store/location.h"
 #include "warehouse/probe.h"
 
 namespace dw::workspace {
@@ -50,9 +51,11 @@ Json DescribeConfiguration(const config::Workspace& ws) {
                       {"file", ws.file.string()},
                       {"timezone", ws.timezone},
                       {"probed", false}};
-  bool pg = ws.state.rfind("postgres", 0) == 0;
+  // A PostgreSQL store may be a URL or a libpq keyword/value string ("host=db dbname=dw
+  // password=..."): the store stage decides which, and prints either without its password.
+  bool pg = store::IsPostgresLocation(ws.state);
   out["state"] = {{"backend", pg ? "postgresql" : "sqlite"},
-                  {"location", pg ? RedactSecrets(RedactUrl(ws.state)) : ws.state}};
+                  {"location", pg ? RedactSecrets(store::RedactLocation(ws.state)) : ws.state}};
 
   Json warehouses = Json::array();
   for (const auto& [name, wh] : ws.warehouses)

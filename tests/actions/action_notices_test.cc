@@ -160,7 +160,7 @@ TEST_F(ActionNoticesTest, EachApproverIsMailedTheirOwnLinkAndTheCopyCarriesNone)
                                                  "email approval_requested:P-hold.v1"}));
   notify::DeliveryOptions o;
   o.request_timeout = std::chrono::milliseconds(3000);
-  const std::string key = "0123456789abcdef0123456789abcdef-mail";
+  const std::string key = "b81e4c97a2f05d63e9c1a47f0b2d86e5-mail";
   o.approval_link = ApprovalLinkSignerFor(key);
   auto r = notify::DeliverDue(ws_, *store_, *http_, *mail_, clock_, o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();

@@ -3,6 +3,8 @@
 // approval_link fuzz target signs them, to reach the parser the MAC guards.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "actions/actions.h"
 #include "tests/support/approval_token_signer.h"
 
@@ -77,6 +79,34 @@ TEST(ApprovalTokenTest, TheSignerMakesNoTokenTheReaderWouldRefuse) {
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->nonce, "n1");
   EXPECT_EQ(ReadApprovalLink(*token, kKey + "x").status().code(), StatusCode::kPermissionDenied);
+}
+
+// A guessable key forges every link: refused for signing and for reading, saying how to make one.
+// Keys made as the docs say (random hex or base64, generated here from seeds) all pass.
+TEST(ApprovalTokenTest, AGuessableKeyIsRefusedAndRandomKeysPass) {
+  const ApprovalLink link{"ana@example.com", "P-hold", 1, FromUnixMillis(1795615200000), "n1"};
+  for (const std::string& weak :
+       {std::string(32, 'a'), std::string(64, 'a'), std::string("abababababababababababababababab"),
+        std::string("passwordpasswordpasswordpassword"), std::string("0123456789abcdef0123456789abcdef"),
+        std::string("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab"), std::string("abcdefghijklmnopqrstuvwxyz012345"),
+        }) {
+    auto signed_with = SignApprovalLink(link, weak);
+    ASSERT_FALSE(signed_with.ok()) << weak;
+    EXPECT_EQ(signed_with.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(signed_with.status().message().find("openssl rand"), std::string::npos) << signed_with.status().message();
+    EXPECT_EQ(signed_with.status().message().find(weak), std::string::npos) << "the key in its own error";
+    EXPECT_FALSE(ReadApprovalLink(*SignApprovalLink(link, kKey), weak).ok()) << weak;
+  }
+  std::mt19937_64 rng(20261206);
+  const std::string hex = "0123456789abcdef";
+  const std::string b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (int i = 0; i < 2000; ++i) {
+    std::string key;
+    const bool as_hex = i % 2 == 0;
+    const size_t length = as_hex ? (i % 4 == 0 ? 32 : 64) : 44;
+    for (size_t j = 0; j < length; ++j) key += as_hex ? hex[rng() % 16] : b64[rng() % 64];
+    EXPECT_TRUE(CheckApprovalLinkKey(key).ok()) << key << ": " << CheckApprovalLinkKey(key).ToString();
+  }
 }
 
 }  // namespace

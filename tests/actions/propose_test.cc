@@ -193,6 +193,7 @@ TEST_F(FlinkSeed, DraftsTheThreeProposalsOfTheSeedPageWithADiffThatAppliesToTheM
     EXPECT_EQ(s.version, 1) << s.id;
     EXPECT_EQ(s.status, "pending") << s.id << ": " << s.sending;
     EXPECT_NE(s.sending.find("sent to ana@example.com"), std::string::npos) << s.sending;
+    EXPECT_NE(s.sending.find(" via "), std::string::npos) << "which channel carries it: " << s.sending;
   }
 }
 

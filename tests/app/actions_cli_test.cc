@@ -76,6 +76,38 @@ TEST_F(ActionsCliTest, AnApproverSignsAnApprovalAndAnImpostorIsRefused) {
   EXPECT_EQ(refused, 3);  // forged, outsider, twice: every refusal recorded
 }
 
+// `dw approval-link` says what its setup lacks (exit 2: no key, a guessable key) and how to fix
+// it, and points the link at the workspace's desk.url, warning when it has to assume an address.
+TEST_F(ActionsCliTest, ApprovalLinkSaysWhatItsSetupLacksAndUsesTheDesksUrl) {
+  {
+    auto store = store::OpenStateStore(StorePath(), clock_);
+    ASSERT_TRUE(store.ok());
+    config::Workspace ws;
+    ws.domains["loyalty"] = {"loyalty", "L2", {"ana@example.com"}, {"ana@example.com"}, {}, "2h"};
+    actions::ProposalDraft d{"P-1", "INC-1", "loyalty", "hold", "agent:dw-incidents", {}};
+    ASSERT_TRUE(actions::StoreProposal(**store, d, clock_).ok());
+    ASSERT_TRUE(actions::SendForApproval(**store, ws, "P-1", clock_, "agent:dw-incidents").ok());
+  }
+  const std::string link = " approval-link P-1 --as ana@example.com";
+  auto no_key = RunCommand("env -u DW_APPROVAL_LINK_KEY " + dw_ + link);
+  EXPECT_EQ(no_key.exit_code, 2) << no_key.err;
+  EXPECT_NE(no_key.err.find("openssl rand -hex 32"), std::string::npos) << no_key.err;
+  auto weak = RunCommand("DW_APPROVAL_LINK_KEY=" + std::string(32, 'q') + " " + dw_ + link);
+  EXPECT_EQ(weak.exit_code, 2) << weak.err;
+  EXPECT_NE(weak.err.find("too easy to guess"), std::string::npos) << weak.err;
+  EXPECT_EQ(weak.err.find("qqqqqqqq"), std::string::npos) << "the key in the output";
+  const std::string key = "DW_APPROVAL_LINK_KEY=9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 ";
+  auto assumed = RunCommand(key + dw_ + link);
+  ASSERT_EQ(assumed.exit_code, 0) << assumed.err;
+  EXPECT_EQ(assumed.out.rfind("http://127.0.0.1:8808/approve/v1.", 0), 0u) << assumed.out;
+  EXPECT_NE(assumed.err.find("sets no desk.url"), std::string::npos) << assumed.err;
+  tmp_.Write("dataworkers.yaml", std::string(kWorkspace) + "desk: {url: \"https://desk.example.com/\"}\n");
+  auto configured = RunCommand(key + dw_ + link);
+  ASSERT_EQ(configured.exit_code, 0) << configured.err;
+  EXPECT_EQ(configured.out.rfind("https://desk.example.com/approve/v1.", 0), 0u) << configured.out;
+  EXPECT_EQ(configured.err.find("desk.url"), std::string::npos) << configured.err;
+}
+
 TEST_F(ActionsCliTest, StopAndLiftAreRecorded) {
   ASSERT_EQ(RunCommand(dw_ + " stop --as ana@example.com --reason drill").exit_code, 0);
   auto again = RunCommand(dw_ + " stop");

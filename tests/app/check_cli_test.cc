@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <sstream>
+
 #include "base/json.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/example_workspace.h"
@@ -61,6 +63,47 @@ TEST(CheckCliTest, EvExampleFindsTheNightsMismatches) {
       EXPECT_EQ(c["status"], "pass") << c.dump();
     }
   }
+}
+
+// --no-record stores nothing, so a first run must not say it set a baseline; the next recorded run
+// is still a first run.
+TEST(CheckCliTest, NoRecordSaysNoBaselineWasSetAndStoresNone) {
+  TempDir tmp;
+  auto ws = CopyExample(tmp, "loyalty-flink");
+  const std::string dw = kDw + " --workspace " + Q(ws) + " --now 2026-11-24T14:00:00Z check ";
+  auto dry = RunCommand(dw + "--no-record");
+  EXPECT_EQ(dry.exit_code, 0) << dry.out << dry.err;
+  EXPECT_EQ(dry.out.find("baseline of"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("not recorded, so no baseline is set"), std::string::npos) << dry.out;
+  auto recorded = RunCommand(dw);
+  EXPECT_EQ(recorded.exit_code, 0) << recorded.out << recorded.err;
+  EXPECT_NE(recorded.out.find("first run: baseline of"), std::string::npos) << recorded.out;
+}
+
+// A warehouse that cannot be reached fails every check of every table the same way: the text
+// output says the error once, not once per check; the JSON keeps every check's own.
+TEST(CheckCliTest, AnUnreachableWarehouseIsSaidOnce) {
+  TempDir tmp;
+  tmp.Write("dataworkers.yaml",
+            "version: 1\nname: w\nwarehouses:\n"
+            "  pg: {type: postgres, dsn: \"postgresql://dw@127.0.0.1:1/nowhere?connect_timeout=2\"}\n"
+            "checks:\n"
+            "  - {table: pg.public.orders, not_null: [id, amount, customer], unique: [id], volume: {min_rows: 1}}\n"
+            "  - {table: pg.public.customers, not_null: [id, email], unique: [id, email]}\n");
+  auto r = RunCommand(kDw + " --workspace " + Q(tmp.path()) + " check");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  size_t lines_with_error = 0, same = 0;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    lines_with_error += line.find("127.0.0.1") != std::string::npos;
+    same += line.find("checks: the same error as table://pg/") != std::string::npos;
+  }
+  EXPECT_EQ(lines_with_error, 1u) << r.out;
+  EXPECT_EQ(same, 1u) << r.out;
+  auto json = RunCommand(kDw + " --workspace " + Q(tmp.path()) + " check --no-record --format json");
+  Json report = Json::parse(json.out);
+  for (const Json& t : report["tables"])
+    for (const Json& c : t["checks"]) EXPECT_EQ(c["status"], "error") << c.dump();
 }
 
 TEST(CheckCliTest, ErrorsAndRefusalsExitTwo) {

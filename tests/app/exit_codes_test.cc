@@ -73,6 +73,12 @@ TEST_F(ExitCodesTest, EveryCommandFollowsTheConvention) {
       {"--workspace {L} lineage table://main/member_balances --direction sideways", 2, ""},
       {"--workspace {L} lineage table://main/no_such", 2, ""},
       {"--workspace {L} blast-radius table://main/no_such", 2, ""},
+      // One grammar for every option that takes a time: a timestamp or a duration back from now.
+      {"--workspace {L} --now 2026-11-24T14:00:00Z blast-radius table://main/member_balances --since 1d", 0, ""},
+      {"--workspace {L} blast-radius table://main/member_balances --since 2026-11-24T13:00:00Z", 0, ""},
+      {"--workspace {L} blast-radius table://main/member_balances --since yesterday", 2, "neither a timestamp"},
+      {"--workspace {L} --now 2026-11-24T14:00:00Z incidents list --since 1d --until 10m", 0, ""},
+      {"--workspace {L} incidents list --until soon", 2, "--until: 'soon'"},
       {"--workspace {L} ingest openlineage {T}/events", 2, "is a directory"},
       {"--workspace {L} ingest openlineage {T}/events/a.jsonl", 0, ""},
       {"--workspace {L} ingest dbt {T}/no-such-manifest.json", 2, "cannot read"},
@@ -221,6 +227,44 @@ TEST_F(ExitCodesTest, AStateUrlOfAnUnknownSchemeIsAValidationError) {
   typo.Write("dataworkers.yaml", "version: 1\nname: s\nstate: \"postgresq://db/dw\"\n");
   EXPECT_NE(Dw("--workspace " + Q(typo.path()) + " validate").err.find("did you mean 'postgresql'"),
             std::string::npos);
+}
+
+// A domain that asks for approvals or escalates with no channel to carry them: validate warns
+// (exit 0, the workspace is valid), so the requests do not expire unseen; routed, no warning.
+TEST_F(ExitCodesTest, ValidateWarnsWhenApprovalsOrEscalationsReachNobody) {
+  const std::string domains =
+      "version: 1\nname: s\n"
+      "domains:\n  loyalty: {owners: [ana@example.com], approvers: [ana@example.com], autonomy: L2,\n"
+      "            escalate_to: [lead@example.com], approval_ttl: 4h}\n"
+      "  billing: {owners: [bo@example.com], approvers: [bo@example.com], autonomy: L3}\n";
+  struct Case {
+    std::string notify;
+    std::vector<std::string> warned;  // paths
+  };
+  const std::vector<Case> cases = {
+      {"", {"domains.billing", "domains.loyalty", "domains.loyalty.escalate_to"}},
+      {"notify:\n  slack: {webhook: \"https://hooks.slack.test/T0/B0/xyz\"}\n"
+       "  routes:\n    - {domains: [billing], channels: [slack]}\n",
+       {"domains.loyalty", "domains.loyalty.escalate_to"}},
+      {"notify:\n  slack: {webhook: \"https://hooks.slack.test/T0/B0/xyz\"}\n", {}},
+  };
+  for (const Case& c : cases) {
+    TempDir tmp;
+    tmp.Write("dataworkers.yaml", domains + c.notify);
+    CommandResult j = Dw("--workspace " + Q(tmp.path()) + " validate --format json");
+    EXPECT_EQ(j.exit_code, 0) << j.err;
+    Json out = Json::parse(j.out);
+    std::vector<std::string> paths;
+    for (const Json& w : out["warnings"]) {
+      paths.push_back(w["path"].get<std::string>());
+      EXPECT_NE(w["message"].get<std::string>().find("nobody is told"), std::string::npos) << w.dump();
+    }
+    std::sort(paths.begin(), paths.end());
+    EXPECT_EQ(paths, c.warned) << c.notify << "\n" << j.out;
+    CommandResult text = Dw("--workspace " + Q(tmp.path()) + " validate");
+    EXPECT_EQ(text.exit_code, 0);
+    EXPECT_EQ(text.err.find("reach no notification channel") != std::string::npos, !c.warned.empty()) << text.err;
+  }
 }
 
 // Every key the workspace accepts is acted on in this build (autonomy, approvers, escalate_to and

@@ -16,6 +16,7 @@
 #include "base/json.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/serve_process.h"
+#include "tests/support/subprocess.h"
 
 extern char** environ;
 
@@ -127,6 +128,17 @@ TEST(AppServeTest, ATokenIsRequiredWhenConfigured) {
   EXPECT_FALSE(denied->get_header_value("WWW-Authenticate").empty());
   cli.set_bearer_token_auth(token);
   EXPECT_FALSE(Initialize(cli, "/mcp").empty());
+}
+
+// A person starting `dw serve` is told where the desk is, and that approval links are off without
+// a key; stdout keeps the one line scripts read the port from.
+TEST(AppServeTest, TheStartAnnouncesTheDeskBesideMcp) {
+  auto r = testing::RunCommand("env -u DW_APPROVAL_LINK_KEY timeout -s TERM 3 " + std::string(DW_BINARY) +
+                               " --workspace " + kExample + " serve --listen 127.0.0.1:0");
+  EXPECT_NE(r.out.find("listening on http://127.0.0.1:"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("desk"), std::string::npos) << "stdout is the port's line alone: " << r.out;
+  EXPECT_NE(r.err.find("the desk at http://127.0.0.1:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("approval links off: no usable DW_APPROVAL_LINK_KEY"), std::string::npos) << r.err;
 }
 
 }  // namespace serve_test

@@ -23,6 +23,16 @@ TEST(BaseRedactionTest, HidesConnectionPasswordsOfEveryFormWithoutRegistration) 
   EXPECT_EQ(RedactConnectionPasswords(R"({"dsn":"host=h password=abc"})"), R"({"dsn":"host=h password=***"})");
 }
 
+// A platform's Basic credential goes out base64-encoded: that form is as secret as the password.
+TEST(BaseRedactionTest, ABasicCredentialIsHiddenEncodedAsWellAsPlain) {
+  RegisterBasicCredential("admin@kestra.io", "Kestra-Pw-7731");
+  // base64("admin@kestra.io:Kestra-Pw-7731"), computed independently of the product.
+  const std::string encoded = "YWRtaW5Aa2VzdHJhLmlvOktlc3RyYS1Qdy03NzMx";
+  EXPECT_EQ(RedactSecrets("Authorization: Basic " + encoded), "Authorization: Basic ***");
+  EXPECT_EQ(RedactSecrets("password Kestra-Pw-7731 refused"), "password *** refused");
+  EXPECT_EQ(RedactSecrets("user admin@kestra.io"), "user admin@kestra.io") << "the user name is no secret";
+}
+
 TEST(BaseRedactionTest, LeavesTextWithoutSecretsAlone) {
   for (const std::string s :
        {"http://127.0.0.1:8081/jobs/overview", "table://main/loyalty.member_balances",

@@ -24,7 +24,7 @@
 namespace dw::desk {
 namespace {
 
-constexpr char kLinkKey[] = "0123456789abcdef0123456789abcdef-identity-test";
+constexpr char kLinkKey[] = "7d2f9a41c0e86b35f1a94e27c3b0d85a-identity-test";
 constexpr char kProxy[] = "127.0.0.2";     // the sign-in proxy's address (trusted)
 constexpr char kElsewhere[] = "127.0.0.1";  // any other peer
 

@@ -20,7 +20,7 @@ namespace desk_pages_test {
 
 TimePoint At(const char* t) { return *ParseRfc3339(t); }
 
-constexpr char kLinkKey[] = "0123456789abcdef0123456789abcdef-desk-test";
+constexpr char kLinkKey[] = "f3c9e1a27b6d48c0a5e2d9b71c4f8a36-desk-test";
 
 constexpr char kWorkspace[] = R"(version: 1
 name: desk-test

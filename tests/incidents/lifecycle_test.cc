@@ -113,6 +113,34 @@ TEST_P(Lifecycle, AnUnknownIdAnswersWithTheClosestIds) {
   EXPECT_EQ(Desk().Diagnose("nope").status().code(), StatusCode::kNotFound);
 }
 
+// An id may be abbreviated to a prefix one incident alone has, as git abbreviates commits; a
+// prefix two incidents share is refused naming both, and too short a prefix picks nothing.
+TEST_P(Lifecycle, AnIdMayBeAbbreviatedToAUniquePrefix) {
+  // Two days later, past any grouping window: an incident of its own.
+  clock_.Set(At("2026-11-26T15:05:00Z"));
+  EvaluationReport other = Evaluate({MetricSignal("rows_u", "table://main/u", "2026-11-26T15:05:00Z", 10, 1000)});
+  ASSERT_EQ(other.opened.size(), 1u);
+  const std::string other_id = other.opened[0];
+  ASSERT_NE(other_id, id_);
+  size_t common = 0;
+  while (common < id_.size() && common < other_id.size() && id_[common] == other_id[common]) ++common;
+  ASSERT_LT(common, id_.size());
+  // The shortest prefix of each that the other does not share.
+  auto unique = Desk().Get(id_.substr(0, std::max<size_t>(common + 1, 6)));
+  ASSERT_TRUE(unique.ok()) << unique.status().ToString();
+  EXPECT_EQ(unique->id, id_);
+  ASSERT_TRUE(Desk().Acknowledge(other_id.substr(0, std::max<size_t>(common + 1, 6)), "ana@example.com", "mine").ok());
+  EXPECT_EQ(Get(other_id).status, IncidentStatus::kAcknowledged);
+  EXPECT_EQ(Get(id_).status, IncidentStatus::kOpen);
+  if (common >= 6) {
+    auto ambiguous = Desk().Get(id_.substr(0, common));
+    ASSERT_EQ(ambiguous.status().code(), StatusCode::kInvalidArgument) << ambiguous.status().ToString();
+    EXPECT_NE(ambiguous.status().message().find(id_), std::string::npos);
+    EXPECT_NE(ambiguous.status().message().find(other_id), std::string::npos);
+  }
+  EXPECT_EQ(Desk().Get(id_.substr(0, 3)).status().code(), StatusCode::kNotFound);
+}
+
 TEST_P(Lifecycle, SeverityRisesAsTheDeadlineNears) {
   // The customer-facing sync runs Fridays at 22:00; on Tuesday it is days away.
   Incident tuesday = Get(id_);

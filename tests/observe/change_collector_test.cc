@@ -153,6 +153,24 @@ TEST_F(ChangeCollectorTest, UnreachablePlatformIsOneObservationPerOutageAndOther
   EXPECT_EQ(states[0].evidence["time_source"], "observed");
 }
 
+// An answer over the size cap cannot be read: like a timeout, the platform's changes are unknown,
+// so it is an observation gap (platform_unreachable), not a silent error.
+TEST_F(ChangeCollectorTest, AnAnswerTooLargeToReadIsAnObservationGap) {
+  Json script = LoadScript("examples/loyalty-flink/sim/flink.json");
+  script["faults"] = Json::array({{{"path", "*"}, {"status", 200}, {"body", "\"" + std::string(4096, 'x') + "\""},
+                                   {"repeat_body", 5000}}});  // 20 MB, over the 16 MiB a platform answer may be
+  auto flink = StartSim(sim::Platform::kFlink, script);
+  ASSERT_NE(flink, nullptr);
+  ws_.platforms["flink"] = PlatformAt("flink", "flink", flink->url());
+  OpenStore();
+  auto report = Collect();
+  ASSERT_EQ(report.platforms.size(), 1u);
+  EXPECT_FALSE(report.platforms[0].reachable);
+  auto gaps = Events(kPlatformUnreachable);
+  ASSERT_EQ(gaps.size(), 1u);
+  EXPECT_NE(gaps[0].reason.find("answered more than can be read"), std::string::npos) << gaps[0].reason;
+}
+
 TEST_F(ChangeCollectorTest, BadBodiesAreErrorsNamingThePlatformAndTheRestIsCollected) {
   Json bad = LoadScript("examples/loyalty-flink/sim/flink.json");
   bad["faults"] = Json::array({{{"path", "/jobmanager/logs"}, {"status", 200}, {"body", "<html>login</html>"},

@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -101,6 +103,30 @@ TEST_F(StoreSqliteTest, ADatabaseWithACorruptPageIsAClearError) {
     EXPECT_EQ(store.status().code(), StatusCode::kDataLoss) << store.status().ToString();
     EXPECT_THAT(store.status().message(), HasSubstr(path));
   }
+}
+
+// The store holds incidents, evidence, approvals and the people's keys: under the usual umask
+// (022) it and the folders made for it are still readable by their owner only, its WAL too. A
+// folder that was already there keeps its permissions.
+TEST_F(StoreSqliteTest, CreatesTheStoreAndItsFoldersReadableByTheirOwnerOnly) {
+  namespace fs = std::filesystem;
+  const mode_t old_umask = ::umask(022);
+  fs::permissions(dir_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                            fs::perms::others_read | fs::perms::others_exec);
+  const std::string path = PathOf("workspace/.dw/state.db");
+  {
+    Result<std::unique_ptr<StateStore>> store = OpenStateStore(path);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    ASSERT_TRUE((*store)->SetCursor("c", "1").ok());  // a write, so the WAL exists
+    auto mode = [](const fs::path& p) { return fs::status(p).permissions() & fs::perms::mask; };
+    EXPECT_EQ(mode(dir_ / "workspace"), fs::perms::owner_all);
+    EXPECT_EQ(mode(dir_ / "workspace" / ".dw"), fs::perms::owner_all);
+    EXPECT_EQ(mode(path), fs::perms::owner_read | fs::perms::owner_write);
+    ASSERT_TRUE(fs::exists(path + "-wal"));
+    EXPECT_EQ(mode(path + "-wal"), fs::perms::owner_read | fs::perms::owner_write);
+    EXPECT_EQ(mode(dir_) & fs::perms::others_read, fs::perms::others_read) << "an existing folder was changed";
+  }
+  ::umask(old_umask);
 }
 
 TEST_F(StoreSqliteTest, AFolderInPlaceOfTheFileIsAClearError) {

@@ -75,6 +75,29 @@ class AppDescribeTest : public ::testing::Test {
   TempDir tmp_;
 };
 
+// The state store's backend as the store stage reads `state:`: a libpq keyword/value string is
+// PostgreSQL like a URL, and neither prints its password.
+TEST(DescribeConfigurationTest, NamesTheStoresBackendInEveryFormAndHidesItsPassword) {
+  struct Case {
+    const char* state;
+    const char* backend;
+  };
+  for (const Case& c : {Case{"host=db.internal port=5432 dbname=dw user=dw password=Kw9SecretPass", "postgresql"},
+                        Case{"postgresql://dw:Kw9SecretPass@db.internal/dw", "postgresql"},
+                        Case{"postgres://dw:Kw9SecretPass@db.internal/dw?sslmode=require", "postgresql"},
+                        Case{".dw/state.db", "sqlite"}}) {
+    config::Workspace ws;
+    ws.name = "w";
+    ws.state = c.state;
+    Json d = DescribeConfiguration(ws);
+    EXPECT_EQ(d["state"]["backend"], c.backend) << c.state;
+    EXPECT_EQ(d.dump().find("Kw9SecretPass"), std::string::npos) << d.dump();
+    if (std::string(c.backend) == "postgresql") {
+      EXPECT_NE(d["state"]["location"].get<std::string>().find("db.internal"), std::string::npos) << d.dump();
+    }
+  }
+}
+
 TEST_F(AppDescribeTest, ProbesTellReachableFromUnreachable) {
   FakePlatform fake;
   auto services = Load("  flink: {type: flink, url: \"" + fake.url() + "\"}\n"

@@ -9,8 +9,12 @@
 namespace dw::observe::changes {
 namespace {
 
+// What makes a pass an observation gap rather than a bug to report: the platform did not answer,
+// not in time, or answered more than can be read (a body over the size cap): either way its
+// changes are unknown, not absent.
 bool Unreachable(const Status& s) {
-  return s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kDeadlineExceeded;
+  return s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kDeadlineExceeded ||
+         s.code() == StatusCode::kResourceExhausted;
 }
 
 }  // namespace
@@ -114,7 +118,10 @@ Result<CollectReport> CollectChanges(const config::Workspace& workspace, net::Ht
             PlatformAssetId(platform.type, name), kPlatformUnreachable, start,
             Json{{"platform", name}, {"type", platform.type}, {"error", RedactSecrets(s.message())},
                  {"time_source", "observed"}},
-            0.5, "platform '" + name + "' could not be reached: its changes since then are unknown, not absent"));
+            0.5, "platform '" + name + "' " +
+                     (s.code() == StatusCode::kResourceExhausted ? "answered more than can be read"
+                                                                 : "could not be reached") +
+                     ": its changes since then are unknown, not absent"));
       }
     } else if (since->has_value()) {
       got.cursors[outage_cursor] = "";  // reachable again

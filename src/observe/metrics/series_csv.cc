@@ -60,7 +60,8 @@ Result<int64_t> ParseSeriesTimestamp(std::string_view text) {
   auto bad = [&] {
     return InvalidArgument("\"" + std::string(s) +
                            "\" is not a timestamp: use YYYY-MM-DD, YYYY-MM-DD HH:MM:SS or RFC 3339 "
-                           "(2026-01-05T10:00:00Z, 2026-01-05T11:00:00+01:00)");
+                           "(2026-01-05T10:00:00Z, 2026-01-05T11:00:00+01:00, or PostgreSQL's "
+                           "2026-01-05 11:00:00+01)");
   };
   int y, mo, d, h = 0, mi = 0, se = 0;
   if (!Digits(s, 0, 4, &y) || s.size() < 10 || s[4] != '-' || !Digits(s, 5, 2, &mo) || s[7] != '-' ||
@@ -94,12 +95,25 @@ Result<int64_t> ParseSeriesTimestamp(std::string_view text) {
     if (pos < s.size() && (s[pos] == 'Z' || s[pos] == 'z')) {
       ++pos;
     } else if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
-      int oh, om;
-      if (!Digits(s, pos + 1, 2, &oh) || pos + 3 >= s.size() || s[pos + 3] != ':' ||
-          !Digits(s, pos + 4, 2, &om))
-        return bad();
-      offset_ms = (s[pos] == '+' ? 1 : -1) * (oh * 3600000LL + om * 60000LL);
-      pos += 6;
+      // The zone as RFC 3339 writes it (+01:00) and as the warehouses print their own time types:
+      // PostgreSQL's timestamptz text gives whole hours as +00 and other offsets as +05:30 (or
+      // +05:53:28 for a historical local mean time); ISO 8601's basic form is +0530.
+      const int sign = s[pos] == '+' ? 1 : -1;
+      int oh = 0, om = 0, os = 0;
+      if (!Digits(s, pos + 1, 2, &oh)) return bad();
+      pos += 3;
+      if (pos < s.size() && s[pos] == ':') {
+        if (!Digits(s, pos + 1, 2, &om)) return bad();
+        pos += 3;
+        if (pos < s.size() && s[pos] == ':') {
+          if (!Digits(s, pos + 1, 2, &os)) return bad();
+          pos += 3;
+        }
+      } else if (Digits(s, pos, 2, &om)) {
+        pos += 2;
+      }
+      if (oh > 23 || om > 59 || os > 59) return bad();
+      offset_ms = sign * (oh * 3600000LL + om * 60000LL + os * 1000LL);
     }
     if (pos != s.size() || h > 23 || mi > 59 || se > 60) return bad();
   }

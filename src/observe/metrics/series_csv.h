@@ -17,7 +17,8 @@ struct SeriesRow {
 };
 
 // Parses "YYYY-MM-DD HH:MM:SS[.frac]" or RFC 3339 "YYYY-MM-DDTHH:MM:SS[.frac](Z|+hh:mm)" (UTC when
-// no offset) or "YYYY-MM-DD" into Unix ms; InvalidArgument quoting the text otherwise.
+// no offset) or "YYYY-MM-DD" into Unix ms; the offset may also be +hh, +hhmm or +hh:mm:ss, as
+// PostgreSQL prints timestamptz. InvalidArgument quoting the text otherwise.
 Result<int64_t> ParseSeriesTimestamp(std::string_view text);
 // A point's time given as Unix milliseconds in JSON: an integer from 0 (1970-01-01T00:00:00Z) to
 // 9223372036854 (2262-04-11T23:47:16.854Z), the last millisecond a TimePoint holds, so every

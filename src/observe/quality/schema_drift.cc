@@ -13,9 +13,10 @@ Json SchemaDrift::ToJson() const {
   return {{"columns", cols}, {"added", added}, {"removed", removed}, {"type_changed", changed}};
 }
 
-std::string SchemaDrift::Describe() const {
+std::string SchemaDrift::Describe(bool recorded) const {
   const std::string n = std::to_string(columns.size()) + " columns";
-  if (first_run) return "first run: baseline of " + n + " recorded";
+  if (first_run)
+    return recorded ? "first run: baseline of " + n + " recorded" : "first run: " + n + "; not recorded, so no baseline is set";
   if (!Changed()) return "no change in " + n;
   std::string out;
   auto list = [](const std::vector<std::string>& v) {

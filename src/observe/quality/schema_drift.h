@@ -24,8 +24,9 @@ struct SchemaDrift {
   // {columns: [{name, type}], added, removed, type_changed: [{column, before, after}]}: also the
   // snapshot the next run compares with.
   Json ToJson() const;
-  // One sentence: "baseline of 5 columns recorded", "no change in 5 columns", or the changes.
-  std::string Describe() const;
+  // One sentence: "first run: baseline of 5 columns recorded" (with `recorded` false: "first run:
+  // 5 columns; not recorded, so no baseline is set"), "no change in 5 columns", or the changes.
+  std::string Describe(bool recorded = true) const;
 };
 
 // Compares `table` with `previous` (a SchemaDrift::ToJson of an earlier run; nullopt or malformed:

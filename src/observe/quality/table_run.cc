@@ -365,7 +365,7 @@ class TableRunner {
     o.observed = drift.ToJson();
     o.threshold = {{"changes", 0}};
     o.verdict = drift.Changed() ? Verdict::kFail : Verdict::kPass;
-    o.message = drift.Describe();
+    o.message = drift.Describe(ctx_.record);
     return o;
   }
 
@@ -384,7 +384,8 @@ class TableRunner {
     o.observed = {{"rows", now}, {"previous_rows", nullptr}, {"change_pct", nullptr}};
     if (!ctx_.previous_rows) {
       o.verdict = Verdict::kPass;
-      o.message = "first run: " + Plural(now, "row") + " recorded as the baseline";
+      o.message = ctx_.record ? "first run: " + Plural(now, "row") + " recorded as the baseline"
+                              : "first run: " + Plural(now, "row") + "; not recorded, so no baseline is set";
       return o;
     }
     int64_t before = *ctx_.previous_rows;

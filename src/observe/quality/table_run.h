@@ -20,6 +20,7 @@ struct TableRunContext {
   std::chrono::milliseconds timeout{60000};  // per query
   std::optional<Json> previous_schema;       // observed value of the last schema check
   std::optional<int64_t> previous_rows;      // row count at the last row_count_change check
+  bool record = true;  // the results will be stored: a first run's counts become the baseline
   int sample_limit = 10;  // rows per failed check's sample; 0: no sample query at all
   int scan_partitions = 1;            // > 1: split a large SQLite scan across that many connections
   int64_t partition_min_rows = 1'000'000;

@@ -6,6 +6,41 @@
 
 namespace dw::platforms::notify {
 
+std::vector<std::string> ChannelsCarrying(const config::Workspace& ws, const IncidentNotice& notice) {
+  std::vector<std::string> out;
+  for (const std::string& name : RoutedChannels(ws, notice)) {
+    auto channel = MakeChannel(name, ws.notify[name]);
+    if (!channel.ok() || (*channel)->Handles(notice.event)) out.push_back(name);
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> UnroutedDecisionWarnings(const config::Workspace& ws) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto reaches_nobody = [&](const std::string& domain, EventKind event) {
+    for (const char* severity : {"SEV1", "SEV2", "SEV3", "SEV4", "SEV5"}) {
+      IncidentNotice n;
+      n.domain = domain;
+      n.severity = severity;
+      n.event = event;
+      if (!ChannelsCarrying(ws, n).empty()) return false;
+    }
+    return true;
+  };
+  for (const auto& [name, d] : ws.domains) {
+    const bool asks = d.autonomy.size() == 2 && d.autonomy[0] == 'L' && d.autonomy[1] >= '2' && !d.approvers.empty();
+    if (asks && reaches_nobody(name, EventKind::kApprovalRequested))
+      out.push_back({"domains." + name, "approval requests (autonomy " + d.autonomy +
+                                            ") reach no notification channel: they are recorded and nobody is "
+                                            "told (configure notify:, or route this domain)"});
+    if (!d.escalate_to.empty() && reaches_nobody(name, EventKind::kEscalated))
+      out.push_back({"domains." + name + ".escalate_to",
+                     "escalations reach no notification channel: nobody is told when a request expires "
+                     "(configure notify:, or route this domain)"});
+  }
+  return out;
+}
+
 Result<EnqueueReport> Enqueue(const config::Workspace& ws, store::StateStore& store,
                               const Clock& clock, const IncidentNotice& given) {
   if (given.incident_id.empty()) return InvalidArgument("a notice needs the incident id");
@@ -24,11 +59,10 @@ Result<EnqueueReport> Enqueue(const config::Workspace& ws, store::StateStore& st
   Recipients who = RecipientsOf(domain, notice.event);
   EnqueueReport report;
   Status st = store.InTransaction([&](store::StateStore& tx) -> Status {
-    for (const std::string& name : RoutedChannels(ws, notice)) {
+    // A misconfigured channel is still queued: delivery records why it cannot be sent, where
+    // `dw incidents show` lists it, instead of the notice vanishing here.
+    for (const std::string& name : ChannelsCarrying(ws, notice)) {
       auto channel = MakeChannel(name, ws.notify[name]);
-      // A misconfigured channel is still queued: delivery records why it cannot be sent, where
-      // `dw incidents show` lists it, instead of the notice vanishing here.
-      if (channel.ok() && !(*channel)->Handles(notice.event)) continue;
       auto add = [&](const IncidentNotice& n, const std::vector<std::string>& to,
                      const std::vector<std::string>& cc) -> Status {
         store::OutboxMessage m;

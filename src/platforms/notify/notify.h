@@ -90,6 +90,16 @@ struct EnqueueReport {
   std::vector<std::string> duplicate;  // channels that already had this (incident, event)
 };
 
+// The channels that would carry `notice`: those the workspace routes it to that have something to
+// say for its event (a misconfigured channel counts: its message is queued and fails visibly).
+// Empty when nobody would be told, which a caller says instead of "sent". Pure.
+std::vector<std::string> ChannelsCarrying(const config::Workspace& workspace, const IncidentNotice& notice);
+
+// What `dw validate` warns about: each domain that sends approval requests (autonomy L2 or above,
+// with approvers) or escalations (escalate_to) to no channel at any severity, keyed by
+// "domains.<name>"; such a request is recorded and pending, and nobody is told. Pure.
+std::vector<std::pair<std::string, std::string>> UnroutedDecisionWarnings(const config::Workspace& workspace);
+
 // Writes one outbox message per channel the workspace routes `notice` to (a channel that has
 // nothing to say for the event, e.g. email for `open`, is skipped), in one transaction, due now.
 // The approvers of the notice's domain are the recipients of an approval request (its owners

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "observe/quality/quality_run.h"
-#include "observe/quality/since.h"
+#include "config/duration.h"
 #include "tests/observe/quality/quality_fixture.h"
 
 namespace dw::observe::quality {
@@ -138,7 +138,7 @@ TEST_P(InjectionTest, PayloadsAsValuesAreData) {
     EXPECT_EQ(none->tables[0].outcomes.at(0).observed["invalid_count"], 20) << p;
     ExpectCanaryAlive();
     // As a point in time, it is refused.
-    EXPECT_FALSE(ParseSince(p, FixtureNow()).ok()) << p;
+    EXPECT_FALSE(config::ParseTimeOrAgo("since", p, FixtureNow()).ok()) << p;
   }
 }
 
