@@ -163,8 +163,8 @@ int RunCli(int argc, char** argv) {
   MonitorMarkOptions mark_opts;
   auto* mark = monitor->add_subcommand("mark", "mark a range of a metric expected: learnt as normal, not judged");
   mark->add_option("NAME", mark_opts.metric, "monitor or metric name")->required();
-  mark->add_option("--from", mark_opts.from, "start, inclusive (a timestamp, or a duration back from now)")->required();
-  mark->add_option("--to", mark_opts.to, "end, inclusive (a timestamp, or a duration back from now)")->required();
+  mark->add_option("--from", mark_opts.from, "start, inclusive (RFC 3339 with its zone, or a duration back from now)")->required();
+  mark->add_option("--to", mark_opts.to, "end, inclusive (RFC 3339 with its zone, or a duration back from now)")->required();
   mark->add_option("--note", mark_opts.note, "why these points are expected");
   auto* prune = monitor->add_subcommand("prune", "delete metric points older than their retention");
 

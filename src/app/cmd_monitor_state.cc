@@ -15,15 +15,22 @@ int CmdMonitorMark(const GlobalOptions& g, const MonitorMarkOptions& o) {
   StartedCommand start = StartCommand(g, "monitor mark");
   if (!start) return start.exit_code;
   const auto& services = start.services;
-  auto from_time = config::ParseTimeOrAgo("--from", o.from, services->clock().Now());
-  auto to_time = config::ParseTimeOrAgo("--to", o.to, services->clock().Now());
-  for (const Status& st : {from_time.status(), to_time.status()}) {
+  // A duration back from now, as every time option takes; a timestamp only with its zone: a mark
+  // silences its range for good, so a date read in the wrong zone would hide a real anomaly.
+  const int64_t now = ToUnixMillis(services->clock().Now());
+  auto parse = [&](const std::string& name, const std::string& text) -> Result<int64_t> {
+    if (auto ago = config::ParseDuration(text); ago.ok()) return now - ago->count();
+    return observe::metrics::ParseRfc3339Millis(text, name);
+  };
+  auto from_ms = parse("--from", o.from);
+  auto to_ms = parse("--to", o.to);
+  for (const Status& st : {from_ms.status(), to_ms.status()}) {
     if (!st.ok()) {
-      std::cerr << "dw monitor mark: " << st.message() << "\n";
+      std::cerr << "dw monitor mark: " << st.message() << " (or a duration back from now: 6h)\n";
       return 2;
     }
   }
-  const int64_t from = ToUnixMillis(*from_time), to = ToUnixMillis(*to_time);
+  const int64_t from = *from_ms, to = *to_ms;
   auto store = services->state();
   if (!store.ok()) {
     std::cerr << "dw monitor mark: state store: " << store.status().message() << "\n";
