@@ -27,6 +27,16 @@ class ActionsCliTest : public ::testing::Test {
   }
   std::string StorePath() const { return (tmp_.path() / ".dw" / "state.db").string(); }
   std::string KeyPath(const std::string& who) const { return (tmp_.path() / (who + ".pem")).string(); }
+  // P-1, a hold an agent drafted, pending ana's approval in the store (closed again after).
+  void StorePendingProposal() {
+    auto store = store::OpenStateStore(StorePath(), clock_);
+    ASSERT_TRUE(store.ok());
+    config::Workspace ws;
+    ws.domains["loyalty"] = {"loyalty", "L2", {"ana@example.com"}, {"ana@example.com"}, {}, "2h"};
+    actions::ProposalDraft d{"P-1", "INC-1", "loyalty", "hold", "agent:dw-incidents", {}};
+    ASSERT_TRUE(actions::StoreProposal(**store, d, clock_).ok());
+    ASSERT_TRUE(actions::SendForApproval(**store, ws, "P-1", clock_, "agent:dw-incidents").ok());
+  }
 
   TempDir tmp_;
   std::string dw_;
@@ -38,15 +48,7 @@ TEST_F(ActionsCliTest, AnApproverSignsAnApprovalAndAnImpostorIsRefused) {
   ASSERT_EQ(issue.exit_code, 0) << issue.err;
   auto eve = RunCommand(dw_ + " keys issue eve@example.com --out '" + KeyPath("eve") + "'");
   ASSERT_EQ(eve.exit_code, 0) << eve.err;
-  {
-    auto store = store::OpenStateStore(StorePath(), clock_);
-    ASSERT_TRUE(store.ok());
-    config::Workspace ws;
-    ws.domains["loyalty"] = {"loyalty", "L2", {"ana@example.com"}, {"ana@example.com"}, {}, "2h"};
-    actions::ProposalDraft d{"P-1", "INC-1", "loyalty", "hold", "agent:dw-incidents", {}};
-    ASSERT_TRUE(actions::StoreProposal(**store, d, clock_).ok());
-    ASSERT_TRUE(actions::SendForApproval(**store, ws, "P-1", clock_, "agent:dw-incidents").ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(StorePendingProposal());
   // Eve's key does not make her ana, and eve herself is no approver.
   auto forged = RunCommand(dw_ + " approve P-1 --as ana@example.com --key '" + KeyPath("eve") + "'");
   EXPECT_EQ(forged.exit_code, 1);
@@ -79,15 +81,7 @@ TEST_F(ActionsCliTest, AnApproverSignsAnApprovalAndAnImpostorIsRefused) {
 // `dw approval-link` says what its setup lacks (exit 2: no key, a guessable key) and how to fix
 // it, and points the link at the workspace's desk.url, warning when it has to assume an address.
 TEST_F(ActionsCliTest, ApprovalLinkSaysWhatItsSetupLacksAndUsesTheDesksUrl) {
-  {
-    auto store = store::OpenStateStore(StorePath(), clock_);
-    ASSERT_TRUE(store.ok());
-    config::Workspace ws;
-    ws.domains["loyalty"] = {"loyalty", "L2", {"ana@example.com"}, {"ana@example.com"}, {}, "2h"};
-    actions::ProposalDraft d{"P-1", "INC-1", "loyalty", "hold", "agent:dw-incidents", {}};
-    ASSERT_TRUE(actions::StoreProposal(**store, d, clock_).ok());
-    ASSERT_TRUE(actions::SendForApproval(**store, ws, "P-1", clock_, "agent:dw-incidents").ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(StorePendingProposal());
   const std::string link = " approval-link P-1 --as ana@example.com";
   auto no_key = RunCommand("env -u DW_APPROVAL_LINK_KEY " + dw_ + link);
   EXPECT_EQ(no_key.exit_code, 2) << no_key.err;
