@@ -153,9 +153,19 @@ Result<ProposeOutcome> ProposeForIncident(const config::Workspace& workspace, st
       }
       std::string who;
       for (const std::string& a : sent->approvers) who += (who.empty() ? "" : ", ") + a;
-      s.sending = "sent to " + who + " until " + FormatRfc3339(sent->expires_at);
       Result<ProposalState> st = GetProposalState(tx, s.id, s.version, clock);
       if (!st.ok()) return st.status();
+      // "Sent" only when a channel carries the request: without one the request is recorded and
+      // pending, and nobody is told (it would expire unseen), so the line says that instead.
+      Result<std::vector<std::string>> channels = ApprovalRequestChannels(tx, workspace, st->record);
+      if (!channels.ok()) return channels.status();
+      std::string via;
+      for (const std::string& c : *channels) via += (via.empty() ? "" : ", ") + c;
+      const std::string until = who + " until " + FormatRfc3339(sent->expires_at);
+      s.sending = via.empty() ? "recorded for " + until +
+                                    "; no notification channel routes it, so nobody is told (add notify: to the "
+                                    "workspace; until then they decide with dw approve or on the desk)"
+                              : "sent to " + until + " via " + via;
       sent_records.push_back(st->record);
       request = *sent;
     }
@@ -176,29 +186,10 @@ Result<ProposeOutcome> ProposeForIncident(const config::Workspace& workspace, st
                           ApprovalSetSummary(waiting.empty() ? sent_records : waiting, *request));
   });
   if (!written.ok()) return written;
-  // "Sent" only when a channel carries the request: without one the request is recorded and
-  // pending, and nobody is told (it would expire unseen), so the text says that instead.
-  std::vector<std::string> channels;
-  if (!sent_records.empty()) {
-    Result<std::vector<std::string>> carrying = ApprovalRequestChannels(store, workspace, sent_records.front());
-    if (!carrying.ok()) return carrying.status();
-    channels = *std::move(carrying);
-  }
   for (size_t i : to_send) {
     Result<ProposalState> st = GetProposalState(store, out.stored[i].id, out.stored[i].version, clock);
     if (!st.ok()) return st.status();
     out.stored[i].status = ProposalStatusName(st->status);
-    std::string& sending = out.stored[i].sending;
-    if (sending.rfind("sent to ", 0) != 0) continue;
-    if (channels.empty()) {
-      sending = "recorded for " + sending.substr(8) +
-                "; no notification channel routes it, so nobody is told (add notify: to the workspace; "
-                "until then they decide with dw approve or on the desk)";
-    } else {
-      std::string via;
-      for (const std::string& c : channels) via += (via.empty() ? "" : ", ") + c;
-      sending += " via " + via;
-    }
   }
   return out;
 }
