@@ -267,9 +267,14 @@ std::optional<std::string> SchemaValidator::ScalarText(const YAML::Node& node,
   // out of the file. URLs and DSNs stay readable (people debug with the host) except a password.
   if (schema.secret == SecretKind::kWhole || schema.secret == SecretKind::kConnection)
     for (const auto& v : substituted->env_values) RegisterSecret(v);
-  if (schema.secret == SecretKind::kWhole) RegisterSecret(substituted->text);
+  if (schema.secret == SecretKind::kWhole) {
+    RegisterSecret(substituted->text);
+    // A webhook's error may print its path alone (the part that is the credential).
+    for (const auto& p : SecretUrlParts(substituted->text)) RegisterSecret(p);
+  }
+  // A password and the parts of it a driver prints when it misreads it.
   if (schema.secret != SecretKind::kNone)
-    for (const auto& p : EmbeddedPasswords(substituted->text)) RegisterSecret(p);
+    for (const auto& p : SecretFragments(substituted->text)) RegisterSecret(p);
   return std::move(substituted->text);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -562,27 +563,62 @@ void DropGapsReadAgain(TimePoint cursor, SignalBatch& batch) {
 Result<EvaluationReport> RunSignalPass(const config::Workspace& ws, IncidentDesk& desk, store::StateStore& store,
                                        const Clock& clock, std::chrono::milliseconds overlap) {
   const TimePoint now = clock.Now();
-  auto cursor = store.GetCursor(kLastPassCursor);
-  if (!cursor.ok()) return cursor.status();
+  // The cursor, then the high-water mark: every row stamped at or below the mark is committed and
+  // visible to the reads below, and what commits meanwhile is above it, left for the next pass.
+  // In this order a cursor another replica moved meanwhile is still at or below the mark.
+  auto seq_cursor = store.GetCursor(kLastSeqCursor);
+  if (!seq_cursor.ok()) return seq_cursor.status();
+  auto through = store.CommittedSeq();
+  if (!through.ok()) return through.status();
   GatherOptions g;
-  g.since = now - ws.incident_group_window;
-  if (cursor->has_value()) {
+  g.through_seq = *through;
+  if (seq_cursor->has_value()) {
+    int64_t after = 0;
     try {
-      g.since = FromUnixMillis(std::stoll(**cursor));
+      size_t used = 0;
+      after = std::stoll(**seq_cursor, &used);
+      if (used != (*seq_cursor)->size() || after < 0) throw std::invalid_argument("trailing");
     } catch (const std::exception&) {
-      return DataLoss("store cursor " + std::string(kLastPassCursor) + " is not a time: " + **cursor);
+      return DataLoss("store cursor " + std::string(kLastSeqCursor) + " is not a commit sequence number: " + **seq_cursor);
+    }
+    // A cursor past the store's own sequence was not written by a pass of this store (a restored
+    // or copied cursor table): reading from it would skip everything up to it.
+    if (after > *through)
+      return DataLoss("store cursor " + std::string(kLastSeqCursor) + " is " + std::to_string(after) +
+                      ", past the store's last committed sequence " + std::to_string(*through));
+    g.after_seq = after;
+  }
+  SignalBatch batch;
+  if (g.after_seq) {
+    auto read = GatherSignals(ws, store, clock, g);
+    if (!read.ok()) return read.status();
+    batch = *std::move(read);
+  } else {
+    // The store's first pass by the sequence: by time, from the last pass's time or the window.
+    auto cursor = store.GetCursor(kLastPassCursor);
+    if (!cursor.ok()) return cursor.status();
+    g.since = now - ws.incident_group_window;
+    if (cursor->has_value()) {
+      try {
+        g.since = FromUnixMillis(std::stoll(**cursor));
+      } catch (const std::exception&) {
+        return DataLoss("store cursor " + std::string(kLastPassCursor) + " is not a time: " + **cursor);
+      }
+    }
+    const TimePoint read_from = g.since;
+    g.since = read_from - overlap;
+    auto read = GatherSignals(ws, store, clock, g);
+    if (!read.ok()) return read.status();
+    batch = *std::move(read);
+    if (overlap.count() > 0) {
+      DW_RETURN_IF_ERROR(DropSignalsOfClosedIncidents(store, g.since, read_from, now, batch));
+      DropGapsReadAgain(read_from, batch);
     }
   }
-  const TimePoint read_from = g.since;
-  g.since = read_from - overlap;
-  auto batch = GatherSignals(ws, store, clock, g);
-  if (!batch.ok()) return batch.status();
-  if (overlap.count() > 0) {
-    DW_RETURN_IF_ERROR(DropSignalsOfClosedIncidents(store, g.since, read_from, now, *batch));
-    DropGapsReadAgain(read_from, *batch);
-  }
-  auto report = desk.Evaluate(*batch);
+  auto report = desk.Evaluate(batch);
   if (!report.ok()) return report.status();
+  DW_RETURN_IF_ERROR(store.SetCursor(kLastSeqCursor, std::to_string(*through)));
+  // When the pass ran: what `dw status` shows, and where a store without the sequence starts.
   DW_RETURN_IF_ERROR(store.SetCursor(kLastPassCursor, std::to_string(ToUnixMillis(now))));
   return report;
 }

@@ -96,13 +96,19 @@ struct SignalBatch {
 };
 
 // What to read for one pass. Metric verdicts are judged from the stored points (every monitor of
-// the workspace and every stored quality:* series), check results are the latest per check
-// observed at or after `since`, change events those observed at or after `since`.
+// the workspace and every stored quality:* series), check results are the latest per check,
+// change events every one. What is new is chosen by the commit sequence when `after_seq` is set:
+// a metric whose latest point, a check whose latest result, an event committed with
+// after_seq < seq <= through_seq (StateStore::CommittedSeq), however long before it was stamped.
+// Without it (a store's first pass, or rows from before the sequence), by time: a metric whose
+// latest point is at or after `since`, a check result or event observed at or after `since`.
 struct GatherOptions {
   TimePoint since;
   bool metrics = true;
   bool checks = true;
   bool changes = true;
+  std::optional<int64_t> after_seq;
+  int64_t through_seq = 0;
 };
 
 // Reads the signals of one pass from `store` (see GatherOptions), judging metrics with the
@@ -408,18 +414,24 @@ class IncidentDesk {
 };
 
 // One pass as `dw watch` (after every monitor, check and collection run) and `dw incidents scan`
-// run it: gathers what was observed since the last pass (store cursor incidents.last_pass; on the
-// first pass, the group window before now), evaluates it and moves the cursor to now. The store's
-// error on failure, with the cursor left where it was (the next pass reads the same again).
+// run it: gathers what was committed since the last pass (store cursor incidents.last_seq, a
+// commit sequence: StateStore::CommittedSeq), evaluates it and moves the cursor to the sequence
+// it read through. A signal is consumed by the order it was committed in, never by its time: a
+// result stamped before another job's pass and committed after it, or an hourly bucket written an
+// hour late, is read by the next pass. The store's error on failure, with the cursor left where it
+// was (the next pass reads the same again).
 //
-// `overlap` > 0 (several `dw watch` replicas on one store, docs/watch.md): the pass reads from
-// `overlap` before the cursor, because an observation stamped before another replica's pass moved
-// the cursor may have been committed after that pass read the store; a re-read signal that an
-// active incident already holds is ignored as seen, and one whose incident was resolved or closed
-// after it was observed is dropped (never an incident again).
+// The first pass of a store (no incidents.last_seq: a new store, or one from before the sequence)
+// reads by time instead: what was stamped since incidents.last_pass (when the pass ran last), or
+// the group window before now. `overlap` > 0 (several `dw watch` replicas on one store,
+// docs/watch.md) widens that read by `overlap`: a re-read signal that an active incident already
+// holds is ignored as seen, and one whose incident was resolved or closed after it was observed is
+// dropped (never an incident again). Replicas that pass at once may read the same range; the
+// desk's dedupe is what keeps that one incident.
 Result<EvaluationReport> RunSignalPass(const config::Workspace& ws, IncidentDesk& desk, store::StateStore& store,
                                        const Clock& clock, std::chrono::milliseconds overlap = {});
 inline constexpr const char* kLastPassCursor = "incidents.last_pass";
+inline constexpr const char* kLastSeqCursor = "incidents.last_seq";
 
 // ---------------------------------------------------------------------------------------------
 // Notifications (platforms/notify/ sends them; this stage decides what an incident says).

@@ -41,9 +41,10 @@ std::string MonitorAsset(const config::MonitorConfig& m, const std::string& from
 // judged (not too little history, not invalid, not marked expected).
 void AddMetricSignal(const std::string& metric, const observe::metrics::MonitorSettings& settings,
                      const std::string& asset, const observe::metrics::MetricJudgement& judged,
-                     const GatherOptions& options, SignalBatch* out) {
+                     const GatherOptions& options, const std::set<std::string>& committed, SignalBatch* out) {
   const observe::metrics::Verdict& v = judged.latest;
-  if (FromUnixMillis(v.ts_ms) < options.since) return;  // judged at an earlier pass
+  const bool is_new = options.after_seq ? committed.count(metric) > 0 : FromUnixMillis(v.ts_ms) >= options.since;
+  if (!is_new) return;  // judged at an earlier pass
   if (v.kind == observe::metrics::VerdictKind::kInsufficientHistory || v.kind == observe::metrics::VerdictKind::kInvalid ||
       v.kind == observe::metrics::VerdictKind::kExpected)
     return;
@@ -91,13 +92,29 @@ Status GatherMetrics(const config::Workspace& ws, store::StateStore& store, cons
     assets.push_back(settings->asset_id);
     batch.push_back({name, *std::move(settings)});
   }
+  std::set<std::string> committed;  // the metrics whose latest point is new by the commit sequence
+  if (options.after_seq) {
+    auto names = store.MetricsWithLatestPointCommitted(*options.after_seq, options.through_seq);
+    if (!names.ok()) return names.status();
+    committed.insert(names->begin(), names->end());
+    // Judging costs a replay of each metric's history: only those with a new latest point.
+    std::vector<observe::metrics::MetricToJudge> fresh;
+    std::vector<std::string> fresh_assets;
+    for (size_t i = 0; i < batch.size(); ++i)
+      if (committed.count(batch[i].metric)) {
+        fresh.push_back(std::move(batch[i]));
+        fresh_assets.push_back(std::move(assets[i]));
+      }
+    batch = std::move(fresh);
+    assets = std::move(fresh_assets);
+  }
   auto judged = observe::metrics::JudgeLatestPoints(store, batch, clock, MetricWindowsOfMany(store));
   for (size_t i = 0; i < batch.size(); ++i) {
     if (!judged[i].ok()) {
       if (judged[i].status().code() == StatusCode::kNotFound) continue;  // no point yet
       return judged[i].status();
     }
-    AddMetricSignal(batch[i].metric, batch[i].settings, assets[i], *judged[i], options, out);
+    AddMetricSignal(batch[i].metric, batch[i].settings, assets[i], *judged[i], options, committed, out);
   }
   return Status::Ok();
 }
@@ -112,7 +129,9 @@ Status GatherChecks(const config::Workspace& ws, store::StateStore& store, const
     std::set<std::string> seen;  // newest first: the first of each check is its latest
     for (const store::CheckResultRow& r : *rows) {
       if (!seen.insert(r.check_name).second) continue;
-      if (r.observed_at < options.since) continue;
+      const bool is_new = options.after_seq ? r.seq > *options.after_seq && r.seq <= options.through_seq
+                                            : r.observed_at >= options.since;
+      if (!is_new) continue;
       std::string key = "check:" + r.table_ref + ":" + r.check_name;
       if (r.status == store::CheckStatus::kError) {
         // The check could not run (an unreachable warehouse, a query error): a gap in what we
@@ -139,13 +158,15 @@ Status GatherChecks(const config::Workspace& ws, store::StateStore& store, const
 }
 
 Status GatherChanges(store::StateStore& store, const Clock& clock, const GatherOptions& options, SignalBatch* out) {
-  // Events are stored with the time they happened; those observed since the last pass are new.
-  // A restore seen late (a log read an hour after) must still count, so read by happened_at over
-  // the recurrence of the group window before `since` and keep those observed since.
-  auto events = store.ChangeEventsBetween(options.since - std::chrono::hours(48), clock.Now() + std::chrono::milliseconds(1));
+  // Events committed since the last pass are new, whenever they happened (a restore seen late, a
+  // log read an hour after, still counts). By time (a store's first pass): read by happened_at
+  // over 48 h before `since` and keep those observed since.
+  auto events = options.after_seq
+                    ? store.ChangeEventsCommitted(*options.after_seq, options.through_seq)
+                    : store.ChangeEventsBetween(options.since - std::chrono::hours(48), clock.Now() + std::chrono::milliseconds(1));
   if (!events.ok()) return events.status();
   for (const store::ChangeEvent& e : *events) {
-    if (e.observed_at < options.since) continue;
+    if (!options.after_seq && e.observed_at < options.since) continue;
     if (e.kind == observe::changes::kPlatformUnreachable) {
       out->gaps.push_back({"change:" + e.dedup_key, e.asset_id, e.happened_at, e.reason});
       continue;

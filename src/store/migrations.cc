@@ -279,6 +279,89 @@ constexpr std::string_view kV11 = R"sql(
 CREATE INDEX watch_leases_abandoned ON watch_leases (expires_at) WHERE finished_at IS NULL;
 )sql";
 
+// Version 12: the commit sequence. A pass of the incident desk consumes what was committed since
+// the last pass, never what is stamped later than a time: a check result stamped before a pass
+// began and committed after it, or an hourly bucket's point written an hour after its bucket, was
+// skipped by every later pass when the cursor was a time (issue 35, "lost alarms"). Every row of
+// check_results, change_events and metric_points (a point when written or its value changed)
+// carries the sequence of the transaction that committed it; commit_seq.n is the last one
+// committed. Rows from before this version keep seq 0 and are read once more by time.
+constexpr std::string_view kV12 = R"sql(
+CREATE TABLE commit_seq (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  n  BIGINT NOT NULL
+);
+INSERT INTO commit_seq (id, n) VALUES (1, 0);
+ALTER TABLE check_results ADD COLUMN seq BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE change_events ADD COLUMN seq BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE metric_points ADD COLUMN seq BIGINT NOT NULL DEFAULT 0;
+CREATE INDEX check_results_by_seq ON check_results (seq);
+CREATE INDEX change_events_by_seq ON change_events (seq);
+CREATE INDEX metric_points_by_seq ON metric_points (seq);
+)sql";
+
+// Version 13 (SQLite): the sequence stamped by triggers, so every writer stamps it whatever its
+// code path. SQLite runs one writing transaction at a time, so a number taken inside one is in
+// commit order. One number per row (SQLite has no per-transaction state a trigger can keep).
+constexpr std::string_view kV13Sqlite = R"sql(
+CREATE TRIGGER check_results_commit_seq AFTER INSERT ON check_results BEGIN
+  UPDATE commit_seq SET n = n + 1 WHERE id = 1;
+  UPDATE check_results SET seq = (SELECT n FROM commit_seq WHERE id = 1) WHERE id = NEW.id;
+END;
+CREATE TRIGGER change_events_commit_seq AFTER INSERT ON change_events BEGIN
+  UPDATE commit_seq SET n = n + 1 WHERE id = 1;
+  UPDATE change_events SET seq = (SELECT n FROM commit_seq WHERE id = 1) WHERE id = NEW.id;
+END;
+CREATE TRIGGER metric_points_commit_seq AFTER INSERT ON metric_points BEGIN
+  UPDATE commit_seq SET n = n + 1 WHERE id = 1;
+  UPDATE metric_points SET seq = (SELECT n FROM commit_seq WHERE id = 1)
+    WHERE metric = NEW.metric AND ts = NEW.ts;
+END;
+CREATE TRIGGER metric_points_commit_seq_rewrite AFTER UPDATE OF value ON metric_points
+  WHEN OLD.value IS NOT NEW.value BEGIN
+  UPDATE commit_seq SET n = n + 1 WHERE id = 1;
+  UPDATE metric_points SET seq = (SELECT n FROM commit_seq WHERE id = 1)
+    WHERE metric = NEW.metric AND ts = NEW.ts;
+END;
+)sql";
+
+// Version 14 (PostgreSQL): the same stamp, in commit order although transactions overlap. The
+// first stamped row of a transaction increments commit_seq's one row and so holds its row lock
+// until the transaction ends: the next stamping transaction waits for it, so a number is only
+// taken after every smaller one committed, and a reader that sees n sees every row stamped <= n.
+// A sequence (nextval) would not do: numbers are taken in start order, not commit order. The
+// transaction's number is kept in a transaction-local setting (one increment per transaction).
+// A value rewritten unchanged (a monitor re-reading its last buckets) keeps its number.
+constexpr std::string_view kV14Postgres = R"sql(
+CREATE FUNCTION dw_commit_seq() RETURNS BIGINT LANGUAGE plpgsql AS $fn$
+DECLARE
+  taken BIGINT;
+BEGIN
+  IF current_setting('dw.commit_seq_txid', true) = txid_current()::text THEN
+    RETURN current_setting('dw.commit_seq')::bigint;
+  END IF;
+  UPDATE commit_seq SET n = n + 1 WHERE id = 1 RETURNING n INTO taken;
+  PERFORM set_config('dw.commit_seq_txid', txid_current()::text, true);
+  PERFORM set_config('dw.commit_seq', taken::text, true);
+  RETURN taken;
+END
+$fn$;
+CREATE FUNCTION dw_stamp_commit_seq() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  NEW.seq := dw_commit_seq();
+  RETURN NEW;
+END
+$fn$;
+CREATE TRIGGER check_results_commit_seq BEFORE INSERT ON check_results
+  FOR EACH ROW EXECUTE FUNCTION dw_stamp_commit_seq();
+CREATE TRIGGER change_events_commit_seq BEFORE INSERT ON change_events
+  FOR EACH ROW EXECUTE FUNCTION dw_stamp_commit_seq();
+CREATE TRIGGER metric_points_commit_seq BEFORE INSERT ON metric_points
+  FOR EACH ROW EXECUTE FUNCTION dw_stamp_commit_seq();
+CREATE TRIGGER metric_points_commit_seq_rewrite BEFORE UPDATE OF value ON metric_points
+  FOR EACH ROW WHEN (OLD.value IS DISTINCT FROM NEW.value) EXECUTE FUNCTION dw_stamp_commit_seq();
+)sql";
+
 constexpr std::array kMigrations = {
     Migration{1, "check results, metric points, change events, cursors, graph, incidents, receipts",
               kV1},
@@ -292,7 +375,11 @@ constexpr std::array kMigrations = {
     Migration{9, "detector snapshot state stored uncompressed (PostgreSQL)", kV9, "postgresql"},
     Migration{10, "dw watch: how far the lease and run history was pruned", kV10},
     Migration{11, "dw watch: the unfinished leases, for taking over a dead replica's slots", kV11},
-    // Add version 12 here.
+    Migration{12, "the commit sequence of check results, change events and metric points", kV12},
+    Migration{13, "the commit sequence stamped on write (SQLite)", kV13Sqlite, "sqlite"},
+    Migration{14, "the commit sequence stamped on write in commit order (PostgreSQL)", kV14Postgres,
+              "postgresql"},
+    // Add version 15 here.
 };
 
 }  // namespace

@@ -33,6 +33,7 @@ struct CheckResultRow {
   int64_t duration_ms = 0;
   std::string message;
   TimePoint observed_at;
+  int64_t seq = 0;  // the commit sequence the store stamped (StateStore::CommittedSeq); ignored when recording
 };
 
 // One sample of a metric series; (metric, ts) is unique.
@@ -63,6 +64,7 @@ struct ChangeEvent {
   Json evidence;
   double risk = 0;  // finite
   std::string reason;
+  int64_t seq = 0;  // the commit sequence the store stamped (StateStore::CommittedSeq); ignored when adding
 };
 
 // A node of the context graph.

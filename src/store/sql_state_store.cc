@@ -16,9 +16,9 @@ using Rows = std::vector<SqlRow>;
 
 constexpr const char* kCheckColumns =
     "id, run_id, table_ref, check_name, status, observed, threshold, rows_scanned, duration_ms, "
-    "message, observed_at";
+    "message, observed_at, seq";
 constexpr const char* kEventColumns =
-    "id, dedup_key, asset_id, kind, happened_at, observed_at, evidence, risk, reason";
+    "id, dedup_key, asset_id, kind, happened_at, observed_at, evidence, risk, reason, seq";
 constexpr const char* kIncidentColumns =
     "id, status, title, asset_id, opened_at, updated_at, closed_at, body";
 
@@ -40,6 +40,7 @@ Result<CheckResultRow> DecodeCheck(const SqlRow& row) {
   c.duration_ms = r.Int();
   c.message = r.Text();
   c.observed_at = r.Time();
+  c.seq = r.Int();
   if (!r.status().ok()) return r.status();
   std::optional<CheckStatus> parsed = ParseCheckStatus(status);
   if (!parsed) return DataLoss("unexpected check status '" + status + "' in check_results");
@@ -59,6 +60,7 @@ Result<ChangeEvent> DecodeEvent(const SqlRow& row) {
   e.evidence = r.JsonText();
   e.risk = r.Real();
   e.reason = r.Text();
+  e.seq = r.Int();
   if (!r.status().ok()) return r.status();
   return e;
 }
@@ -444,6 +446,55 @@ Result<std::vector<ChangeEvent>> SqlStateStore::ChangeEventsBetween(TimePoint fr
                             {TimeCell(from), TimeCell(to)});
     if (!rows.ok()) return rows.status();
     return DecodeAll(*rows, DecodeEvent, out);
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+// ---- the commit sequence (migrations 12-14 stamp it) ----
+
+Result<int64_t> SqlStateStore::CommittedSeq() {
+  int64_t out = 0;
+  Status s = Do(false, [&]() -> Status {
+    Result<Rows> rows = Run("SELECT n FROM commit_seq WHERE id = 1", {});
+    if (!rows.ok()) return rows.status();
+    if (rows->size() != 1) return DataLoss("commit_seq holds " + std::to_string(rows->size()) + " rows, not 1");
+    RowReader r((*rows)[0], "commit_seq");
+    out = r.Int();
+    return r.status();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+Result<std::vector<ChangeEvent>> SqlStateStore::ChangeEventsCommitted(int64_t after, int64_t through) {
+  std::vector<ChangeEvent> out;
+  Status s = Do(false, [&]() -> Status {
+    Result<Rows> rows = Run(Sql("SELECT ", kEventColumns,
+                                " FROM change_events WHERE seq > $1 AND seq <= $2 ORDER BY seq, id"),
+                            {after, through});
+    if (!rows.ok()) return rows.status();
+    return DecodeAll(*rows, DecodeEvent, out);
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+Result<std::vector<std::string>> SqlStateStore::MetricsWithLatestPointCommitted(int64_t after, int64_t through) {
+  std::vector<std::string> out;
+  Status s = Do(false, [&]() -> Status {
+    Result<Rows> rows = Run(
+        "SELECT DISTINCT p.metric FROM metric_points AS p WHERE p.seq > $1 AND p.seq <= $2 "
+        "AND NOT EXISTS (SELECT 1 FROM metric_points AS q WHERE q.metric = p.metric AND q.ts > p.ts) "
+        "ORDER BY p.metric",
+        {after, through});
+    if (!rows.ok()) return rows.status();
+    for (const SqlRow& row : *rows) {
+      RowReader r(row, "metric_points");
+      out.push_back(r.Text());
+      if (!r.status().ok()) return r.status();
+    }
+    return Status::Ok();
   });
   if (!s.ok()) return s;
   return out;

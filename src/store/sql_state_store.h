@@ -67,6 +67,9 @@ class SqlStateStore final : public StateStore,
   Result<std::vector<ChangeEvent>> ChangeEventsFor(const std::string& asset_id, TimePoint from,
                                                    TimePoint to) override;
   Result<std::vector<ChangeEvent>> ChangeEventsBetween(TimePoint from, TimePoint to) override;
+  Result<int64_t> CommittedSeq() override;
+  Result<std::vector<ChangeEvent>> ChangeEventsCommitted(int64_t after, int64_t through) override;
+  Result<std::vector<std::string>> MetricsWithLatestPointCommitted(int64_t after, int64_t through) override;
 
   Result<std::optional<std::string>> GetCursor(const std::string& name) override;
   Status SetCursor(const std::string& name, const std::string& value) override;

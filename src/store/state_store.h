@@ -84,6 +84,19 @@ class StateStore {
   // Events on any asset with from <= happened_at < to, oldest first.
   virtual Result<std::vector<ChangeEvent>> ChangeEventsBetween(TimePoint from, TimePoint to) = 0;
 
+  // The commit sequence: every check result, change event and metric point (when written or its
+  // value changed) is stamped with the number of the transaction that committed it, in commit
+  // order, so that what was committed after a number is read exactly once, however late it was
+  // stamped in time and however writers overlap (PostgreSQL replicas included). Rows written
+  // before the sequence existed carry 0.
+  // The last number committed: every row stamped at or below it is visible to the next read.
+  virtual Result<int64_t> CommittedSeq() = 0;
+  // Change events committed with after < seq <= through, in commit order.
+  virtual Result<std::vector<ChangeEvent>> ChangeEventsCommitted(int64_t after, int64_t through) = 0;
+  // The metrics whose latest point (by ts) was committed, or its value changed, with
+  // after < seq <= through; ordered by name.
+  virtual Result<std::vector<std::string>> MetricsWithLatestPointCommitted(int64_t after, int64_t through) = 0;
+
   // Collector cursors (where a collector stopped reading, e.g. the last Kestra execution seen).
   // The value stored under `name`, or nullopt if none was ever set.
   virtual Result<std::optional<std::string>> GetCursor(const std::string& name) = 0;

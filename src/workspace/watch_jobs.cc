@@ -22,9 +22,9 @@ namespace {
 // the same signals twice. Held through the store's session (released if the replica dies).
 constexpr const char* kSignalPassMutex = "incidents-signal-pass";
 constexpr int kSignalPassWaitMs = 120'000;
-// How far before the cursor a replica's pass reads again (incidents::RunSignalPass): longer than
-// any job takes from stamping its observations to committing them, so an observation committed
-// after another replica's pass moved the cursor is still judged.
+// How far before the time cursor a replica's first pass of a store reads again
+// (incidents::RunSignalPass, which reads by time only until the store has a sequence cursor):
+// longer than any job takes from stamping its observations to committing them.
 constexpr std::chrono::minutes kReplicaPassOverlap{15};
 
 class CrossReplicaPass {
