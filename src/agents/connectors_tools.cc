@@ -4,6 +4,7 @@
 #include "base/iso_time.h"
 #include "observe/changes/change_kinds.h"
 #include "observe/changes/timeline.h"
+#include "workspace/change_answers.h"
 #include "platforms/kafka_connect/connector_survey.h"
 
 namespace dw::agents {
@@ -116,11 +117,13 @@ mcp::ToolSpec ChangeTimelineTool(const std::shared_ptr<workspace::Services>& ser
         "properties": {"asset_id": {"type": "string"}, "kind": {"type": "string"},
                        "happened_at": {"type": "string"}, "observed_at": {"type": "string"},
                        "risk": {"type": "number"}, "reason": {"type": "string"},
-                       "evidence": {"type": "object"}, "dedup_key": {"type": "string"}}}},
+                       "evidence": {"type": "object"}, "dedup_key": {"type": "string"},
+                       "happened_local": {"type": "string"}}}},
       "total": {"type": "integer"},
       "next_offset": {"type": "integer"},
       "from": {"type": "string"},
-      "to": {"type": "string"}
+      "to": {"type": "string"},
+      "timezone": {"type": "string"}
     }
   })");
   t.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
@@ -141,15 +144,9 @@ mcp::ToolSpec ChangeTimelineTool(const std::shared_ptr<workspace::Services>& ser
     if (args.contains("kinds")) q.kinds = args["kinds"].get<std::vector<std::string>>();
     q.limit = args.value("limit", 50);
     q.offset = args.value("offset", 0);
-    auto store = services->state();
-    if (!store.ok()) return mcp::ToolResult::Error("The state store cannot be opened: " + store.status().message());
-    auto page = observe::changes::ReadTimeline(**store, q);
-    if (!page.ok()) return mcp::ToolResult::Error(page.status().message());
-    Json out = {{"events", Json::array()}, {"total", page->total},
-                {"from", FormatRfc3339(q.from)}, {"to", FormatRfc3339(q.to)}};
-    for (const auto& e : page->events) out["events"].push_back(observe::changes::ChangeEventJson(e));
-    if (page->next_offset) out["next_offset"] = *page->next_offset;
-    return mcp::ToolResult::Structured(out);
+    auto answer = workspace::ChangeTimelineAnswer(*services, q);
+    if (!answer.ok()) return mcp::ToolResult::Error(answer.status().message());
+    return mcp::ToolResult::Structured(*answer);
   });
   return t;
 }

@@ -105,6 +105,16 @@ int RunCli(int argc, char** argv) {
   blast->add_flag("--include-stale", blast_cmd.include_stale, "also follow edges no source asserts any more");
   blast->add_option("--format", blast_cmd.format, "text or json")->check(CLI::IsMember({"text", "json"}));
 
+  ChangesCommand changes_cmd;
+  auto* changes = app.add_subcommand("changes", "the change timeline the collectors stored: restores, deploys, executions, revisions");
+  changes->add_option("--asset", changes_cmd.asset, "one asset id (default: every asset)");
+  changes->add_option("--since", changes_cmd.since, "from (a timestamp, or a duration back from now; default 24h)");
+  changes->add_option("--until", changes_cmd.until, "to, exclusive (a timestamp or a duration back from now; default now)");
+  changes->add_option("--kind", changes_cmd.kinds, "only these kinds (repeatable): restore, deploy, execution, ...");
+  changes->add_option("--limit", changes_cmd.limit, "events a page, 1 to 500 (default 50)")->check(CLI::Range(1, 500));
+  changes->add_option("--offset", changes_cmd.offset, "events to skip (the next page's offset)")->check(CLI::NonNegativeNumber);
+  changes->add_option("--format", changes_cmd.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
   SchemaCommand schema_cmd;
   auto* schema = app.add_subcommand("schema", "schema compatibility (as Schema Registry decides it) and impact");
   schema->require_subcommand(1);
@@ -262,6 +272,7 @@ int RunCli(int argc, char** argv) {
   }
   if (*lineage) return CmdLineage(g, lineage_cmd);
   if (*blast) return CmdBlastRadius(g, blast_cmd);
+  if (*changes) return CmdChanges(g, changes_cmd);
   if (*ingest) return CmdIngest(g, ingest_source, ingest_path);
   if (*schema_check) return CmdSchemaCheck(g, schema_cmd);
   if (*schema_impact) return CmdSchemaImpact(g, schema_cmd);

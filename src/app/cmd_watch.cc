@@ -15,6 +15,7 @@
 #include "app/command_start.h"
 #include "app/commands.h"
 #include "config/duration.h"
+#include "config/time_zone.h"
 #include "config/watch_settings.h"
 #include "observe/watch/replica_leases.h"
 #include "observe/watch/watch_jobs.h"
@@ -28,6 +29,22 @@ namespace dw::app {
 namespace {
 
 std::atomic<bool> g_stop{false};
+
+// Says on stderr what runs when, before the first run: each job, how often, when it next starts
+// (in the workspace's zone with its offset), and which jobs share a group (they never overlap).
+void AnnounceSchedule(const observe::watch::WatchLoop& loop, const std::string& timezone, bool once) {
+  auto loaded = config::TimeZone::Load(timezone);
+  const config::TimeZone zone = loaded.ok() ? *loaded : config::TimeZone::Utc();
+  const auto jobs = loop.Schedule();
+  std::cerr << "dw watch: " << jobs.size() << " job(s)"
+            << (once ? ", each run once now" : ", times in " + zone.name()) << ":\n";
+  for (const auto& j : jobs) {
+    std::cerr << "  " << j.name << "  every " << config::FormatDuration(std::chrono::milliseconds(j.every_ms));
+    if (!once) std::cerr << "  next " << config::FormatWithOffset(FromUnixMillis(j.next_start_ms), zone);
+    if (!j.group.empty()) std::cerr << "  (" << j.group << ")";
+    std::cerr << "\n";
+  }
+}
 
 extern "C" void OnStopSignal(int) { g_stop = true; }
 
@@ -144,6 +161,7 @@ int CmdWatch(const GlobalOptions& g, const WatchCommand& cmd) {
       return 2;
     }
   }
+  AnnounceSchedule(loop, services->workspace().timezone, cmd.once);
   auto report = [](const observe::watch::RunRecord& r) {
     // A slot another replica ran (or is running) is no failure; a refusal is said once, by the replica.
     if (!r.ran) return;

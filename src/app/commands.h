@@ -82,6 +82,21 @@ struct BlastRadiusCommand {
 // `dw blast-radius ASSET... [--since T]`: everything downstream, who acts next and when.
 int CmdBlastRadius(const GlobalOptions& g, const BlastRadiusCommand& c);
 
+struct ChangesCommand {
+  std::string asset;               // an asset id; empty: every asset
+  std::string since = "24h";       // a timestamp, or a duration back from now
+  std::string until;               // a timestamp or duration; empty: now
+  std::vector<std::string> kinds;  // empty: every kind
+  int limit = 50;
+  int offset = 0;
+  std::string format = "text";
+};
+
+// `dw changes [--asset ID] [--since T] [--until T] [--kind K]...`: the change timeline the
+// collectors stored (the get_change_timeline tool's answer), newest first, times in the
+// workspace's zone. Exit 0 with the page (empty included), 2 for a bad option or an unusable store.
+int CmdChanges(const GlobalOptions& g, const ChangesCommand& c);
+
 // `dw ingest dbt PATH` / `dw ingest openlineage FILE` / `dw ingest kestra [PLATFORM]`: stores what
 // the file, or the Kestra platform's flows, assert in the graph. Exit 0 stored, 2 anything else (a
 // missing file or a directory, bad input, no such platform, unreachable).

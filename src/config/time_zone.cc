@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -209,6 +212,23 @@ int64_t TimeZone::RuleOffsetAt(int64_t utc_seconds) const {
   bool dst = start < end ? (utc_seconds >= start && utc_seconds < end)
                          : !(utc_seconds >= end && utc_seconds < start);  // southern hemisphere
   return dst ? r.dst_offset : r.std_offset;
+}
+
+std::string FormatWithOffset(TimePoint t, const TimeZone& zone) {
+  const int64_t utc_s = static_cast<int64_t>(std::floor(static_cast<double>(ToUnixMillis(t)) / 1000.0));
+  const int64_t offset = zone.OffsetAt(utc_s);
+  const std::time_t local = static_cast<std::time_t>(utc_s + offset);
+  std::tm parts{};
+  gmtime_r(&local, &parts);
+  char text[40];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &parts);
+  std::string out = text;
+  if (offset == 0) return out + "Z";
+  const int64_t a = offset < 0 ? -offset : offset;
+  char suffix[8];
+  std::snprintf(suffix, sizeof suffix, "%c%02d:%02d", offset < 0 ? '-' : '+', static_cast<int>(a / 3600),
+                static_cast<int>((a % 3600) / 60));
+  return out + suffix;
 }
 
 }  // namespace dw::config

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
 #include "base/status.h"
 
 namespace dw::config {
@@ -49,5 +50,10 @@ class TimeZone {
   int64_t initial_offset_ = 0;        // before the first transition
   std::optional<PosixRule> rule_;
 };
+
+// `t` as RFC 3339 in `zone`'s wall-clock time with its offset at that moment, to the second:
+// "2026-11-24T15:03:00+01:00" (Europe/Berlin), "2026-11-24T14:03:00Z" (an offset of zero). What
+// an answer that names its zone prints, so that every time in it reads in that one zone.
+std::string FormatWithOffset(TimePoint t, const TimeZone& zone);
 
 }  // namespace dw::config

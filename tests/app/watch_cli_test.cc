@@ -37,6 +37,26 @@ TEST(WatchCliTest, OnceEvaluatesEveryMonitorAndReportsFailures) {
   EXPECT_NE(r.out.find("prune: deleted 0 metric point(s) older than their retention"), std::string::npos) << r.out;
   // The first run backfilled nothing (no series_sql) and said nothing about a catch-up.
   EXPECT_EQ(r.out.find("caught up"), std::string::npos) << r.out;
+  // Before the first run, what runs and how often: both monitors, on the warehouse's group.
+  EXPECT_NE(r.err.find("job(s), each run once now:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("  monitor:avg_v  every 1h  (warehouse:main)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("  monitor:broken  every 1h"), std::string::npos) << r.err;
+  EXPECT_LT(r.err.find("monitor:avg_v  every"), r.err.find("monitor:broken failed")) << "announced before it ran";
+}
+
+// A watch that keeps running says when each job next starts, in the workspace's zone.
+TEST(WatchCliTest, ALongRunningWatchAnnouncesEachJobsNextStartInTheWorkspacesZone) {
+  TempDir tmp;
+  tmp.Write("dataworkers.yaml",
+            "version: 1\nname: w\ntimezone: Asia/Kolkata\n"
+            "warehouses:\n  main: {type: sqlite, path: wh.db}\n"
+            "monitors:\n  - {name: avg_v, warehouse: main, sql: \"SELECT 1\", every: 15m}\n");
+  // Stopped by SIGTERM a moment after it started (timeout sends it), after the announcement.
+  auto r = RunCommand("timeout -s TERM 2 " + std::string(DW_BINARY) + " --workspace '" + tmp.path().string() + "' watch");
+  EXPECT_NE(r.err.find("job(s), times in Asia/Kolkata:"), std::string::npos) << r.err;
+  const size_t line = r.err.find("  monitor:avg_v  every 15m  next ");
+  ASSERT_NE(line, std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("+05:30", line), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -140,6 +140,22 @@ TEST(ConfigTimeZoneTest, RejectsUnknownAndMalformedNames) {
   EXPECT_EQ(TimeZone::Load("").status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST(TimeZoneTest, ATimeIsWrittenInTheZoneWithItsOffsetAtThatMoment) {
+  auto berlin = TimeZone::Load("Europe/Berlin");
+  auto new_york = TimeZone::Load("America/New_York");
+  auto kolkata = TimeZone::Load("Asia/Kolkata");
+  ASSERT_TRUE(berlin.ok() && new_york.ok() && kolkata.ok());
+  const TimePoint winter = FromUnixMillis(1'795'948'800'123);  // 2026-11-29T10:40:00.123Z
+  const TimePoint summer = FromUnixMillis(1'782'729'600'000);  // 2026-06-29T10:40:00Z
+  EXPECT_EQ(FormatWithOffset(winter, *berlin), "2026-11-29T11:40:00+01:00");
+  EXPECT_EQ(FormatWithOffset(summer, *berlin), "2026-06-29T12:40:00+02:00");
+  EXPECT_EQ(FormatWithOffset(winter, *new_york), "2026-11-29T05:40:00-05:00");
+  EXPECT_EQ(FormatWithOffset(winter, *kolkata), "2026-11-29T16:10:00+05:30");
+  EXPECT_EQ(FormatWithOffset(winter, TimeZone::Utc()), "2026-11-29T10:40:00Z");
+  // Before 1970 the second is floored, not truncated towards zero.
+  EXPECT_EQ(FormatWithOffset(FromUnixMillis(-500), TimeZone::Utc()), "1969-12-31T23:59:59Z");
+}
+
 }  // namespace cron_test
 }  // namespace
 }  // namespace dw::config

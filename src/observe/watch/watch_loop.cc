@@ -114,6 +114,17 @@ int64_t WatchLoop::MillisUntilNextDue() const {
   return std::max<int64_t>(0, next - now);
 }
 
+std::vector<WatchLoop::JobSchedule> WatchLoop::Schedule() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<JobSchedule> out;
+  out.reserve(slots_.size());
+  for (const auto& s : slots_) out.push_back({s.job.name, s.job.group, s.job.every_ms, StartAt(s)});
+  std::sort(out.begin(), out.end(), [](const JobSchedule& a, const JobSchedule& b) {
+    return a.next_start_ms != b.next_start_ms ? a.next_start_ms < b.next_start_ms : a.name < b.name;
+  });
+  return out;
+}
+
 std::vector<WatchLoop::Pick> WatchLoop::PickDue(int64_t now) {
   std::vector<Pick> picks;
   std::lock_guard<std::mutex> lock(mu_);

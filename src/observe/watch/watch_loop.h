@@ -146,6 +146,16 @@ class WatchLoop {
   // Milliseconds from now until the next job is due (0 if one is due already; -1 with no jobs).
   int64_t MillisUntilNextDue() const;
 
+  // One job's place in the schedule (what `dw watch` announces when it starts).
+  struct JobSchedule {
+    std::string name;
+    std::string group;
+    int64_t every_ms = 0;
+    int64_t next_start_ms = 0;  // when its next run starts (its slot plus jitter, or its retry)
+  };
+  // Every job, by next start then name.
+  std::vector<JobSchedule> Schedule() const;
+
   // RunDue, then wait(ms until the next job) until `stop` is set; `wait` may return early (a
   // signal). `on_run` sees every record. Returns the number of runs.
   size_t Run(const std::atomic<bool>& stop, const std::function<void(int64_t)>& wait,
