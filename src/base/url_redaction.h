@@ -10,4 +10,8 @@ namespace dw {
 // Returns `url` with any "user:password@" userinfo replaced by "user:***@".
 std::string RedactUrl(std::string_view url);
 
+// `s` with each %XX (two hex digits) replaced by its byte; anything else, a stray '%' included, as
+// it is. How a driver reads a percent-encoded password, so that its decoded form is hidden too.
+std::string PercentDecoded(std::string_view s);
+
 }  // namespace dw

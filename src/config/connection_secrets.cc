@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/url_redaction.h"
+
 namespace dw::config {
 
 std::vector<std::string> EmbeddedPasswords(std::string_view text) {
@@ -48,20 +50,6 @@ std::vector<std::string> EmbeddedPasswords(std::string_view text) {
 }
 
 namespace {
-
-std::string PercentDecoded(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
-        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
-      out.push_back(static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16)));
-      i += 2;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
 
 void AddOnce(std::vector<std::string>& out, std::string_view s, size_t min_size) {
   if (s.size() < min_size) return;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/redaction.h"
+#include "base/url_redaction.h"
 #include "config/state_location.h"
 
 namespace dw::store {
@@ -52,20 +53,6 @@ std::vector<Span> QueryPasswords(const std::string& url) {
   return spans;
 }
 
-std::string PercentDecode(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
-        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
-      out.push_back(static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16)));
-      i += 2;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
-
 void ReplaceAll(std::string& text, const std::string& needle, std::string_view with) {
   if (needle.empty()) return;
   for (size_t pos = text.find(needle); pos != std::string::npos;
@@ -110,7 +97,7 @@ std::string RedactPasswordIn(std::string text, const std::string& location) {
     // where they stand alone by the registered-secret net (base/redaction.h) instead.
     if (raw.size() < 4) continue;
     ReplaceAll(text, raw, "***");
-    ReplaceAll(text, PercentDecode(raw), "***");
+    ReplaceAll(text, PercentDecoded(raw), "***");
   }
   return RedactConnectionPasswords(std::move(text));
 }
