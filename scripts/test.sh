@@ -7,8 +7,8 @@
 #  3. the official TypeScript SDK client against each agent through start-agent.sh;
 #  4. Claude Code itself: `claude mcp add` for each agent, then `claude mcp list`;
 #  5. the desk's pages in headless Chromium (playwright-core, axe-core; tests/browser/);
-#  6. the instrumented build (scripts/instrumented-build.sh: clang, ASan + UBSan; started at
-#     nice 19 behind steps 1-5, which mostly wait) and, from it, the same suite under the sanitizers, then every libFuzzer target of tests/fuzz/ for
+#  6. the instrumented build (scripts/instrumented-build.sh: clang, ASan + UBSan) and, from it,
+#     the same suite under the sanitizers, then every libFuzzer target of tests/fuzz/ for
 #     DW_FUZZ_SECONDS (20) s, one per core at a time (scripts/fuzz-smoke.sh).
 # Every build goes through the compiler cache (scripts/compiler-cache.sh); the result never depends
 # on it. The end of the log repeats each stage's time and the cache's hit rate.
@@ -133,18 +133,6 @@ targets=""
 DW_BUILD_TARGETS=$targets scripts/build.sh build -DCMAKE_BUILD_TYPE=Release ||
   { echo "test: build failed" >&2; tally build 1 0 1; finish; }
 
-# The instrumented build starts now, behind the Release suite and the clients, at the lowest CPU
-# priority: those stages wait more than they compute (the Release suite used 152 of the 415
-# CPU-seconds its 207 s offered at -j2), and the compiler takes what they leave without taking
-# from them (nice 19 weighs 15 against their 1024). Its output is kept and printed at its stage.
-instrumented_pid=""
-if [ $quick = 0 ] && [ "${DW_SKIP_SANITIZERS:-0}" != 1 ]; then
-  instrumented_log=$(mktemp)
-  instrumented_started=$(( $(date +%s) - started ))
-  nice -n 19 scripts/instrumented-build.sh build-asan >"$instrumented_log" 2>&1 &
-  instrumented_pid=$!
-fi
-
 stage "unit and integration tests, scenario replays (SQLite and PostgreSQL state stores)"
 run_ctest ctest build
 
@@ -189,10 +177,8 @@ tally browser $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/
   "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/;t;s/.*/0/')"
 
 if [ "${DW_SKIP_SANITIZERS:-0}" != 1 ]; then
-  stage "instrumented build (clang, ASan + UBSan: the tests and the fuzz targets; started at $instrumented_started s, in the background of the stages above, this stage is what remained)"
-  wait "$instrumented_pid"; instrumented_rc=$?
-  cat "$instrumented_log" >&2; rm -f "$instrumented_log"
-  if [ $instrumented_rc = 0 ]; then
+  stage "instrumented build (clang, ASan + UBSan: the tests and the fuzz targets)"
+  if scripts/instrumented-build.sh build-asan; then
     stage "unit and integration tests, scenario replays under ASan + UBSan"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       run_ctest ctest-asan build-asan

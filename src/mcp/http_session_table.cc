@@ -2,6 +2,7 @@
 
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <limits>
 #include <utility>
 
@@ -28,6 +29,7 @@ Result<std::string> NewSessionId() {
 HttpSessionTable::Lease::Lease(std::shared_ptr<Entry> entry, const Clock* clock)
     : entry_(std::move(entry)), clock_(clock) {
   entry_->busy.fetch_add(1);
+  entry_->uses.fetch_add(1);
 }
 
 HttpSessionTable::Lease::~Lease() { Release(); }
@@ -50,8 +52,11 @@ void HttpSessionTable::Lease::Release() {
 }
 
 HttpSessionTable::HttpSessionTable(size_t max_sessions, std::chrono::milliseconds idle_ttl,
-                                   const Clock& clock)
-    : max_sessions_(max_sessions), idle_ttl_(idle_ttl), clock_(clock) {}
+                                   const Clock& clock, size_t max_per_peer)
+    : max_sessions_(max_sessions),
+      max_per_peer_(max_per_peer > 0 ? max_per_peer : max_sessions),
+      idle_ttl_(idle_ttl),
+      clock_(clock) {}
 
 HttpSessionTable::~HttpSessionTable() { CloseAll(); }
 
@@ -67,12 +72,30 @@ void HttpSessionTable::ExpireLocked(int64_t now_ms, std::vector<std::shared_ptr<
   }
 }
 
-Result<std::string> HttpSessionTable::Add(std::shared_ptr<Session> session, int endpoint) {
+std::unordered_map<std::string, std::shared_ptr<HttpSessionTable::Entry>>::iterator HttpSessionTable::VictimLocked(
+    const std::string* peer) {
+  auto victim = entries_.end();
+  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    const Entry& e = *it->second;
+    if (e.busy.load() != 0 || (peer != nullptr && e.peer != *peer)) continue;
+    if (victim == entries_.end()) {
+      victim = it;
+      continue;
+    }
+    const Entry& v = *victim->second;
+    const int64_t uses = e.uses.load(), victim_uses = v.uses.load();
+    if (uses < victim_uses || (uses == victim_uses && e.last_used_ms.load() < v.last_used_ms.load())) victim = it;
+  }
+  return victim;
+}
+
+Result<std::string> HttpSessionTable::Add(std::shared_ptr<Session> session, int endpoint, const std::string& peer) {
   Result<std::string> id = NewSessionId();
   if (!id.ok()) return id.status();
   auto entry = std::make_shared<Entry>();
   entry->session = std::move(session);
   entry->endpoint = endpoint;
+  entry->peer = peer;
   int64_t now = NowMs(clock_);
   entry->last_used_ms.store(now);
 
@@ -80,21 +103,24 @@ Result<std::string> HttpSessionTable::Add(std::shared_ptr<Session> session, int 
   Status status;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (entries_.size() >= max_sessions_) ExpireLocked(now, &closed);
-    if (entries_.size() >= max_sessions_) {
-      // Still full: the least recently used idle session makes room. A client that comes back to
-      // it gets 404 and, as the spec requires, starts a new session.
-      auto victim = entries_.end();
-      int64_t oldest = std::numeric_limits<int64_t>::max();
-      for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-        if (it->second->busy.load() == 0 && it->second->last_used_ms.load() < oldest) {
-          oldest = it->second->last_used_ms.load();
-          victim = it;
-        }
-      }
+    size_t of_peer = 0;
+    for (const auto& [key, e] : entries_) of_peer += e->peer == peer;
+    if (entries_.size() >= max_sessions_ || of_peer >= max_per_peer_) {
+      ExpireLocked(now, &closed);
+      of_peer = 0;
+      for (const auto& [key, e] : entries_) of_peer += e->peer == peer;
+    }
+    // A peer at its share makes room among its own sessions, so that one client's flood never
+    // evicts another's; a full table (many peers) among every idle session. Either way the
+    // session used least since its initialize goes first: a client that came back to it gets 404
+    // and, as the spec requires, starts a new session.
+    if (of_peer >= max_per_peer_ || entries_.size() >= max_sessions_) {
+      const bool own = of_peer >= max_per_peer_;
+      auto victim = VictimLocked(own ? &peer : nullptr);
       if (victim == entries_.end()) {
-        status = ResourceExhausted("too many MCP sessions in use (" +
-                                   std::to_string(max_sessions_) + "); retry later");
+        status = own ? ResourceExhausted("too many MCP sessions in use from " + (peer.empty() ? std::string("this client") : peer) +
+                                         " (" + std::to_string(max_per_peer_) + "); retry later")
+                     : ResourceExhausted("too many MCP sessions in use (" + std::to_string(max_sessions_) + "); retry later");
       } else {
         closed.push_back(victim->second->session);
         entries_.erase(victim);

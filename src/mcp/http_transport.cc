@@ -148,7 +148,8 @@ struct StreamableHttpServer::Impl {
 
   void HandlePost(int ep, const httplib::Request& req, httplib::Response& res);
   void HandleDelete(int ep, const httplib::Request& req, httplib::Response& res);
-  void Initialize(int ep, const Json& message, httplib::Response& res);
+  // `peer`: the client's address (the session table's share per peer).
+  void Initialize(int ep, const Json& message, const std::string& peer, httplib::Response& res);
   void StreamToolCall(HttpSessionTable::Lease lease, Json message, httplib::Response& res);
   Status AddEndpointRoutes();
 };
@@ -176,7 +177,7 @@ void StreamableHttpServer::Impl::HandlePost(int ep, const httplib::Request& req,
   const bool has_session = !req.get_header_value(kSessionHeader).empty();
   const bool is_request = message.is_object() && message.contains("method") && message.contains("id");
   if (is_request && !has_session && message["method"] == "initialize") {
-    Initialize(ep, message, res);
+    Initialize(ep, message, req.remote_addr, res);
     return;
   }
   if (!has_session) {
@@ -217,7 +218,8 @@ void StreamableHttpServer::Impl::HandlePost(int ep, const httplib::Request& req,
   }
 }
 
-void StreamableHttpServer::Impl::Initialize(int ep, const Json& message, httplib::Response& res) {
+void StreamableHttpServer::Impl::Initialize(int ep, const Json& message, const std::string& peer,
+                                           httplib::Response& res) {
   const McpEndpoint& endpoint = endpoints[static_cast<size_t>(ep)];
   auto session = std::make_shared<Session>(endpoint.catalog, endpoint.info, options.limits);
   ResponseStream out;
@@ -226,7 +228,7 @@ void StreamableHttpServer::Impl::Initialize(int ep, const Json& message, httplib
   std::vector<Json> sent = Collect(out);
   // Only a successful initialize creates a session; a rejected one leaves nothing behind.
   if (sent.size() == 1 && sent.front().contains("result")) {
-    Result<std::string> id = sessions->Add(session, ep);
+    Result<std::string> id = sessions->Add(session, ep, peer);
     if (!id.ok()) {
       session->Close();
       spdlog::warn("mcp http: refused a new session: {}", id.status().ToString());
@@ -406,7 +408,8 @@ Status StreamableHttpServer::Start(HttpServerOptions options, std::vector<McpEnd
   http.rejection_body = McpRejection;
   http.log_name = "mcp http";
   m.sessions = std::make_unique<HttpSessionTable>(options.max_sessions, options.session_idle_ttl,
-                                                  options.clock ? *options.clock : RealClock());
+                                                  options.clock ? *options.clock : RealClock(),
+                                                  options.max_sessions_per_peer);
   m.calls = std::make_unique<net::WorkerPool>(std::min(options.threads, 4),
                                               static_cast<size_t>(options.max_threads),
                                               std::chrono::seconds(30));

