@@ -35,6 +35,30 @@ std::string ReaderSessions::Start(const std::string& reader) {
   return id;
 }
 
+std::chrono::milliseconds ReaderSessions::SignInWait(const std::string& peer) {
+  const TimePoint now = clock_.Now();
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = failed_.find(peer);
+  if (it == failed_.end()) return std::chrono::milliseconds(0);
+  std::erase_if(it->second, [&](TimePoint t) { return t + kFailedSignInWindow <= now; });
+  if (static_cast<int>(it->second.size()) < kMaxFailedSignIns) return std::chrono::milliseconds(0);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(it->second.front() + kFailedSignInWindow - now);
+}
+
+int ReaderSessions::RecordFailedSignIn(const std::string& peer) {
+  const TimePoint now = clock_.Now();
+  std::lock_guard<std::mutex> lock(mu_);
+  // Bounded like the sessions: peers whose failures all left the window go first, then any.
+  if (failed_.size() >= cap_ && !failed_.count(peer)) {
+    std::erase_if(failed_, [&](const auto& entry) { return entry.second.empty() || entry.second.back() + kFailedSignInWindow <= now; });
+    if (failed_.size() >= cap_) failed_.erase(failed_.begin());
+  }
+  auto& times = failed_[peer];
+  std::erase_if(times, [&](TimePoint t) { return t + kFailedSignInWindow <= now; });
+  times.push_back(now);
+  return static_cast<int>(times.size());
+}
+
 bool ReaderSessions::Valid(const std::string& id) {
   if (id.size() != 48) return false;
   // The map is searched by the digest of what was presented, so timing says nothing of the ids.

@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "actions/actions.h"
 #include "base/clock.h"
@@ -29,6 +30,15 @@ class ReaderSessions {
   // True iff `id` is a live session (constant-time on the digest).
   bool Valid(const std::string& id);
 
+  // Guessing the token: a peer that sent kMaxFailedSignIns wrong tokens within kFailedSignInWindow
+  // is refused until the oldest of them leaves the window. How long `peer` must wait before it may
+  // try again (zero: it may try now).
+  std::chrono::milliseconds SignInWait(const std::string& peer);
+  // Records a wrong token from `peer`; returns how many it sent within the window.
+  int RecordFailedSignIn(const std::string& peer);
+  static constexpr int kMaxFailedSignIns = 5;
+  static constexpr std::chrono::minutes kFailedSignInWindow{5};
+
  private:
   using Digest = std::array<unsigned char, 32>;
   const Clock& clock_;
@@ -36,6 +46,7 @@ class ReaderSessions {
   size_t cap_;
   std::mutex mu_;
   std::map<Digest, std::pair<TimePoint, std::string>> live_;  // digest -> (expires, reader)
+  std::map<std::string, std::vector<TimePoint>> failed_;      // peer -> its wrong tokens in the window
 };
 
 }  // namespace dw::desk
@@ -46,7 +57,10 @@ namespace dw::desk {
 Page SessionPage(const DeskOptions& options);
 // POST /session: `token` the bearer token (compared in constant time), or a person the trusted
 // proxy names (`via`): a session cookie (dw_session; HttpOnly; SameSite=Strict; Path=/; Secure off
-// loopback) and a link to the incidents. 403 for a wrong token, naming nothing of it.
+// loopback) and a link to the incidents. 403 for a wrong token, naming nothing of it; 429 saying
+// how long to wait once the peer sent ReaderSessions::kMaxFailedSignIns wrong ones within the
+// window (the right token included, until then). Every refusal and sign-in is logged with the
+// peer, never the token.
 Page StartSessionPage(workspace::Services& services, ReaderSessions& sessions, const std::string& content_type,
                       const std::string& form, const actions::ProxiedIdentity& via, const DeskOptions& options);
 

@@ -1,4 +1,5 @@
 // `/session`: signing in to read off loopback (see reader_sessions.h).
+#include "base/log.h"
 #include "desk/decision_form.h"
 #include "desk/html.h"
 #include "desk/reader_sessions.h"
@@ -36,10 +37,22 @@ Page StartSessionPage(workspace::Services& services, ReaderSessions& sessions, c
     const std::string sent = fields.count("token") ? fields["token"] : "";
     if (options.bearer_token.empty())
       return MessagePage(200, "No sign-in needed", "This server is on loopback without a token: every page reads as it is.");
-    if (sent.empty() || !net::BearerCheck(options.bearer_token).Allows("Bearer " + sent))
+    if (auto wait = sessions.SignInWait(via.peer_address); wait.count() > 0) {
+      const long long seconds = (wait.count() + 999) / 1000;
+      spdlog::warn("desk: a sign-in from {} was refused unread: {} wrong tokens within {} minutes", via.peer_address,
+                   ReaderSessions::kMaxFailedSignIns, ReaderSessions::kFailedSignInWindow.count());
+      return MessagePage(429, "Too many attempts",
+                         "Too many wrong tokens from this address; try again in " + std::to_string(seconds) + " s.");
+    }
+    if (sent.empty() || !net::BearerCheck(options.bearer_token).Allows("Bearer " + sent)) {
+      const int failed = sessions.RecordFailedSignIn(via.peer_address);
+      spdlog::warn("desk: a sign-in from {} was refused: not this server's token ({} within {} minutes)", via.peer_address,
+                   failed, ReaderSessions::kFailedSignInWindow.count());
       return MessagePage(403, "Refused", "That is not this server's token.");
+    }
     reader = "bearer token";
   }
+  spdlog::info("desk: {} signed in from {}", reader, via.peer_address);
   const std::string id = sessions.Start(reader);
   if (id.empty()) return MessagePage(503, "No session", "The random number generator failed; try again.");
   Page page;

@@ -13,6 +13,7 @@
 
 #include "actions/actions.h"
 #include "base/rfc3339.h"
+#include "desk/reader_sessions.h"
 #include "desk/desk.h"
 #include "net/http_server.h"
 #include "platforms/notify/notify.h"
@@ -350,6 +351,38 @@ TEST_F(DeskIdentityTest, TheAuthorAndAnExpiredRequestAreRefusedThroughTheProxyTo
   EXPECT_EQ(r.status, 403);
   EXPECT_NE(r.body.find("expired"), std::string::npos) << r.body;
   EXPECT_EQ(RawHttp(kProxy, server_.port(), "GET", "/decide/P-nope", as_ana).status, 404);
+}
+
+// Guessing the token at /session: five wrong tokens from one address within five minutes, and
+// that address is refused (429, the right token included) until the oldest leaves the window;
+// another address is not. Nothing of what was sent is printed.
+TEST_F(DeskIdentityTest, SignInAttemptsFromOneAddressAreLimited) {
+  constexpr char kToken[] = "reader-token-0123456789";
+  net::HttpServer guarded;
+  DeskOptions o;
+  o.link_key = kLinkKey;
+  o.bearer_token = kToken;
+  ASSERT_TRUE(AddDeskRoutes(guarded, services_, o).ok());
+  net::HttpServerOptions so;
+  so.bearer_token = kToken;
+  ASSERT_TRUE(guarded.Start(so).ok());
+  const int port = guarded.port();
+  for (int i = 0; i < ReaderSessions::kMaxFailedSignIns; ++i) {
+    RawAnswer r = RawHttp(kElsewhere, port, "POST", "/session", {}, "token=guess-" + std::to_string(i));
+    EXPECT_EQ(r.status, 403) << i;
+    EXPECT_EQ(r.body.find("guess-"), std::string::npos);
+  }
+  RawAnswer limited = RawHttp(kElsewhere, port, "POST", "/session", {}, std::string("token=") + kToken);
+  EXPECT_EQ(limited.status, 429) << limited.body;
+  EXPECT_EQ(limited.Header("Set-Cookie"), "");
+  EXPECT_NE(limited.body.find("try again in 300 s"), std::string::npos) << limited.body;
+  // Another address signs in.
+  RawAnswer other = RawHttp("127.0.0.3", port, "POST", "/session", {}, std::string("token=") + kToken);
+  EXPECT_EQ(other.status, 200) << other.body;
+  // Five minutes after the first guess, the address may try again.
+  clock_.Advance(ReaderSessions::kFailedSignInWindow);
+  RawAnswer later = RawHttp(kElsewhere, port, "POST", "/session", {}, std::string("token=") + kToken);
+  EXPECT_EQ(later.status, 200) << later.body;
 }
 
 // Reading where the server requires its bearer token (as off loopback): a browser signs in once
