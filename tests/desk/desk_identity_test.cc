@@ -28,6 +28,7 @@ namespace {
 constexpr char kLinkKey[] = "7d2f9a41c0e86b35f1a94e27c3b0d85a-identity-test";
 constexpr char kProxy[] = "127.0.0.2";     // the sign-in proxy's address (trusted)
 constexpr char kElsewhere[] = "127.0.0.1";  // any other peer
+constexpr char kToken[] = "reader-token-0123456789";  // the bearer token of a guarded server
 
 struct RawAnswer {
   int status = 0;
@@ -93,6 +94,20 @@ std::string Between(const std::string& s, const std::string& start, char end) {
 class DeskIdentityTest : public ::testing::Test {
  protected:
   DeskIdentityTest() : clock_(*ParseRfc3339("2026-11-24T15:20:00Z")) {}
+
+  // The desk's routes on `server` as `dw serve` adds them where its bearer token (kToken) is required.
+  void AddGuardedDesk(net::HttpServer& server, bool secure_cookies) {
+    DeskOptions o;
+    o.link_key = kLinkKey;
+    o.bearer_token = kToken;
+    o.secure_cookies = secure_cookies;
+    ASSERT_TRUE(AddDeskRoutes(server, services_, o).ok());
+  }
+  void StartGuarded(net::HttpServer& server) {
+    net::HttpServerOptions so;
+    so.bearer_token = kToken;
+    ASSERT_TRUE(server.Start(so).ok());
+  }
 
   void SetUp() override {
     slack_ = testing::StartReceiver(sim::Platform::kSlack);
@@ -357,15 +372,9 @@ TEST_F(DeskIdentityTest, TheAuthorAndAnExpiredRequestAreRefusedThroughTheProxyTo
 // that address is refused (429, the right token included) until the oldest leaves the window;
 // another address is not. Nothing of what was sent is printed.
 TEST_F(DeskIdentityTest, SignInAttemptsFromOneAddressAreLimited) {
-  constexpr char kToken[] = "reader-token-0123456789";
   net::HttpServer guarded;
-  DeskOptions o;
-  o.link_key = kLinkKey;
-  o.bearer_token = kToken;
-  ASSERT_TRUE(AddDeskRoutes(guarded, services_, o).ok());
-  net::HttpServerOptions so;
-  so.bearer_token = kToken;
-  ASSERT_TRUE(guarded.Start(so).ok());
+  AddGuardedDesk(guarded, false);
+  StartGuarded(guarded);
   const int port = guarded.port();
   for (int i = 0; i < ReaderSessions::kMaxFailedSignIns; ++i) {
     RawAnswer r = RawHttp(kElsewhere, port, "POST", "/session", {}, "token=guess-" + std::to_string(i));
@@ -389,19 +398,12 @@ TEST_F(DeskIdentityTest, SignInAttemptsFromOneAddressAreLimited) {
 // at /session with the token, or comes through the trusted proxy, and reads with a session cookie;
 // a signed link opens its own page; nothing else gets through, and /mcp-like paths never do.
 TEST_F(DeskIdentityTest, OffLoopbackAPageReadsWithTheTokenASessionTheTrustedProxyOrItsLink) {
-  constexpr char kToken[] = "reader-token-0123456789";
   net::HttpServer guarded;
-  DeskOptions o;
-  o.link_key = kLinkKey;
-  o.bearer_token = kToken;
-  o.secure_cookies = true;  // as dw serve sets it off loopback
-  ASSERT_TRUE(AddDeskRoutes(guarded, services_, o).ok());
+  AddGuardedDesk(guarded, true);  // Secure cookies, as dw serve sets them off loopback
   ASSERT_TRUE(guarded.AddHandler("GET", "/mcp", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("mcp", "text/plain");
   }).ok());
-  net::HttpServerOptions so;
-  so.bearer_token = kToken;
-  ASSERT_TRUE(guarded.Start(so).ok());
+  StartGuarded(guarded);
   const int port = guarded.port();
   EXPECT_EQ(RawHttp(kElsewhere, port, "GET", "/").status, 401);
   EXPECT_EQ(RawHttp(kElsewhere, port, "GET", "/", {std::string("Authorization: Bearer ") + kToken}).status, 200);
