@@ -51,8 +51,9 @@ TEST(WatchCliTest, ALongRunningWatchAnnouncesEachJobsNextStartInTheWorkspacesZon
             "version: 1\nname: w\ntimezone: Asia/Kolkata\n"
             "warehouses:\n  main: {type: sqlite, path: wh.db}\n"
             "monitors:\n  - {name: avg_v, warehouse: main, sql: \"SELECT 1\", every: 15m}\n");
-  // Stopped by SIGTERM a moment after it started (timeout sends it), after the announcement.
-  auto r = RunCommand("timeout -s TERM 2 " + std::string(DW_BINARY) + " --workspace '" + tmp.path().string() + "' watch");
+  // Stopped by SIGTERM (timeout sends it) well after the announcement, which comes before the
+  // first run: 6 s leaves a loaded host and the sanitized build the time to start.
+  auto r = RunCommand("timeout -s TERM 6 " + std::string(DW_BINARY) + " --workspace '" + tmp.path().string() + "' watch");
   EXPECT_NE(r.err.find("job(s), times in Asia/Kolkata:"), std::string::npos) << r.err;
   const size_t line = r.err.find("  monitor:avg_v  every 15m  next ");
   ASSERT_NE(line, std::string::npos) << r.err;
