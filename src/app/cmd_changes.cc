@@ -40,8 +40,7 @@ int CmdChanges(const GlobalOptions& g, const ChangesCommand& c) {
     std::cout << a.dump(2) << "\n";
     return 0;
   }
-  auto loaded = config::TimeZone::Load(a["timezone"].get<std::string>());
-  const config::TimeZone zone = loaded.ok() ? *loaded : config::TimeZone::Utc();
+  const config::TimeZone zone = config::ZoneOrUtc(a["timezone"].get<std::string>());
   std::cout << a["events"].size() << " of " << a["total"] << " change(s)"
             << (c.asset.empty() ? "" : " on " + c.asset) << " from " << config::FormatWithOffset(q.from, zone)
             << " to " << config::FormatWithOffset(q.to, zone) << " (" << zone.name() << "), newest first\n";

@@ -33,8 +33,7 @@ std::atomic<bool> g_stop{false};
 // Says on stderr what runs when, before the first run: each job, how often, when it next starts
 // (in the workspace's zone with its offset), and which jobs share a group (they never overlap).
 void AnnounceSchedule(const observe::watch::WatchLoop& loop, const std::string& timezone, bool once) {
-  auto loaded = config::TimeZone::Load(timezone);
-  const config::TimeZone zone = loaded.ok() ? *loaded : config::TimeZone::Utc();
+  const config::TimeZone zone = config::ZoneOrUtc(timezone);
   const auto jobs = loop.Schedule();
   std::cerr << "dw watch: " << jobs.size() << " job(s)"
             << (once ? ", each run once now" : ", times in " + zone.name()) << ":\n";

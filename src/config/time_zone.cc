@@ -214,6 +214,11 @@ int64_t TimeZone::RuleOffsetAt(int64_t utc_seconds) const {
   return dst ? r.dst_offset : r.std_offset;
 }
 
+TimeZone ZoneOrUtc(const std::string& name) {
+  auto zone = TimeZone::Load(name);
+  return zone.ok() ? *zone : TimeZone::Utc();
+}
+
 std::string FormatWithOffset(TimePoint t, const TimeZone& zone) {
   const int64_t utc_s = static_cast<int64_t>(std::floor(static_cast<double>(ToUnixMillis(t)) / 1000.0));
   const int64_t offset = zone.OffsetAt(utc_s);

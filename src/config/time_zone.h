@@ -51,6 +51,10 @@ class TimeZone {
   std::optional<PosixRule> rule_;
 };
 
+// The zone `name` for an answer that names its zone: the workspace's `timezone:` was checked when
+// it loaded, so a zone the system no longer has reads as UTC (and the answer says "UTC").
+TimeZone ZoneOrUtc(const std::string& name);
+
 // `t` as RFC 3339 in `zone`'s wall-clock time with its offset at that moment, to the second:
 // "2026-11-24T15:03:00+01:00" (Europe/Berlin), "2026-11-24T14:03:00Z" (an offset of zero). What
 // an answer that names its zone prints, so that every time in it reads in that one zone.

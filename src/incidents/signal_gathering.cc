@@ -41,10 +41,10 @@ std::string MonitorAsset(const config::MonitorConfig& m, const std::string& from
 // judged (not too little history, not invalid, not marked expected).
 void AddMetricSignal(const std::string& metric, const observe::metrics::MonitorSettings& settings,
                      const std::string& asset, const observe::metrics::MetricJudgement& judged,
-                     const GatherOptions& options, const std::set<std::string>& committed, SignalBatch* out) {
+                     const GatherOptions& options, SignalBatch* out) {
   const observe::metrics::Verdict& v = judged.latest;
-  const bool is_new = options.after_seq ? committed.count(metric) > 0 : FromUnixMillis(v.ts_ms) >= options.since;
-  if (!is_new) return;  // judged at an earlier pass
+  // By the sequence, only metrics with a new latest point were judged (GatherMetrics).
+  if (!options.after_seq && FromUnixMillis(v.ts_ms) < options.since) return;  // judged at an earlier pass
   if (v.kind == observe::metrics::VerdictKind::kInsufficientHistory || v.kind == observe::metrics::VerdictKind::kInvalid ||
       v.kind == observe::metrics::VerdictKind::kExpected)
     return;
@@ -92,11 +92,10 @@ Status GatherMetrics(const config::Workspace& ws, store::StateStore& store, cons
     assets.push_back(settings->asset_id);
     batch.push_back({name, *std::move(settings)});
   }
-  std::set<std::string> committed;  // the metrics whose latest point is new by the commit sequence
   if (options.after_seq) {
     auto names = store.MetricsWithLatestPointCommitted(*options.after_seq, options.through_seq);
     if (!names.ok()) return names.status();
-    committed.insert(names->begin(), names->end());
+    const std::set<std::string> committed(names->begin(), names->end());  // new latest point
     // Judging costs a replay of each metric's history: only those with a new latest point.
     std::vector<observe::metrics::MetricToJudge> fresh;
     std::vector<std::string> fresh_assets;
@@ -114,7 +113,7 @@ Status GatherMetrics(const config::Workspace& ws, store::StateStore& store, cons
       if (judged[i].status().code() == StatusCode::kNotFound) continue;  // no point yet
       return judged[i].status();
     }
-    AddMetricSignal(batch[i].metric, batch[i].settings, assets[i], *judged[i], options, committed, out);
+    AddMetricSignal(batch[i].metric, batch[i].settings, assets[i], *judged[i], options, out);
   }
   return Status::Ok();
 }

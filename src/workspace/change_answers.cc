@@ -9,9 +9,7 @@ Result<Json> ChangeTimelineAnswer(Services& services, const observe::changes::Ti
   if (!store.ok()) return Status(store.status().code(), "the state store cannot be opened: " + store.status().message());
   auto page = observe::changes::ReadTimeline(**store, query);
   if (!page.ok()) return page.status();
-  // The workspace's zone was checked when it loaded; a zone the system lost since reads as UTC.
-  auto zone = config::TimeZone::Load(services.workspace().timezone);
-  const config::TimeZone tz = zone.ok() ? *zone : config::TimeZone::Utc();
+  const config::TimeZone tz = config::ZoneOrUtc(services.workspace().timezone);
   Json out = {{"events", Json::array()},
               {"total", page->total},
               {"from", FormatRfc3339(query.from)},
