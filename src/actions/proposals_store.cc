@@ -221,9 +221,11 @@ Result<std::vector<std::string>> ExpireApprovalRequests(store::StateStore& store
                                                         const config::Workspace& workspace,
                                                         const Clock& clock) {
   std::vector<std::string> said;
-  Result<std::vector<store::ActionEventRecord>> events = store.ActionEvents("");
+  // Only the proposals whose newest request is not yet followed by a draft or a close: the sweep
+  // runs every watch pass, and reading the whole log made it grow with every decision ever taken.
+  Result<std::vector<store::ActionEventRecord>> events = store.ActionEventsOfOpenRequests();
   if (!events.ok()) return events.status();
-  // One pass over the log: per proposal, its newest version and that version's last request.
+  // One pass over their events: per proposal, its newest version and that version's last request.
   struct Open {
     int64_t newest = 0;
     const store::ActionEventRecord* request = nullptr;  // of the newest version

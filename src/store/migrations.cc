@@ -362,6 +362,12 @@ CREATE TRIGGER metric_points_commit_seq_rewrite BEFORE UPDATE OF value ON metric
   FOR EACH ROW WHEN (OLD.value IS DISTINCT FROM NEW.value) EXECUTE FUNCTION dw_stamp_commit_seq();
 )sql";
 
+// Version 15: the approval-request sweep finds the proposals still awaiting a decision from the
+// kinds of their events alone (StateStore::ActionEventsOfOpenRequests), never decoding the log.
+constexpr std::string_view kV15 = R"sql(
+CREATE INDEX action_events_by_subject_kind ON action_events (subject, kind, seq);
+)sql";
+
 constexpr std::array kMigrations = {
     Migration{1, "check results, metric points, change events, cursors, graph, incidents, receipts",
               kV1},
@@ -379,7 +385,8 @@ constexpr std::array kMigrations = {
     Migration{13, "the commit sequence stamped on write (SQLite)", kV13Sqlite, "sqlite"},
     Migration{14, "the commit sequence stamped on write in commit order (PostgreSQL)", kV14Postgres,
               "postgresql"},
-    // Add version 15 here.
+    Migration{15, "action events by subject and kind (the approval-request sweep)", kV15},
+    // Add version 16 here.
 };
 
 }  // namespace

@@ -100,6 +100,7 @@ class SqlStateStore final : public StateStore,
   Result<std::vector<ProposalRecord>> ProposalsOfIncident(const std::string& incident_id) override;
   Result<int64_t> AppendActionEvent(const ActionEventRecord& event) override;
   Result<std::vector<ActionEventRecord>> ActionEvents(const std::string& subject) override;
+  Result<std::vector<ActionEventRecord>> ActionEventsOfOpenRequests() override;
 
   // In sql_outbox.cc.
   Result<bool> EnqueueOutbox(const OutboxMessage& message) override;

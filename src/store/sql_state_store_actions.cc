@@ -170,4 +170,25 @@ Result<std::vector<ActionEventRecord>> SqlStateStore::ActionEvents(const std::st
   return out;
 }
 
+Result<std::vector<ActionEventRecord>> SqlStateStore::ActionEventsOfOpenRequests() {
+  std::vector<ActionEventRecord> out;
+  Status s = Do(false, [&]() -> Status {
+    // The subquery reads only the (subject, kind, seq) index: each proposal's newest request
+    // against its newest draft or close, no body decoded. (LIKE, not a range on subject: under a
+    // PostgreSQL locale collation ':' may not sort where ASCII puts it.)
+    Result<Rows> rows = Run(
+        "SELECT seq, at, kind, subject, actor, COALESCE(nonce, ''), body FROM action_events "
+        "WHERE subject IN (SELECT subject FROM action_events "
+        "WHERE subject LIKE 'proposal:%' GROUP BY subject HAVING "
+        "MAX(CASE WHEN kind IN ('sent', 'escalated') THEN seq END) > "
+        "COALESCE(MAX(CASE WHEN kind IN ('drafted', 'expired', 'lapsed', 'approved', 'denied') "
+        "THEN seq END), 0)) ORDER BY seq",
+        {});
+    if (!rows.ok()) return rows.status();
+    return DecodeRows(*rows, DecodeActionEvent, out);
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
 }  // namespace dw::store

@@ -186,6 +186,11 @@ class StateStore {
   virtual Result<int64_t> AppendActionEvent(const ActionEventRecord& event) = 0;
   // The events about `subject` ("" for all), by seq ascending.
   virtual Result<std::vector<ActionEventRecord>> ActionEvents(const std::string& subject) = 0;
+  // The events, by seq ascending, of every proposal ("proposal:" subjects) whose newest request
+  // event (sent, escalated) is later than its newest draft and closing event (drafted, expired,
+  // lapsed, approved, denied): the ones an approval request may still be open for. Chosen by kind
+  // and seq in the index, so the sweep's cost follows the open requests, not the whole log.
+  virtual Result<std::vector<ActionEventRecord>> ActionEventsOfOpenRequests() = 0;
 
   // Notification outbox (platforms/notify/ writes and delivers it).
   // Adds `message` as given (state, attempts, next_attempt_at; id and times are set by the store);

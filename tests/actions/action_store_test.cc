@@ -2,6 +2,10 @@
 // single use, the log keeps its order.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
+#include <set>
+
 #include "store/state_store.h"
 #include "tests/store/store_test_support.h"
 
@@ -52,6 +56,57 @@ TEST_P(ActionStoreTest, PersonKeysAreReplacedNotAdded) {
   ASSERT_TRUE(k.ok() && k->has_value());
   EXPECT_EQ((*k)->public_key_pem, "pem-2");
   EXPECT_FALSE(store_->GetPersonKey("bo@example.com")->has_value());
+}
+
+// The approval sweep's read: over seeded random logs (proposals and other subjects interleaved,
+// decisions refused, notices and other kinds after a request), exactly the proposals whose newest
+// request is later than their newest draft or close come back, each with all of its events in
+// order. The expected set is computed here from the log as written.
+TEST_P(ActionStoreTest, OpenRequestsAreTheProposalsWhoseNewestRequestIsNotClosed) {
+  const std::vector<std::string> kinds = {"drafted", "sent", "escalated", "expired", "lapsed",
+                                          "approved", "denied", "refused", "executed", "noted"};
+  for (unsigned seed = 1; seed <= 3; ++seed) {
+    ASSERT_NO_FATAL_FAILURE(SetUp());
+    std::mt19937 rng(seed);
+    std::map<std::string, std::vector<std::string>> written;  // subject -> kinds in order
+    for (int i = 0; i < 150; ++i) {
+      const int who = static_cast<int>(rng() % 25);
+      std::string subject = who < 20 ? "proposal:P-" + std::to_string(who)
+                                     : (who < 23 ? "incident:INC-" : "schema:s-") + std::to_string(who);
+      const std::string kind = kinds[rng() % kinds.size()];
+      ASSERT_TRUE(store_->AppendActionEvent({0, clock_.Now(), kind, subject, "dw", "", {{"i", i}}}).ok());
+      written[subject].push_back(kind);
+    }
+    std::set<std::string> expected;
+    for (const auto& [subject, ks] : written) {
+      if (subject.rfind("proposal:", 0) != 0) continue;
+      int last_request = -1, last_close = -1;
+      for (int i = 0; i < static_cast<int>(ks.size()); ++i) {
+        if (ks[i] == "sent" || ks[i] == "escalated") last_request = i;
+        if (ks[i] == "drafted" || ks[i] == "expired" || ks[i] == "lapsed" || ks[i] == "approved" ||
+            ks[i] == "denied")
+          last_close = i;
+      }
+      if (last_request > last_close) expected.insert(subject);
+    }
+    ASSERT_FALSE(expected.empty());
+    ASSERT_LT(expected.size(), 20u);
+    auto events = store_->ActionEventsOfOpenRequests();
+    ASSERT_TRUE(events.ok()) << events.status().ToString();
+    std::map<std::string, std::vector<std::string>> got;
+    int64_t previous = 0;
+    for (const auto& e : *events) {
+      EXPECT_GT(e.seq, previous);
+      previous = e.seq;
+      got[e.subject].push_back(e.kind);
+    }
+    std::set<std::string> got_subjects;
+    for (const auto& [subject, ks] : got) {
+      got_subjects.insert(subject);
+      EXPECT_EQ(ks, written[subject]) << subject;
+    }
+    EXPECT_EQ(got_subjects, expected) << "seed " << seed;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ActionStoreTest, ::testing::Values("sqlite", "postgresql"),
