@@ -727,4 +727,24 @@ Result<Json> RegisterStreamSchema(const RegisterSchemaRequest& request, store::S
                                   const config::PlatformConfig& registry, net::HttpClient& http, const graph::ContextGraph* graph,
                                   const Clock& clock);
 
+// ---------------------------------------------------------------------------------------------
+// Agents' writes: every MCP tool call that may change stored state is recorded, before it runs,
+// with who made it, so nothing an agent wrote is unattributed.
+
+struct AgentWrite {
+  std::string agent;    // the MCP server (dw-incidents, ...)
+  std::string client;   // the client's declared name ("" when it gave none)
+  std::string session;  // the session's label (not its transport id)
+  std::string tool;     // the tool called
+  Json arguments;       // as called; kept whole up to 4,000 characters of JSON, else cut and marked
+};
+
+// The action-log subject agent writes are recorded under.
+inline constexpr const char* kAgentWritesSubject = "agent_writes";
+
+// Appends a `tool_call` event (subject kAgentWritesSubject, actor "agent:<agent>") with the
+// client, session, tool and arguments; returns its seq. The store's error when it cannot be
+// written: the caller then must not run the tool.
+Result<int64_t> RecordAgentWrite(store::StateStore& store, const Clock& clock, const AgentWrite& write);
+
 }  // namespace dw::actions

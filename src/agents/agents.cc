@@ -1,5 +1,7 @@
 #include "agents/agents.h"
 
+#include "agents/attributed_writes.h"
+
 namespace dw::agents {
 
 const std::vector<AgentInfo>& AllAgents() {
@@ -47,6 +49,7 @@ std::shared_ptr<const mcp::Catalog> BuildAgentCatalog(const AgentInfo& agent,
                                                       const std::shared_ptr<workspace::Services>& services) {
   auto catalog = std::make_shared<mcp::Catalog>();
   agent.add_tools(*catalog, services);
+  AttributeWrites(*catalog, agent.name, services);
   return catalog;
 }
 
@@ -56,6 +59,7 @@ std::shared_ptr<const mcp::Catalog> BuildCombinedCatalog(
   for (const auto& agent : AllAgents()) {
     mcp::Catalog one;
     agent.add_tools(one, services);
+    AttributeWrites(one, agent.name, services);
     for (const auto& tool : one.tools())
       if (!combined->FindTool(tool.name)) (void)combined->AddTool(tool);
   }

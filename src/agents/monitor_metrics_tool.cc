@@ -20,17 +20,17 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<workspace::Services>& ser
       "the verdict (normal, anomaly, level_shift, stuck, out_of_bounds, insufficient_history, "
       "expected) and "
       "a sentence. Each point is judged only against the points before it. Points with null, NaN "
-      "or infinite values are rejected and reported; a repeated timestamp replaces the stored "
-      "value; points older than the latest stored one are stored and counted as out of order. "
-      "mark_expected stores ranges a person says are right (a holiday, a planned change): every "
-      "later evaluation learns their points as normal instead of judging them. Points inside an "
-      "incident on the metric are judged but not learnt.";
+      "or infinite values are rejected and reported; a stored point is never changed (a point at a "
+      "stored timestamp with another value is rejected and the stored, judged value kept); points "
+      "older than the latest stored one are stored and counted as out of order. Points inside an "
+      "incident on the metric are judged but not learnt. Marking a range expected is a person's "
+      "step (dw monitor mark ... --as EMAIL), never this tool's.";
   t.input_schema = Json::parse(R"({
     "type": "object",
     "properties": {
       "record": {
         "type": "array", "maxItems": 100,
-        "description": "Points to store, per metric.",
+        "description": "Points to store, per metric: the agent's own series, never a workspace monitor's or a check's quality:* (refused: those are measured by the product; evaluate runs a monitor). A stored point is never changed: one at a stored timestamp with another value is rejected (the judged value stays).",
         "items": {
           "type": "object",
           "properties": {
@@ -54,20 +54,8 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<workspace::Services>& ser
         }
       },
       "mark_expected": {
-        "type": "array", "maxItems": 20,
-        "description": "Ranges a person says are expected (a holiday, a planned change, a new level that is right). Stored; from then on every evaluation learns the metric's points in [from, to] as normal instead of judging them.",
-        "items": {
-          "type": "object",
-          "properties": {
-            "metric": {"type": "string", "minLength": 1, "maxLength": 200,
-                       "description": "a workspace monitor or a stored metric"},
-            "from": {"type": "string", "description": "RFC 3339 time with a zone, inclusive"},
-            "to": {"type": "string", "description": "RFC 3339 time with a zone, inclusive; not before from"},
-            "note": {"type": "string", "maxLength": 500, "description": "why these points are expected"}
-          },
-          "required": ["metric", "from", "to"],
-          "additionalProperties": false
-        }
+        "type": "array",
+        "description": "Refused from an agent, nothing stored: a range marked expected silences its monitor, so a person marks it (dw monitor mark NAME --from T --to T --as EMAIL) and the mark names them."
       },
       "evaluate": {
         "type": "array", "maxItems": 100, "items": {"type": "string", "minLength": 1, "maxLength": 200},
@@ -101,14 +89,6 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<workspace::Services>& ser
         },
         "required": ["metric", "stored", "duplicates", "out_of_order", "replaced", "rejected"]
       }},
-      "marked": {"type": "array", "description": "ranges stored as expected", "items": {
-        "type": "object",
-        "properties": {
-          "metric": {"type": "string"}, "id": {"type": "integer"}, "from": {"type": "string"},
-          "to": {"type": "string"}, "points_covered": {"type": "integer"}
-        },
-        "required": ["metric", "id", "from", "to", "points_covered"]
-      }},
       "errors": {"type": "array", "description": "metrics that could not be recorded or judged",
         "items": {
           "type": "object",
@@ -116,10 +96,15 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<workspace::Services>& ser
           "required": ["metric", "error"]
         }}
     },
-    "required": ["metrics", "recorded", "marked", "errors"]
+    "required": ["metrics", "recorded", "errors"]
   })");
   t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = true};
   t.handler = WhenWorkspaceLoaded(services, [services](const Json& args, mcp::ToolCall&) {
+    if (args.contains("mark_expected"))
+      return mcp::ToolResult::Error(
+          "mark_expected is refused from an agent and nothing was stored: a range marked expected "
+          "silences its monitor, so a person marks it with dw monitor mark NAME --from T --to T "
+          "--as EMAIL, and the mark names them");
     auto store = services->state();
     if (!store.ok()) return mcp::ToolResult::Error("state store: " + store.status().message());
     auto r = observe::metrics::MonitorMetrics(services->workspace(), **store, services->clock(),

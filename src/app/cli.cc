@@ -176,6 +176,8 @@ int RunCli(int argc, char** argv) {
   mark->add_option("--from", mark_opts.from, "start, inclusive (RFC 3339 with its zone, or a duration back from now)")->required();
   mark->add_option("--to", mark_opts.to, "end, inclusive (RFC 3339 with its zone, or a duration back from now)")->required();
   mark->add_option("--note", mark_opts.note, "why these points are expected");
+  mark->add_option("--as", mark_opts.as, "your email: who says these points are expected (a mark silences the monitor over its range)")
+      ->required();
   auto* prune = monitor->add_subcommand("prune", "delete metric points older than their retention");
 
   IncidentsCommand inc_cmd;

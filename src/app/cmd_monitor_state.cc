@@ -6,6 +6,7 @@
 #include "app/commands.h"
 #include "workspace/services.h"
 #include "config/duration.h"
+#include "incidents/incidents.h"
 #include "observe/metrics/metric_marks.h"
 #include "observe/metrics/retention.h"
 
@@ -14,6 +15,11 @@ namespace dw::app {
 int CmdMonitorMark(const GlobalOptions& g, const MonitorMarkOptions& o) {
   StartedCommand start = StartCommand(g, "monitor mark");
   if (!start) return start.exit_code;
+  // A mark silences the monitor over its range: only a person makes one, and it names them.
+  if (Status who = incidents::CheckPersonActor(o.as); !who.ok()) {
+    std::cerr << "dw monitor mark: " << who.message() << "\n";
+    return 2;
+  }
   const auto& services = start.services;
   // A duration back from now, as every time option takes; a timestamp only with its zone: a mark
   // silences its range for good, so a date read in the wrong zone would hide a real anomaly.
@@ -36,14 +42,14 @@ int CmdMonitorMark(const GlobalOptions& g, const MonitorMarkOptions& o) {
     std::cerr << "dw monitor mark: state store: " << store.status().message() << "\n";
     return 2;
   }
-  observe::metrics::MarkRequest req{o.metric, from, to, o.note};
+  observe::metrics::MarkRequest req{o.metric, from, to, o.note, o.as};
   auto report = observe::metrics::MarkExpected(services->workspace(), **store, req);
   if (!report.ok()) {
     std::cerr << "dw monitor mark: " << report.status().message() << "\n";
     return 2;
   }
   std::cout << "marked " << o.metric << " expected from " << FormatRfc3339(FromUnixMillis(from))
-            << " to " << FormatRfc3339(FromUnixMillis(to)) << " (mark " << report->id << ", "
+            << " to " << FormatRfc3339(FromUnixMillis(to)) << " for " << o.as << " (mark " << report->id << ", "
             << report->points_covered << " stored point(s) in the range now; later points in it "
             << "are learnt as they arrive)\n";
   return 0;

@@ -163,9 +163,11 @@ struct MonitorMarkOptions {
   std::string from;  // RFC 3339
   std::string to;    // RFC 3339
   std::string note;
+  std::string as;    // the person marking (their email)
 };
-// `dw monitor mark NAME --from T --to T [--note TEXT]`: stores the range as expected (see
-// observe/metrics/metric_marks.h). Returns 2 on a bad time, an unknown metric or a store error.
+// `dw monitor mark NAME --from T --to T --as EMAIL [--note TEXT]`: stores the range as expected,
+// naming who said so (see observe/metrics/metric_marks.h). Returns 2 on a bad time, an --as that
+// is not a person's email, an unknown metric or a store error.
 int CmdMonitorMark(const GlobalOptions& g, const MonitorMarkOptions& o);
 
 // `dw monitor prune`: deletes metric points older than their retention and says how many.

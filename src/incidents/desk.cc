@@ -444,6 +444,7 @@ Result<Incident> IncidentDesk::Move(const std::string& id, IncidentStatus to, co
         mark.metric = s.key.substr(7);
         mark.from = std::min(s.first_at, now);
         mark.to = std::max(s.last_at, mark.from);
+        mark.author = actor;
         mark.note = "incident " + inc->id + " closed as " + CloseReasonName(close) + " by " + actor +
                     (reason.empty() ? "" : ": " + reason);
         auto added = tx.AddMetricMark(mark);

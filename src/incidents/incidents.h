@@ -34,6 +34,11 @@
 
 namespace dw::incidents {
 
+// InvalidArgument unless `actor` looks like a person's email (one '@', no spaces, at most 254
+// characters): what every `--as` of a person's step is checked with (a lifecycle move, a metric
+// mark). The product's own steps use the actor "dw", which no person can pass.
+Status CheckPersonActor(const std::string& actor);
+
 // ---------------------------------------------------------------------------------------------
 // Signals: what can open or update an incident.
 

@@ -15,8 +15,4 @@ namespace dw::incidents {
 Status ApplyTransition(Incident& incident, IncidentStatus to, const std::string& actor, TimePoint at,
                        const std::string& reason);
 
-// InvalidArgument unless `actor` looks like a person's email (one '@', no spaces, at most 254
-// characters). The product's own steps use the actor "dw", which no person can pass.
-Status CheckPersonActor(const std::string& actor);
-
 }  // namespace dw::incidents

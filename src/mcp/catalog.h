@@ -20,6 +20,15 @@ enum class LogLevel { kDebug, kInfo, kNotice, kWarning, kError, kCritical, kAler
 std::optional<LogLevel> ParseLogLevel(std::string_view s);
 const char* LogLevelName(LogLevel level);
 
+// Who is calling a tool: the client as it named itself at initialize (clientInfo.name, printable
+// and at most 100 characters; "" when it gave none) and this session's label, drawn at random when
+// the session began. The label is not the transport's Mcp-Session-Id, which is a credential: it
+// may be written to the state store and shown to people. Agents attribute every write to it.
+struct CallerInfo {
+  std::string client;
+  std::string session;
+};
+
 // What a tool handler may do while it runs, besides computing its result.
 // Every method is safe to call from the handler's thread.
 class ToolCall {
@@ -37,6 +46,8 @@ class ToolCall {
   // answer, a timeout (kDeadlineExceeded) or cancellation (kCancelled).
   virtual Result<Json> Request(const std::string& method, const Json& params,
                                std::chrono::milliseconds timeout) = 0;
+  // Who made this call (see CallerInfo).
+  virtual CallerInfo Caller() const = 0;
 };
 
 // The outcome of a tool call. `content` is the MCP content array; `structured` becomes
@@ -128,6 +139,11 @@ class Catalog {
   Status AddResource(ResourceSpec resource);
   Status AddResourceTemplate(ResourceTemplateSpec tmpl);
   Status AddPrompt(PromptSpec prompt);
+  // Lets `edit` change each tool in place (a wrapper around its handler) while the catalog is
+  // being built, before any session shares it.
+  void EditTools(const std::function<void(ToolSpec&)>& edit) {
+    for (ToolSpec& t : tools_) edit(t);
+  }
 
   // In insertion order (tools/list pages follow this order).
   const std::vector<ToolSpec>& tools() const { return tools_; }

@@ -6,9 +6,11 @@
 #include <mutex>
 #include <set>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "mcp/catalog_methods.h"
 #include "mcp/client_requests.h"
+#include "mcp/http_session_table.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/tool_invocation.h"
 
@@ -50,7 +52,23 @@ struct Core {
   std::deque<std::string> cancelled_early;
   std::shared_ptr<MessageSink> session_sink;
   bool closed = false;
+  CallerInfo caller;  // client from initialize; session label from construction
 };
+
+// The client's declared name as it may be recorded: printable ASCII, at most 100 characters (a
+// client names itself; what it says is kept, not trusted, and never breaks a line of the log).
+std::string DeclaredClientName(const Json& params) {
+  auto info = params.find("clientInfo");
+  if (info == params.end() || !info->is_object()) return "";
+  auto name = info->find("name");
+  if (name == info->end() || !name->is_string()) return "";
+  std::string out;
+  for (unsigned char c : name->get_ref<const std::string&>()) {
+    if (out.size() == 100) break;
+    out += c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '?';
+  }
+  return out;
+}
 
 RpcReply Initialize(Core& core, const Json& params) {
   auto requested = params.find("protocolVersion");
@@ -64,6 +82,7 @@ RpcReply Initialize(Core& core, const Json& params) {
     if (core.initialized) return RpcError{kInvalidRequest, "session already initialized", nullptr};
     core.protocol_version = version;
     core.client_capabilities = params.value("capabilities", Json::object());
+    core.caller.client = DeclaredClientName(params);
     core.initialized = true;
   }
   Json server_info{{"name", core.info.name}, {"version", core.info.version}};
@@ -144,8 +163,13 @@ void CallTool(Core& core, const Json& id, const Json& params, MessageSink& sink)
   auto args = params.find("arguments");
   const Json& arguments = args == params.end() || args->is_null() ? kNoArguments : *args;
 
+  CallerInfo caller;
+  {
+    std::lock_guard lock(core.mu);
+    caller = core.caller;
+  }
   ToolInvocation call(sink, std::move(progress_token), core.log_level, core.client,
-                      core.limits.client_request_timeout);
+                      core.limits.client_request_timeout, std::move(caller));
   const std::string key = id.dump();
   {
     std::lock_guard lock(core.mu);
@@ -219,7 +243,13 @@ struct Session::State {
 };
 
 Session::Session(std::shared_ptr<const Catalog> catalog, ServerInfo info, Limits limits)
-    : state_(std::make_unique<State>(std::move(catalog), std::move(info), limits)) {}
+    : state_(std::make_unique<State>(std::move(catalog), std::move(info), limits)) {
+  // A fresh random label (not the transport's session id); should the generator fail, the calls
+  // are still told apart from other sessions' by the time the session began.
+  Result<std::string> random = NewSessionId();
+  state_->core.caller.session =
+      random.ok() ? random->substr(0, 12) : "t" + std::to_string(ToUnixMillis(SystemClock().Now()));
+}
 
 Session::~Session() { Close(); }
 

@@ -11,12 +11,13 @@ namespace dw::mcp {
 
 ToolInvocation::ToolInvocation(MessageSink& sink, Json progress_token,
                                const std::atomic<int>& log_level, ClientRequests& client,
-                               std::chrono::milliseconds max_client_timeout)
+                               std::chrono::milliseconds max_client_timeout, CallerInfo caller)
     : sink_(sink),
       progress_token_(std::move(progress_token)),
       log_level_(log_level),
       client_(client),
-      max_client_timeout_(max_client_timeout) {}
+      max_client_timeout_(max_client_timeout),
+      caller_(std::move(caller)) {}
 
 void ToolInvocation::Log(LogLevel level, const Json& data, const std::string& logger) {
   if (static_cast<int>(level) < log_level_.load()) return;

@@ -368,6 +368,12 @@ constexpr std::string_view kV15 = R"sql(
 CREATE INDEX action_events_by_subject_kind ON action_events (subject, kind, seq);
 )sql";
 
+// Version 16: a metric mark names the person who made it. A mark silences its monitor over its
+// range, so who said the points are expected is part of the record (earlier marks keep '').
+constexpr std::string_view kV16 = R"sql(
+ALTER TABLE metric_marks ADD COLUMN author TEXT NOT NULL DEFAULT '';
+)sql";
+
 constexpr std::array kMigrations = {
     Migration{1, "check results, metric points, change events, cursors, graph, incidents, receipts",
               kV1},
@@ -386,7 +392,8 @@ constexpr std::array kMigrations = {
     Migration{14, "the commit sequence stamped on write in commit order (PostgreSQL)", kV14Postgres,
               "postgresql"},
     Migration{15, "action events by subject and kind (the approval-request sweep)", kV15},
-    // Add version 16 here.
+    Migration{16, "metric marks name their author", kV16},
+    // Add version 17 here.
 };
 
 }  // namespace

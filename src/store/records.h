@@ -51,6 +51,9 @@ struct MetricMark {
   TimePoint to;        // last marked time, inclusive; from <= to
   std::string note;    // why, in the person's words ("" when none given)
   TimePoint created_at;  // set by the store
+  // Who made it: the person (`dw monitor mark --as`, an incident closed as expected by them).
+  // Required when adding; "" only on marks stored before migration 16 recorded it.
+  std::string author;
 };
 
 // Something that changed on a platform (a restore, a deploy, an execution, a schema version).

@@ -138,7 +138,7 @@ Result<std::vector<std::vector<MetricMark>>> SqlStateStore::MetricMarksOfMany(
   Status s = Do(false, [&]() -> Status {
     // The condition and order of MetricMarks, per entry.
     Result<Rows> rows = Run(
-        "SELECT q.i, k.id, k.metric, k.from_ts, k.to_ts, k.note, k.created_at "
+        "SELECT q.i, k.id, k.metric, k.from_ts, k.to_ts, k.note, k.created_at, k.author "
         "FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS q(metric, from_ts, to_ts, i) "
         "JOIN metric_marks AS k ON k.metric = q.metric AND k.from_ts <= q.to_ts AND k.to_ts >= q.from_ts "
         "ORDER BY q.i, k.from_ts, k.id",

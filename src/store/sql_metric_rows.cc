@@ -12,6 +12,7 @@ Result<MetricMark> ReadMetricMarkRow(RowReader& r) {
   m.to = r.Time();
   m.note = r.Text();
   m.created_at = r.Time();
+  m.author = r.Text();
   if (!r.status().ok()) return r.status();
   return m;
 }

@@ -360,12 +360,15 @@ Result<int64_t> SqlStateStore::AddMetricMark(const MetricMark& m) {
   if (m.from > m.to)
     return InvalidArgument("metric mark on " + m.metric + ": from " + FormatRfc3339(m.from) +
                            " is after to " + FormatRfc3339(m.to));
+  if (m.author.empty())
+    return InvalidArgument("metric mark on " + m.metric + ": a mark names the person who made it (author is empty)");
   int64_t id = 0;
   Status s = Do(true, [&]() -> Status {
     Result<Rows> rows =
-        Run("INSERT INTO metric_marks (metric, from_ts, to_ts, note, created_at) "
-            "VALUES ($1, $2, $3, $4, $5) RETURNING id",
-            {m.metric, TimeCell(m.from), TimeCell(m.to), ProseCell(m.note), TimeCell(clock_.Now())});
+        Run("INSERT INTO metric_marks (metric, from_ts, to_ts, note, created_at, author) "
+            "VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+            {m.metric, TimeCell(m.from), TimeCell(m.to), ProseCell(m.note), TimeCell(clock_.Now()),
+             ProseCell(m.author)});
     if (!rows.ok()) return rows.status();
     if (rows->size() != 1) return Internal("metric mark insert returned no id");
     RowReader r((*rows)[0], "metric_marks");
@@ -381,7 +384,7 @@ Result<std::vector<MetricMark>> SqlStateStore::MetricMarks(const std::string& me
   std::vector<MetricMark> out;
   Status s = Do(false, [&]() -> Status {
     Result<Rows> rows =
-        Run("SELECT id, metric, from_ts, to_ts, note, created_at FROM metric_marks "
+        Run("SELECT id, metric, from_ts, to_ts, note, created_at, author FROM metric_marks "
             "WHERE metric = $1 AND from_ts <= $3 AND to_ts >= $2 ORDER BY from_ts, id",
             {metric, TimeCell(from), TimeCell(to)});
     if (!rows.ok()) return rows.status();

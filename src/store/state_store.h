@@ -68,8 +68,8 @@ class StateStore {
   virtual Result<std::vector<std::string>> MetricNames() = 0;
 
   // Metric marks (ranges a person marked expected).
-  // Stores `mark` and returns its id. InvalidArgument (nothing written) for an empty metric or
-  // from > to.
+  // Stores `mark` and returns its id. InvalidArgument (nothing written) for an empty metric, an
+  // empty author or from > to.
   virtual Result<int64_t> AddMetricMark(const MetricMark& mark) = 0;
   // The marks of `metric` that overlap [from, to] (both inclusive), by `from` ascending.
   virtual Result<std::vector<MetricMark>> MetricMarks(const std::string& metric, TimePoint from,

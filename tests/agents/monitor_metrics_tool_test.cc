@@ -1,5 +1,5 @@
-// monitor_metrics' mark_expected argument through the dw-incidents catalog: marks are validated
-// before anything in the call is written, stored, and learnt by the judgement in the same answer.
+// monitor_metrics through the dw-incidents catalog: what an agent records never changes a stored
+// point, and marking a range expected is refused (a person's step).
 #include <gtest/gtest.h>
 
 #include "agents/agents.h"
@@ -38,47 +38,78 @@ class MonitorMetricsToolTest : public ::testing::Test {
   dw::testing::AgentWorkspace ws_{FromUnixMillis(kStart + 42 * kHour)};
 };
 
-TEST_F(MonitorMetricsToolTest, AMarkInTheSameCallIsStoredAndLearnt) {
+// The attack issue 34 found: an agent rewrote an anomalous hour (500 -> 50) so the next pass would
+// see the metric back to normal. Every stored point keeps its value; each rewrite is rejected and
+// named in the report; a point at a new time and an identical re-send are still taken.
+TEST_F(MonitorMetricsToolTest, AStoredPointIsNeverChangedByTheToolAndEachRewriteIsReported) {
+  auto first = Call(Json{{"record", Record()}});
+  ASSERT_FALSE(first.is_error) << first.content.dump();
+  ASSERT_EQ(Stored(), 42u);
+  Json points = Json::array({{{"ts", kStart + 40 * kHour}, {"value", 51.0}},    // judged anomalous: rewrite
+                             {{"ts", kStart + 41 * kHour}, {"value", 50.0}},    // rewrite
+                             {{"ts", kStart + 39 * kHour}, {"value", 50.0 + 39 % 3}},  // identical
+                             {{"ts", kStart + 42 * kHour}, {"value", 52.0}}});  // new
+  auto r = Call(Json{{"record", Json::array({{{"metric", "signups"}, {"points", points}}})}});
+  ASSERT_FALSE(r.is_error) << r.content.dump();
+  const Json& report = (*r.structured)["recorded"][0];
+  ASSERT_EQ(report["rejected"].size(), 2u) << report.dump();
+  EXPECT_NE(report["rejected"][0].get<std::string>().find("2026-01-02 16:00:00"), std::string::npos) << report.dump();
+  EXPECT_NE(report["rejected"][0].get<std::string>().find("500"), std::string::npos) << report.dump();
+  EXPECT_EQ(report["stored"], 2);
+  auto store = ws_.services()->state();
+  ASSERT_TRUE(store.ok());
+  auto p = (*store)->MetricPoints("signups", FromUnixMillis(kStart + 40 * kHour), FromUnixMillis(kStart + 43 * kHour));
+  ASSERT_TRUE(p.ok());
+  ASSERT_EQ(p->size(), 3u);
+  EXPECT_EQ((*p)[0].value, 500.0);
+  EXPECT_EQ((*p)[1].value, 500.0);
+  EXPECT_EQ((*p)[2].value, 52.0);
+  // The tool says what it does: it writes, and destroys nothing.
+  const mcp::ToolSpec* spec = ws_.catalog().FindTool("monitor_metrics");
+  ASSERT_NE(spec, nullptr);
+  EXPECT_FALSE(spec->annotations.read_only);
+  EXPECT_FALSE(spec->annotations.destructive);
+}
+
+// The series incidents open and verify on are the product's own: a workspace monitor's (measured
+// by its query) and the checks' quality:*. An agent writing into one is refused whole, with the
+// field named, and nothing of the call is stored; its own series it records as before.
+TEST_F(MonitorMetricsToolTest, AnAgentCannotWriteIntoASeriesTheProductMeasures) {
+  dw::testing::AgentWorkspace ws{FromUnixMillis(kStart + 42 * kHour)};
+  ws.Write("dataworkers.yaml",
+           "version: 1\nname: t\nwarehouses:\n  main: {type: sqlite, path: wh.db}\n"
+           "monitors:\n  - {name: active_balance, warehouse: main, sql: \"SELECT 1\", every: 1h}\n");
+  ASSERT_TRUE(ws.Load("dw-incidents"));
+  Json points = Json::array({{{"ts", kStart}, {"value", 1.0}}});
+  for (const std::string metric : {"active_balance", "quality:table://main/members:rows"}) {
+    Json args = {{"record", Json::array({{{"metric", "mine"}, {"points", points}},
+                                         {{"metric", metric}, {"points", points}}})}};
+    auto r = ws.Call("monitor_metrics", args);
+    ASSERT_TRUE(r.is_error) << metric << ": " << (r.structured ? r.structured->dump() : "");
+    EXPECT_NE(r.content.dump().find("record[1].metric"), std::string::npos) << r.content.dump();
+    EXPECT_NE(r.content.dump().find("nothing stored"), std::string::npos) << r.content.dump();
+    auto store = ws.services()->state();
+    ASSERT_TRUE(store.ok());
+    auto names = (*store)->MetricNames();
+    ASSERT_TRUE(names.ok());
+    EXPECT_TRUE(names->empty()) << "nothing of a refused call is stored";
+  }
+  auto own = ws.Call("monitor_metrics", Json{{"record", Json::array({{{"metric", "mine"}, {"points", points}}})}});
+  ASSERT_FALSE(own.is_error) << own.content.dump();
+}
+
+// Marking a range expected silences its monitor: refused from an agent, with the person's command
+// named, and nothing of the call stored (not its points either).
+TEST_F(MonitorMetricsToolTest, MarkExpectedIsRefusedFromAnAgentAndNothingIsStored) {
   Json args = {{"record", Record()},
                {"mark_expected", Json::array({{{"metric", "signups"},
                                                {"from", "2026-01-02T16:00:00Z"},
                                                {"to", "2026-01-02T17:00:00Z"},
                                                {"note", "launch"}}})}};
   auto r = Call(args);
-  ASSERT_FALSE(r.is_error) << r.content.dump();
-  const Json& out = *r.structured;
-  ASSERT_EQ(out["marked"].size(), 1u);
-  EXPECT_EQ(out["marked"][0]["points_covered"], 2);
-  ASSERT_EQ(out["metrics"].size(), 1u);
-  EXPECT_EQ(out["metrics"][0]["verdict"], "expected") << out.dump();
-  EXPECT_EQ(out["metrics"][0]["marked_expected_points"], 2);
-  EXPECT_NE(out["metrics"][0]["sentence"].get<std::string>().find("launch"), std::string::npos);
-}
-
-TEST_F(MonitorMetricsToolTest, ABadMarkStoresNothingFromTheCall) {
-  Json unknown = {{"record", Record()},
-                  {"mark_expected", Json::array({{{"metric", "signup"},
-                                                  {"from", "2026-01-02T16:00:00Z"},
-                                                  {"to", "2026-01-02T17:00:00Z"}}})}};
-  auto r = Call(unknown);
   ASSERT_TRUE(r.is_error);
-  EXPECT_NE(r.content.dump().find("did you mean"), std::string::npos) << r.content.dump();
+  EXPECT_NE(r.content.dump().find("dw monitor mark"), std::string::npos) << r.content.dump();
   EXPECT_EQ(Stored(), 0u);
-  Json no_zone = {{"record", Record()},
-                  {"mark_expected", Json::array({{{"metric", "signups"},
-                                                  {"from", "2026-01-02 16:00"},
-                                                  {"to", "2026-01-02T17:00:00Z"}}})}};
-  r = Call(no_zone);
-  ASSERT_TRUE(r.is_error);
-  EXPECT_NE(r.content.dump().find("mark_expected[0].from"), std::string::npos) << r.content.dump();
-  EXPECT_EQ(Stored(), 0u);
-  Json backwards = {{"mark_expected", Json::array({{{"metric", "signups"},
-                                                    {"from", "2026-01-02T17:00:00Z"},
-                                                    {"to", "2026-01-02T16:00:00Z"}}})}};
-  r = Call(Json{{"record", Record()}});
-  ASSERT_FALSE(r.is_error);
-  r = Call(backwards);
-  ASSERT_TRUE(r.is_error);
   auto store = ws_.services()->state();
   ASSERT_TRUE(store.ok());
   auto marks = (*store)->MetricMarks("signups", FromUnixMillis(0), FromUnixMillis(kStart + 1000 * kHour));

@@ -27,7 +27,7 @@ TEST(MonitorStateCliTest, MarksARangeExpectedAndPrunesOldPoints) {
   }
   std::string dw = std::string(DW_BINARY) + " --workspace '" + tmp.path().string() + "' --now 2026-04-11T00:00:00Z";
 
-  auto mark = RunCommand(dw + " monitor mark orders --from 2026-04-08T00:00:00Z --to 2026-04-10T00:00:00Z --note 'Easter'");
+  auto mark = RunCommand(dw + " monitor mark orders --from 2026-04-08T00:00:00Z --to 2026-04-10T00:00:00Z --note 'Easter' --as ana@example.com");
   ASSERT_EQ(mark.exit_code, 0) << mark.err;
   EXPECT_NE(mark.out.find("marked orders expected from 2026-04-08T00:00:00"), std::string::npos) << mark.out;
   EXPECT_NE(mark.out.find("3 stored point(s) in the range"), std::string::npos) << mark.out;
@@ -38,14 +38,21 @@ TEST(MonitorStateCliTest, MarksARangeExpectedAndPrunesOldPoints) {
     ASSERT_TRUE(marks.ok());
     ASSERT_EQ(marks->size(), 1u);
     EXPECT_EQ((*marks)[0].note, "Easter");
+    EXPECT_EQ((*marks)[0].author, "ana@example.com");
   }
-  auto backwards = RunCommand(dw + " monitor mark orders --from 2026-04-10T00:00:00Z --to 2026-04-08T00:00:00Z");
+  // A mark silences the monitor over its range: it names a person, never an agent or nobody.
+  for (const std::string as : {"", " --as agent:dw-incidents", " --as 'ana @example.com'"}) {
+    auto anonymous = RunCommand(dw + " monitor mark orders --from 2026-04-01T00:00:00Z --to 2026-04-02T00:00:00Z" + as);
+    EXPECT_EQ(anonymous.exit_code, 2) << as;
+    EXPECT_NE(anonymous.err.find("--as"), std::string::npos) << as << ": " << anonymous.err;
+  }
+  auto backwards = RunCommand(dw + " monitor mark orders --from 2026-04-10T00:00:00Z --to 2026-04-08T00:00:00Z --as ana@example.com");
   EXPECT_EQ(backwards.exit_code, 2);
   EXPECT_NE(backwards.err.find("is after"), std::string::npos) << backwards.err;
-  auto no_zone = RunCommand(dw + " monitor mark orders --from 2026-04-08 --to 2026-04-10T00:00:00Z");
+  auto no_zone = RunCommand(dw + " monitor mark orders --from 2026-04-08 --to 2026-04-10T00:00:00Z --as ana@example.com");
   EXPECT_EQ(no_zone.exit_code, 2);
   EXPECT_NE(no_zone.err.find("--from"), std::string::npos) << no_zone.err;
-  auto unknown = RunCommand(dw + " monitor mark ordres --from 2026-04-08T00:00:00Z --to 2026-04-10T00:00:00Z");
+  auto unknown = RunCommand(dw + " monitor mark ordres --from 2026-04-08T00:00:00Z --to 2026-04-10T00:00:00Z --as ana@example.com");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("did you mean"), std::string::npos) << unknown.err;
 

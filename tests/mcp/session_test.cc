@@ -491,3 +491,55 @@ TEST_F(McpSessionTest, RejectsWrongShapesWithTheIdWhenValid) {
 
 }  // namespace
 }  // namespace dw::mcp
+
+namespace dw::mcp {
+namespace {
+
+// Who a tool call comes from: the client's declared name (printable, bounded) and a random label
+// per session, the same for every call of one session and different between sessions. Agents
+// attribute writes to it, so it must not be the transport's credential (it never is: the HTTP
+// session id is drawn elsewhere).
+TEST(McpCallerTest, ACallKnowsTheDeclaredClientAndItsSessionsLabel) {
+  auto catalog = std::make_shared<Catalog>();
+  ASSERT_TRUE(catalog->AddTool(MakeTool("whoami", [](const Json&, ToolCall& call) {
+    const CallerInfo c = call.Caller();
+    return ToolResult::Structured({{"client", c.client}, {"session", c.session}});
+  })).ok());
+  auto whoami = [&](Session& session, const Json& client_info) {
+    RecordingSink sink;
+    Json init = {{"protocolVersion", "2025-11-25"}, {"capabilities", Json::object()}};
+    if (!client_info.is_null()) init["clientInfo"] = client_info;
+    session.Handle({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"}, {"params", init}}, sink);
+    std::vector<Json> answers;
+    for (int id = 2; id <= 3; ++id) {
+      session.Handle({{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"},
+                      {"params", {{"name", "whoami"}, {"arguments", Json::object()}}}}, sink);
+      auto r = sink.WaitFor([&](const Json& m) { return m.value("id", Json()) == id && !m.contains("method"); }, 0ms);
+      EXPECT_TRUE(r);
+      answers.push_back(r ? (*r)["result"]["structuredContent"] : Json());
+    }
+    EXPECT_EQ(answers[0], answers[1]) << "two calls of one session, one caller";
+    return answers[0];
+  };
+  Session first(catalog, ServerInfo{"dw-test", "Test", "1", ""});
+  Session second(catalog, ServerInfo{"dw-test", "Test", "1", ""});
+  Session third(catalog, ServerInfo{"dw-test", "Test", "1", ""});
+  const Json a = whoami(first, {{"name", "claude-code"}, {"version", "2"}});
+  const Json b = whoami(second, {{"name", std::string("evil\nname\x01") + std::string(300, 'x')}, {"version", "1"}});
+  const Json c = whoami(third, nullptr);
+  EXPECT_EQ(a["client"], "claude-code");
+  const std::string cleaned = b["client"].get<std::string>();
+  EXPECT_EQ(cleaned.size(), 100u);
+  EXPECT_EQ(cleaned.substr(0, 11), "evil?name?x");
+  EXPECT_EQ(c["client"], "");
+  for (const Json& x : {a, b, c}) {
+    const std::string label = x["session"].get<std::string>();
+    EXPECT_EQ(label.size(), 12u) << label;
+    EXPECT_EQ(label.find_first_not_of("0123456789abcdef"), std::string::npos) << label;
+  }
+  EXPECT_NE(a["session"], b["session"]);
+  EXPECT_NE(b["session"], c["session"]);
+}
+
+}  // namespace
+}  // namespace dw::mcp

@@ -130,7 +130,7 @@ TEST_P(MetricBatchTest, ABatchMixingFreshStaleAndMissingMetricsJudgesEachAsARepl
 
   // A mark over what orders learnt: it alone replays; the others resume from the batch's saves.
   ASSERT_TRUE(store_->AddMetricMark({0, "orders", FromUnixMillis(PointMs(next_ - 30)),
-                                     FromUnixMillis(PointMs(next_ - 25)), "load test"})
+                                     FromUnixMillis(PointMs(next_ - 25)), "load test", {}, "ana@example.com"})
                   .ok());
   Append(measured);
   got = JudgeLatestPoints(*store_, Batch(measured), clock_, {});
@@ -243,9 +243,9 @@ TEST_P(MetricBatchTest, TheStoresBatchStatementsAnswerEachEntryAsTheSingleOnes) 
   for (size_t i = 0; i < 60; ++i) odd_points.push_back({FromUnixMillis(PointMs(i)), Value(7, i)});
   ASSERT_TRUE(store_->UpsertMetricPoints(odd, odd_points).ok());
   names_[2] = odd;
-  ASSERT_TRUE(store_->AddMetricMark({0, names_[2], FromUnixMillis(PointMs(10)), FromUnixMillis(PointMs(20)), "a \"quoted\" note"}).ok());
-  ASSERT_TRUE(store_->AddMetricMark({0, names_[2], FromUnixMillis(PointMs(5)), FromUnixMillis(PointMs(12)), ""}).ok());
-  ASSERT_TRUE(store_->AddMetricMark({0, "orders", FromUnixMillis(PointMs(30)), FromUnixMillis(PointMs(31)), ""}).ok());
+  ASSERT_TRUE(store_->AddMetricMark({0, names_[2], FromUnixMillis(PointMs(10)), FromUnixMillis(PointMs(20)), "a \"quoted\" note", {}, "ana@example.com"}).ok());
+  ASSERT_TRUE(store_->AddMetricMark({0, names_[2], FromUnixMillis(PointMs(5)), FromUnixMillis(PointMs(12)), "", {}, "ana@example.com"}).ok());
+  ASSERT_TRUE(store_->AddMetricMark({0, "orders", FromUnixMillis(PointMs(30)), FromUnixMillis(PointMs(31)), "", {}, "ana@example.com"}).ok());
   std::vector<store::MetricRange> ranges;
   for (const auto& n : names_) ranges.push_back({n, FromUnixMillis(PointMs(8)), FromUnixMillis(PointMs(40))});
   ranges.push_back({names_[2], FromUnixMillis(PointMs(21)), FromUnixMillis(PointMs(22))});  // the same metric again

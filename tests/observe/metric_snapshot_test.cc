@@ -166,11 +166,11 @@ TEST_P(MetricSnapshotTest, AMarkOverLearntPointsReplaysOnceAndAFutureMarkDoesNot
   Judge();
   Step();
   ASSERT_TRUE(store_->AddMetricMark({0, "orders", FromUnixMillis(PointMs(next_ - 10)),
-                                     FromUnixMillis(PointMs(next_ - 5)), "migration", {}}).ok());
+                                     FromUnixMillis(PointMs(next_ - 5)), "migration", {}, "ana@example.com"}).ok());
   ExpectResumesAfterOneReplay("mark");
   // A mark that only covers points not yet learnt changes nothing learnt.
   ASSERT_TRUE(store_->AddMetricMark({0, "orders", FromUnixMillis(PointMs(next_ + 1)),
-                                     FromUnixMillis(PointMs(next_ + 4)), "holiday", {}}).ok());
+                                     FromUnixMillis(PointMs(next_ + 4)), "holiday", {}, "ana@example.com"}).ok());
   for (int i = 0; i < 6; ++i) {
     MetricJudgement j = Step(0.3);
     EXPECT_TRUE(j.from_snapshot) << i << ": " << j.replay_reason;

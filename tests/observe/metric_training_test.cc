@@ -65,7 +65,7 @@ TEST_P(MetricTrainingTest, AMarkedRangeIsStoredAndLearntOnEveryLaterEvaluation) 
   s.detector.relearn_after = 0;  // never accept a shift on its own: only the mark can
   EXPECT_EQ(Judge(s).latest.kind, VerdictKind::kLevelShift);
 
-  auto marked = MarkExpected(ws_, *store_, {"balance", kStart + 600 * kHour, kStart + 605 * kHour, "new pricing"});
+  auto marked = MarkExpected(ws_, *store_, {"balance", kStart + 600 * kHour, kStart + 605 * kHour, "new pricing", "ana@example.com"});
   ASSERT_TRUE(marked.ok()) << marked.status().ToString();
   EXPECT_EQ(marked->points_covered, 6u);
   Reopen();  // the mark survives a restart
@@ -85,20 +85,23 @@ TEST_P(MetricTrainingTest, AMarkedRangeIsStoredAndLearntOnEveryLaterEvaluation) 
 
 TEST_P(MetricTrainingTest, AMarkIsValidatedBeforeAnythingIsStored) {
   RecordLevelChange();
-  auto unknown = MarkExpected(ws_, *store_, {"balanse", kStart, kStart + kHour, ""});
+  auto unknown = MarkExpected(ws_, *store_, {"balanse", kStart, kStart + kHour, "", "ana@example.com"});
   EXPECT_EQ(unknown.status().code(), StatusCode::kNotFound);
   EXPECT_NE(unknown.status().message().find("did you mean"), std::string::npos) << unknown.status().message();
-  auto backwards = MarkExpected(ws_, *store_, {"balance", kStart + kHour, kStart, ""});
+  auto backwards = MarkExpected(ws_, *store_, {"balance", kStart + kHour, kStart, "", "ana@example.com"});
   EXPECT_EQ(backwards.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(backwards.status().message().find("is after"), std::string::npos);
-  auto huge = MarkExpected(ws_, *store_, {"balance", kStart, kStart + 500 * kDay, ""});
+  auto huge = MarkExpected(ws_, *store_, {"balance", kStart, kStart + 500 * kDay, "", "ana@example.com"});
   EXPECT_EQ(huge.status().code(), StatusCode::kInvalidArgument);
+  auto anonymous = MarkExpected(ws_, *store_, {"balance", kStart, kStart + kHour, "", ""});
+  EXPECT_EQ(anonymous.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(anonymous.status().message().find("author"), std::string::npos) << anonymous.status().message();
   auto marks = store_->MetricMarks("balance", FromUnixMillis(0), FromUnixMillis(kStart + 1000 * kDay));
   ASSERT_TRUE(marks.ok());
   EXPECT_TRUE(marks->empty());
   // A stored metric that is not a monitor can be marked too.
   ASSERT_TRUE(RecordMetricPoints(*store_, "quality:table://main/x:rows", {{kStart, 5.0}}).ok());
-  EXPECT_TRUE(MarkExpected(ws_, *store_, {"quality:table://main/x:rows", kStart, kStart, ""}).ok());
+  EXPECT_TRUE(MarkExpected(ws_, *store_, {"quality:table://main/x:rows", kStart, kStart, "", "ana@example.com"}).ok());
 
   EXPECT_TRUE(ParseRfc3339Millis("2026-01-01T00:00:00Z", "from").ok());
   EXPECT_EQ(*ParseRfc3339Millis("2026-01-01T01:00:00+01:00", "from"), kStart);
@@ -137,7 +140,7 @@ TEST_P(MetricTrainingTest, PointsInsideAnIncidentOnTheMetricAreJudgedButNotLearn
   EXPECT_FALSE(workspace::IncidentCoversMetric(other, "y", ""));
 
   // Marked expected wins over the incident: the new level is learnt after all.
-  ASSERT_TRUE(MarkExpected(ws_, *store_, {"balance", kStart + 600 * kHour, kStart + 604 * kHour, ""}).ok());
+  ASSERT_TRUE(MarkExpected(ws_, *store_, {"balance", kStart + 600 * kHour, kStart + 604 * kHour, "", "ana@example.com"}).ok());
   MetricJudgement marked = Judge(s);
   EXPECT_EQ(marked.marked_points, 5u);
   EXPECT_EQ(marked.incident_points, 5u);

@@ -26,12 +26,12 @@ TEST_P(MetricStoreTest, MarksSurviveAReopenAndAreFoundByOverlap) {
   {
     std::unique_ptr<StateStore> store = Open();
     ASSERT_NE(store, nullptr);
-    Result<int64_t> a = store->AddMetricMark({0, "orders", At(60), At(120), "holiday", {}});
+    Result<int64_t> a = store->AddMetricMark({0, "orders", At(60), At(120), "holiday", {}, "ana@example.com"});
     ASSERT_TRUE(a.ok()) << a.status().ToString();
-    Result<int64_t> b = store->AddMetricMark({0, "orders", At(10), At(10), "", {}});
+    Result<int64_t> b = store->AddMetricMark({0, "orders", At(10), At(10), "", {}, "bo@example.com"});
     ASSERT_TRUE(b.ok());
     EXPECT_NE(*a, *b);
-    ASSERT_TRUE(store->AddMetricMark({0, "other", At(0), At(500), "x", {}}).ok());
+    ASSERT_TRUE(store->AddMetricMark({0, "other", At(0), At(500), "x", {}, "ana@example.com"}).ok());
   }
   clock_.Advance(std::chrono::hours(1));
   std::unique_ptr<StateStore> store = Open();
@@ -43,6 +43,8 @@ TEST_P(MetricStoreTest, MarksSurviveAReopenAndAreFoundByOverlap) {
   EXPECT_EQ((*all)[1].note, "holiday");
   EXPECT_EQ((*all)[1].to, At(120));
   EXPECT_EQ((*all)[1].created_at, At(0));
+  EXPECT_EQ((*all)[1].author, "ana@example.com");  // who said these points are expected
+  EXPECT_EQ((*all)[0].author, "bo@example.com");
   // Both ends are inclusive: a window touching the mark's last instant finds it.
   Result<std::vector<MetricMark>> touching = store->MetricMarks("orders", At(120), At(200));
   ASSERT_TRUE(touching.ok());
@@ -58,8 +60,12 @@ TEST_P(MetricStoreTest, AMarkMustNameAMetricAndAnOrderedRange) {
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(store->AddMetricMark({0, "", At(0), At(1), "", {}}).status().code(),
             StatusCode::kInvalidArgument);
-  Result<int64_t> backwards = store->AddMetricMark({0, "m", At(2), At(1), "", {}});
+  Result<int64_t> backwards = store->AddMetricMark({0, "m", At(2), At(1), "", {}, "ana@example.com"});
   EXPECT_EQ(backwards.status().code(), StatusCode::kInvalidArgument);
+  // A mark silences its monitor over its range: one without its author is refused.
+  Result<int64_t> anonymous = store->AddMetricMark({0, "m", At(1), At(2), "", {}, ""});
+  EXPECT_EQ(anonymous.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(anonymous.status().message().find("author"), std::string::npos) << anonymous.status().ToString();
   Result<std::vector<MetricMark>> marks = store->MetricMarks("m", At(0), At(10));
   ASSERT_TRUE(marks.ok());
   EXPECT_TRUE(marks->empty());
@@ -122,7 +128,7 @@ TEST_P(MetricStoreTest, AVersion1StoreIsUpgradedKeepingItsPoints) {
   Result<std::vector<MetricPoint>> kept = store->MetricPoints("orders", At(0), At(1));
   ASSERT_TRUE(kept.ok());
   ASSERT_EQ(kept->size(), 1u);
-  EXPECT_TRUE(store->AddMetricMark({0, "orders", At(0), At(0), "", {}}).ok());
+  EXPECT_TRUE(store->AddMetricMark({0, "orders", At(0), At(0), "", {}, "ana@example.com"}).ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(Store, MetricStoreTest, ::testing::Values("sqlite", "postgresql"),

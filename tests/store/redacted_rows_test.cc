@@ -118,6 +118,7 @@ TEST_F(RedactedRowsTest, NoSecretQuotedInAnErrorIsStoredInClearInAnyTable) {
   mark.metric = "orders_total";
   mark.from = mark.to = clock_.Now();
   mark.note = Leaky("metric error");
+  mark.author = "ana@example.com";
   ASSERT_TRUE(s.AddMetricMark(mark).ok());
   // A rewrite of the point bumps its history revision; a detector snapshot is saved under it.
   ASSERT_TRUE(s.UpsertMetricPoints("orders_total", {{clock_.Now(), 2.0}}).ok());

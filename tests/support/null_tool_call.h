@@ -18,6 +18,9 @@ class NullCall final : public mcp::ToolCall {
   Result<Json> Request(const std::string&, const Json&, std::chrono::milliseconds) override {
     return Unavailable("no client");
   }
+  mcp::CallerInfo Caller() const override { return caller; }
+
+  mcp::CallerInfo caller{"test-client", "test-session"};
 };
 
 }  // namespace dw::testing

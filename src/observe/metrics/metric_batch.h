@@ -17,10 +17,18 @@
 
 namespace dw::observe::metrics {
 
+// What a point offered at a timestamp that already holds a different value does.
+enum class StoredValues {
+  kReplace,  // the new value replaces it (a monitor re-reading its warehouse: late data settles)
+  kKeep,     // the point is rejected and the stored value stays (an agent's write: what was
+             // judged is evidence, and nothing an MCP tool writes may change it)
+};
+
 // The points offered for one metric.
 struct MetricPointsToRecord {
   std::string metric;
   std::vector<IncomingPoint> points;
+  StoredValues stored = StoredValues::kReplace;
 };
 
 // RecordMetricPoints of every entry: out[i] is entry i's report or its own error (a bad metric

@@ -56,6 +56,8 @@ Status ValidateMark(const config::Workspace& ws, store::StateStore& store, const
     return InvalidArgument("the range from " + FormatRfc3339(FromUnixMillis(req.from_ms)) + " to " +
                            FormatRfc3339(FromUnixMillis(req.to_ms)) +
                            " is longer than 400 days; mark a shorter one");
+  if (req.author.empty())
+    return InvalidArgument("a mark names the person who says the range is expected (author is empty)");
   if (req.note.size() > kMaxNote)
     return InvalidArgument("note is " + std::to_string(req.note.size()) + " characters; at most 500");
   return Status::Ok();
@@ -69,6 +71,7 @@ Result<MarkReport> MarkExpected(const config::Workspace& ws, store::StateStore& 
   mark.from = FromUnixMillis(req.from_ms);
   mark.to = FromUnixMillis(req.to_ms);
   mark.note = req.note;
+  mark.author = req.author;
   Result<int64_t> id = store.AddMetricMark(mark);
   if (!id.ok()) return id.status();
   MarkReport report;

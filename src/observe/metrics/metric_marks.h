@@ -26,6 +26,7 @@ struct MarkRequest {
   int64_t from_ms = 0;  // inclusive
   int64_t to_ms = 0;    // inclusive
   std::string note;     // at most 500 characters
+  std::string author;   // the person who says the range is expected (checked by the caller)
 };
 
 struct MarkReport {
@@ -40,8 +41,8 @@ Status CheckKnownMetric(const config::Workspace& ws, store::StateStore& store,
 
 // Checks `req` without writing: the metric is a workspace monitor, has stored points or is in
 // `also_known` (metrics about to be recorded in the same call), else NotFound with close names;
-// from <= to, the range is at most 400 days, the note at most 500 characters (InvalidArgument
-// naming the field).
+// from <= to, the range is at most 400 days, the note at most 500 characters, an author is named
+// (InvalidArgument naming the field).
 Status ValidateMark(const config::Workspace& ws, store::StateStore& store, const MarkRequest& req,
                     const std::vector<std::string>& also_known = {});
 

@@ -80,8 +80,10 @@ Result<MonitorSettings> SettingsFromMonitor(const config::MonitorConfig& m) {
 }
 
 Result<RecordReport> RecordMetricPoints(store::StateStore& store, const std::string& metric,
-                                        const std::vector<IncomingPoint>& points) {
-  return std::move(RecordMetricPointsOfMany(store, {{metric, points}}).front());
+                                        const std::vector<IncomingPoint>& points, bool keep_stored) {
+  return std::move(RecordMetricPointsOfMany(
+                       store, {{metric, points, keep_stored ? StoredValues::kKeep : StoredValues::kReplace}})
+                       .front());
 }
 
 std::vector<Result<RecordReport>> RecordMetricPointsOfMany(store::StateStore& store,
@@ -143,8 +145,17 @@ std::vector<Result<RecordReport>> RecordMetricPointsOfMany(store::StateStore& st
       int64_t ts = ToUnixMillis(e.ts);
       auto in_batch = offered[k].find(ts);
       if (in_batch != offered[k].end()) {
-        ++report.replaced;
-        if (in_batch->second == e.value) unchanged.insert(*in_batch);
+        if (in_batch->second == e.value) {
+          ++report.replaced;
+          unchanged.insert(*in_batch);
+        } else if (batch[k].stored == StoredValues::kKeep) {
+          report.rejected.push_back("point at " + FormatSeriesTimestamp(ts) + ": " + FormatMetricValue(e.value) +
+                                    " is stored there and may have been judged; it is kept (a stored "
+                                    "point is evidence: an agent cannot change it)");
+          offered[k].erase(in_batch);
+        } else {
+          ++report.replaced;
+        }
       }
       latest_ms = std::max(latest_ms, ts);
     }

@@ -66,8 +66,10 @@ struct RecordReport {
 // Validates and stores `points` of `metric`: NaN, infinite and null values are rejected (and
 // reported); the rest are written in one transaction. InvalidArgument for a bad metric name
 // (1-200 characters of letters, digits and _ . : / -); the store's error if the write fails.
+// With `keep_stored`, a point whose timestamp already holds a different value is rejected
+// (reported, the stored value kept): the form for writes made on an agent's behalf.
 Result<RecordReport> RecordMetricPoints(store::StateStore& store, const std::string& metric,
-                                        const std::vector<IncomingPoint>& points);
+                                        const std::vector<IncomingPoint>& points, bool keep_stored = false);
 
 // The verdict on the latest stored point of `metric`, judged with the stored points before it
 // within `settings.training_window_ms` of now. NotFound when no point is stored.

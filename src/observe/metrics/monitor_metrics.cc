@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "observe/metrics/metric_marks.h"
 #include "observe/metrics/metric_service.h"
 #include "observe/metrics/series_csv.h"
 
@@ -19,14 +18,28 @@ Json ReportToJson(const std::string& metric, const RecordReport& r) {
 
 Result<Json> MonitorMetrics(const config::Workspace& ws, store::StateStore& store, const Clock& clock,
                             const UnlearntWindows& unlearnt, const Json& args) {
-  if (!args.contains("record") && !args.contains("evaluate") && !args.contains("mark_expected"))
-    return InvalidArgument("give record (points to store), mark_expected (ranges) and/or evaluate (monitor names)");
+  if (!args.contains("record") && !args.contains("evaluate"))
+    return InvalidArgument("give record (points to store) and/or evaluate (monitor names)");
   // Parse every point before writing anything, so a bad timestamp stores nothing.
   std::vector<std::pair<std::string, std::vector<IncomingPoint>>> batches;
   const Json record_args = args.value("record", Json::array());
   for (size_t k = 0; k < record_args.size(); ++k) {
     const Json& rec = record_args[k];
     std::string metric = rec["metric"].get<std::string>();
+    // The series the product measures (a workspace monitor's, a check's quality:*) are the ones
+    // incidents open and verify on: an agent writing into one could open, or end, an incident.
+    // It records its own series; `evaluate` runs a monitor's own query.
+    const std::string where_metric = "record[" + std::to_string(k) + "].metric";
+    if (std::any_of(ws.monitors.begin(), ws.monitors.end(),
+                    [&](const config::MonitorConfig& m) { return m.name == metric; }))
+      return InvalidArgument(where_metric + ": " + metric.substr(0, 80) +
+                             " is the workspace monitor's series, measured by its own query: an agent "
+                             "cannot write its points (evaluate: [\"" + metric.substr(0, 80) +
+                             "\"] runs the monitor now); nothing stored");
+    if (metric.rfind("quality:", 0) == 0)
+      return InvalidArgument(where_metric + ": " + metric.substr(0, 80) +
+                             " is measured by the workspace's checks (quality:*): an agent cannot "
+                             "write its points; nothing stored");
     std::vector<IncomingPoint> points;
     for (size_t i = 0; i < rec["points"].size(); ++i) {
       const Json& p = rec["points"][i];
@@ -43,53 +56,17 @@ Result<Json> MonitorMetrics(const config::Workspace& ws, store::StateStore& stor
     }
     batches.emplace_back(metric, std::move(points));
   }
-  // Validate every mark before writing anything, too (a metric recorded in this call counts as
-  // known).
-  std::vector<std::string> recording;
-  for (const auto& b : batches) recording.push_back(b.first);
-  std::vector<MarkRequest> marks;
-  const Json mark_args = args.value("mark_expected", Json::array());
-  for (size_t i = 0; i < mark_args.size(); ++i) {
-    const Json& m = mark_args[i];
-    std::string where = "mark_expected[" + std::to_string(i) + "]";
-    auto from = ParseRfc3339Millis(m["from"].get<std::string>(), where + ".from");
-    auto to = ParseRfc3339Millis(m["to"].get<std::string>(), where + ".to");
-    Status bad = !from.ok() ? from.status() : to.status();
-    MarkRequest req{m["metric"].get<std::string>(), from.ok() ? *from : 0,
-                             to.ok() ? *to : 0, m.value("note", std::string())};
-    if (bad.ok()) bad = ValidateMark(ws, store, req, recording);
-    if (!bad.ok()) {
-      std::string msg = bad.message();
-      if (!msg.starts_with(where)) msg = where + ": " + msg;
-      return InvalidArgument(msg + "; nothing stored");
-    }
-    marks.push_back(std::move(req));
-  }
-  Json recorded = Json::array(), judged = Json::array(), errors = Json::array(),
-       marked = Json::array();
+  Json recorded = Json::array(), judged = Json::array(), errors = Json::array();
   std::vector<std::string> to_judge;
   for (const auto& [metric, points] : batches) {
-    auto r = RecordMetricPoints(store, metric, points);
+    // An agent's write never changes a stored value: what was judged stays the evidence.
+    auto r = RecordMetricPoints(store, metric, points, /*keep_stored=*/true);
     if (!r.ok()) {
       errors.push_back({{"metric", metric}, {"error", r.status().message()}});
       continue;
     }
     recorded.push_back(ReportToJson(metric, *r));
     if (std::find(to_judge.begin(), to_judge.end(), metric) == to_judge.end()) to_judge.push_back(metric);
-  }
-  for (const MarkRequest& req : marks) {
-    auto r = MarkExpected(ws, store, req);
-    if (!r.ok()) {
-      errors.push_back({{"metric", req.metric}, {"error", r.status().message()}});
-      continue;
-    }
-    marked.push_back({{"metric", req.metric},
-                      {"id", r->id},
-                      {"from", FormatRfc3339(FromUnixMillis(req.from_ms))},
-                      {"to", FormatRfc3339(FromUnixMillis(req.to_ms))},
-                      {"points_covered", r->points_covered}});
-    if (std::find(to_judge.begin(), to_judge.end(), req.metric) == to_judge.end())
-      to_judge.push_back(req.metric);
   }
   for (const std::string& metric : to_judge) {
     auto settings = SettingsForMetric(ws, metric);
@@ -109,7 +86,7 @@ Result<Json> MonitorMetrics(const config::Workspace& ws, store::StateStore& stor
     recorded.push_back(ReportToJson(monitor, report));
     judged.push_back(JudgementToJson(*j));
   }
-  return Json{{"metrics", judged}, {"recorded", recorded}, {"marked", marked}, {"errors", errors}};
+  return Json{{"metrics", judged}, {"recorded", recorded}, {"errors", errors}};
 }
 
 }  // namespace dw::observe::metrics

@@ -1,7 +1,8 @@
-// monitor_metrics as one call: record points, mark ranges as expected, judge what was touched and
-// evaluate named monitors, with the "nothing stored" rules (every point and mark is parsed and
-// validated before anything is written). The dw-incidents tool translates its arguments to this
-// call and its answer back, nothing more.
+// monitor_metrics as one call: record points, judge what was touched and evaluate named monitors,
+// with the "nothing stored" rule (every point is parsed before anything is written). It serves an
+// agent, so it never changes a stored value and never marks a range expected (a mark silences a
+// monitor: `dw monitor mark --as`, a person's). The dw-incidents tool translates its arguments to
+// this call and its answer back, nothing more.
 #pragma once
 
 #include "base/clock.h"
@@ -14,12 +15,12 @@
 namespace dw::observe::metrics {
 
 // `args`: {record?: [{metric, points: [{ts: RFC 3339 text or Unix ms, value: number|null}]}],
-// mark_expected?: [{metric, from, to, note?}], evaluate?: [monitor names]}, shaped by the
-// monitor_metrics input schema (the caller validated it). Returns {metrics: [judgements],
-// recorded: [record reports], marked: [marks], errors: [{metric, error}]}: a metric that fails
-// after validation is listed in errors while the others go on. kInvalidArgument, with nothing
-// stored, for none of the three keys, a bad timestamp ("record M, point 3: ...; nothing stored")
-// or a mark that cannot be made ("mark_expected[0].from: ...; nothing stored").
+// evaluate?: [monitor names]}, shaped by the monitor_metrics input schema (the caller validated
+// it). Returns {metrics: [judgements], recorded: [record reports], errors: [{metric, error}]}: a
+// metric that fails after validation is listed in errors while the others go on; a point whose
+// timestamp holds a different stored value is rejected in its report (the stored one kept).
+// kInvalidArgument, with nothing stored, for neither key or a bad timestamp ("record M, point 3:
+// ...; nothing stored").
 // `unlearnt`: the windows kept out of training (see ReplayMetric).
 Result<Json> MonitorMetrics(const config::Workspace& ws, store::StateStore& store, const Clock& clock,
                             const UnlearntWindows& unlearnt, const Json& args);
