@@ -2,7 +2,10 @@
 #include <string_view>
 #include <thread>
 
+#include <map>
+
 #include "actions/actions.h"
+#include "actions/receipt_content.h"
 #include "base/redaction.h"
 
 namespace dw::actions {
@@ -94,6 +97,7 @@ Result<ChainVerdict> VerifyReceiptChain(store::StateStore& store,
   ChainVerdict v;
   std::string prev;
   int64_t expected_seq = 1;
+  std::map<int64_t, std::string> hashes;  // seq -> hash, for the action log's cross-check
   auto fail = [&](int64_t seq, std::string problem) {
     v.ok = false;
     v.first_bad_seq = seq;
@@ -117,12 +121,50 @@ Result<ChainVerdict> VerifyReceiptChain(store::StateStore& store,
                       " after '" + prev + "')");
     } else {
       v.head = {r.seq, r.hash};
+      hashes[r.seq] = r.hash;
     }
     prev = r.hash;
     ++expected_seq;
     return Status::Ok();
   });
   if (!scanned.ok()) return scanned;
+  // A chain verifies by itself after its tail is deleted, or after one receipt is edited and
+  // every later hash recomputed. Two other records of the store say what it must hold: the action
+  // log names each resolution receipt when it is written (seq and hash), and a resolved incident
+  // has its receipt. Both are checked, so emptying or rewriting the chain needs more than the
+  // receipts table; the head each resolution notice carried (the outbox, and the service that
+  // received it) is the record outside the store (`--head`).
+  if (v.ok) {
+    Result<std::vector<store::ActionEventRecord>> written = store.ActionEvents(kReceiptsSubject);
+    if (!written.ok()) return written.status();
+    for (const store::ActionEventRecord& e : *written) {
+      if (e.kind != "receipt_written") continue;
+      const int64_t seq = e.body.value("seq", int64_t{0});
+      const std::string hash = e.body.value("hash", "");
+      const std::string incident = e.body.value("incident", "");
+      auto held = hashes.find(seq);
+      if (held == hashes.end()) {
+        fail(seq, "the action log records receipt " + std::to_string(seq) + " for incident " + incident +
+                      " (event " + std::to_string(e.seq) + "), but the chain " +
+                      (v.head.seq == 0 ? std::string("is empty") : "ends at receipt " + std::to_string(v.head.seq)) +
+                      ": receipts were deleted");
+        break;
+      }
+      if (held->second != hash) {
+        fail(seq, "receipt " + std::to_string(seq) + " hashes to '" + held->second + "', but the action log (event " +
+                      std::to_string(e.seq) + ") recorded '" + hash + "' when it was written for incident " +
+                      incident + ": the chain was rewritten");
+        break;
+      }
+    }
+  }
+  if (v.ok && v.head.seq == 0) {
+    Result<std::vector<store::IncidentRecord>> resolved = store.Incidents("resolved", 1);
+    if (!resolved.ok()) return resolved.status();
+    if (!resolved->empty())
+      fail(1, "the chain is empty, but incident " + resolved->front().id +
+                  " is resolved and a resolution always writes a receipt: receipts were deleted");
+  }
   if (v.ok && !expected_head.empty() && expected_head != v.head.hash) {
     fail(v.head.seq + 1, v.head.seq == 0
                              ? "the chain is empty but the expected head is '" + expected_head + "'"

@@ -16,7 +16,6 @@
 namespace dw::actions {
 namespace {
 
-constexpr const char* kReceiptsSubject = "receipts";
 constexpr int kResolvedSweepLimit = 200;
 // Every incident resolved this recently is swept too, whenever it was opened: the newest-opened
 // 200 alone missed an old incident resolved after 200 later ones were (its receipt was never

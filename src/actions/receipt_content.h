@@ -8,6 +8,10 @@
 
 namespace dw::actions {
 
+// The event log subject under which each resolution receipt is recorded as written
+// (`receipt_written`: {incident, seq, hash}); the chain's verification checks it too.
+inline constexpr const char* kReceiptsSubject = "receipts";
+
 // The event log subject of an incident ("incident:<id>").
 std::string IncidentSubject(const std::string& incident_id);
 

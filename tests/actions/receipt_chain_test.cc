@@ -96,6 +96,70 @@ TEST_P(ReceiptChainTest, AnEditWithARecomputedHashBreaksTheNextLink) {
   EXPECT_EQ(v.first_bad_seq, 4) << v.problem;
 }
 
+// What a resolution records besides its receipt: the incident resolved, and the action log's
+// `receipt_written` naming the receipt's seq and hash (actions::WriteResolutionReceipts).
+void RecordResolutions(store::StateStore& st, const Clock& clock, int n) {
+  for (int i = 1; i <= n; ++i) {
+    Result<store::ReceiptRecord> r = ShowReceipt(st, i);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    const std::string id = "INC-" + std::to_string(i - 1);
+    ASSERT_TRUE(st.PutIncident({id, "resolved", "t", "table://main/x", clock.Now(), clock.Now(), clock.Now(), Json::object()}).ok());
+    ASSERT_TRUE(st.AppendActionEvent({0, clock.Now(), "receipt_written", "receipts", "dw", "",
+                                      {{"incident", id}, {"seq", r->seq}, {"hash", r->hash}}})
+                    .ok());
+  }
+}
+
+// Issue 34: deleting every receipt verified ("0 receipts"), and so did deleting the tail. The
+// action log and the resolved incidents say what the chain must hold.
+TEST_P(ReceiptChainTest, AnEmptiedOrCutChainFailsWhereTheStoreRecordsResolutions) {
+  WriteSome(4);
+  RecordResolutions(*store_, clock_, 4);
+  EXPECT_TRUE(Verify().ok);
+  Raw("DELETE FROM receipts WHERE seq >= 3");
+  ChainVerdict cut = Verify();
+  EXPECT_FALSE(cut.ok);
+  EXPECT_EQ(cut.first_bad_seq, 3);
+  EXPECT_NE(cut.problem.find("ends at receipt 2"), std::string::npos) << cut.problem;
+  EXPECT_NE(cut.problem.find("INC-2"), std::string::npos) << cut.problem;
+  Raw("DELETE FROM receipts");
+  ChainVerdict empty = Verify();
+  EXPECT_FALSE(empty.ok);
+  EXPECT_NE(empty.problem.find("is empty"), std::string::npos) << empty.problem;
+  // With the action log emptied too, the resolved incidents still say a receipt is missing.
+  Raw("DELETE FROM action_events");
+  ChainVerdict bare = Verify();
+  EXPECT_FALSE(bare.ok);
+  EXPECT_NE(bare.problem.find("is resolved"), std::string::npos) << bare.problem;
+}
+
+TEST_P(ReceiptChainTest, ARewrittenChainWithEveryHashRecomputedFailsOnTheRecordedHashes) {
+  WriteSome(3);
+  RecordResolutions(*store_, clock_, 3);
+  // Rewrite receipt 2's content and recompute its hash and receipt 3's link and hash: the chain is
+  // consistent by itself, as an attacker would leave it.
+  Result<store::ReceiptRecord> r2 = ShowReceipt(*store_, 2);
+  Result<store::ReceiptRecord> r3 = ShowReceipt(*store_, 3);
+  ASSERT_TRUE(r2.ok() && r3.ok());
+  std::string body2 = r2->body;
+  body2.replace(body2.find("INC-1"), 5, "INC-8");
+  const std::string hash2 = Sha256Hex(body2);
+  std::string body3 = r3->body;
+  body3.replace(body3.find(r2->hash), r2->hash.size(), hash2);
+  Raw("UPDATE receipts SET body = $1, hash = $2 WHERE seq = 2", {body2, hash2});
+  Raw("UPDATE receipts SET body = $1, hash = $2, prev_hash = $3 WHERE seq = 3", {body3, Sha256Hex(body3), hash2});
+  ChainVerdict v = Verify();
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.first_bad_seq, 2);
+  EXPECT_NE(v.problem.find("rewritten"), std::string::npos) << v.problem;
+}
+
+TEST_P(ReceiptChainTest, ANewStoreWithNothingResolvedVerifiesEmpty) {
+  ChainVerdict v = Verify();
+  EXPECT_TRUE(v.ok) << v.problem;
+  EXPECT_EQ(v.receipts, 0);
+}
+
 TEST_P(ReceiptChainTest, AForgedChainToTheHeadIsCaughtByTheRecordedHead) {
   ReceiptHead head = WriteSome(3);
   // Rewrite the last receipt wholesale, consistently: only a head kept elsewhere can tell.
