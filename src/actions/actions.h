@@ -92,8 +92,14 @@ Result<ChainVerdict> VerifyReceiptChain(store::StateStore& store,
 // The receipt `seq` (0: the newest); kNotFound when there is none.
 Result<store::ReceiptRecord> ShowReceipt(store::StateStore& store, int64_t seq);
 
+// `r` as a person or an auditor reads it on one screen: its place in the chain (seq, hash, the
+// previous hash) and, for a resolution, the incident, the cause, the blast radius in one line,
+// each proposal with who decided it, the runs, the checks and the undo; other receipts field by
+// field. Reads the stored body as untrusted (a malformed body is said to be one).
+std::string ReceiptText(const store::ReceiptRecord& r);
+
 // Every receipt as one document: format "json" (an array of {seq, hash, prev_hash, written_at,
-// body}, body parsed) or "md" (a readable section per receipt, hashes included).
+// body}, body parsed) or "md" (a section per receipt, as ReceiptText reads it).
 // kInvalidArgument for another format.
 Result<std::string> ExportReceipts(store::StateStore& store, const std::string& format);
 

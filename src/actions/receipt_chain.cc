@@ -1,8 +1,8 @@
 // Receipts: writing the next link of the hash chain and walking the chain to verify it.
+#include <algorithm>
+#include <map>
 #include <string_view>
 #include <thread>
-
-#include <map>
 
 #include "actions/actions.h"
 #include "actions/receipt_content.h"
@@ -192,26 +192,17 @@ Json ParsedBody(const std::string& body) {
   return j.is_discarded() ? Json(body) : j;
 }
 
+// A section per receipt: its heading, then ReceiptText in a fence longer than any run of
+// backticks a stored value holds, so nothing in a receipt can break out of it.
 void AppendMarkdown(const store::ReceiptRecord& r, std::string& out) {
-  Json body = ParsedBody(r.body);
-  out += "## Receipt " + std::to_string(r.seq) + "\n\n";
-  out += "- hash: `" + r.hash + "`\n";
-  out += "- previous: `" + (r.prev_hash.empty() ? std::string("(first)") : r.prev_hash) + "`\n";
-  if (body.is_object() && body.contains("written_at") && body["written_at"].is_string())
-    out += "- written at: " + body["written_at"].get<std::string>() + "\n";
-  out += "\n";
-  if (body.is_object() && body.contains("content") && body["content"].is_object()) {
-    for (const auto& [key, value] : body["content"].items()) {
-      out += "### " + key + "\n\n";
-      if (value.is_string()) {
-        out += value.get<std::string>() + "\n\n";
-      } else {
-        out += "```json\n" + value.dump(2, ' ', false, Json::error_handler_t::replace) + "\n```\n\n";
-      }
-    }
-  } else {
-    out += "```\n" + r.body + "\n```\n\n";
+  const std::string text = ReceiptText(r);
+  size_t longest = 0, run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
   }
+  const std::string fence(std::max<size_t>(3, longest + 1), '`');
+  out += "## Receipt " + std::to_string(r.seq) + "\n\n" + fence + "text\n" + text + fence + "\n\n";
 }
 
 }  // namespace

@@ -30,6 +30,7 @@ struct ActionCommands {
   std::string expected_head;
   int64_t seq = 0;
   std::string format = "json";
+  std::string show_format = "text";
   std::string email, out;
   std::string proposal, as, key, reason;
   int64_t version = 0;
@@ -44,8 +45,10 @@ std::shared_ptr<ActionCommands> AddActionCommands(CLI::App& app) {
   c->verify->add_option("--head", c->expected_head,
                         "the head hash recorded elsewhere (a notification, a ticket): catches truncation");
   c->head = receipts->add_subcommand("head", "print the newest receipt's seq and hash");
-  c->show = receipts->add_subcommand("show", "print one receipt");
+  c->show = receipts->add_subcommand("show", "print one receipt: cause, approvals, runs, checks, undo");
   c->show->add_option("SEQ", c->seq, "the receipt's seq (default: the newest)")->check(CLI::NonNegativeNumber);
+  c->show->add_option("--format", c->show_format, "text (a page a person reads; the default) or json (the stored body)")
+      ->check(CLI::IsMember({"text", "json"}));
   c->export_ = receipts->add_subcommand("export", "every receipt as JSON or Markdown");
   c->export_->add_option("--format", c->format, "json or md (default json)")
       ->check(CLI::IsMember({"json", "md"}));
@@ -154,6 +157,10 @@ int Show(const GlobalOptions& g, const ActionCommands& c) {
   if (o.store == nullptr) return o.exit_code;
   Result<store::ReceiptRecord> r = actions::ShowReceipt(*o.store, c.seq);
   if (!r.ok()) return Fail("receipts show", r.status());
+  if (c.show_format == "text") {
+    std::cout << actions::ReceiptText(*r);
+    return 0;
+  }
   Json body = Json::parse(r->body, nullptr, false);
   Json out = {{"seq", r->seq}, {"hash", r->hash}, {"prev_hash", r->prev_hash},
               {"body", body.is_discarded() ? Json(r->body) : body}};

@@ -56,6 +56,14 @@ std::string CsrfCookie(const std::string& csrf, const std::string& path, bool se
   return std::string(kCsrfCookie) + "=" + csrf + "; Path=" + path + "; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "");
 }
 
+std::string DecisionChoiceHtml() {
+  return "<fieldset><legend>Your decision (choose one)</legend>\n"
+         "<label><input type=\"radio\" name=\"verdict\" value=\"approve\" required> Approve</label>\n"
+         "<label><input type=\"radio\" name=\"verdict\" value=\"deny\" required> Deny</label>\n</fieldset>\n"
+         "<p><label for=\"reason\">Reason (required to deny)</label><br>"
+         "<textarea id=\"reason\" name=\"reason\" rows=\"3\" cols=\"40\"></textarea></p>\n";
+}
+
 std::string IdentityNote(const workspace::Services& services, const actions::ProxiedIdentity& via) {
   if (via.header_count == 0 || !services.workspace_status().ok()) return "";
   auto person = actions::TrustedProxyPerson(services.workspace(), via);
@@ -80,12 +88,8 @@ Page ApprovePage(workspace::Services& services, const std::string& token, const 
     const std::string csrf = NewCsrfToken();
     if (csrf.empty()) return MessagePage(503, "No form", "The random number generator failed; try again.");
     page.cookies.push_back(CsrfCookie(csrf, "/approve/", options.secure_cookies));
-    html += "<form class=\"decide\" method=\"post\" action=\"/approve/" + EscapeMarkup(token) + "\">\n"
-            "<fieldset><legend>Your decision</legend>\n"
-            "<label><input type=\"radio\" name=\"verdict\" value=\"approve\" checked> Approve</label>\n"
-            "<label><input type=\"radio\" name=\"verdict\" value=\"deny\"> Deny</label>\n</fieldset>\n"
-            "<p><label for=\"reason\">Reason (required to deny)</label><br>"
-            "<textarea id=\"reason\" name=\"reason\" rows=\"3\" cols=\"40\"></textarea></p>\n"
+    html += "<form class=\"decide\" method=\"post\" action=\"/approve/" + EscapeMarkup(token) + "\">\n" +
+            DecisionChoiceHtml() +
             "<input type=\"hidden\" name=\"csrf\" value=\"" + csrf + "\">\n"
             "<button type=\"submit\">Record my decision</button>\n</form>\n";
   } else {
@@ -111,7 +115,7 @@ Page DecidePage(workspace::Services& services, const std::string& token, const s
                        "The form's CSRF token is missing or does not match this browser's; open the link again.");
   const std::string verdict = fields.count("verdict") ? fields["verdict"] : "";
   if (verdict != "approve" && verdict != "deny")
-    return MessagePage(400, "Bad form", "verdict must be approve or deny.");
+    return MessagePage(400, "Bad form", "Choose approve or deny: nothing is decided by default.");
   if (fields["reason"].size() > 2000) return MessagePage(400, "Bad form", "The reason is longer than 2000 characters.");
   auto store = services.state();
   if (!store.ok()) return StatusPage(store.status(), "The state store could not be opened");

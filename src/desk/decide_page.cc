@@ -48,11 +48,7 @@ Page ProxyDecidePage(workspace::Services& services, const std::string& proposal_
     // The checks that decide whether it counts are the actions stage's; the form only says who asks.
     html += "<p class=\"message\">Signed in through the trusted proxy as <strong>" + EscapeMarkup(*person) +
             "</strong>.</p>\n<form class=\"decide\" method=\"post\" action=\"" + EscapeMarkup(DecideHref(proposal_id)) +
-            "\">\n<fieldset><legend>Your decision</legend>\n"
-            "<label><input type=\"radio\" name=\"verdict\" value=\"approve\" checked> Approve</label>\n"
-            "<label><input type=\"radio\" name=\"verdict\" value=\"deny\"> Deny</label>\n</fieldset>\n"
-            "<p><label for=\"reason\">Reason (required to deny)</label><br>"
-            "<textarea id=\"reason\" name=\"reason\" rows=\"3\" cols=\"40\"></textarea></p>\n"
+            "\">\n" + DecisionChoiceHtml() +
             "<input type=\"hidden\" name=\"version\" value=\"" + std::to_string(st->record.version) + "\">\n"
             "<input type=\"hidden\" name=\"csrf\" value=\"" + csrf + "\">\n"
             "<button type=\"submit\">Record my decision</button>\n</form>\n";
@@ -77,7 +73,8 @@ Page ProxyDecisionPost(workspace::Services& services, const std::string& proposa
     return MessagePage(403, "Refused: the form's CSRF token is missing or wrong",
                        "The form's CSRF token is missing or does not match this browser's; open the page again.");
   const std::string verdict = fields["verdict"];
-  if (verdict != "approve" && verdict != "deny") return MessagePage(400, "Bad form", "verdict must be approve or deny.");
+  if (verdict != "approve" && verdict != "deny")
+    return MessagePage(400, "Bad form", "Choose approve or deny: nothing is decided by default.");
   const std::optional<int64_t> version = ParsePositiveDecimal(fields["version"], 9);
   if (!version) return MessagePage(400, "Bad form", "version must be the positive number of the version shown.");
   if (fields["reason"].size() > 2000) return MessagePage(400, "Bad form", "The reason is longer than 2000 characters.");

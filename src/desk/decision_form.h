@@ -20,6 +20,10 @@ std::string CsrfCookie(const std::string& csrf, const std::string& path, bool se
 // The proposal's kind, id, version, incident, status (who decided, when, through which surface),
 // the request's expiry and its diffs rendered as diffs.
 std::string ProposalSummaryHtml(const actions::ProposalState& st);
+// The form's choice and reason: Approve and Deny as radio buttons of which neither is chosen
+// (required: the browser will not send the form until the person picks one; the server refuses a
+// form without a verdict too), and the reason. Nothing is pre-selected: a decision is chosen.
+std::string DecisionChoiceHtml();
 // "" without an X-Forwarded-Email; else who the trusted proxy names, or why the header is ignored.
 std::string IdentityNote(const workspace::Services& services, const actions::ProxiedIdentity& via);
 

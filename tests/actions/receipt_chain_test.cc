@@ -252,6 +252,16 @@ TEST_P(ReceiptChainTest, ExportsJsonAndMarkdown) {
   EXPECT_EQ(ExportReceipts(*store_, "xml").status().code(), StatusCode::kInvalidArgument);
 }
 
+// The Markdown export fences each receipt's page with more backticks than any run inside it, so a
+// stored value cannot close the fence and write Markdown of its own.
+TEST_P(ReceiptChainTest, TheMarkdownFenceOutrunsAnyBackticksInAReceipt) {
+  ASSERT_TRUE(WriteReceipt(*store_, Json{{"note", "a `````` run\n## Receipt 99"}}, clock_).ok());
+  Result<std::string> md = ExportReceipts(*store_, "md");
+  ASSERT_TRUE(md.ok());
+  EXPECT_NE(md->find("```````text\n"), std::string::npos) << *md;
+  EXPECT_EQ(md->find("\n## Receipt 99"), std::string::npos) << *md;
+}
+
 TEST_P(ReceiptChainTest, RefusesContentWithoutACanonicalForm) {
   EXPECT_EQ(WriteReceipt(*store_, Json{{"ratio", 0.5}}, clock_).status().code(),
             StatusCode::kInvalidArgument);

@@ -135,9 +135,14 @@ TEST_F(ActionsCliTest, ReceiptsVerifyHeadShowExportAndCatchTampering) {
   auto verify = RunCommand(dw_ + " receipts verify --head " + head_hash);
   EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
   EXPECT_NE(verify.out.find("3 receipt(s) verify"), std::string::npos) << verify.out;
-  auto show = RunCommand(dw_ + " receipts show 2");
+  auto show = RunCommand(dw_ + " receipts show 2 --format json");
   ASSERT_EQ(show.exit_code, 0);
   EXPECT_EQ(Json::parse(show.out)["body"]["content"]["incident"], "INC-2");
+  auto page = RunCommand(dw_ + " receipts show 2");
+  ASSERT_EQ(page.exit_code, 0);
+  EXPECT_EQ(page.out.rfind("Receipt 2", 0), 0u) << page.out;
+  EXPECT_NE(page.out.find("incident: INC-2"), std::string::npos) << page.out;
+  EXPECT_EQ(page.out.find('{'), std::string::npos) << "no JSON on the page: " << page.out;
   auto md = RunCommand(dw_ + " receipts export --format md");
   EXPECT_NE(md.out.find("## Receipt 3"), std::string::npos);
   auto json = RunCommand(dw_ + " receipts export --format json");

@@ -329,12 +329,16 @@ TEST_F(WatchReplicasTest, ThreeReplicasRunEachSlotOnceAndTakeOverTheKilledOnesLe
   auto conn = scratch_->Connect();
   ASSERT_TRUE(conn.ok()) << conn.status().ToString();
   auto& c = **conn;
-  // The others run on until every lease the killed one held is taken over and finished, and each
-  // monitor has run three slots; then they are stopped.
+  // The others run on until every lease the killed one held is taken over and finished, each
+  // monitor has run three slots, and the hourly check and the daily prune have had their one slot
+  // (asserted once below: waited for here, as a loaded host reaches the daily job late); then
+  // they are stopped.
   WaitFor([&] {
     return Count(c, "SELECT count(*) FROM watch_leases WHERE finished_at IS NULL AND holder = '" + killed_id + "'") == 0 &&
            Count(c, "SELECT count(*) FROM watch_leases WHERE job = 'monitor:fast'") >= 3 &&
-           Count(c, "SELECT count(*) FROM watch_leases WHERE job = 'monitor:slow'") >= 3;
+           Count(c, "SELECT count(*) FROM watch_leases WHERE job = 'monitor:slow'") >= 3 &&
+           Count(c, "SELECT count(*) FROM watch_runs WHERE job = 'check:table://main/t' AND outcome = 'ok'") >= 1 &&
+           Count(c, "SELECT count(*) FROM watch_runs WHERE job = 'prune-metrics' AND outcome = 'ok'") >= 1;
   });
   for (const auto& x : w)
     if (x.pid != killed) {

@@ -274,7 +274,13 @@ try {
   check('a form without the CSRF token is refused (403)', csrfless.status === 403 && (await csrfless.text()).includes('CSRF'));
   const foreign = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'http://evil.example' }, body: 'verdict=approve' });
   check('a post from a foreign Origin is refused (403)', foreign.status === 403);
+  // Nothing is chosen for the person: no radio is checked, and the form does not go without one.
+  check('no decision is pre-selected on the approval page', (await ap.locator('input[name=verdict]:checked').count()) === 0);
   await ap.locator('textarea#reason').fill('hold until the migration is planned');
+  await ap.locator('button[type=submit]').click();
+  check('the form is not sent until the person chooses', (await ap.locator('form.decide').count()) === 1 &&
+        (await ap.locator('input[name=verdict]:invalid').count()) > 0);
+  await ap.locator('input[name=verdict][value=approve]').check();
   await ap.locator('button[type=submit]').click();
   await ap.waitForLoadState();
   const recorded = await ap.locator('main').innerText();

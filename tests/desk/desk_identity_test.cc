@@ -241,6 +241,18 @@ TEST_F(DeskIdentityTest, TheApprovalRequestCarriesEachApproversLinkAndTheLinkApp
   std::string jar;
   const std::string csrf = OpenForm(kElsewhere, "/approve/" + token, &jar);
   ASSERT_EQ(csrf.size(), 48u);
+  // Nothing is chosen for the person: the page pre-selects neither, and a form without a verdict
+  // decides nothing (the proposal stays pending).
+  {
+    RawAnswer page = RawHttp(kElsewhere, server_.port(), "GET", "/approve/" + token);
+    EXPECT_EQ(page.body.find("checked"), std::string::npos) << page.body;
+    EXPECT_NE(page.body.find("value=\"approve\" required"), std::string::npos) << page.body;
+    RawAnswer none = RawHttp(kElsewhere, server_.port(), "POST", "/approve/" + token, {"Cookie: " + jar},
+                             "reason=hold+it&csrf=" + csrf);
+    EXPECT_EQ(none.status, 400) << none.body;
+    EXPECT_NE(none.body.find("nothing is decided by default"), std::string::npos) << none.body;
+    EXPECT_EQ(actions::GetProposalState(*store_, "P-hold", 0, clock_)->status, actions::ProposalStatus::kPending);
+  }
   RawAnswer r = RawHttp(kElsewhere, server_.port(), "POST", "/approve/" + token, {"Cookie: " + jar},
                         "verdict=approve&reason=hold+it&csrf=" + csrf);
   EXPECT_EQ(r.status, 200) << r.body;
