@@ -26,6 +26,14 @@ std::string Flat(const Json& v) {
   return v.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+// `j[key]`, or null when `j` is not an object or has no such key: a stored body is read as
+// untrusted, and Json::value would throw on a field of the wrong type.
+Json Field(const Json& j, const char* key) {
+  if (!j.is_object()) return Json();
+  auto it = j.find(key);
+  return it == j.end() ? Json() : *it;
+}
+
 // `j[key]` as words (Flat), "" when absent or null.
 std::string Text(const Json& j, const char* key) {
   if (!j.is_object() || !j.contains(key)) return "";
@@ -44,7 +52,7 @@ void Append(std::string& out, const std::string& label, const std::string& value
 }
 
 void AppendIncident(std::string& out, const Json& content) {
-  const Json inc = content.value("incident", Json::object());
+  const Json inc = Field(content, "incident");
   out += "Incident " + Line(Text(inc, "id")) + (Text(inc, "severity").empty() ? "" : " (" + Line(Text(inc, "severity")) + ")") +
          ": " + Line(Text(inc, "title")) + "\n";
   Append(out, "  domain ", Text(inc, "domain") + (Text(inc, "owner").empty() ? "" : ", owner " + Text(inc, "owner")));
@@ -53,7 +61,7 @@ void AppendIncident(std::string& out, const Json& content) {
   const std::string how = Text(inc, "how") == "verification" ? "by verification" : "by " + Text(inc, "resolved_by");
   Append(out, "  resolved ", Text(inc, "resolved_at") + " " + how + (Text(inc, "reason").empty() ? "" : ": " + Text(inc, "reason")));
 
-  const Json cause = content.value("cause", Json::object());
+  const Json cause = Field(content, "cause");
   std::string c = Text(cause, "kind");
   if (!Text(cause, "change").empty() && Text(cause, "change") != c) c += " (" + Text(cause, "change") + ")";
   if (!Text(cause, "asset").empty()) c += " on " + Text(cause, "asset");
@@ -63,19 +71,19 @@ void AppendIncident(std::string& out, const Json& content) {
 
   // The blast radius in one line: how much is downstream, of what kinds, what faces customers,
   // whose it is (the graph's report: by_kind {kind: {count}}, owners [{owner, count}]).
-  const Json blast = content.value("blast_radius", Json::object());
+  const Json blast = Field(content, "blast_radius");
   if (blast.is_object() && blast.contains("total")) {
     std::string b = Text(blast, "total") + " asset(s) downstream";
-    auto counted = [](const Json& n) { return n.is_object() ? Flat(n.value("count", Json())) : Flat(n); };
-    const Json kinds = blast.value("by_kind", Json::object());
+    auto counted = [](const Json& n) { return n.is_object() ? Flat(Field(n, "count")) : Flat(n); };
+    const Json kinds = Field(blast, "by_kind");
     if (kinds.is_object() && !kinds.empty()) {
       std::string k;
       for (const auto& [kind, n] : kinds.items()) k += (k.empty() ? "" : ", ") + kind + " " + counted(n);
       b += " (" + k + ")";
     }
-    const Json facing = blast.value("customer_facing", Json::array());
+    const Json facing = Field(blast, "customer_facing");
     if (facing.is_array() && !facing.empty()) b += "; " + std::to_string(facing.size()) + " customer-facing";
-    const Json owners = blast.value("owners", Json::array());
+    const Json owners = Field(blast, "owners");
     if (owners.is_array() && !owners.empty()) {
       std::string o;
       for (const Json& x : owners)
@@ -86,11 +94,11 @@ void AppendIncident(std::string& out, const Json& content) {
   }
 
   out += "Approvals:\n";
-  const Json proposals = content.value("proposals", Json::array());
+  const Json proposals = Field(content, "proposals");
   if (!proposals.is_array() || proposals.empty()) out += "  none (nothing was proposed)\n";
   for (const Json& p : proposals.is_array() ? proposals : Json::array()) {
     std::string line = "  " + Text(p, "id") + " v" + Text(p, "version") + " " + Text(p, "kind") + ": " + Text(p, "status");
-    const Json d = p.value("decision", Json::object());
+    const Json d = Field(p, "decision");
     if (!d.empty())
       line += " by " + Text(d, "by") + " at " + Text(d, "at") + " (" + Text(d, "surface") + ")" +
               (Text(d, "reason").empty() ? "" : ": " + Text(d, "reason"));
@@ -99,9 +107,9 @@ void AppendIncident(std::string& out, const Json& content) {
     out += Line(line) + "\n";
   }
 
-  const Json runs = content.value("runs", Json::object());
-  const Json steps = runs.value("steps", Json::array());
-  const Json seen = runs.value("observed_on_platforms", Json::array());
+  const Json runs = Field(content, "runs");
+  const Json steps = Field(runs, "steps");
+  const Json seen = Field(runs, "observed_on_platforms");
   out += "Runs:\n";
   if ((!steps.is_array() || steps.empty()) && (!seen.is_array() || seen.empty())) out += "  none recorded\n";
   for (const Json& s : steps.is_array() ? steps : Json::array())
@@ -110,17 +118,17 @@ void AppendIncident(std::string& out, const Json& content) {
     out += Line("  " + Text(s, "happened_at") + " on the platform: " + Text(s, "kind") + " on " + Text(s, "asset") +
                 (Text(s, "reason").empty() ? "" : " (" + Text(s, "reason") + ")")) + "\n";
 
-  const Json checks = content.value("checks", Json::object());
+  const Json checks = Field(content, "checks");
   if (checks.is_object() && !checks.empty()) {
-    const Json items = checks.value("items", Json::array());
-    out += Line("Checks: " + std::string(checks.value("passed", false) ? "passed" : "failed") + " at " + Text(checks, "at") +
+    const Json items = Field(checks, "items");
+    out += Line("Checks: " + std::string(Field(checks, "passed") == true ? "passed" : "failed") + " at " + Text(checks, "at") +
                 " (" + std::to_string(items.is_array() ? items.size() : 0) + " item(s))" +
                 (Text(checks, "plan").empty() ? "" : ": " + Text(checks, "plan"))) + "\n";
   } else {
     out += "Checks: none run (resolved by a person)\n";
   }
 
-  const Json undo = content.value("undo", Json::array());
+  const Json undo = Field(content, "undo");
   out += "Undo:\n";
   if (!undo.is_array() || undo.empty()) out += "  nothing to undo\n";
   for (const Json& u : undo.is_array() ? undo : Json::array())
@@ -134,12 +142,12 @@ std::string ReceiptText(const store::ReceiptRecord& r) {
   const Json body = Json::parse(r.body, nullptr, /*allow_exceptions=*/false);
   if (body.is_object() && body.contains("written_at")) out += ", written " + Line(Text(body, "written_at"));
   out += "\n  hash " + r.hash + "\n  after " + (r.prev_hash.empty() ? std::string("(the first receipt)") : r.prev_hash) + "\n";
-  const Json content = body.is_object() ? body.value("content", Json()) : Json();
+  const Json content = body.is_object() ? Field(body, "content") : Json();
   if (!content.is_object()) {
     out += "(its body is not a receipt this version reads; dw receipts show --format json prints it)\n";
     return out;
   }
-  if (content.value("kind", "") == "incident_resolved") {
+  if (Field(content, "kind") == "incident_resolved") {
     AppendIncident(out, content);
     return out;
   }

@@ -78,6 +78,26 @@ TEST(ReceiptTextTest, AStoredValueCannotForgeALineOrLeaveTheMarkdownFence) {
   EXPECT_GE(longest, 4u);
 }
 
+// Every field of the wrong type (an edited or foreign body) is read as absent or put in words,
+// never thrown on: the page still prints.
+TEST(ReceiptTextTest, FieldsOfTheWrongTypeNeitherThrowNorLie) {
+  for (const char* key : {"incident", "cause", "blast_radius", "proposals", "runs", "checks", "undo"}) {
+    for (const Json& bad : {Json("text"), Json(7), Json::array({1, "x"}), Json{{"steps", "no"}, {"passed", "yes"}}}) {
+      Json c = Resolution();
+      c[key] = bad;
+      std::string page;
+      ASSERT_NO_THROW(page = ReceiptText(Receipt(c))) << key << " = " << bad.dump();
+      EXPECT_EQ(page.rfind("Receipt 3", 0), 0u) << page;
+      if (std::string(key) == "checks") {
+        EXPECT_EQ(page.find("Checks: passed"), std::string::npos) << page;
+      }
+    }
+  }
+  Json c = Resolution();
+  c["proposals"] = Json::array({"P-1", 3, Json{{"id", "P-2"}, {"decision", "approved"}}});
+  EXPECT_NO_THROW((void)ReceiptText(Receipt(c)));
+}
+
 TEST(ReceiptTextTest, AMalformedBodyIsSaidToBeOne) {
   store::ReceiptRecord r = Receipt(Resolution());
   r.body = "not json";
