@@ -704,6 +704,28 @@ Result<std::vector<IncidentRecord>> SqlStateStore::IncidentsOverlapping(TimePoin
   return out;
 }
 
+Result<std::vector<std::string>> SqlStateStore::IncidentIdsToSweep(const std::string& status, int limit,
+                                                                  TimePoint closed_after) {
+  DW_RETURN_IF_ERROR(RequirePositive(limit));
+  std::vector<std::string> out;
+  Status s = Do(false, [&]() -> Status {
+    Result<Rows> rows = Run(
+        "SELECT id FROM incidents WHERE status = $1 AND (closed_at > $2 OR id IN "
+        "(SELECT id FROM incidents WHERE status = $1 ORDER BY opened_at DESC, id LIMIT $3)) "
+        "ORDER BY opened_at DESC, id",
+        {status, TimeCell(closed_after), int64_t{limit}});
+    if (!rows.ok()) return rows.status();
+    for (const auto& row : *rows) {
+      RowReader r(row, "incidents");
+      out.push_back(r.Text());
+      DW_RETURN_IF_ERROR(r.status());
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
 // ---- receipts ----
 
 Result<int64_t> SqlStateStore::AppendReceipt(const std::string& prev_hash, const std::string& hash,

@@ -86,6 +86,8 @@ class SqlStateStore final : public StateStore,
   Result<std::optional<IncidentRecord>> GetIncident(const std::string& id) override;
   Result<std::vector<IncidentRecord>> Incidents(const std::string& status, int limit) override;
   Result<std::vector<IncidentRecord>> IncidentsOverlapping(TimePoint from, TimePoint to) override;
+  Result<std::vector<std::string>> IncidentIdsToSweep(const std::string& status, int limit,
+                                                      TimePoint closed_after) override;
 
   Result<int64_t> AppendReceipt(const std::string& prev_hash, const std::string& hash,
                                 const std::string& body) override;

@@ -149,6 +149,12 @@ class StateStore {
   // closed_at, or closed_at > from); by opened_at ascending.
   virtual Result<std::vector<IncidentRecord>> IncidentsOverlapping(TimePoint from,
                                                                    TimePoint to) = 0;
+  // The ids, no record decoded, of the incidents with `status` that are among the newest `limit`
+  // (> 0) by opened_at or were closed after `closed_after`; newest opened first. For sweeps that
+  // look for the few incidents still owing something (a receipt) and read only those: decoding
+  // every resolved incident each pass was most of a short `dw` run's work.
+  virtual Result<std::vector<std::string>> IncidentIdsToSweep(const std::string& status, int limit,
+                                                              TimePoint closed_after) = 0;
 
   // Receipts (append-only; the store never updates or deletes one).
   // Appends a receipt and returns its seq. FailedPrecondition if `prev_hash` is not the hash of

@@ -5,8 +5,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
+#include <set>
 #include <thread>
 
 #include "store/location.h"
@@ -503,6 +506,47 @@ TEST_P(StoreBackendTest, IncidentsArePutAndListedNewestFirst) {
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 1u);
   EXPECT_EQ((*open)[0].id, "inc-2");
+}
+
+// The receipt sweep's candidates: random incidents (statuses, opening and closing times, ties in
+// opened_at), compared with the rule computed here from the records the test wrote.
+TEST_P(StoreBackendTest, IncidentIdsToSweepAreTheNewestOfAStatusAndTheRecentlyClosed) {
+  std::unique_ptr<StateStore> store = Open();
+  ASSERT_NE(store, nullptr);
+  std::mt19937_64 rng(20261207);
+  const char* statuses[] = {"open", "mitigated", "resolved"};
+  std::vector<IncidentRecord> written;
+  // Distinct opening times in random order: ties would be broken by the id's collation, which is
+  // the PostgreSQL server's locale and not this test's business.
+  std::vector<int64_t> opened(60);
+  for (size_t i = 0; i < opened.size(); ++i) opened[i] = static_cast<int64_t>(i) * 3;
+  std::shuffle(opened.begin(), opened.end(), rng);
+  for (int i = 0; i < 60; ++i) {
+    IncidentRecord r{"inc-" + std::to_string(i), statuses[rng() % 3], "t", "table://main/t", At(opened[static_cast<size_t>(i)]),
+                     At(0), std::nullopt, Json::object()};
+    if (r.status != "open" || rng() % 4 == 0) r.closed_at = r.opened_at + std::chrono::minutes(rng() % 200);
+    r.updated_at = r.closed_at.value_or(r.opened_at);
+    ASSERT_TRUE(store->PutIncident(r).ok());
+    written.push_back(r);
+  }
+  for (int round = 0; round < 20; ++round) {
+    const std::string status = statuses[rng() % 3];
+    const int limit = 1 + static_cast<int>(rng() % 25);
+    const TimePoint closed_after = At(static_cast<int64_t>(rng() % 380));
+    std::vector<IncidentRecord> of_status;
+    for (const auto& r : written)
+      if (r.status == status) of_status.push_back(r);
+    std::sort(of_status.begin(), of_status.end(),
+              [](const IncidentRecord& a, const IncidentRecord& b) { return a.opened_at > b.opened_at; });
+    std::vector<std::string> want;
+    for (size_t i = 0; i < of_status.size(); ++i)
+      if (i < static_cast<size_t>(limit) || (of_status[i].closed_at && *of_status[i].closed_at > closed_after))
+        want.push_back(of_status[i].id);
+    Result<std::vector<std::string>> got = store->IncidentIdsToSweep(status, limit, closed_after);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(*got, want) << "round " << round << ": " << status << ", limit " << limit;
+  }
+  EXPECT_EQ(store->IncidentIdsToSweep("resolved", 0, At(0)).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST_P(StoreBackendTest, ReceiptsFormAnAppendOnlyChain) {
