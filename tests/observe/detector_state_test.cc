@@ -276,8 +276,8 @@ TEST(DetectorStateTest, TheDetectorsBehaviourIsPinnedToItsStateVersion) {
     }
   }
   EXPECT_GT(quiet, 0u);
-  EXPECT_EQ(kDetectorStateVersion, 5u);
-  EXPECT_EQ(h, 9005353696693422075ULL) << "behaviour hash " << h;
+  EXPECT_EQ(kDetectorStateVersion, 6u);
+  EXPECT_EQ(h, 10598026695123918599ULL) << "behaviour hash " << h;
 }
 
 }  // namespace detector_state_test

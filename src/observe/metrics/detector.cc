@@ -13,6 +13,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int64_t kHourMs = 3600LL * 1000;
 constexpr int64_t kDayMs = 24 * kHourMs;
 constexpr size_t kScaleEvery = 32;         // recompute the spread every this many points
+// The spread's floor relative to the level: a move of 0.5% is at most one deviation, so a
+// perfectly steady series alarms (at the default sensitivity, 4) on a move of 2% or more.
+constexpr double kLevelFloor = 0.005;
 constexpr size_t kSeasonCheckEvery = 256;  // re-test seasonality every this many learnt points
 constexpr size_t kIntervalsKept = 32;
 constexpr size_t kBusyWindow = 8000;      // points over which alarm episodes are counted
@@ -31,6 +34,17 @@ constexpr double kShiftPointMin = 1.0;     // robust deviations the point itself
 // each point adds its standardised deviation less kDriftSlack; past kDriftLimit it is a drift.
 constexpr double kDriftSlack = 0.75;
 constexpr double kDriftLimit = 12.0;
+// The long-run spread of the deviations (the drift test's unit, times sqrt(kShiftPoints) the
+// sustained-shift test's) is never taken as below this: on a flat series under the spread's floor
+// every deviation is near 0, and one point at 1.4 would otherwise be a drift by itself. With it, a
+// steady 1.4 deviations (0.7% on a flat series) is a drift after about six points.
+constexpr double kDeviationSpreadFloor = 0.5;
+
+// The drift test's unit: the long-run spread of the deviations, given the variance of the mean of
+// kShiftPoints of them, floored as above.
+double DriftUnit(double shift_var) {
+  return std::max(std::sqrt(std::max(static_cast<double>(kShiftPoints) * shift_var, 1e-12)), kDeviationSpreadFloor);
+}
 // Ramp test (DetectorOptions::drift_ramp_z, off by default): the standardised deviations of the
 // last L points, for every L from kRampMinPoints to kRampMaxPoints, weighted 1, 2, ..., L from
 // the oldest to the newest (the shape of a ramp starting L points ago), summed and divided by the
@@ -217,13 +231,26 @@ double StreamingDetector::Scale(double baseline) {
     v.assign(judged_residuals_.begin(), judged_residuals_.end());
     for (double& r : v) r = std::fabs(r - center);
     double tail = v.empty() ? 0 : QuantileInPlace(v, 0.98) / 2.326;
-    cached_scale_ = std::max(mad, tail);
+    // A series of whole numbers (row counts, events per hour) moves in whole units: one unit is
+    // at most one deviation, so a flat count of 10 that reads 9 is a wiggle, not "88 deviations".
+    // But never so much that the series falling to zero would stay under twice the alarm line (a
+    // flag that is always 1 and reads 0 is news).
+    bool whole = !training_.empty();
+    for (const Point& p : training_)
+      if (!(std::fabs(p.value) < 9.0e15) || p.value != std::floor(p.value)) {
+        whole = false;
+        break;
+      }
+    double unit = whole ? std::min(1.0, std::fabs(baseline) / (2 * o_.sensitivity)) : 0.0;
+    cached_scale_ = std::max({mad, tail, unit});
     since_scale_ = 0;
   }
   ++since_scale_;
-  // A perfectly flat history has no spread at all; any move is then measured against a tiny floor
-  // relative to the level, so that it scores as very anomalous rather than dividing by zero.
-  double floor = std::max(1e-9, 1e-6 * std::fabs(baseline));
+  // A flat or nearly flat history has (nearly) no spread: every move would be measured against
+  // zero and the smallest wiggle read as dozens of deviations. The spread is at least kLevelFloor
+  // of the level (docs/metrics.md, "Spread"); a series at zero keeps a tiny floor so that any move
+  // off it scores as very anomalous rather than dividing by zero.
+  double floor = std::max(1e-9, kLevelFloor * std::fabs(baseline));
   return std::max(cached_scale_, floor);
 }
 
@@ -409,8 +436,7 @@ std::vector<double> StreamingDetector::ReplayDeviationTests() {
     }
     if (recent_devs_.size() < kShiftPoints) continue;
     if (shift_n_ >= kShiftWarmup) {
-      double sd = std::sqrt(std::max(static_cast<double>(kShiftPoints) * shift_var_, 1e-12));
-      double u = (capped - shift_mean_) / sd;
+      double u = (capped - shift_mean_) / DriftUnit(shift_var_);
       drift_up_ = std::max(0.0, drift_up_ + u - kDriftSlack);
       drift_down_ = std::max(0.0, drift_down_ - u - kDriftSlack);
       PushRamp(u);
@@ -585,7 +611,8 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     if (recent_devs_.size() == kShiftPoints) {
       double m = recent_sum_ / static_cast<double>(kShiftPoints);
       if (shift_n_ >= kShiftWarmup) {
-        double sd = std::sqrt(std::max(shift_var_, 1e-12));
+        double sd = std::max(std::sqrt(std::max(shift_var_, 1e-12)),
+                             kDeviationSpreadFloor / std::sqrt(static_cast<double>(kShiftPoints)));
         double z = (m - shift_mean_) / sd;
         if (o_.direction == Direction::kBoth) shift_z = std::fabs(z);
         if (o_.direction == Direction::kDrop) shift_z = std::max(0.0, -z);
@@ -618,8 +645,7 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     drift_up_ = drift_down_ = 0;
     ramp_.clear();
   } else if (enough && shift_n_ >= kShiftWarmup && !deviates) {
-    double sd = std::sqrt(std::max(static_cast<double>(kShiftPoints) * shift_var_, 1e-12));
-    double u = (std::clamp(v.deviation, -o_.sensitivity, o_.sensitivity) - shift_mean_) / sd;
+    double u = (std::clamp(v.deviation, -o_.sensitivity, o_.sensitivity) - shift_mean_) / DriftUnit(shift_var_);
     drift_up_ = std::max(0.0, drift_up_ + u - kDriftSlack);
     drift_down_ = std::max(0.0, drift_down_ - u - kDriftSlack);
     double s = 0;
