@@ -11,6 +11,7 @@
 #include "actions/drafting.h"
 #include "base/identifiers.h"
 #include "config/yaml_documents.h"
+#include "platforms/kestra/kestra_flow_files.h"
 
 namespace dw::actions {
 namespace fs = std::filesystem;
@@ -78,15 +79,9 @@ Result<FlowFile> FindFlowFile(const config::Workspace& ws, const std::string& na
   if (ws.lineage.kestra_flows.empty())
     return NotFound("the workspace names no folder of Kestra flow YAML (lineage.kestra_flows), so flow " +
                     namespace_ + "." + id + " has no source to draft from");
-  std::error_code ec;
-  std::vector<fs::path> files;
-  for (fs::recursive_directory_iterator it(ws.lineage.kestra_flows, ec), end; !ec && it != end; it.increment(ec)) {
-    const fs::path& p = it->path();
-    if (it->is_regular_file() && (p.extension() == ".yml" || p.extension() == ".yaml")) files.push_back(p);
-  }
-  if (ec) return NotFound("cannot read the Kestra flow folder " + ws.lineage.kestra_flows + ": " + ec.message());
-  std::sort(files.begin(), files.end());
-  for (const fs::path& p : files) {
+  Result<std::vector<fs::path>> files = platforms::kestra::FlowFilesIn(ws.lineage.kestra_flows);
+  if (!files.ok()) return NotFound("cannot read the Kestra flow folder: " + files.status().message());
+  for (const fs::path& p : *files) {
     Result<std::string> text = ReadText(p);
     if (!text.ok()) continue;
     try {

@@ -240,7 +240,7 @@ int RunCli(int argc, char** argv) {
   auto* notify = app.add_subcommand("notify", "notifications: test a channel, deliver the outbox, list an incident's");
   std::string notify_channel, notify_incident;
   auto* notify_test = notify->add_subcommand("test", "send a test message on a channel and show the service's answer");
-  notify_test->add_option("CHANNEL", notify_channel, "slack, teams, opsgenie, pagerduty or email")->required();
+  notify_test->add_option("CHANNEL", notify_channel, "slack, teams, opsgenie, pagerduty, email or console")->required();
   notify_test->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
   auto* notify_deliver = notify->add_subcommand("deliver", "send every due message of the outbox once");
   notify_deliver->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));

@@ -133,7 +133,7 @@ ValueSchema NotifySchema() {
   });
   email.fields[0].value.type = ValueType::kString;  // smtp:// or smtps://, checked at send time
   ValueSchema route = Obj({
-      Req("channels", List(Enum({"slack", "teams", "opsgenie", "pagerduty", "email"}))),
+      Req("channels", List(Enum({"slack", "teams", "opsgenie", "pagerduty", "email", "console"}))),
       Opt("domains", List(Str())),
       Opt("severities", List(Enum({"SEV1", "SEV2", "SEV3", "SEV4"}))),
       Opt("events", List(Enum({"open", "severity_raised", "approval_requested", "approved",
@@ -146,6 +146,7 @@ ValueSchema NotifySchema() {
       Opt("opsgenie", Obj({Req("api_key", Secret()), Opt("url", Url())})),
       Opt("pagerduty", Obj({Req("routing_key", Secret()), Opt("url", Url())})),
       Opt("email", email),
+      Opt("console", Obj({})),
       Opt("routes", List(route)),
   });
 }

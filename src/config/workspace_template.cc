@@ -75,7 +75,8 @@ domains:
 # metrics:
 #   retention: 400d                  # metric points older than this are deleted daily
 
-# notify:                            # see docs/workspace.md#notify
+notify:                              # see docs/workspace.md#notify
+  console: {}                        # printed by `dw watch`: what would go out, before Slack or mail
 #   link: "https://dw.example.com/incidents/{incident}"
 #   slack:     {webhook: "${SLACK_WEBHOOK}"}
 #   teams:     {webhook: "${TEAMS_WEBHOOK}"}

@@ -9,6 +9,7 @@
 
 #include "graph/dbt_manifest.h"
 #include "graph/kestra_flows.h"
+#include "platforms/kestra/kestra_flow_files.h"
 #include "graph/notes_source.h"
 #include "graph/openlineage_event.h"
 
@@ -27,12 +28,6 @@ Result<std::string> ReadFile(const std::filesystem::path& path) {
   ss << in.rdbuf();
   if (in.bad()) return Unavailable(path.string() + ": reading the file failed");
   return ss.str();
-}
-
-std::string KestraInstance(const config::Workspace& ws) {
-  for (const auto& [name, p] : ws.platforms)
-    if (p.type == "kestra") return name;
-  return "kestra";
 }
 
 Result<Json> IngestDbtManifestFile(const config::Workspace& ws, ContextGraph& graph,
@@ -61,7 +56,7 @@ std::vector<std::string> IngestWorkspaceSources(const config::Workspace& ws, Con
     if (!r.ok()) warnings.push_back("lineage.dbt_manifest: " + r.status().message());
   }
   if (!ws.lineage.kestra_flows.empty()) {
-    KestraFlowOptions options{KestraInstance(ws), DefaultWarehouse(ws)};
+    KestraFlowOptions options{platforms::kestra::FlowFolderInstance(ws), DefaultWarehouse(ws)};
     auto batch = graph.Read([&](const GraphIndex& index) {
       return KestraFlowsBatch(ws.lineage.kestra_flows, options, index);
     });

@@ -1,5 +1,7 @@
 #include "graph/kestra_flows.h"
 
+#include "platforms/kestra/kestra_flow_files.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -167,22 +169,13 @@ Status AddKestraFlow(const std::string& yaml_text, const std::string& file,
 
 Result<SourceBatch> KestraFlowsBatch(const std::filesystem::path& folder,
                                      const KestraFlowOptions& options, const GraphIndex& index) {
-  std::error_code ec;
-  if (!std::filesystem::is_directory(folder, ec))
-    return NotFound("lineage.kestra_flows: " + folder.string() + " is not a folder");
-  std::vector<std::filesystem::path> files;
-  for (auto it = std::filesystem::recursive_directory_iterator(folder, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    auto ext = it->path().extension().string();
-    if (it->is_regular_file() && (ext == ".yml" || ext == ".yaml")) files.push_back(it->path());
-  }
-  if (ec) return Unavailable("lineage.kestra_flows: cannot list " + folder.string() + ": " + ec.message());
-  std::sort(files.begin(), files.end());
+  Result<std::vector<std::filesystem::path>> files = platforms::kestra::FlowFilesIn(folder);
+  if (!files.ok()) return files.status();
   SourceBatch batch;
   batch.origin = Origin::kKestra;
   // The folder owns its instance's flows: other sources of origin kestra are left alone.
   batch.stale_prefixes.push_back("kestra://" + SanitizeInstance(options.instance) + "/");
-  for (const auto& f : files) {
+  for (const auto& f : *files) {
     std::ifstream in(f);
     if (!in) return Unavailable(f.string() + ": cannot read the file");
     std::stringstream ss;

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "base/identifiers.h"
 #include "base/iso_time.h"
 #include "observe/changes/change_kinds.h"
@@ -277,6 +279,56 @@ TEST_F(ChangeCollectorTest, FlowRevisionTriggerToggleAndSchemaVersionAreSeenOnce
   EXPECT_EQ(versions[0].evidence["added_fields"], Json::array({"last_store_id"}));
   EXPECT_EQ(versions[0].evidence["removed_fields"], Json::array());
   EXPECT_NE(versions[0].reason.find("v2 added last_store_id"), std::string::npos) << versions[0].reason;
+}
+
+// A flow declared in the workspace's folder of flow YAML (lineage.kestra_flows) is watched without
+// an assets: entry; a file there that is not a flow is skipped, and a second Kestra platform (not
+// the one the folder's flows run on) does not watch the folder's flows.
+TEST_F(ChangeCollectorTest, FlowsDeclaredInTheFlowFolderAreWatchedWithoutAnAssetsEntry) {
+  Json k = LoadScript("examples/ev-kestra/sim/kestra.json");
+  auto kestra = StartSim(sim::Platform::kKestra, k);
+  auto other = StartSim(sim::Platform::kKestra, k);
+  auto kp = PlatformAt("kestra", "kestra", kestra->url());
+  kp.username = "admin@kestra.io";
+  kp.password = "Admin1234!";
+  ws_.platforms["kestra"] = kp;
+  auto op = PlatformAt("other", "kestra", other->url());
+  op.username = kp.username;
+  op.password = kp.password;
+  ws_.platforms["other"] = op;
+  const auto flows = dir_.path() / "flows";
+  std::filesystem::create_directories(flows / "pricing");
+  std::ofstream(flows / "pricing" / "tariff_sync.yml") << "id: tariff_sync\nnamespace: pricing\ntasks: []\n";
+  std::ofstream(flows / "notes.yaml") << "just: [notes\n";  // not YAML: skipped
+  std::ofstream(flows / "readme.yml") << "title: not a flow\n";
+  ws_.lineage.kestra_flows = flows.string();
+  clock_.Set(At("2026-11-25T02:36:00Z"));
+  OpenStore();
+  CollectReport first = Collect();  // baseline: revision 8
+  for (const auto& p : first.platforms) EXPECT_TRUE(p.errors.empty()) << p.platform << ": " << p.errors[0];
+  EXPECT_TRUE(Events(kFlowRevision).empty());
+
+  k["flows"][0]["revision"] = 9;
+  kestra.reset();
+  other.reset();
+  kestra = StartSim(sim::Platform::kKestra, k);
+  other = StartSim(sim::Platform::kKestra, k);
+  ws_.platforms["kestra"].url = kestra->url();
+  ws_.platforms["other"].url = other->url();
+  clock_.Set(At("2026-11-25T06:23:00Z"));
+  Collect();
+  auto revisions = Events(kFlowRevision);
+  ASSERT_EQ(revisions.size(), 1u);
+  EXPECT_EQ(revisions[0].asset_id, "kestra://kestra/pricing.tariff_sync");
+  EXPECT_EQ(revisions[0].evidence["to_revision"], 9);
+
+  // A folder that is gone is an error of the pass that names it; the pass still runs.
+  std::filesystem::remove_all(flows);
+  CollectReport gone = Collect();
+  bool named = false;
+  for (const auto& p : gone.platforms)
+    for (const auto& e : p.errors) named |= p.platform == "kestra" && e.find(flows.string()) != std::string::npos;
+  EXPECT_TRUE(named);
 }
 
 }  // namespace

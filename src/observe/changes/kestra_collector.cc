@@ -1,13 +1,15 @@
-// Kestra: executions that ended since the cursor (with, for flows the workspace names as assets,
-// the log lines that show what the execution called), flow revisions and trigger toggles of those
-// flows. Cursors: "executions" (Unix ms: the search restarts at the earliest execution still
-// running, else at the newest start seen), "flows" {ns.flow: revision}, "triggers" {id: disabled}.
+// Kestra: executions that ended since the cursor (with, for the flows it watches, the log lines
+// that show what the execution called), flow revisions and trigger toggles of those flows. It
+// watches the flows the workspace names as assets or declares in lineage.kestra_flows. Cursors:
+// "executions" (Unix ms: the search restarts at the earliest execution still running, else at the
+// newest start seen), "flows" {ns.flow: revision}, "triggers" {id: disabled}.
 #include <algorithm>
 #include <set>
 
 #include "observe/changes/change_kinds.h"
 #include "observe/changes/platform_collectors.h"
 #include "platforms/kestra/kestra_client.h"
+#include "platforms/kestra/kestra_flow_files.h"
 
 namespace dw::observe::changes {
 namespace {
@@ -15,12 +17,20 @@ namespace {
 using platforms::kestra::Execution;
 using platforms::kestra::KestraClient;
 
-// Flows (namespace.flow) that the workspace names as kestra://<platform>/... assets.
-std::set<std::string> WatchedFlows(const CollectContext& ctx) {
+// Flows (namespace.flow) that the workspace names as kestra://<platform>/... assets, and, on the
+// platform the workspace's folder of flow YAML runs on, every flow that folder declares: a team
+// that gave its flows once (lineage.kestra_flows) need not list them again under assets:. A
+// folder that cannot be read is an error of the pass; the listed assets are still watched.
+std::set<std::string> WatchedFlows(const CollectContext& ctx, PlatformPass& pass) {
   std::set<std::string> out;
   std::string prefix = "kestra://" + ctx.platform.name + "/";
   for (const auto& a : ctx.workspace.assets)
     if (a.id.rfind(prefix, 0) == 0) out.insert(a.id.substr(prefix.size()));
+  if (ctx.platform.name == platforms::kestra::FlowFolderInstance(ctx.workspace)) {
+    Result<std::vector<std::string>> declared = platforms::kestra::FlowIdsIn(ctx.workspace);
+    if (!declared.ok()) pass.errors.push_back(declared.status().message());
+    else out.insert(declared->begin(), declared->end());
+  }
   return out;
 }
 
@@ -66,7 +76,7 @@ Json LogExcerpt(const std::vector<platforms::kestra::LogEntry>& logs, size_t n) 
 Status CollectKestra(const CollectContext& ctx, Collected& out, PlatformPass& pass) {
   KestraClient kestra(ctx.platform, ctx.http);
   const std::string& p = ctx.platform.name;
-  auto watched = WatchedFlows(ctx);
+  auto watched = WatchedFlows(ctx, pass);
   std::string cursor_name = CursorName(ctx.platform, "executions");
   auto cursor = ctx.store.GetCursor(cursor_name);
   if (!cursor.ok()) return cursor.status();

@@ -44,7 +44,7 @@ struct SendContext {
 class Channel {
  public:
   virtual ~Channel() = default;
-  // The service name: slack, teams, opsgenie, pagerduty, email.
+  // The service name: slack, teams, opsgenie, pagerduty, email, console.
   virtual std::string type() const = 0;
   // True iff this channel has something to say for `event` (email: approvals and receipts only).
   virtual bool Handles(EventKind event) const = 0;
@@ -61,7 +61,7 @@ class Channel {
                         const SendContext& ctx) const = 0;
 };
 
-// Builds the channel configured under notify.`name` (slack, teams, opsgenie, pagerduty, email)
+// Builds the channel configured under notify.`name` (slack, teams, opsgenie, pagerduty, email, console)
 // from its validated `settings`. InvalidArgument for an unknown name, or a URL that is not https
 // outside loopback (a secret must never travel in clear text); the message names the key, never
 // the secret.

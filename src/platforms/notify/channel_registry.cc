@@ -10,17 +10,18 @@ Result<std::unique_ptr<Channel>> MakeTeamsChannel(const Json& settings);
 Result<std::unique_ptr<Channel>> MakeOpsgenieChannel(const Json& settings);
 Result<std::unique_ptr<Channel>> MakePagerDutyChannel(const Json& settings);
 Result<std::unique_ptr<Channel>> MakeEmailChannel(const Json& settings);
+Result<std::unique_ptr<Channel>> MakeConsoleChannel(const Json& settings);
 
 Result<std::unique_ptr<Channel>> MakeChannel(const std::string& name, const Json& settings) {
   using Factory = Result<std::unique_ptr<Channel>> (*)(const Json&);
   static const std::map<std::string, Factory> kFactories = {
       {"slack", MakeSlackChannel},         {"teams", MakeTeamsChannel},
       {"opsgenie", MakeOpsgenieChannel},   {"pagerduty", MakePagerDutyChannel},
-      {"email", MakeEmailChannel},
+      {"email", MakeEmailChannel},         {"console", MakeConsoleChannel},
   };
   auto it = kFactories.find(name);
   if (it == kFactories.end())
-    return InvalidArgument("notify." + name + " is not a channel (use slack, teams, opsgenie, pagerduty or email)");
+    return InvalidArgument("notify." + name + " is not a channel (use slack, teams, opsgenie, pagerduty, email or console)");
   if (!settings.is_object()) return InvalidArgument("notify." + name + " must be a mapping");
   return it->second(settings);
 }

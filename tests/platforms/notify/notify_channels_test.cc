@@ -409,6 +409,34 @@ TEST(NotifyBadInputTest, AConnectionDroppedMidAnswerIsRetried) {
   EXPECT_EQ(d.outcome, Outcome::kRetry) << d.detail;
 }
 
+// The console prints the notice's lines on standard error, never a signed approval link (a console
+// ends up in logs): the approver is told how to decide instead.
+TEST(ConsoleChannelTest, PrintsTheNoticeOnStandardErrorWithoutApprovalLinks) {
+  Clients c;
+  auto console = Make("console", Json::object());
+  ASSERT_NE(console, nullptr);
+  EXPECT_EQ(console->type(), "console");
+  IncidentNotice n = LoyaltyNotice(EventKind::kApprovalRequested);
+  n.approve_urls = {{"ana@example.com", "https://dw.example.com/approve/SIGNED-TOKEN-abc"}};
+  n.decide_hint = "dw approve P1 --version 1 --as ana@example.com";
+  ::testing::internal::CaptureStderr();
+  Delivery d = console->Send(n, {"ana@example.com"}, {"data-owner@example.com"}, Json::object(), c.ctx());
+  const std::string printed = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(d.outcome, Outcome::kDelivered) << d.detail;
+  EXPECT_EQ(d.answer["via"], "console");
+  EXPECT_NE(printed.find("notify: [SEV1] Approval requested: avg_active_balance at 9% of baseline"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("sync://hightouch/tier-changes-to-braze"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("How to decide: dw approve P1 --version 1 --as ana@example.com"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("For: ana@example.com"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("Copied: data-owner@example.com"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("SIGNED-TOKEN"), std::string::npos) << printed;
+  // The key takes no settings; an unknown one is refused by the workspace schema, and a name that
+  // is no channel is refused here with the list that includes it.
+  auto unknown = MakeChannel("konsole", Json::object());
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("console"), std::string::npos);
+}
+
 }  // namespace notify_channels_test
 }  // namespace
 }  // namespace dw::platforms::notify
