@@ -48,6 +48,13 @@ class ConnectionStream final : public httplib::Stream {
       : sock_(sock), read_timeout_ms_(read_timeout_ms), write_timeout_ms_(write_timeout_ms) {}
 
   bool buffered() const { return off_ < len_; }
+  // The request that starts now must have been read whole by `limit` from now (> 0; 0: no limit).
+  void StartRequest(std::chrono::milliseconds limit) {
+    deadline_ = limit.count() > 0 ? std::optional(std::chrono::steady_clock::now() + limit) : std::nullopt;
+    timed_out_ = false;
+  }
+  // Whether a read failed because the request's time was up.
+  bool timed_out() const { return timed_out_; }
 
   bool is_readable() const override { return buffered() || WaitForSocket(sock_, POLLIN, read_timeout_ms_); }
   bool is_writable() const override {
@@ -59,7 +66,19 @@ class ConnectionStream final : public httplib::Stream {
   }
   ssize_t read(char* ptr, size_t size) override {
     if (!buffered()) {
-      if (!WaitForSocket(sock_, POLLIN, read_timeout_ms_)) return -1;
+      int wait_ms = read_timeout_ms_;
+      if (deadline_) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline_ - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+          timed_out_ = true;
+          return -1;
+        }
+        wait_ms = std::min(wait_ms, static_cast<int>(left.count()) + 1);
+      }
+      if (!WaitForSocket(sock_, POLLIN, wait_ms)) {
+        timed_out_ = deadline_ && std::chrono::steady_clock::now() >= *deadline_;
+        return -1;
+      }
       ssize_t n;
       if (size >= sizeof buf_) {
         do n = ::recv(sock_, ptr, size, 0); while (n < 0 && errno == EINTR);
@@ -92,7 +111,17 @@ class ConnectionStream final : public httplib::Stream {
   char buf_[4096];
   size_t off_ = 0;
   size_t len_ = 0;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+  bool timed_out_ = false;
 };
+
+// Writes a whole short answer that ends the connection (503, 408), without waiting for a slow
+// reader: best effort, the connection closes after it either way.
+void SendFinalAnswer(socket_t sock, const std::string& status, const std::string& extra_headers) {
+  const std::string text = "HTTP/1.1 " + status + "\r\n" + extra_headers +
+                           "Content-Type: application/json\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}";
+  (void)::send(sock, text.data(), text.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
 
 // Bytes the kernel still holds for the peer of `sock` (not yet sent, or sent and not acknowledged);
 // -1 when the kernel does not say.
@@ -154,7 +183,36 @@ bool ConnectionServer::WaitForRequest(socket_t sock) const {
   }
 }
 
+void ConnectionServer::SetAdmission(size_t per_peer, std::chrono::milliseconds request_read_limit) {
+  peers_ = std::make_unique<PeerAdmission>(std::max<size_t>(per_peer, 1));
+  request_read_limit_ = request_read_limit;
+}
+
 bool ConnectionServer::process_and_close_socket(socket_t sock) {
+  // A peer over its share of connections is answered at once and never holds this thread.
+  std::string peer;
+  if (peers_) {
+    int port = 0;
+    Address(sock, true, peer, port);
+    if (!peers_->Enter(peer)) {
+      SendFinalAnswer(sock, "503 Service Unavailable", "Retry-After: 1\r\n");
+      // What the client already sent is dropped before the close, which would otherwise be a
+      // reset that can destroy the answer before the client reads it.
+      char drop[4096];
+      while (::recv(sock, drop, sizeof drop, MSG_DONTWAIT) > 0) {
+      }
+      ::shutdown(sock, SHUT_RDWR);
+      ::close(sock);
+      return false;
+    }
+  }
+  struct Leave {
+    PeerAdmission* peers;
+    const std::string& peer;
+    ~Leave() {
+      if (peers) peers->Leave(peer);
+    }
+  } leave{peers_.get(), peer};
   ConnectionStream stream(sock, Millis(read_timeout_sec_, read_timeout_usec_),
                           Millis(write_timeout_sec_, write_timeout_usec_));
   // Blocking reads wake every 50 ms so an idle connection notices the server stopping. (Every
@@ -164,6 +222,7 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
   bool ret = false;
   for (size_t left = keep_alive_max_count_; left > 0 && svr_sock_ != INVALID_SOCKET; --left) {
     if (!stream.buffered() && !WaitForRequest(sock)) break;
+    stream.StartRequest(request_read_limit_);
     if (fast_ && !stream.buffered()) {
       FastOutcome f = ServeFastRequest(sock, *fast_, left == 1);
       if (f == FastOutcome::kServed) {
@@ -178,6 +237,10 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
     bool closed = false;
     t_close_after_response = false;
     ret = process_request(stream, left == 1, closed, nullptr);
+    if (stream.timed_out()) {  // whatever httplib answered, a request that ran out of time ends the connection
+      if (!ret) SendFinalAnswer(sock, "408 Request Timeout", "");
+      break;
+    }
     if (t_close_after_response) {
       t_close_after_response = false;
       LingeringClose(sock);

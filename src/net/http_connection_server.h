@@ -7,9 +7,12 @@
 
 #include <httplib.h>
 
+#include <chrono>
+#include <memory>
 #include <optional>
 
 #include "net/http_fast_route.h"
+#include "net/peer_admission.h"
 
 namespace dw::net {
 
@@ -30,6 +33,14 @@ class ConnectionServer final : public httplib::Server {
   // Enables the fast path. REQUIRES: called before listening.
   void SetFastRoutes(FastRoutes routes) { fast_ = std::move(routes); }
 
+  // Bounds what one slow or greedy client can hold (docs/RELIABILITY.md, "Slow clients"): at most
+  // `per_peer` (> 0) connections open at once per peer address (one more is answered 503 with
+  // Retry-After and closed at once, so it never holds a thread), and each request's head and body
+  // must arrive within `request_read_limit` of its first byte (else 408 and the connection
+  // closes; the fast path's own limit is FastRoutes::request_read_limit_ms). REQUIRES: called
+  // before listening.
+  void SetAdmission(size_t per_peer, std::chrono::milliseconds request_read_limit);
+
   // Serves `sock` on the calling thread exactly as an accepted connection (the loop below) and
   // closes it. REQUIRES: bound (the loop ends when the listening socket is closed).
   bool ServeConnection(socket_t sock) { return process_and_close_socket(sock); }
@@ -41,6 +52,8 @@ class ConnectionServer final : public httplib::Server {
   bool WaitForRequest(socket_t sock) const;
 
   std::optional<FastRoutes> fast_;
+  std::unique_ptr<PeerAdmission> peers_;
+  std::chrono::milliseconds request_read_limit_{0};
 };
 
 }  // namespace dw::net

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <exception>
 
 #include "base/log.h"
@@ -121,10 +122,17 @@ FastHead ParseFastRequestHead(std::string_view data, FastRequestHead* out) {
 namespace {
 
 // Appends exactly `size` more bytes to `out`, growing it as they arrive (a declared length is not
-// trusted with memory up front); false when the peer closes, fails or is silent for `timeout_ms`.
-bool RecvAppend(int sock, std::string* out, size_t size, int timeout_ms) {
+// trusted with memory up front); false when the peer closes, fails, is silent for `timeout_ms` or
+// has not sent them all by `limit_ms` (> 0) after the call.
+bool RecvAppend(int sock, std::string* out, size_t size, int timeout_ms, int limit_ms) {
   char chunk[65536];
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(limit_ms);
   for (size_t got = 0; got < size;) {
+    if (limit_ms > 0) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      timeout_ms = std::min<int>(timeout_ms, static_cast<int>(left.count()) + 1);
+    }
     ssize_t n = ::recv(sock, chunk, std::min(size - got, sizeof chunk), MSG_DONTWAIT);
     if (n > 0) {
       out->append(chunk, static_cast<size_t>(n));
@@ -198,7 +206,8 @@ FastOutcome ServeFastRequest(int sock, const FastRoutes& routes, bool last) {
   // Ours from here on: the head and body are consumed.
   std::string request;
   request.reserve(std::min(head.head_bytes + head.content_length, static_cast<size_t>(n)));
-  if (!RecvAppend(sock, &request, head.head_bytes + head.content_length, routes.read_timeout_ms))
+  if (!RecvAppend(sock, &request, head.head_bytes + head.content_length, routes.read_timeout_ms,
+                  routes.request_read_limit_ms))
     return FastOutcome::kBroken;
   JsonRouteRequest r;
   r.method = std::string(head.method);

@@ -60,6 +60,9 @@ struct FastRoutes {
   int max_json_depth = 0;
   int read_timeout_ms = 5000;
   int write_timeout_ms = 5000;
+  // The whole request (head and body) must have arrived within this long of the call; 0: no limit
+  // beyond read_timeout_ms per wait (a body trickled a byte at a time would hold a thread for ever).
+  int request_read_limit_ms = 0;
   std::string keep_alive;  // the Keep-Alive header value httplib sends, e.g. "timeout=5, max=100000"
   Json internal_error_body;  // the 500 body when a handler throws (the server's rejection shape)
   std::string log_name = "http";

@@ -454,10 +454,13 @@ Status HttpServer::Start(HttpServerOptions options) {
   fast.max_json_depth = m.options.max_json_depth;
   fast.read_timeout_ms = CPPHTTPLIB_READ_TIMEOUT_SECOND * 1000;
   fast.write_timeout_ms = CPPHTTPLIB_WRITE_TIMEOUT_SECOND * 1000;
+  fast.request_read_limit_ms = static_cast<int>(m.options.request_read_limit.count());
   fast.keep_alive = "timeout=" + std::to_string(kKeepAliveSeconds) + ", max=" + std::to_string(kKeepAliveMax);
   fast.internal_error_body = m.options.rejection_body(500, "Internal error");
   fast.log_name = m.options.log_name;
   backlog_server->SetFastRoutes(std::move(fast));
+  backlog_server->SetAdmission(static_cast<size_t>(std::max(1, m.options.max_connections_per_peer)),
+                               m.options.request_read_limit);
 
   int port = m.options.port;
   if (port == 0) {

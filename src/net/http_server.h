@@ -11,6 +11,7 @@
 
 #include <httplib.h>
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -64,6 +65,11 @@ struct HttpServerOptions {
   int max_json_depth = 64;    // nesting limit for JSON route bodies
   int threads = 8;            // connection threads kept warm
   int max_threads = 256;      // cap on connections served at once
+  // Slow and greedy clients (docs/RELIABILITY.md, "Slow clients"): connections one peer address
+  // holds at once (one more is answered 503 with Retry-After), and the time a request's head and
+  // body have to arrive after its first byte (else 408 and the connection closes).
+  int max_connections_per_peer = 64;
+  std::chrono::milliseconds request_read_limit{std::chrono::seconds(20)};
   // Host names accepted besides loopback ones (and the bound host when it is a name or address).
   std::vector<std::string> allowed_hosts;
   RejectionBody rejection_body = PlainRejection;
