@@ -8,7 +8,6 @@
 #include "desk/desk.h"
 #include "desk/html.h"
 #include "desk/incident_parts.h"
-#include "desk/random_token.h"
 #include "desk/request_parsing.h"
 
 namespace dw::desk {
@@ -21,9 +20,10 @@ Page LinksOff() {
                      "decide with dw approve or dw deny, or ask the operator to set the key.");
 }
 
-}  // namespace
+// The form's CSRF binding: the signed link it decides through.
+std::string LinkBinding(const std::string& token) { return "approve:" + token; }
 
-std::string NewCsrfToken() { return RandomHexToken(); }
+}  // namespace
 
 std::string ProposalSummaryHtml(const actions::ProposalState& st) {
   std::string s = "<dl class=\"facts\"><dt>Proposal</dt><dd>" + EscapeMarkup(st.record.kind) + ": " +
@@ -85,7 +85,7 @@ Page ApprovePage(workspace::Services& services, const std::string& token, const 
                      ". It decides once.</p>\n" + IdentityNote(services, via) + ProposalSummaryHtml(*st);
   Page page;
   if (st->status == actions::ProposalStatus::kPending && services.clock().Now() < link->expires_at) {
-    const std::string csrf = NewCsrfToken();
+    const std::string csrf = NewCsrfToken(LinkBinding(token));
     if (csrf.empty()) return MessagePage(503, "No form", "The random number generator failed; try again.");
     page.cookies.push_back(CsrfCookie(csrf, "/approve/", options.secure_cookies));
     html += "<form class=\"decide\" method=\"post\" action=\"/approve/" + EscapeMarkup(token) + "\">\n" +
@@ -110,9 +110,10 @@ Page DecidePage(workspace::Services& services, const std::string& token, const s
   for (const auto& [k, v] : fields)
     if (k != "csrf" && k != "verdict" && k != "reason")
       return MessagePage(400, "Bad form", "Unknown field '" + k.substr(0, 80) + "' (the form has verdict, reason, csrf).");
-  if (!CsrfMatches(cookie_header, fields.count("csrf") ? fields["csrf"] : ""))
+  if (!CsrfMatches(cookie_header, fields.count("csrf") ? fields["csrf"] : "", LinkBinding(token)))
     return MessagePage(403, "Refused: the form's CSRF token is missing or wrong",
-                       "The form's CSRF token is missing or does not match this browser's; open the link again.");
+                       "The form's CSRF token is missing, does not match this browser's, or was made for another "
+                       "link or before the server restarted; open the link again.");
   const std::string verdict = fields.count("verdict") ? fields["verdict"] : "";
   if (verdict != "approve" && verdict != "deny")
     return MessagePage(400, "Bad form", "Choose approve or deny: nothing is decided by default.");

@@ -14,6 +14,12 @@ constexpr char kDecidePath[] = "/decide/";
 
 std::string DecideHref(const std::string& proposal_id) { return kDecidePath + UrlEncode(proposal_id); }
 
+// The form's CSRF binding: the proposal and the person the proxy's header names (whether the
+// proxy is trusted is decided after, by the actions stage).
+std::string ProxyBinding(const std::string& proposal_id, const actions::ProxiedIdentity& via) {
+  return "decide:" + proposal_id + "\n" + via.forwarded_email;
+}
+
 }  // namespace
 
 Page ProxyDecidePage(workspace::Services& services, const std::string& proposal_id, const actions::ProxiedIdentity& via,
@@ -42,7 +48,7 @@ Page ProxyDecidePage(workspace::Services& services, const std::string& proposal_
             EscapeMarkup(proposal_id) + " v" + std::to_string(st->record.version) + " is " +
             EscapeMarkup(actions::ProposalStatusName(st->status)) + ".</p>\n";
   } else {
-    const std::string csrf = NewCsrfToken();
+    const std::string csrf = NewCsrfToken(ProxyBinding(proposal_id, via));
     if (csrf.empty()) return MessagePage(503, "No form", "The random number generator failed; try again.");
     page.cookies.push_back(CsrfCookie(csrf, kDecidePath, options.secure_cookies));
     // The checks that decide whether it counts are the actions stage's; the form only says who asks.
@@ -69,9 +75,10 @@ Page ProxyDecisionPost(workspace::Services& services, const std::string& proposa
     if (k != "csrf" && k != "verdict" && k != "reason" && k != "version")
       return MessagePage(400, "Bad form",
                          "Unknown field '" + k.substr(0, 80) + "' (the form has verdict, reason, version, csrf).");
-  if (!CsrfMatches(cookie_header, fields.count("csrf") ? fields["csrf"] : ""))
+  if (!CsrfMatches(cookie_header, fields.count("csrf") ? fields["csrf"] : "", ProxyBinding(proposal_id, via)))
     return MessagePage(403, "Refused: the form's CSRF token is missing or wrong",
-                       "The form's CSRF token is missing or does not match this browser's; open the page again.");
+                       "The form's CSRF token is missing, does not match this browser's, or was made for another "
+                       "proposal or person or before the server restarted; open the page again.");
   const std::string verdict = fields["verdict"];
   if (verdict != "approve" && verdict != "deny")
     return MessagePage(400, "Bad form", "Choose approve or deny: nothing is decided by default.");

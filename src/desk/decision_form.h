@@ -1,19 +1,19 @@
 // Internal to desk/: what the two decision pages share (/approve/<token> and /decide/<proposal>):
-// the CSRF token and its cookie (the form and cookie parsing are request_parsing.h's), the proposal's summary, and the sentence on
-// who the trusted proxy says the reader is (or why its header was ignored).
+// the CSRF token's cookie (the token is csrf_token.h's, the form and cookie parsing
+// request_parsing.h's), the proposal's summary, and the sentence on who the trusted proxy says the
+// reader is (or why its header was ignored).
 #pragma once
 
 #include <map>
 #include <string>
 
 #include "actions/actions.h"
+#include "desk/csrf_token.h"
 #include "desk/request_parsing.h"
 #include "workspace/services.h"
 
 namespace dw::desk {
 
-// 48 hex characters from the OpenSSL RNG; "" when it fails.
-std::string NewCsrfToken();
 // The Set-Cookie value carrying `csrf` for the forms under `path` (HttpOnly, SameSite=Strict, and
 // Secure when `secure`).
 std::string CsrfCookie(const std::string& csrf, const std::string& path, bool secure);

@@ -1,7 +1,6 @@
 // Reading the desk's query strings, path numbers, decision forms and cookies (request_parsing.h).
 #include "desk/request_parsing.h"
 
-#include <openssl/crypto.h>
 
 #include <set>
 
@@ -124,11 +123,6 @@ std::string CookieValue(const std::string& header, const std::string& name) {
     at = end + 1;
   }
   return "";
-}
-
-bool CsrfMatches(const std::string& cookie_header, const std::string& sent) {
-  const std::string cookie = CookieValue(cookie_header, kCsrfCookie);
-  return !cookie.empty() && sent.size() == cookie.size() && CRYPTO_memcmp(cookie.data(), sent.data(), cookie.size()) == 0;
 }
 
 }  // namespace dw::desk

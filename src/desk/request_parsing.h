@@ -48,8 +48,5 @@ inline constexpr char kCsrfCookie[] = "dw_csrf";
 bool ParseForm(const std::string& body, std::map<std::string, std::string>* out);
 // The value of cookie `name` in a Cookie header; "" when absent.
 std::string CookieValue(const std::string& header, const std::string& name);
-// True iff the request's Cookie header carries the CSRF cookie (dw_csrf) and `sent` equals it
-// (constant time).
-bool CsrfMatches(const std::string& cookie_header, const std::string& sent);
 
 }  // namespace dw::desk

@@ -240,7 +240,7 @@ TEST_F(DeskIdentityTest, TheApprovalRequestCarriesEachApproversLinkAndTheLinkApp
   // Following it: the page names ana and offers the form; posting it approves as ana.
   std::string jar;
   const std::string csrf = OpenForm(kElsewhere, "/approve/" + token, &jar);
-  ASSERT_EQ(csrf.size(), 48u);
+  ASSERT_EQ(csrf.size(), 113u);  // nonce, '.', HMAC (desk/csrf_token.h)
   // Nothing is chosen for the person: the page pre-selects neither, and a form without a verdict
   // decides nothing (the proposal stays pending).
   {
@@ -325,7 +325,7 @@ TEST_F(DeskIdentityTest, TheProxysPersonDecidesOnlyFromATrustedAddressAndUnderEv
   EXPECT_NE(page.body.find("which is not one of desk.trusted_proxies"), std::string::npos) << page.body;
   std::string jar;
   const std::string csrf = OpenForm(kProxy, "/decide/P-hold", &jar, as_bo);
-  ASSERT_EQ(csrf.size(), 48u);
+  ASSERT_EQ(csrf.size(), 113u);  // nonce, '.', HMAC (desk/csrf_token.h)
   RawAnswer r = RawHttp(kElsewhere, server_.port(), "POST", "/decide/P-hold", {"Cookie: " + jar, as_bo[0]},
                         "verdict=approve&version=1&csrf=" + csrf);
   EXPECT_EQ(r.status, 403);
@@ -333,15 +333,30 @@ TEST_F(DeskIdentityTest, TheProxysPersonDecidesOnlyFromATrustedAddressAndUnderEv
   // Without the CSRF token: refused even from the proxy.
   r = RawHttp(kProxy, server_.port(), "POST", "/decide/P-hold", as_bo, "verdict=approve&version=1");
   EXPECT_EQ(r.status, 403);
-  // Someone the request does not name, and an agent: refused by the actions stage.
+  // bo's form token is bound to bo: posted for anyone else (a cookie planted in eve's browser
+  // with a token bo was given), it is refused before anything else is looked at.
   r = RawHttp(kProxy, server_.port(), "POST", "/decide/P-hold", {"Cookie: " + jar, "X-Forwarded-Email: eve@example.com"},
               "verdict=approve&version=1&csrf=" + csrf);
   EXPECT_EQ(r.status, 403);
+  EXPECT_NE(r.body.find("CSRF token is missing or wrong"), std::string::npos) << r.body;
+  // Someone the request does not name, with a form of their own, and an agent: refused by the
+  // actions stage (an agent is never shown a form; with bo's token it is refused all the same).
+  std::string eve_jar;
+  const std::string eve_csrf = OpenForm(kProxy, "/decide/P-hold", &eve_jar, {"X-Forwarded-Email: eve@example.com"});
+  ASSERT_EQ(eve_csrf.size(), 113u);
+  r = RawHttp(kProxy, server_.port(), "POST", "/decide/P-hold", {"Cookie: " + eve_jar, "X-Forwarded-Email: eve@example.com"},
+              "verdict=approve&version=1&csrf=" + eve_csrf);
+  EXPECT_EQ(r.status, 403);
   EXPECT_NE(r.body.find("eve@example.com is not an approver of P-hold v1"), std::string::npos) << r.body;
+  RawAnswer agent_page = RawHttp(kProxy, server_.port(), "GET", "/decide/P-hold", {"X-Forwarded-Email: agent:dw-incidents"});
+  EXPECT_EQ(agent_page.body.find("name=\"csrf\""), std::string::npos);
+  EXPECT_NE(agent_page.body.find("is an agent; agents never decide"), std::string::npos) << agent_page.body;
   r = RawHttp(kProxy, server_.port(), "POST", "/decide/P-hold", {"Cookie: " + jar, "X-Forwarded-Email: agent:dw-incidents"},
               "verdict=approve&version=1&csrf=" + csrf);
   EXPECT_EQ(r.status, 403);
-  EXPECT_NE(r.body.find("is an agent; agents never decide"), std::string::npos) << r.body;
+  // ana opens her form while it is pending, to decide after bo has.
+  std::string ana_jar;
+  const std::string ana_csrf = OpenForm(kProxy, "/decide/P-hold", &ana_jar, {"X-Forwarded-Email: ana@example.com"});
   // Two headers: ignored.
   r = RawHttp(kProxy, server_.port(), "POST", "/decide/P-hold",
               {"Cookie: " + jar, as_bo[0], "X-Forwarded-Email: ana@example.com"}, "verdict=approve&version=1&csrf=" + csrf);
@@ -357,8 +372,8 @@ TEST_F(DeskIdentityTest, TheProxysPersonDecidesOnlyFromATrustedAddressAndUnderEv
   EXPECT_EQ(st->decided_by, "bo@example.com");
   EXPECT_EQ(st->decision_surface, "web");
   // Once only.
-  r = RawHttp(kProxy, server_.port(), "POST", "/decide/P-hold", {"Cookie: " + jar, "X-Forwarded-Email: ana@example.com"},
-              "verdict=deny&reason=no&version=1&csrf=" + csrf);
+  r = RawHttp(kProxy, server_.port(), "POST", "/decide/P-hold", {"Cookie: " + ana_jar, "X-Forwarded-Email: ana@example.com"},
+              "verdict=deny&reason=no&version=1&csrf=" + ana_csrf);
   EXPECT_EQ(r.status, 403);
   EXPECT_NE(r.body.find("already approved by bo@example.com"), std::string::npos) << r.body;
 }
@@ -372,9 +387,11 @@ TEST_F(DeskIdentityTest, TheAuthorAndAnExpiredRequestAreRefusedThroughTheProxyTo
                         "verdict=approve&version=1&csrf=" + csrf);
   EXPECT_EQ(r.status, 403);
   EXPECT_NE(r.body.find("ana@example.com wrote P-own v1 and cannot decide it"), std::string::npos) << r.body;
+  std::string bo_jar;
+  const std::string bo_csrf = OpenForm(kProxy, "/decide/P-own", &bo_jar, {"X-Forwarded-Email: bo@example.com"});
   clock_.Advance(std::chrono::hours(3));
-  r = RawHttp(kProxy, server_.port(), "POST", "/decide/P-own", {"Cookie: " + jar, "X-Forwarded-Email: bo@example.com"},
-              "verdict=approve&version=1&csrf=" + csrf);
+  r = RawHttp(kProxy, server_.port(), "POST", "/decide/P-own", {"Cookie: " + bo_jar, "X-Forwarded-Email: bo@example.com"},
+              "verdict=approve&version=1&csrf=" + bo_csrf);
   EXPECT_EQ(r.status, 403);
   EXPECT_NE(r.body.find("expired"), std::string::npos) << r.body;
   EXPECT_EQ(RawHttp(kProxy, server_.port(), "GET", "/decide/P-nope", as_ana).status, 404);

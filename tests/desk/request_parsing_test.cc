@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "desk/csrf_token.h"
+
 namespace dw::desk {
 namespace {
 
@@ -74,13 +76,29 @@ TEST(DeskRequestParsingTest, TheFormDecodesAndRefusesRepeatsAndBadEscapes) {
   EXPECT_FALSE(ParseForm("a=%4", &i));
 }
 
-TEST(DeskRequestParsingTest, TheCsrfTokenMatchesOnlyTheCookiesOwn) {
+TEST(DeskRequestParsingTest, TheCsrfCookieIsReadByItsExactName) {
   EXPECT_EQ(CookieValue("dw_session=s; dw_csrf=abc", kCsrfCookie), "abc");
   EXPECT_EQ(CookieValue("x_dw_csrf=abc", kCsrfCookie), "");
-  EXPECT_TRUE(CsrfMatches("dw_session=s; dw_csrf=abc", "abc"));
-  EXPECT_FALSE(CsrfMatches("dw_csrf=abc", "abd"));
-  EXPECT_FALSE(CsrfMatches("dw_csrf=", ""));
-  EXPECT_FALSE(CsrfMatches("", ""));
+}
+
+// A token matches only with its own binding, in both the form and the cookie; a token anyone can
+// write (a planted cookie with the same value in the form) never does.
+TEST(DeskCsrfTokenTest, ATokenMatchesOnlyItsBindingAndItsOwnCookie) {
+  const std::string token = NewCsrfToken("approve:link-A");
+  ASSERT_EQ(token.size(), 113u);
+  EXPECT_TRUE(CsrfMatches("dw_session=s; dw_csrf=" + token, token, "approve:link-A"));
+  EXPECT_FALSE(CsrfMatches("dw_csrf=" + token, token, "approve:link-B"));
+  EXPECT_FALSE(CsrfMatches("dw_csrf=" + token, token, "decide:P1\nana@example.com"));
+  EXPECT_FALSE(CsrfMatches("dw_csrf=" + NewCsrfToken("approve:link-A"), token, "approve:link-A"));  // another form's cookie
+  EXPECT_FALSE(CsrfMatches("", token, "approve:link-A"));
+  std::string altered = token;
+  altered.back() = altered.back() == '0' ? '1' : '0';
+  EXPECT_FALSE(CsrfMatches("dw_csrf=" + altered, altered, "approve:link-A"));
+  const std::string planted = std::string(48, 'a') + "." + std::string(64, 'b');
+  EXPECT_FALSE(CsrfMatches("dw_csrf=" + planted, planted, "approve:link-A"));
+  EXPECT_FALSE(CsrfMatches("dw_csrf=abc", "abc", "approve:link-A"));
+  EXPECT_FALSE(CsrfMatches("dw_csrf=", "", ""));
+  EXPECT_NE(NewCsrfToken("approve:link-A"), token);  // a fresh nonce each time
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "actions/actions.h"
+#include "desk/csrf_token.h"
 #include "desk/html.h"
 #include "desk/request_parsing.h"
 #include "tests/fuzz/fuzz_support.h"
@@ -111,9 +112,13 @@ void Form(const std::string& body, const std::string& cookie) {
   std::map<std::string, std::string> back;
   if (!dw::desk::ParseForm(again, &back) || back != fields) Broken("a form re-encoded does not parse to itself");
   const std::string sent = fields.count("csrf") ? fields["csrf"] : "";
-  if (dw::desk::CsrfMatches(cookie, sent) &&
-      (sent.empty() || dw::desk::CookieValue(cookie, dw::desk::kCsrfCookie) != sent))
-    Broken("a CSRF token matched that is not the cookie's");
+  // A token this process did not make never matches, whatever the cookie and form say; one it made
+  // matches only with its own binding, in both places.
+  if (dw::desk::CsrfMatches(cookie, sent, "approve:fuzz") || dw::desk::CsrfMatches(cookie, sent, sent))
+    Broken("a CSRF token matched that this process never made");
+  static const std::string minted = dw::desk::NewCsrfToken("approve:fuzz");
+  if (!minted.empty() && body != "approve:fuzz" && dw::desk::CsrfMatches("dw_csrf=" + minted, minted, body))
+    Broken("a CSRF token matched under a binding it was not made for");
   if (fields.count("version")) PositiveNumber(fields["version"], 9);
 }
 
