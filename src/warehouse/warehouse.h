@@ -64,7 +64,7 @@ class Warehouse {
   // The columns of `table`, or nullopt when the catalog has no such table.
   virtual Result<std::optional<TableSchema>> DescribeTable(const TableId& table) = 0;
 
-  // Runs one read-only statement whose parameters are $1..$N, bound to `params`. A statement that
+  // Runs one read-only statement whose parameters are dialect().Param(1..N), bound to `params`. A statement that
   // runs longer than options.timeout is interrupted and fails with kDeadlineExceeded; a statement
   // that tries to write fails (the connection is read-only). The engine's message is kept.
   virtual Result<QueryOutcome> Query(const std::string& sql, const std::vector<SqlValue>& params,
