@@ -1,6 +1,7 @@
 // The Warehouse interface: where checks and monitors push their SQL down. One implementation per
-// engine (SQLite, PostgreSQL, BigQuery); each knows its dialect and reads table metadata from the engine's
-// own catalog, so names from users are validated against what exists before any SQL is built.
+// engine (SQLite, PostgreSQL, BigQuery); each knows its dialect and reads table metadata from the
+// engine's own catalog, so names from users are validated against what exists before any SQL is
+// built.
 // Connections are read-only: a warehouse is observed, never changed.
 #pragma once
 
