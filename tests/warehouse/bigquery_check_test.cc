@@ -5,6 +5,7 @@
 
 #include "base/time_text.h"
 #include "config/workspace.h"
+#include "observe/metrics/monitor_query.h"
 #include "observe/quality/quality_run.h"
 #include "warehouse/backends.h"
 #include "tests/warehouse/bigquery_sim_support.h"
@@ -120,6 +121,17 @@ TEST_F(BigQueryCheckTest, FreshnessFailsAnHourLaterAndAnUnreachableWarehouseIsAn
   auto down = observe::quality::RunQuality(workspace_, nullptr, clock_, req);
   ASSERT_TRUE(down.ok()) << down.status().ToString();
   EXPECT_EQ(down->ExitCode(), 2) << down->ToJson().dump(2);
+}
+
+TEST_F(BigQueryCheckTest, AMonitorQuerysNamedWindowIsBoundAsBigQueryParameters) {
+  // :window_start and :window_end become @p1 and @p2; the orders placed in [45, 5) minutes ago.
+  auto rows = observe::metrics::RunMonitorQuery(
+      config_, "SELECT count(*) FROM `dw-test`.`shop`.`orders` WHERE `placed_at` >= CAST(:window_start AS TIMESTAMP) "
+               "AND `placed_at` < CAST(:window_end AS TIMESTAMP)",
+      MinutesAgo(45), MinutesAgo(5));
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].value, 3.0);
 }
 
 TEST(BigQueryWorkspace, TheWorkspaceFileDeclaresABigQueryWarehouseWithItsKeys) {
