@@ -4,7 +4,8 @@
 //        expires_in, token_type; refused as {"error": "invalid_grant", "error_description"}
 //   POST /bigquery/v2/projects/{p}/queries          jobs.query (GoogleSQL, NAMED parameters)
 //   GET  /bigquery/v2/projects/{p}/queries/{job}    jobs.getQueryResults (location, pageToken)
-//   GET  /_sim/state                                {"token_grants", "api_calls", "jobs", "queries"}
+//   POST /bigquery/v2/projects/{p}/jobs/{job}/cancel jobs.cancel (counted)
+//   GET  /_sim/state                                {"token_grants", "api_calls", "jobs", "queries", "cancelled"}
 //   POST /_sim/expire_tokens                        every token issued so far expires now
 // Every API call needs "Authorization: Bearer TOKEN" of a token the endpoint issued and that has
 // not expired (401 in Google's error shape otherwise). Tables are real: they live in an embedded
@@ -127,9 +128,13 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
       if (!Authorized(req, res)) return;
       Results(req.matches[1], req.matches[2], req, res);
     });
+    server.Post(R"(/bigquery/v2/projects/([^/]+)/jobs/([^/]+)/cancel)", [this, self](const httplib::Request& req, httplib::Response& res) {
+      if (!Authorized(req, res)) return;
+      Cancel(req.matches[1], req.matches[2], res);
+    });
     server.Get("/_sim/state", [this, self](const httplib::Request&, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mu_);
-      res.set_content(Json{{"token_grants", grants_}, {"api_calls", api_calls_}, {"jobs", jobs_.size()},
+      res.set_content(Json{{"token_grants", grants_}, {"api_calls", api_calls_}, {"jobs", jobs_.size()}, {"cancelled", cancelled_},
                            {"queries", queries_}}.dump(), "application/json");
     });
     server.Post("/_sim/expire_tokens", [this, self](const httplib::Request&, httplib::Response& res) {
@@ -501,6 +506,20 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
     res.set_content(out.dump(), "application/json; charset=UTF-8");
   }
 
+  // jobs.cancel: the job stops where it is (a job still running never completes) and the answer is
+  // {"kind": "bigquery#jobCancelResponse", "job": {...}}.
+  void Cancel(const std::string& project, const std::string& job_id, httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto job = project == catalog_.project ? jobs_.find(job_id) : jobs_.end();
+    if (job == jobs_.end())
+      return GoogleError(res, 404, "notFound", "Not found: Job " + project + ":" + catalog_.location + "." + job_id);
+    ++cancelled_;
+    Json out = {{"kind", "bigquery#jobCancelResponse"},
+                {"job", {{"jobReference", {{"projectId", project}, {"jobId", job_id}, {"location", catalog_.location}}},
+                         {"status", {{"state", "DONE"}}}}}};
+    res.set_content(out.dump(), "application/json; charset=UTF-8");
+  }
+
   void Results(const std::string& project, const std::string& job_id, const httplib::Request& req, httplib::Response& res) {
     std::lock_guard<std::mutex> lock(mu_);
     if (project != catalog_.project) return GoogleError(res, 404, "notFound", "Not found: Project " + project);
@@ -529,7 +548,7 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
   std::map<std::string, WallTime> tokens_;
   std::map<std::string, Job> jobs_;
   std::map<std::string, std::pair<std::string, size_t>> pages_;
-  int64_t grants_ = 0, api_calls_ = 0, queries_ = 0;
+  int64_t grants_ = 0, api_calls_ = 0, queries_ = 0, cancelled_ = 0;
 };
 
 }  // namespace

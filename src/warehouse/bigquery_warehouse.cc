@@ -192,9 +192,11 @@ class BigQueryWarehouse final : public Warehouse {
     milliseconds pause{50};
     while (!Complete(*r)) {
       if (job.empty()) return Unavailable("warehouse '" + name_ + "': BigQuery answered jobComplete:false without a jobId");
-      if (SteadyClock::now() + pause >= deadline)
+      if (SteadyClock::now() + pause >= deadline) {
+        Cancel(job, job_location);
         return DeadlineExceeded("warehouse '" + name_ + "': BigQuery job " + job + " did not complete within the " +
-                                std::to_string(options.timeout.count()) + " ms timeout");
+                                std::to_string(options.timeout.count()) + " ms timeout and was cancelled");
+      }
       std::this_thread::sleep_for(pause);
       pause = std::min(pause * 2, milliseconds(1000));
       r = Results(job, job_location, "", deadline);
@@ -249,6 +251,14 @@ class BigQueryWarehouse final : public Warehouse {
                       std::to_string(kServerWait.count());
     if (!page_token.empty()) url += "&pageToken=" + net::EncodePathSegment(page_token);
     return Call("GET", url, "", deadline);
+  }
+
+  // jobs.cancel, best effort: a job past its statement's timeout would otherwise run (and bill)
+  // to its end. Its own failure changes nothing for the caller, who already has the deadline.
+  void Cancel(const std::string& job, const std::string& location) {
+    const std::string url = net::JoinUrl(api_url_, {"bigquery", "v2", "projects", project_, "jobs", job, "cancel"}) +
+                            "?location=" + net::EncodePathSegment(location);
+    (void)Call("POST", url, "", SteadyClock::now() + std::chrono::seconds(5));
   }
 
   // One API call with the access token: a 401 fetches a new token once; rateLimitExceeded,

@@ -240,6 +240,8 @@ TEST_F(BigQueryClientTest, FollowsPageTokensAndPollsAJobUntilItCompletes) {
   ASSERT_TRUE(slow_wh.ok());
   auto late = (*slow_wh)->Query("SELECT 1", {}, {std::chrono::milliseconds(600)});
   EXPECT_EQ(late.status().code(), StatusCode::kDeadlineExceeded) << late.status().ToString();
+  // ... and the job is cancelled rather than left to run and bill.
+  EXPECT_EQ(other.SimState()["cancelled"], 1);
 }
 
 Json Fault(const std::string& method, const std::string& path, int status, const std::string& reason, int times) {
