@@ -16,6 +16,8 @@ void InstallFlink(const Json& script, httplib::Server& server, std::shared_ptr<S
 void InstallKestra(const Json& script, httplib::Server& server, std::shared_ptr<SimClock> clock);
 void InstallKafkaConnect(const Json& script, httplib::Server& server, std::shared_ptr<SimClock> clock);
 void InstallSchemaRegistry(const Json& script, httplib::Server& server, std::shared_ptr<SimClock> clock);
+// BigQuery's REST API and Google's token endpoint over tables in an embedded SQLite (bigquery_sim.cc).
+void InstallBigQuery(const Json& script, httplib::Server& server, std::shared_ptr<SimClock> clock);
 // The notification receivers (notify_receivers.cc): each validates requests as its service does,
 // records them for GET /_sim/received, keeps the service's state for GET /_sim/state, and applies
 // the `after` faults (answer lost, work done) of `faults`.

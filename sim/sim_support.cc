@@ -189,6 +189,7 @@ std::optional<Platform> ParsePlatform(const std::string& name) {
   if (name == "teams") return Platform::kTeams;
   if (name == "opsgenie") return Platform::kOpsgenie;
   if (name == "pagerduty") return Platform::kPagerDuty;
+  if (name == "bigquery") return Platform::kBigQuery;
   return std::nullopt;
 }
 

@@ -21,9 +21,17 @@ inline constexpr const char* kWorkspaceFileName = "dataworkers.yaml";
 
 struct WarehouseConfig {
   std::string name;  // key under warehouses:
-  std::string type;  // "sqlite" | "postgres"
+  std::string type;  // "sqlite" | "postgres" | "bigquery"
   std::string path;  // sqlite: absolute path (resolved against the workspace folder)
   std::string dsn;   // postgres: libpq connection string (may hold a secret: never print it whole)
+  // bigquery: the project jobs run in and tables default to, the jobs' location ("US", "EU",
+  // "europe-west1"), the path of a service-account JSON key, and endpoints for private access
+  // or the simulator (default Google's).
+  std::string project;
+  std::string location;
+  std::string credentials;
+  std::string api_url;
+  std::string token_url;
   std::optional<int64_t> max_scan_rows;  // a run may read at most this many rows here (estimated)
   std::chrono::milliseconds query_timeout{std::chrono::minutes(5)};  // per statement
 };

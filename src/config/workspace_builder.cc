@@ -235,6 +235,18 @@ void Builder::BuildWarehouses(const Json& doc, Workspace* ws) {
         Error(path, "a postgres warehouse needs 'dsn' (e.g. dsn: \"postgresql://user@host:5432/db\")");
       if (w.contains("path")) Error(path + ".path", "'path' applies to sqlite warehouses; postgres uses 'dsn'");
       wc.dsn = Str(w, "dsn");
+    } else if (wc.type == "bigquery") {
+      if (!w.contains("project")) Error(path, "a bigquery warehouse needs 'project' (e.g. project: my-project)");
+      if (!w.contains("credentials"))
+        Error(path, "a bigquery warehouse needs 'credentials', the path of a service-account JSON key "
+                    "(e.g. credentials: \"${GOOGLE_APPLICATION_CREDENTIALS}\")");
+      for (const char* other : {"path", "dsn"})
+        if (w.contains(other)) Error(path + "." + other, std::string("'") + other + "' does not apply to bigquery warehouses");
+      wc.project = Str(w, "project");
+      wc.location = w.contains("location") ? Str(w, "location") : "US";
+      if (w.contains("credentials")) wc.credentials = Resolve(Str(w, "credentials"));
+      wc.api_url = w.contains("api_url") ? Str(w, "api_url") : "https://bigquery.googleapis.com";
+      if (w.contains("token_url")) wc.token_url = Str(w, "token_url");
     }
     if (w.contains("max_scan_rows")) wc.max_scan_rows = w["max_scan_rows"].get<int64_t>();
     if (w.contains("query_timeout")) {

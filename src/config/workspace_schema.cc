@@ -153,9 +153,14 @@ ValueSchema NotifySchema() {
 
 ValueSchema BuildWorkspaceSchema() {
   ValueSchema warehouse = Obj({
-      Req("type", Enum({"sqlite", "postgres"})),
+      Req("type", Enum({"sqlite", "postgres", "bigquery"})),
       Opt("path", Str()),
       Opt("dsn", Secret(SecretKind::kConnection)),
+      Opt("project", Str()),
+      Opt("location", Str()),
+      Opt("credentials", Str()),
+      Opt("api_url", Url()),
+      Opt("token_url", Url()),
       Opt("max_scan_rows", Int(0)),
       Opt("query_timeout", Of(ValueType::kDuration)),
   });

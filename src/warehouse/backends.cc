@@ -1,5 +1,6 @@
 #include "warehouse/backends.h"
 
+#include "warehouse/bigquery_warehouse.h"
 #include "warehouse/postgres_warehouse.h"
 #include "warehouse/probe_backends.h"
 #include "warehouse/sqlite_warehouse.h"
@@ -20,6 +21,7 @@ const std::vector<WarehouseBackend>& Backends() {
   static const std::vector<WarehouseBackend> kBackends = {
       {"sqlite", OpenSqlite, ProbeSqliteWarehouse, SqliteLocation, SqliteDialect},
       {"postgres", OpenPostgres, ProbePostgresWarehouse, PostgresLocation, PostgresDialect},
+      {"bigquery", OpenBigQueryWarehouse, ProbeBigQueryWarehouse, BigQueryLocation, BigQueryDialect},
   };
   return kBackends;
 }

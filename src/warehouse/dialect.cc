@@ -15,6 +15,10 @@ std::string Dialect::Quote(std::string_view name) const {
   return out + "\"";
 }
 
-std::string Dialect::Param(int n) { return "$" + std::to_string(n); }
+std::string Dialect::CountWhere(const std::string& condition) const {
+  return "count(*) FILTER (WHERE " + condition + ")";
+}
+
+std::string Dialect::Param(int n) const { return "$" + std::to_string(n); }
 
 }  // namespace dw::warehouse

@@ -38,16 +38,22 @@ class Dialect {
   // The workspace's `type:` name ("sqlite", "postgres").
   virtual std::string_view name() const = 0;
 
-  // `name` in double quotes with embedded double quotes doubled (SQL's rule, which every engine
-  // so far follows).
-  std::string Quote(std::string_view name) const;
+  // `name` quoted so that the engine reads it as exactly that identifier. The default is SQL's rule
+  // (double quotes, embedded double quotes doubled; SQLite, PostgreSQL); BigQuery uses backticks.
+  virtual std::string Quote(std::string_view name) const;
   // The catalog's name for the table a workspace reference gives as `schema` (possibly empty) and
   // `table`: SQLite has the one schema "main", PostgreSQL's default is "public".
   virtual TableId TableOf(const std::string& schema, const std::string& table) const = 0;
   // The quoted, qualified table name used in FROM.
   virtual std::string Table(const TableId& table) const = 0;
-  // The n-th parameter (1-based); every engine's driver here accepts $N.
-  static std::string Param(int n);
+  // The n-th parameter (1-based), bound to the n-th value passed to Warehouse::Query. The default
+  // is $N (SQLite's and PostgreSQL's drivers); BigQuery names its parameters (@pN).
+  virtual std::string Param(int n) const;
+
+  // An aggregate counting the rows for which `condition` holds. The default is the SQL standard's
+  // `count(*) FILTER (WHERE ...)` (SQLite 3.30+, PostgreSQL 9.4+); BigQuery has no FILTER clause
+  // and spells it countif.
+  virtual std::string CountWhere(const std::string& condition) const;
 
   // An expression giving the latest value of `quoted_column` in a form the caller converts to
   // Unix milliseconds: for a native time column the epoch in milliseconds, else the raw maximum.

@@ -47,7 +47,8 @@ size_t VerbatimEnd(const std::string& sql, size_t i) {
 }  // namespace
 
 Result<PositionalSql> BindNamedParameters(const std::string& sql,
-                                          const std::map<std::string, SqlValue>& values) {
+                                          const std::map<std::string, SqlValue>& values,
+                                          const Dialect* dialect) {
   PositionalSql out;
   std::vector<std::string> order;
   for (size_t i = 0; i < sql.size();) {
@@ -79,7 +80,8 @@ Result<PositionalSql> BindNamedParameters(const std::string& sql,
         order.push_back(name);
         out.params.push_back(it->second);
       }
-      out.sql += "$" + std::to_string(pos + 1);
+      const int n = static_cast<int>(pos + 1);
+      out.sql += dialect != nullptr ? dialect->Param(n) : "$" + std::to_string(n);
       i = j;
       continue;
     }

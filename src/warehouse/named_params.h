@@ -14,14 +14,15 @@
 namespace dw::warehouse {
 
 struct PositionalSql {
-  std::string sql;                 // with $1..$N
+  std::string sql;                 // with $1..$N (or the dialect's spelling)
   std::vector<SqlValue> params;    // bound to $1..$N
 };
 
-// Rewrites the :name parameters of `sql` to $1..$N and orders `values` to match (a name used twice
-// is one parameter). Fails with kInvalidArgument naming a parameter that has no value, and listing
-// the names that do.
+// Rewrites the :name parameters of `sql` to $1..$N (or `dialect`'s Param(1..N) when given, e.g.
+// BigQuery's @p1..@pN) and orders `values` to match (a name used twice is one parameter). Fails
+// with kInvalidArgument naming a parameter that has no value, and listing the names that do.
 Result<PositionalSql> BindNamedParameters(const std::string& sql,
-                                          const std::map<std::string, SqlValue>& values);
+                                          const std::map<std::string, SqlValue>& values,
+                                          const Dialect* dialect = nullptr);
 
 }  // namespace dw::warehouse

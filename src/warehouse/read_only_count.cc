@@ -1,5 +1,6 @@
 #include "warehouse/read_only_count.h"
 
+#include "warehouse/backends.h"
 #include "warehouse/named_params.h"
 #include "warehouse/warehouse.h"
 
@@ -8,7 +9,7 @@ namespace dw::warehouse {
 Result<SqlValue> RunTrustedScalar(const config::WarehouseConfig& config, const std::string& sql,
                                   const std::map<std::string, SqlValue>& params,
                                   std::chrono::milliseconds timeout) {
-  Result<PositionalSql> bound = BindNamedParameters(sql, params);
+  Result<PositionalSql> bound = BindNamedParameters(sql, params, FindDialect(config.type));
   if (!bound.ok()) return InvalidArgument("warehouse " + config.name + ": " + bound.status().message());
   Result<std::unique_ptr<Warehouse>> wh = OpenWarehouse(config);
   if (!wh.ok()) return wh.status();

@@ -1,6 +1,7 @@
 // The Warehouse interface: where checks and monitors push their SQL down. One implementation per
-// engine (SQLite, PostgreSQL); each knows its dialect and reads table metadata from the engine's
-// own catalog, so names from users are validated against what exists before any SQL is built.
+// engine (SQLite, PostgreSQL, BigQuery); each knows its dialect and reads table metadata from the
+// engine's own catalog, so names from users are validated against what exists before any SQL is
+// built.
 // Connections are read-only: a warehouse is observed, never changed.
 #pragma once
 
@@ -64,7 +65,7 @@ class Warehouse {
   // The columns of `table`, or nullopt when the catalog has no such table.
   virtual Result<std::optional<TableSchema>> DescribeTable(const TableId& table) = 0;
 
-  // Runs one read-only statement whose parameters are $1..$N, bound to `params`. A statement that
+  // Runs one read-only statement whose parameters are dialect().Param(1..N), bound to `params`. A statement that
   // runs longer than options.timeout is interrupted and fails with kDeadlineExceeded; a statement
   // that tries to write fails (the connection is read-only). The engine's message is kept.
   virtual Result<QueryOutcome> Query(const std::string& sql, const std::vector<SqlValue>& params,

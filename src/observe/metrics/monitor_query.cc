@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "observe/metrics/series_csv.h"
+#include "warehouse/backends.h"
 #include "warehouse/named_params.h"
 #include "warehouse/warehouse.h"
 
@@ -37,7 +38,7 @@ Result<std::vector<MonitorRow>> RunMonitorQuery(const config::WarehouseConfig& w
                                                 const std::string& window_start,
                                                 const std::string& window_end) {
   Result<warehouse::PositionalSql> bound = warehouse::BindNamedParameters(
-      sql, {{"window_start", window_start}, {"window_end", window_end}});
+      sql, {{"window_start", window_start}, {"window_end", window_end}}, warehouse::FindDialect(wh.type));
   if (!bound.ok()) return InvalidArgument("warehouse " + wh.name + ": " + bound.status().message());
   Result<std::unique_ptr<warehouse::Warehouse>> opened = warehouse::OpenWarehouse(wh);
   if (!opened.ok()) return Unavailable(opened.status().message());

@@ -80,8 +80,8 @@ std::optional<Result<warehouse::QueryOutcome>> RunPartitionedScan(warehouse::War
   const bool has_where = scan.query.sql.find(" WHERE ") != std::string::npos;
   const int first = static_cast<int>(scan.query.params.size()) + 1;
   const std::string sql = scan.query.sql + (has_where ? " AND " : " WHERE ") + rowid + " >= " +
-                          warehouse::Dialect::Param(first) + " AND " + rowid + " < " +
-                          warehouse::Dialect::Param(first + 1);
+                          wh.dialect().Param(first) + " AND " + rowid + " < " +
+                          wh.dialect().Param(first + 1);
   const int64_t span = (*hi - *lo + 1 + n - 1) / n;
   std::vector<std::optional<Result<warehouse::QueryOutcome>>> parts(static_cast<size_t>(n));
   std::vector<std::thread> threads;

@@ -1,0 +1,322 @@
+#include "sim/bigquery_sql.h"
+
+#include <cctype>
+#include <map>
+#include <string_view>
+#include <vector>
+
+namespace dw::sim {
+namespace {
+
+std::string Upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Case-insensitive equality (GoogleSQL keywords and INFORMATION_SCHEMA names), without a
+// temporary: GCC 12 warns wrongly (stringop-overread) on comparing an uppercased copy.
+bool IEquals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::toupper(static_cast<unsigned char>(a[i])) != std::toupper(static_cast<unsigned char>(b[i]))) return false;
+  return true;
+}
+
+bool IdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::string DoubleQuoted(const std::string& name) {
+  std::string out = "\"";
+  for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string SingleQuoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+const std::set<std::string>& Keywords() {
+  static const std::set<std::string> k = {
+      "SELECT", "FROM",   "WHERE", "GROUP",  "BY",     "HAVING", "ORDER",   "LIMIT",     "AS",    "IN",
+      "NOT",    "AND",    "OR",    "EXISTS", "ON",     "JOIN",   "USING",   "CASE",      "WHEN",  "THEN",
+      "ELSE",   "END",    "IS",    "NULL",   "DISTINCT", "ALL",  "UNION",   "EXCEPT",    "INTERSECT",
+      "ASC",    "DESC",   "BETWEEN", "LIKE", "OFFSET", "WITH",   "TRUE",    "FALSE",     "INNER", "LEFT",
+      "RIGHT",  "FULL",   "OUTER", "CROSS"};
+  return k;
+}
+
+// GoogleSQL function -> the SQLite function that evaluates it here.
+const std::map<std::string, std::string>& Functions() {
+  static const std::map<std::string, std::string> f = {
+      {"COUNT", "count"},   {"SUM", "sum"},       {"MIN", "min"},       {"MAX", "max"},
+      {"AVG", "avg"},       {"COALESCE", "coalesce"}, {"IFNULL", "ifnull"}, {"ABS", "abs"},
+      {"LOWER", "lower"},   {"UPPER", "upper"},   {"LENGTH", "length"}, {"ROUND", "round"},
+      {"COUNTIF", "bq_countif"}, {"UNIX_MILLIS", "bq_unix_millis"}, {"UNIX_SECONDS", "bq_unix_seconds"},
+      {"DATE", "bq_date"},  {"DATETIME", "bq_datetime"}, {"TIMESTAMP", "bq_timestamp"}};
+  return f;
+}
+
+const std::set<std::string>& CastTypes() {
+  static const std::set<std::string> t = {"INT64", "FLOAT64", "STRING", "TIMESTAMP", "DATE", "DATETIME",
+                                          "NUMERIC", "BIGNUMERIC", "BOOL"};
+  return t;
+}
+
+class Translator {
+ public:
+  Translator(const std::string& sql, const BigQueryCatalog& catalog) : s_(sql), catalog_(catalog) {}
+
+  SqlTranslation Run() {
+    while (i_ < s_.size() && error_.reason.empty()) Step();
+    if (error_.reason.empty() && !saw_first_) Invalid("Syntax error: Unexpected end of statement");
+    if (!error_.reason.empty()) return error_;
+    SqlTranslation t;
+    t.ok = true;
+    t.sql = out_;
+    return t;
+  }
+
+ private:
+  std::string Where() const {
+    int line = 1, col = 1;
+    for (size_t k = 0; k < i_ && k < s_.size(); ++k) {
+      if (s_[k] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    return " at [" + std::to_string(line) + ":" + std::to_string(col) + "]";
+  }
+  void Fail(int status, const std::string& reason, const std::string& message) {
+    if (!error_.reason.empty()) return;
+    error_.http_status = status;
+    error_.reason = reason;
+    error_.message = message;
+  }
+  void Invalid(const std::string& message) { Fail(400, "invalidQuery", message + Where()); }
+
+  char At(size_t k) const { return k < s_.size() ? s_[k] : '\0'; }
+
+  void Step() {
+    const char c = s_[i_];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      out_ += c;
+      ++i_;
+    } else if ((c == '-' && At(i_ + 1) == '-') || c == '#') {
+      while (i_ < s_.size() && s_[i_] != '\n') ++i_;
+      out_ += ' ';
+    } else if (c == '/' && At(i_ + 1) == '*') {
+      size_t end = s_.find("*/", i_ + 2);
+      if (end == std::string::npos) return Invalid("Syntax error: Unclosed comment");
+      i_ = end + 2;
+      out_ += ' ';
+    } else if (c == '\'' || c == '"') {
+      Literal(c);
+    } else if (c == '`' || IdentStart(c)) {
+      Name();
+    } else if (c == '@') {
+      size_t j = i_ + 1;
+      while (j < s_.size() && IdentChar(s_[j])) ++j;
+      if (j == i_ + 1 || !IdentStart(s_[i_ + 1])) return Invalid("Syntax error: Unexpected \"@\"");
+      out_ += s_.substr(i_, j - i_);
+      i_ = j;
+    } else if (c == '$' || c == '?' || (c == ':' && IdentStart(At(i_ + 1)))) {
+      Invalid(std::string("Syntax error: Illegal input character \"") + c + "\"");
+    } else if (c == ';') {
+      size_t j = i_ + 1;
+      while (j < s_.size() && std::isspace(static_cast<unsigned char>(s_[j]))) ++j;
+      if (j != s_.size()) return Invalid("Syntax error: Expected end of input but got keyword");
+      i_ = j;
+    } else if (c == '(') {
+      ++depth_;
+      out_ += c;
+      ++i_;
+    } else if (c == ')') {
+      if (!casts_.empty() && casts_.back().depth == depth_) {
+        if (!casts_.back().typed) return Invalid("Syntax error: Expected keyword AS but got \")\"");
+        casts_.pop_back();
+      }
+      --depth_;
+      out_ += c;
+      ++i_;
+    } else {
+      out_ += c;
+      ++i_;
+    }
+  }
+
+  // '...' is kept; "..." (a string in GoogleSQL) becomes '...'.
+  void Literal(char quote) {
+    size_t j = i_ + 1;
+    std::string text;
+    for (; j < s_.size() && s_[j] != quote; ++j) {
+      if (s_[j] == '\\') return Invalid("Syntax error: escape sequences in literals are outside the simulator's subset");
+      text += s_[j];
+    }
+    if (j >= s_.size()) return Invalid("Syntax error: Unclosed string literal");
+    out_ += SingleQuoted(text);
+    i_ = j + 1;
+  }
+
+  // A name or a dotted path of names, backticked or bare.
+  void Name() {
+    const size_t start = i_;
+    std::vector<std::string> parts;
+    bool quoted = false;
+    for (;;) {
+      if (At(i_) == '`') {
+        quoted = true;
+        std::string text;
+        size_t j = i_ + 1;
+        for (; j < s_.size() && s_[j] != '`'; ++j) {
+          if (s_[j] == '\\' && j + 1 < s_.size()) ++j;  // \` and \\ escape the next character
+          text += s_[j];
+        }
+        if (j >= s_.size()) return Invalid("Syntax error: Unclosed identifier literal");
+        i_ = j + 1;
+        // `project.dataset.table` in one quote is the same path.
+        size_t from = 0;
+        for (size_t dot; (dot = text.find('.', from)) != std::string::npos; from = dot + 1)
+          parts.push_back(text.substr(from, dot - from));
+        parts.push_back(text.substr(from));
+      } else {
+        size_t j = i_;
+        while (j < s_.size() && IdentChar(s_[j])) ++j;
+        parts.push_back(s_.substr(i_, j - i_));
+        i_ = j;
+      }
+      if (At(i_) == '.' && (At(i_ + 1) == '`' || IdentStart(At(i_ + 1)))) {
+        ++i_;
+        continue;
+      }
+      break;
+    }
+    if (parts.size() == 1 && !quoted) return Word(parts[0], start);
+    if (parts.size() == 1) {
+      out_ += DoubleQuoted(parts[0]);
+      return;
+    }
+    Path(parts);
+  }
+
+  void Word(const std::string& word, size_t start) {
+    const std::string upper = Upper(word);
+    if (!saw_first_) {
+      saw_first_ = true;
+      if (!IEquals(word, "SELECT") && !IEquals(word, "WITH")) {
+        i_ = start;
+        return Invalid("the simulator runs queries (SELECT or WITH) only; got " + upper);
+      }
+    }
+    if (IEquals(word, "FILTER")) {
+      i_ = start;
+      return Invalid("Syntax error: Unexpected keyword FILTER");
+    }
+    size_t j = i_;
+    while (j < s_.size() && std::isspace(static_cast<unsigned char>(s_[j]))) ++j;
+    const bool call = At(j) == '(';
+    if (!casts_.empty() && casts_.back().depth == depth_ && IEquals(word, "AS")) {
+      // CAST(x AS T): the type becomes bq_cast's second argument.
+      size_t k = j;
+      while (k < s_.size() && IdentChar(s_[k])) ++k;
+      const std::string type = Upper(s_.substr(j, k - j));
+      if (!CastTypes().count(type)) {
+        i_ = j;
+        return Invalid("Syntax error: the simulator casts to " + std::string("INT64, FLOAT64, STRING, TIMESTAMP, DATE, "
+                       "DATETIME, NUMERIC, BIGNUMERIC or BOOL, not '") + type + "'");
+      }
+      while (!out_.empty() && std::isspace(static_cast<unsigned char>(out_.back()))) out_.pop_back();
+      out_ += ", '" + type + "'";
+      casts_.back().typed = true;
+      i_ = k;
+      return;
+    }
+    if (call && IEquals(word, "CAST")) {
+      out_ += "bq_cast";
+      casts_.push_back({depth_ + 1, false});
+      return;
+    }
+    if (call && !Keywords().count(upper)) {
+      auto f = Functions().find(upper);
+      if (f == Functions().end()) {
+        i_ = start;
+        return Invalid("Function not found: " + word);
+      }
+      out_ += f->second;
+      return;
+    }
+    out_ += word;
+  }
+
+  void Path(std::vector<std::string> parts) {
+    size_t info = parts.size();
+    for (size_t k = 0; k < parts.size(); ++k)
+      if (IEquals(parts[k], "INFORMATION_SCHEMA")) info = k;
+    if (info < parts.size()) return InformationSchema(parts, info);
+    if (parts.size() > 3) return Invalid("Syntax error: a table path has at most 3 parts");
+    std::string project = parts.size() == 3 ? parts[0] : catalog_.project;
+    const std::string& dataset = parts[parts.size() - 2];
+    const std::string& table = parts.back();
+    if (project != catalog_.project) return Fail(404, "notFound", "Not found: Project " + project);
+    if (!catalog_.datasets.count(dataset))
+      return Fail(404, "notFound", "Not found: Dataset " + project + ":" + dataset + " was not found in location " +
+                                       catalog_.location);
+    if (!catalog_.tables.count({dataset, table}))
+      return Fail(404, "notFound", "Not found: Table " + project + ":" + dataset + "." + table +
+                                       " was not found in location " + catalog_.location);
+    if (catalog_.denied_datasets.count(dataset))
+      return Fail(403, "accessDenied", "Access Denied: Table " + project + ":" + dataset + "." + table +
+                                           ": User does not have permission to query table " + project + ":" +
+                                           dataset + "." + table + ", or perhaps it does not exist.");
+    out_ += SqliteTableName(dataset, table);
+  }
+
+  void InformationSchema(const std::vector<std::string>& parts, size_t info) {
+    if (info + 2 != parts.size()) return Invalid("INFORMATION_SCHEMA views other than TABLES and COLUMNS are outside the simulator's subset");
+    const std::string view = Upper(parts.back());
+    if (!IEquals(view, "TABLES") && !IEquals(view, "COLUMNS"))
+      return Invalid("INFORMATION_SCHEMA." + view + " is outside the simulator's subset (TABLES, COLUMNS)");
+    if (info == 0) return Invalid("Table \"INFORMATION_SCHEMA." + view + "\" must be qualified with a dataset (e.g. dataset.table)");
+    if (info > 2) return Invalid("Syntax error: too many qualifiers before INFORMATION_SCHEMA");
+    if (info == 2 && parts[0] != catalog_.project) return Fail(404, "notFound", "Not found: Project " + parts[0]);
+    const std::string& scope = parts[info - 1];
+    const std::string sqlite_view = DoubleQuoted("INFORMATION_SCHEMA." + view);
+    if (scope.rfind("region-", 0) == 0) {
+      out_ += sqlite_view;
+      return;
+    }
+    if (!catalog_.datasets.count(scope))
+      return Fail(404, "notFound", "Not found: Dataset " + catalog_.project + ":" + scope + " was not found in location " +
+                                       catalog_.location);
+    out_ += "(SELECT * FROM " + sqlite_view + " WHERE table_schema = " + SingleQuoted(scope) + ")";
+  }
+
+  struct Cast {
+    int depth;
+    bool typed;
+  };
+  const std::string& s_;
+  const BigQueryCatalog& catalog_;
+  size_t i_ = 0;
+  int depth_ = 0;
+  bool saw_first_ = false;
+  std::vector<Cast> casts_;
+  std::string out_;
+  SqlTranslation error_;
+};
+
+}  // namespace
+
+std::string SqliteTableName(const std::string& dataset, const std::string& table) {
+  return DoubleQuoted(dataset + "." + table);
+}
+
+SqlTranslation TranslateGoogleSql(const std::string& sql, const BigQueryCatalog& catalog) {
+  return Translator(sql, catalog).Run();
+}
+
+}  // namespace dw::sim

@@ -1,0 +1,47 @@
+// The GoogleSQL subset dw-sim bigquery evaluates, translated to SQLite (docs/bigquery.md, "The
+// simulator's SQL subset"). A statement outside the subset is refused with the error BigQuery
+// itself gives (invalidQuery, notFound or accessDenied), never answered approximately.
+//
+// What is translated:
+//   - names: `project`.`dataset`.`table`, `dataset`.`table` and the one-token `project.dataset.table`
+//     become the SQLite table "dataset.table" (the project must be the simulator's; the table must
+//     be in its catalog); any other `name` becomes "name"
+//   - `X`.INFORMATION_SCHEMA.TABLES / .COLUMNS: with X = region-<location> the whole catalog, with
+//     X = a dataset that dataset's rows (X may be preceded by the project)
+//   - @name parameters are kept (SQLite binds @name); "text" is a string literal as in GoogleSQL
+//   - CAST(x AS T) becomes bq_cast(x, 'T'); countif, UNIX_MILLIS, UNIX_SECONDS, DATE, DATETIME and
+//     TIMESTAMP become the simulator's functions of the same meaning; count, sum, min, max, avg,
+//     coalesce, ifnull, abs, lower, upper, length and round are SQLite's
+// What is refused: anything but one SELECT/WITH statement, another function, FILTER (not
+// GoogleSQL), $N and :name placeholders, backslash escapes in literals, r/b-prefixed literals.
+#pragma once
+
+#include <set>
+#include <string>
+#include <utility>
+
+namespace dw::sim {
+
+struct BigQueryCatalog {
+  std::string project;
+  std::string location = "US";
+  std::set<std::string> datasets;
+  std::set<std::pair<std::string, std::string>> tables;  // (dataset, table)
+  std::set<std::string> denied_datasets;                 // answered accessDenied
+};
+
+struct SqlTranslation {
+  bool ok = false;
+  std::string sql;      // SQLite, when ok
+  int http_status = 0;  // otherwise: 400, 403 or 404
+  std::string reason;   // invalidQuery, accessDenied, notFound
+  std::string message;  // BigQuery's wording
+};
+
+// Translates `sql` for SQLite against `catalog`.
+SqlTranslation TranslateGoogleSql(const std::string& sql, const BigQueryCatalog& catalog);
+
+// The SQLite name of a catalog table: "dataset.table" in double quotes.
+std::string SqliteTableName(const std::string& dataset, const std::string& table);
+
+}  // namespace dw::sim

@@ -1,0 +1,166 @@
+#include "warehouse/bigquery_auth.h"
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include <cctype>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "base/json.h"
+#include "base/redaction.h"
+
+namespace dw::warehouse {
+namespace {
+
+constexpr char kGrantType[] = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
+int64_t UnixSeconds(TimePoint t) {
+  return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
+}
+
+// A string field of an untrusted JSON object, or "" when it is absent or not a string.
+std::string StringField(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// Form-encodes one value (application/x-www-form-urlencoded).
+std::string FormEncode(std::string_view v) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : v) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<ServiceAccountKey> ReadServiceAccountKey(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return NotFound("cannot read the service-account key file " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  Json j = Json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object())
+    return InvalidArgument("the service-account key file " + path + " is not a JSON object");
+  ServiceAccountKey key;
+  key.private_key_pem = StringField(j, "private_key");
+  // Registered before anything else can fail: the key must never be quoted.
+  RegisterSecret(key.private_key_pem);
+  key.client_email = StringField(j, "client_email");
+  key.token_uri = StringField(j, "token_uri");
+  if (key.private_key_pem.empty())
+    return InvalidArgument("the service-account key file " + path + " has no string 'private_key'");
+  if (key.client_email.empty())
+    return InvalidArgument("the service-account key file " + path + " has no string 'client_email'");
+  if (key.token_uri.empty()) key.token_uri = "https://oauth2.googleapis.com/token";
+  return key;
+}
+
+std::string Base64Url(std::string_view bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
+  out.resize(static_cast<size_t>(n));
+  while (!out.empty() && out.back() == '=') out.pop_back();
+  for (char& c : out) {
+    if (c == '+') c = '-';
+    if (c == '/') c = '_';
+  }
+  return out;
+}
+
+Result<std::string> SignServiceAccountJwt(const ServiceAccountKey& key, const std::string& audience,
+                                          const std::string& scope, TimePoint now) {
+  const int64_t iat = UnixSeconds(now);
+  Json header = {{"alg", "RS256"}, {"typ", "JWT"}};
+  Json claims = {{"iss", key.client_email}, {"scope", scope}, {"aud", audience},
+                 {"iat", iat}, {"exp", iat + 3600}};
+  const std::string signing_input = Base64Url(header.dump()) + "." + Base64Url(claims.dump());
+
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(
+      BIO_new_mem_buf(key.private_key_pem.data(), static_cast<int>(key.private_key_pem.size())), BIO_free);
+  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> pkey(
+      bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr, EVP_PKEY_free);
+  // OpenSSL's own error text is left out: it can quote the PEM it failed on.
+  if (!pkey || EVP_PKEY_base_id(pkey.get()) != EVP_PKEY_RSA)
+    return InvalidArgument("the service account's private_key is not an RSA private key in PEM form");
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  size_t len = 0;
+  if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, EVP_sha256(), nullptr, pkey.get()) != 1 ||
+      EVP_DigestSign(ctx.get(), nullptr, &len, reinterpret_cast<const unsigned char*>(signing_input.data()),
+                     signing_input.size()) != 1)
+    return Internal("signing the service-account JWT failed");
+  std::string sig(len, '\0');
+  if (EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(sig.data()), &len,
+                     reinterpret_cast<const unsigned char*>(signing_input.data()), signing_input.size()) != 1)
+    return Internal("signing the service-account JWT failed");
+  sig.resize(len);
+  return signing_input + "." + Base64Url(sig);
+}
+
+GoogleTokenSource::GoogleTokenSource(ServiceAccountKey key, std::string token_url, net::HttpClient& http,
+                                     const Clock& clock)
+    : key_(std::move(key)), token_url_(token_url.empty() ? key_.token_uri : std::move(token_url)),
+      http_(http), clock_(clock) {}
+
+Result<std::string> GoogleTokenSource::Token() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!token_.empty() && clock_.Now() + kRefreshMargin < expires_) return token_;
+  return Fetch();
+}
+
+void GoogleTokenSource::Invalidate() {
+  std::lock_guard<std::mutex> lock(mu_);
+  token_.clear();
+}
+
+// REQUIRES: mu_ held. One grant; a 5xx or unreachable endpoint is retried by the HTTP client.
+Result<std::string> GoogleTokenSource::Fetch() {
+  const TimePoint now = clock_.Now();
+  Result<std::string> jwt =
+      SignServiceAccountJwt(key_, token_url_, "https://www.googleapis.com/auth/bigquery", now);
+  if (!jwt.ok()) return jwt.status();
+  RegisterSecret(*jwt);  // a signed assertion is worth a token for an hour
+  net::HttpRequest req;
+  req.method = "POST";
+  req.url = token_url_;
+  req.headers = {{"Content-Type", "application/x-www-form-urlencoded"}};
+  req.body = "grant_type=" + FormEncode(kGrantType) + "&assertion=" + FormEncode(*jwt);
+  req.max_attempts = 3;
+  Result<net::HttpResponse> res = http_.Send(req);
+  if (!res.ok())
+    return Status(res.status().code(), "the token endpoint " + net::RedactUrl(token_url_) +
+                                           " could not be reached: " + res.status().message());
+  Json body = Json::parse(res->body, nullptr, /*allow_exceptions=*/false);
+  if (!body.is_object()) body = Json::object();
+  if (res->status != 200) {
+    std::string what = StringField(body, "error");
+    std::string description = StringField(body, "error_description");
+    std::string text = "the token endpoint refused the service account " + key_.client_email + " (HTTP " +
+                       std::to_string(res->status) + (what.empty() ? "" : ", " + what) +
+                       (description.empty() ? "" : ": " + description) + ")";
+    if (res->status >= 500) return Unavailable(text);
+    return PermissionDenied(text + "; check the key file and that the key is still active");
+  }
+  std::string token = StringField(body, "access_token");
+  RegisterSecret(token);
+  auto expires_in = body.find("expires_in");
+  if (token.empty() || expires_in == body.end() || !expires_in->is_number())
+    return Unavailable("the token endpoint " + net::RedactUrl(token_url_) +
+                       " answered 200 without access_token and a numeric expires_in");
+  token_ = token;
+  expires_ = now + std::chrono::seconds(expires_in->get<int64_t>());
+  return token_;
+}
+
+}  // namespace dw::warehouse
