@@ -10,6 +10,7 @@
 #include "graph/blast_radius.h"
 #include "incidents/cause_shape.h"
 #include "incidents/lineage_walk.h"
+#include "incidents/signal_shape.h"
 #include "incidents/severity.h"
 
 namespace dw::incidents {
@@ -75,6 +76,20 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
 
   std::vector<SignalShape> shapes;
   for (const SignalRef& s : incident.signals) shapes.push_back(s.shape);
+  // Each damaged asset's own shapes, to tell damage carried down from damage of its own.
+  std::map<std::string, std::vector<SignalShape>> shapes_of;
+  for (const SignalRef& s : incident.signals)
+    if (s.kind != SignalKind::kChange && !s.asset_id.empty()) shapes_of[s.asset_id].push_back(s.shape);
+  // Whether some damage of `up` could show as some damage of `down` (CouldPropagate); true when
+  // either has no signal of its own.
+  auto carried = [&](const std::string& up, const std::string& down) {
+    auto u = shapes_of.find(up), d = shapes_of.find(down);
+    if (u == shapes_of.end() || d == shapes_of.end()) return true;
+    for (SignalShape a : u->second)
+      for (SignalShape b : d->second)
+        if (CouldPropagate(a, b)) return true;
+    return false;
+  };
 
   // The damaged assets: those the signals name, and the incident's own list.
   std::set<std::string> damaged(incident.damaged_assets.begin(), incident.damaged_assets.end());
@@ -88,6 +103,9 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
     std::vector<std::string> path;  // from the asset to the damaged asset
     bool downstream_of_damage = false;
     std::string damaged_above;  // a damaged asset it is downstream of
+    // Downstream of damaged_above, yet upstream of damage that damaged_above could not have
+    // carried down: judged as a cause of that damage.
+    bool own_damage = false;
   };
   std::vector<Place> places;
   if (index != nullptr) {
@@ -120,8 +138,12 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
       for (graph::AssetIndex a : walker.PathToStart(i)) p.path.push_back(index->id(a));
       auto it = below.find(up[i].asset);
       if (it != below.end() && !damaged.count(p.asset)) {
-        p.downstream_of_damage = true;
         p.damaged_above = index->id(it->second);
+        // Downstream of damage, it cannot explain that damage; but the damaged asset it feeds
+        // may hold damage that the one above could not have carried down (a doubled load below
+        // a table with new nulls): then it is judged as a cause of that damage of its own.
+        p.downstream_of_damage = p.path.empty() || carried(p.damaged_above, p.path.back());
+        p.own_damage = !p.downstream_of_damage;
       }
       places.push_back(std::move(p));
     }
@@ -192,6 +214,9 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
                                    " before the first bad point");
     if (c.score.risk < 0.3) c.counter_evidence.push_back("its collector judged it low-risk (" + e.reason + ")");
     c.path = place.path;
+    if (place.own_damage)
+      c.counter_evidence.push_back("it also reads the damaged " + place.damaged_above + ", whose damage does not explain " +
+                                   place.path.back() + "'s: judged as a cause of the latter");
     scored.push_back({std::move(c), e.asset_id + "\n" + fit.cause_kind + "\n" + fit.explanation});
   }
   std::sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {

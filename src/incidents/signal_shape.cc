@@ -68,4 +68,21 @@ SignalShape ShapeOfCheck(const store::CheckResultRow& row) {
   return SignalShape::kUnknown;
 }
 
+bool CouldPropagate(SignalShape upstream, SignalShape downstream) {
+  if (upstream == SignalShape::kUnknown || downstream == SignalShape::kUnknown) return true;
+  if (downstream == SignalShape::kMismatchesFound || upstream == downstream) return true;
+  switch (upstream) {
+    case SignalShape::kNullRateJump: return downstream == SignalShape::kLevelDrop;
+    case SignalShape::kLevelDrop: return downstream == SignalShape::kNullRateJump;
+    case SignalShape::kDoubling: return downstream == SignalShape::kLevelRise;
+    case SignalShape::kLevelRise: return downstream == SignalShape::kDoubling;
+    case SignalShape::kRepeatsEarlier:
+      return downstream == SignalShape::kLevelDrop || downstream == SignalShape::kLevelRise;
+    case SignalShape::kMismatchesFound: return false;  // an audit's findings are not carried further as other damage
+    case SignalShape::kStateDropped:  // a change, not damage: it explains whatever lies below it
+    case SignalShape::kUnknown: return true;
+  }
+  return true;
+}
+
 }  // namespace dw::incidents

@@ -25,4 +25,12 @@ SignalShape ShapeOfCheck(const store::CheckResultRow& row);
 // The observed number of a check result (the count or value it measured; 0 when none).
 double ObservedNumber(const store::CheckResultRow& row);
 
+// Whether damage of shape `upstream` in a table could, carried by the jobs that read it, show as
+// `downstream` in a table built from it: nulls as nulls or lower totals, a drop as a drop (or the
+// nulls of a join that found nothing), a doubling or rise as a doubling or rise, stale values as
+// stale values or moved totals; an audit's mismatches come from any damage upstream. Unknown
+// shapes could be anything (true). A doubling below a null-rate jump is not carried: the job
+// between them did something of its own.
+bool CouldPropagate(SignalShape upstream, SignalShape downstream);
+
 }  // namespace dw::incidents
