@@ -5,24 +5,13 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/civil_date.h"
+
 namespace dw::warehouse {
 namespace {
 
 using store::SqlRow;
 using store::SqlValue;
-
-// Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-void CivilFromDays(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y = static_cast<int64_t>(yoe) + era * 400 + (m <= 2);
-}
 
 // Exact microseconds of a decimal number of seconds ("1.7E9", "-0.5", "1700000000.123456"); digits
 // below the microsecond are refused (BigQuery's TIMESTAMP has none).
