@@ -31,6 +31,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <sstream>
@@ -169,11 +170,11 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
     if (pem.empty()) throw std::invalid_argument("a bigquery script needs \"credentials\" or \"public_key_pem\"");
     BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
     // A private key holds its public half; a public key PEM is read as one.
-    key_ = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
+    key_.reset(PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr));
     if (key_ == nullptr) {
       BIO_free(bio);
       bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
-      key_ = PEM_read_bio_PUBKEY(bio, nullptr, nullptr, nullptr);
+      key_.reset(PEM_read_bio_PUBKEY(bio, nullptr, nullptr, nullptr));
     }
     BIO_free(bio);
     if (key_ == nullptr) throw std::invalid_argument("the key is not an RSA key in PEM form");
@@ -283,7 +284,7 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
       return OAuthError(res, "invalid_grant", "Invalid JWT: alg must be RS256");
     EVP_MD_CTX* ctx = EVP_MD_CTX_new();
     const std::string signed_part = jwt.substr(0, dot2);
-    bool verified = EVP_DigestVerifyInit(ctx, nullptr, EVP_sha256(), nullptr, key_) == 1 &&
+    bool verified = EVP_DigestVerifyInit(ctx, nullptr, EVP_sha256(), nullptr, key_.get()) == 1 &&
                     EVP_DigestVerify(ctx, reinterpret_cast<const unsigned char*>(signature->data()), signature->size(),
                                      reinterpret_cast<const unsigned char*>(signed_part.data()), signed_part.size()) == 1;
     EVP_MD_CTX_free(ctx);
@@ -541,7 +542,8 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
   BigQueryCatalog catalog_;
   int token_ttl_s_ = 3600, page_size_ = 0, incomplete_polls_ = 0;
   std::string client_email_;
-  EVP_PKEY* key_ = nullptr;
+  // Freed with the simulator, and when its constructor throws after reading it.
+  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key_{nullptr, EVP_PKEY_free};
   sqlite3* db_ = nullptr;
   std::mutex mu_;
   std::mt19937_64 rng_{std::random_device{}()};

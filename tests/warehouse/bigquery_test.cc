@@ -254,8 +254,8 @@ Json Fault(const std::string& method, const std::string& path, int status, const
 TEST_F(BigQueryClientTest, RetriesRateLimitsEvenAs403AndBackendErrorsThenSucceeds) {
   Json script = Orders();
   script["page_size"] = 4;
-  script["faults"] = {Fault("POST", "/bigquery/v2/projects/dw-test/queries", 403, "rateLimitExceeded", 2),
-                      Fault("GET", "/bigquery/v2/projects/dw-test/queries/*", 500, "backendError", 1)};
+  script["faults"] = Json::array({Fault("POST", "/bigquery/v2/projects/dw-test/queries", 403, "rateLimitExceeded", 2),
+                                  Fault("GET", "/bigquery/v2/projects/dw-test/queries/*", 500, "backendError", 1)});
   Start(script);
   auto wh = Open();
   ASSERT_TRUE(wh);
@@ -264,7 +264,8 @@ TEST_F(BigQueryClientTest, RetriesRateLimitsEvenAs403AndBackendErrorsThenSucceed
   EXPECT_EQ(r->rows.size(), 7u);
   // quotaExceeded (a daily quota) and accessDenied as 403 are not retried.
   Json quota = Orders();
-  quota["faults"] = {Fault("POST", "/bigquery/v2/projects/dw-test/queries", 403, "quotaExceeded", 1)};
+  // Json::array: a braced list of one json is that json itself under clang, an array under GCC.
+  quota["faults"] = Json::array({Fault("POST", "/bigquery/v2/projects/dw-test/queries", 403, "quotaExceeded", 1)});
   BigQuerySimFixture other;
   other.Start(quota);
   auto q = (*OpenBigQueryWarehouse(other.config_))->Query("SELECT 1", {}, {});
