@@ -255,6 +255,20 @@ TEST_P(CrashTest, OpenLineageEventsAnswered201BeforeAKillAreAllThere) {
           }
         }
       });
+    // The kill falls while the intake answers: after its first 201 of this run (or 5 s, a server
+    // that never answers), at a seeded moment. Counted from the port line alone, a loaded host's
+    // first PostgreSQL write could outlast every kill and leave nothing acknowledged to check.
+    const size_t acked_before = [&] {
+      std::lock_guard<std::mutex> lock(mu);
+      return acked.size();
+    }();
+    for (auto until = std::chrono::steady_clock::now() + 5s; std::chrono::steady_clock::now() < until;) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (acked.size() > acked_before) break;
+      }
+      std::this_thread::sleep_for(2ms);
+    }
     KilledChild child;
     KillAt(pid, std::chrono::steady_clock::now() + 20ms + clock.Next(300ms), &child);
     stop = true;
