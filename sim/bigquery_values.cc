@@ -2,7 +2,6 @@
 
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 
 #include "base/civil_date.h"
@@ -12,27 +11,7 @@ namespace {
 
 // ---- time ----
 
-std::string FormatMicros(int64_t micros, bool date_only) {
-  constexpr int64_t kDay = 86400LL * 1000000;
-  int64_t days = micros / kDay, rem = micros % kDay;
-  if (rem < 0) {
-    rem += kDay;
-    --days;
-  }
-  int64_t y = 0;
-  unsigned m = 0, d = 0;
-  CivilFromDays(days, y, m, d);
-  char buf[64];
-  if (date_only) {
-    std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u", static_cast<long long>(y), m, d);
-  } else {
-    const int64_t s = rem / 1000000;
-    std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%06lld", static_cast<long long>(y), m, d,
-                  static_cast<long long>(s / 3600), static_cast<long long>(s / 60 % 60), static_cast<long long>(s % 60),
-                  static_cast<long long>(rem % 1000000));
-  }
-  return buf;
-}
+std::string FormatMicros(int64_t micros, bool date_only) { return FormatEpochMicros(micros, date_only, ""); }
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "base/civil_date.h"
 
+#include <cstdio>
+
 namespace dw {
 
 int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
@@ -21,6 +23,28 @@ void CivilFromDays(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
   d = doy - (153 * mp + 2) / 5 + 1;
   m = mp < 10 ? mp + 3 : mp - 9;
   y = static_cast<int64_t>(yoe) + era * 400 + (m <= 2);
+}
+
+std::string FormatEpochMicros(int64_t micros, bool date_only, const char* suffix) {
+  constexpr int64_t kDay = 86400LL * 1000000;
+  int64_t days = micros / kDay, rem = micros % kDay;
+  if (rem < 0) {  // before 1970: the day before, and the time into it
+    rem += kDay;
+    --days;
+  }
+  int64_t y = 0;
+  unsigned m = 0, d = 0;
+  CivilFromDays(days, y, m, d);
+  char buf[80];
+  if (date_only) {
+    std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u", static_cast<long long>(y), m, d);
+  } else {
+    const int64_t s = rem / 1000000;
+    std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%06lld%s", static_cast<long long>(y), m, d,
+                  static_cast<long long>(s / 3600), static_cast<long long>(s / 60 % 60), static_cast<long long>(s % 60),
+                  static_cast<long long>(rem % 1000000), suffix);
+  }
+  return buf;
 }
 
 }  // namespace dw

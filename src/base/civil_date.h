@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace dw {
 
@@ -11,5 +12,9 @@ int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d);
 
 // The year, month (1..12) and day (1..31) of `z` days since 1970-01-01.
 void CivilFromDays(int64_t z, int64_t& y, unsigned& m, unsigned& d);
+
+// `micros` microseconds since 1970 (UTC) as "YYYY-MM-DDTHH:MM:SS.ffffff" followed by `suffix`
+// ("Z", or "" for a zone-less DATETIME), or as "YYYY-MM-DD" with `date_only`.
+std::string FormatEpochMicros(int64_t micros, bool date_only, const char* suffix);
 
 }  // namespace dw

@@ -2,7 +2,6 @@
 
 #include <cerrno>
 #include <charconv>
-#include <cstdio>
 #include <cstdlib>
 
 #include "base/civil_date.h"
@@ -97,21 +96,7 @@ std::optional<SqlValue> DecodeCell(const std::string& type, const std::string& v
 std::optional<std::string> TimestampCellText(const std::string& seconds) {
   std::optional<int64_t> micros = ExactMicros(seconds);
   if (!micros) return std::nullopt;
-  constexpr int64_t kDay = 86400LL * 1000000;
-  int64_t days = *micros / kDay, rem = *micros % kDay;
-  if (rem < 0) {
-    rem += kDay;
-    --days;
-  }
-  int64_t y = 0;
-  unsigned m = 0, d = 0;
-  CivilFromDays(days, y, m, d);
-  const int64_t secs = rem / 1000000;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%06lldZ", static_cast<long long>(y), m, d,
-                static_cast<long long>(secs / 3600), static_cast<long long>(secs / 60 % 60),
-                static_cast<long long>(secs % 60), static_cast<long long>(rem % 1000000));
-  return std::string(buf);
+  return FormatEpochMicros(*micros, /*date_only=*/false, "Z");
 }
 
 Result<std::vector<std::string>> ScalarColumnTypes(const Json& schema) {
