@@ -166,7 +166,10 @@ Json SchemaValidator::ValidateObject(const YAML::Node& node, const ValueSchema& 
     if (field == nullptr) {
       std::string hint = DidYouMean(name, keys);
       Error(key.Mark(), child,
-            "unknown key '" + name + "'" + (hint.empty() ? " (allowed here: " + JoinWords(keys, ", ") + ")" : hint));
+            "unknown key '" + name + "'" +
+                (!hint.empty() ? hint
+                 : keys.empty() ? std::string(" (this mapping takes no keys: write {})")
+                                : " (allowed here: " + JoinWords(keys, ", ") + ")"));
       return;
     }
     if (value.IsNull()) {

@@ -154,6 +154,8 @@ const std::vector<ErrorCase>& ErrorCases() {
        {{"checks[0].volume.min_rows", 7, "must be at least 0"}}},
       {"NotifyChannelNeedsItsSecret", std::string(kMinimal) + "notify:\n  slack: {url: \"http://h\"}\n",
        {{"notify.slack.url", 6, "unknown key 'url'"}, {"notify.slack", 6, "set at least one of webhook or token"}}},
+      {"TheConsoleChannelTakesNoKeys", std::string(kMinimal) + "notify:\n  console: {colour: red}\n",
+       {{"notify.console.colour", 6, "unknown key 'colour' (this mapping takes no keys: write {})"}}},
       {"RequiredKeyWithEmptyValue", "version: 1\nname:\n",
        {{"name", 2, "'name' needs a value"}}},
   };
