@@ -6,6 +6,7 @@
 #include <array>
 
 #include "actions/actions.h"
+#include "base/hex.h"
 #include "base/utf8.h"
 
 namespace dw::actions {
@@ -100,14 +101,7 @@ std::string Sha256Hex(std::string_view bytes) {
   std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
   unsigned int len = 0;
   EVP_Digest(bytes.data(), bytes.size(), md.data(), &len, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(len * 2);
-  for (unsigned int i = 0; i < len; ++i) {
-    out.push_back(kHex[md[i] >> 4]);
-    out.push_back(kHex[md[i] & 0xF]);
-  }
-  return out;
+  return LowerHex(md.data(), len);
 }
 
 }  // namespace dw::actions

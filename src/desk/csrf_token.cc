@@ -7,6 +7,7 @@
 
 #include <array>
 
+#include "base/hex.h"
 #include "desk/random_token.h"
 #include "desk/request_parsing.h"
 
@@ -35,13 +36,7 @@ std::string Mac(const std::string& nonce, const std::string& binding) {
   if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(message.data()),
            message.size(), mac, &len) == nullptr)
     return "";
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) {
-    out.push_back(kHex[mac[i] >> 4]);
-    out.push_back(kHex[mac[i] & 15]);
-  }
-  return out;
+  return LowerHex(mac, len);
 }
 
 bool SameBytes(const std::string& a, const std::string& b) {

@@ -6,6 +6,8 @@
 #include <limits>
 #include <utility>
 
+#include "base/hex.h"
+
 namespace dw::mcp {
 namespace {
 
@@ -16,14 +18,7 @@ int64_t NowMs(const Clock& clock) { return ToUnixMillis(clock.Now()); }
 Result<std::string> NewSessionId() {
   unsigned char bytes[16];
   if (RAND_bytes(bytes, sizeof bytes) != 1) return Internal("the system random generator failed");
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id;
-  id.reserve(32);
-  for (unsigned char b : bytes) {
-    id.push_back(kHex[b >> 4]);
-    id.push_back(kHex[b & 0xf]);
-  }
-  return id;
+  return LowerHex(bytes, sizeof bytes);
 }
 
 HttpSessionTable::Lease::Lease(std::shared_ptr<Entry> entry, const Clock* clock)
