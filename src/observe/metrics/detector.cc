@@ -147,6 +147,13 @@ StreamingDetector::StreamingDetector(std::string metric_name, DetectorOptions op
   RebuildSlots();
 }
 
+std::vector<double> StreamingDetector::TrainingValues() const {
+  std::vector<double> values(training_.size());
+  double* out = values.data();
+  for (const Point& p : training_) *out++ = p.value;
+  return values;
+}
+
 double StreamingDetector::TypicalIntervalMs() const {
   if (intervals_.empty()) return 0;
   std::vector<double> v(intervals_.begin(), intervals_.end());
@@ -285,12 +292,16 @@ void StreamingDetector::MaybeDetectSeasonality() {
     return sum / static_cast<double>(errors.size());
   };
   size_t first = training_.size() / 4;  // leave the oldest quarter as the predictors' history
+  // The values in one array, each window copied from it whole: copied point by point from the
+  // deque, the windows were most of this pass's time in the instrumented build, where the
+  // deque's and the vector's members run unoptimised (see robust_stats.cc).
+  const std::vector<double> values = TrainingValues();
   std::vector<double> plain_errors;
-  for (size_t i = first; i < training_.size(); ++i) {
+  std::vector<double> v;
+  for (size_t i = first; i < values.size(); ++i) {
     size_t from = i > o_.level_window ? i - o_.level_window : 0;
-    std::vector<double> v;
-    for (size_t j = from; j < i; ++j) v.push_back(training_[j].value);
-    plain_errors.push_back(training_[i].value - MedianInPlace(v));
+    v.assign(values.data() + from, values.data() + i);
+    plain_errors.push_back(values[i] - MedianInPlace(v));
   }
   double before = spread_of(plain_errors);
   if (!(before > 0)) return;
@@ -354,13 +365,14 @@ void StreamingDetector::MaybeDetectSeasonality() {
       std::vector<double> v(slots_[k].begin(), slots_[k].end());
       slot_median[k] = MedianInPlace(v);
     }
+    const std::vector<double> values = TrainingValues();
+    std::vector<double> v;
     for (size_t i = 0; i < training_.size(); ++i) {
       const Point& p = training_[i];
       double m = slot_median[SlotOf(p.ts_ms)];
       if (slots_.size() <= 1) {  // back to no seasonality: the level of the points before
         size_t from = i > o_.level_window ? i - o_.level_window : 0;
-        std::vector<double> v;
-        for (size_t j = from; j < i; ++j) v.push_back(training_[j].value);
+        v.assign(values.data() + from, values.data() + i);
         m = MedianInPlace(v);
       }
       if (std::isfinite(m)) residuals_.push_back(static_cast<float>(p.value - m));

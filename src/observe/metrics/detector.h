@@ -169,6 +169,8 @@ class StreamingDetector {
   std::pair<double, double> RampStatistics() const;
   size_t SlotOf(int64_t ts_ms) const;
   double TypicalIntervalMs() const;
+  // The learnt points' values, oldest first, in one array.
+  std::vector<double> TrainingValues() const;
   std::string Explain(const Verdict& v, double residual) const;
 
   std::string name_;
