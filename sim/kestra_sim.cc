@@ -11,7 +11,8 @@
 //
 // Everything can carry its time, so the platform at simulated T answers with what had happened by T:
 //   flows[].revisions[]: {revision, at, source?}: the flow's revision (and its source) is the latest
-//       one visible; `revision`/`source` of the flow hold before any;
+//       one visible, and its `updated` (AbstractFlow's save time) is that entry's `at`;
+//       `revision`/`source` of the flow hold before any (with no `updated`);
 //   flows[].triggers[].changes: [{at, disabled}]: the trigger toggled at `at` (updatedDate moves);
 //   kv[]: {namespace, key, type, value, at?}: a value from `at` on (absent before; of several
 //       entries for one key the latest visible wins);
@@ -19,6 +20,7 @@
 //       histories: [{state, at}] (its state history, e.g. CREATED, RUNNING, RESTARTED, RUNNING,
 //       SUCCESS: the current state is the latest visible entry).
 #include <algorithm>
+#include <optional>
 
 #include "base/iso_time.h"
 #include "sim/sim_platforms.h"
@@ -329,8 +331,14 @@ void InstallKestra(const Json& script, httplib::Server& server, std::shared_ptr<
       if (f.ns == ns && f.id == id) return &f;
     return nullptr;
   };
-  // The flow's revision and source as of now: the latest visible revision entry.
-  auto revision_now = [clock](const SimFlow& f) -> std::pair<int64_t, std::string> {
+  // The flow's revision, source and `updated` (when that revision was saved, if a dated entry
+  // says) as of now: the latest visible revision entry.
+  struct RevisionNow {
+    int64_t revision;
+    std::string source;
+    std::optional<int64_t> updated;
+  };
+  auto revision_now = [clock](const SimFlow& f) -> RevisionNow {
     const SimRevision* latest = nullptr;
     bool all_visible = true;
     for (const auto& r : f.revisions) {
@@ -339,10 +347,12 @@ void InstallKestra(const Json& script, httplib::Server& server, std::shared_ptr<
     }
     // With every dated revision in the past, the flow's own `revision` and `source` are the
     // current ones (the old meaning: `revisions` is its history), unless a later dated entry says more.
-    if (all_visible && (!latest || f.revision >= latest->revision)) return {f.revision, f.source};
-    if (latest) return {latest->revision, latest->source.empty() ? f.source : latest->source};
+    if (all_visible && (!latest || f.revision >= latest->revision))
+      return {f.revision, f.source,
+              latest && latest->revision == f.revision ? std::optional<int64_t>(latest->at) : std::nullopt};
+    if (latest) return {latest->revision, latest->source.empty() ? f.source : latest->source, latest->at};
     // Every dated revision is still to come: the flow as it was before the first of them.
-    return {std::max<int64_t>(1, f.revisions.front().revision - 1), f.source};
+    return {std::max<int64_t>(1, f.revisions.front().revision - 1), f.source, std::nullopt};
   };
   server.Get(api + "/flows/search", [st, authorized, revision_now](const httplib::Request& req, httplib::Response& res) {
     if (!authorized(req, res)) return;
@@ -362,8 +372,11 @@ void InstallKestra(const Json& script, httplib::Server& server, std::shared_ptr<
     size_t first = static_cast<size_t>(page - 1) * static_cast<size_t>(size);
     for (size_t i = first; i < st->flows.size() && results.size() < static_cast<size_t>(size); ++i) {
       const auto& f = st->flows[i];
-      results.push_back({{"id", f.id}, {"namespace", f.ns}, {"revision", revision_now(f).first}, {"disabled", f.disabled},
-                         {"deleted", false}});
+      const RevisionNow now = revision_now(f);
+      Json flow = {{"id", f.id}, {"namespace", f.ns}, {"revision", now.revision}, {"disabled", f.disabled},
+                   {"deleted", false}};
+      if (now.updated) flow["updated"] = IsoMillis(*now.updated);
+      results.push_back(std::move(flow));
     }
     res.set_content(Json{{"results", results}, {"total", st->flows.size()}}.dump(), "application/json");
   });
@@ -374,10 +387,11 @@ void InstallKestra(const Json& script, httplib::Server& server, std::shared_ptr<
       Message(res, 404, "Unable to find flow " + std::string(req.matches[1]) + "." + std::string(req.matches[2]));
       return;
     }
-    auto [revision, source] = revision_now(*f);
-    Json body = {{"id", f->id}, {"namespace", f->ns}, {"revision", revision}, {"disabled", f->disabled},
+    const RevisionNow now = revision_now(*f);
+    Json body = {{"id", f->id}, {"namespace", f->ns}, {"revision", now.revision}, {"disabled", f->disabled},
                  {"deleted", false}, {"tasks", Json::array()}};
-    if (req.get_param_value("source") == "true") body["source"] = source;
+    if (now.updated) body["updated"] = IsoMillis(*now.updated);
+    if (req.get_param_value("source") == "true") body["source"] = now.source;
     res.set_content(body.dump(), "application/json");
   });
   server.Get(api + R"(/flows/([^/]+)/([^/]+)/revisions)", [find_flow, clock, authorized](const httplib::Request& req, httplib::Response& res) {

@@ -281,6 +281,103 @@ TEST_F(ChangeCollectorTest, FlowRevisionTriggerToggleAndSchemaVersionAreSeenOnce
   EXPECT_NE(versions[0].reason.find("v2 added last_store_id"), std::string::npos) << versions[0].reason;
 }
 
+// A new revision is dated when Kestra says it was saved (the flow's `updated`), not when a pass
+// saw it: a pass two hours late still places the save before what it broke. A save time ahead of
+// the pass (the server's clock ahead of ours) is not believed, and without one the pass's time
+// stands, each saying which it is.
+TEST_F(ChangeCollectorTest, ARevisionIsDatedWhenKestraSaysItWasSavedAndOtherwiseWhenSeen) {
+  Json k = LoadScript("examples/ev-kestra/sim/kestra.json");
+  auto kp = PlatformAt("kestra", "kestra", "");
+  kp.username = "admin@kestra.io";
+  kp.password = "Admin1234!";
+  config::AssetNote note;
+  note.id = "kestra://kestra/pricing.tariff_sync";
+  ws_.assets.push_back(note);
+  OpenStore();
+  std::unique_ptr<sim::RunningSim> kestra;
+  auto restart = [&](const char* sim_now) {
+    k["now"] = sim_now;
+    kestra.reset();
+    kestra = StartSim(sim::Platform::kKestra, k);
+    kp.url = kestra->url();
+    ws_.platforms["kestra"] = kp;
+  };
+  restart("2026-11-25T02:36:00Z");
+  clock_.Set(At("2026-11-25T02:36:00Z"));
+  Collect();  // baseline: revision 8
+  ASSERT_TRUE(Events(kFlowRevision).empty());
+
+  k["flows"][0]["revisions"].push_back({{"revision", 9}, {"at", "2026-11-25T04:10:00Z"}});
+  restart("2026-11-25T06:23:00Z");
+  clock_.Set(At("2026-11-25T06:23:00Z"));
+  Collect();
+  auto revisions = Events(kFlowRevision);
+  ASSERT_EQ(revisions.size(), 1u);
+  EXPECT_EQ(revisions[0].evidence["to_revision"], 9);
+  EXPECT_EQ(FormatRfc3339(revisions[0].happened_at), "2026-11-25T04:10:00.000Z");
+  EXPECT_EQ(revisions[0].evidence["time_source"], "platform");
+
+  // Kestra's clock 30 minutes ahead: revision 10 "saved" after this pass.
+  k["flows"][0]["revisions"].push_back({{"revision", 10}, {"at", "2026-11-25T06:50:00Z"}});
+  restart("2026-11-25T07:00:00Z");
+  clock_.Set(At("2026-11-25T06:30:00Z"));
+  Collect();
+  revisions = Events(kFlowRevision);
+  ASSERT_EQ(revisions.size(), 2u);
+  const auto& ten = revisions[0].evidence["to_revision"] == 10 ? revisions[0] : revisions[1];
+  EXPECT_EQ(ten.evidence["to_revision"], 10);
+  EXPECT_EQ(FormatRfc3339(ten.happened_at), "2026-11-25T06:30:00.000Z");
+  EXPECT_EQ(ten.evidence["time_source"], "observed");
+
+  // A revision with no dated entry: the sim answers without `updated`, as a server may.
+  k["flows"][0]["revision"] = 11;
+  restart("2026-11-25T08:00:00Z");
+  clock_.Set(At("2026-11-25T08:00:00Z"));
+  Collect();
+  revisions = Events(kFlowRevision);
+  ASSERT_EQ(revisions.size(), 3u);
+  bool saw_eleven = false;
+  for (const auto& e : revisions) {
+    if (e.evidence["to_revision"] != 11) continue;
+    saw_eleven = true;
+    EXPECT_EQ(FormatRfc3339(e.happened_at), "2026-11-25T08:00:00.000Z");
+    EXPECT_EQ(e.evidence["time_source"], "observed");
+  }
+  EXPECT_TRUE(saw_eleven);
+}
+
+// The first pass is a baseline, but not a blindfold: a revision saved the evening before
+// onboarding (within the lookback) is reported with Kestra's time and the revision it replaced;
+// one saved weeks before is the baseline, and the next pass reports nothing again.
+TEST_F(ChangeCollectorTest, TheFirstPassReportsARevisionSavedWithinTheLookback) {
+  Json k = LoadScript("examples/ev-kestra/sim/kestra.json");
+  k["flows"][0]["revision"] = 9;
+  k["flows"][0]["revisions"].push_back({{"revision", 9}, {"at", "2026-11-24T22:05:00Z"}});
+  auto kestra = StartSim(sim::Platform::kKestra, k);
+  auto kp = PlatformAt("kestra", "kestra", kestra->url());
+  kp.username = "admin@kestra.io";
+  kp.password = "Admin1234!";
+  ws_.platforms["kestra"] = kp;
+  for (const char* id : {"kestra://kestra/pricing.tariff_sync", "kestra://kestra/billing.fleet_statements"}) {
+    config::AssetNote note;
+    note.id = id;
+    ws_.assets.push_back(note);
+  }
+  clock_.Set(At("2026-11-25T02:36:00Z"));
+  OpenStore();
+  Collect();
+  auto revisions = Events(kFlowRevision);
+  ASSERT_EQ(revisions.size(), 1u);
+  EXPECT_EQ(revisions[0].asset_id, "kestra://kestra/pricing.tariff_sync");
+  EXPECT_EQ(revisions[0].evidence["from_revision"], 8);
+  EXPECT_EQ(revisions[0].evidence["to_revision"], 9);
+  EXPECT_EQ(FormatRfc3339(revisions[0].happened_at), "2026-11-24T22:05:00.000Z");
+  EXPECT_EQ(revisions[0].evidence["time_source"], "platform");
+  clock_.Set(At("2026-11-25T02:41:00Z"));
+  Collect();
+  EXPECT_EQ(Events(kFlowRevision).size(), 1u);
+}
+
 // A flow declared in the workspace's folder of flow YAML (lineage.kestra_flows) is watched without
 // an assets: entry; a file there that is not a flow is skipped, and a second Kestra platform (not
 // the one the folder's flows run on) does not watch the folder's flows.

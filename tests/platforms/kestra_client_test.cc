@@ -66,6 +66,9 @@ TEST_F(KestraClientTest, TariffSyncSucceededAtFiveAfterMidnightAfterCallingV1) {
   auto flow = client_->GetFlow("pricing", "tariff_sync");
   ASSERT_TRUE(flow.ok()) << flow.status().ToString();
   EXPECT_EQ(flow->revision, 8);
+  // Revision 8's save time, as the script dates it (AbstractFlow.updated).
+  ASSERT_TRUE(flow->updated_ms.has_value());
+  EXPECT_EQ(*flow->updated_ms, *ParseIsoTimeMillis("2026-10-20T11:12:00Z"));
   EXPECT_NE(flow->source.find("/v1/tariffs/current"), std::string::npos);
   auto revisions = client_->FlowRevisions("pricing", "tariff_sync");
   ASSERT_TRUE(revisions.ok());
@@ -124,6 +127,18 @@ TEST_F(KestraClientTest, DurationOfTheWrongTypeIsNamed) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kDataLoss);
   EXPECT_NE(r.status().message().find("state.duration"), std::string::npos);
+}
+
+TEST_F(KestraClientTest, AFlowsUpdatedThatIsNotATimeIsNamed) {
+  Json s = LoadScript("examples/ev-kestra/sim/kestra.json");
+  s["faults"] = Json::array({{{"path", "/api/v1/main/flows/pricing/tariff_sync"}, {"status", 200},
+                              {"body", R"({"id":"tariff_sync","namespace":"pricing","revision":9,"updated":"yesterday"})"}}});
+  Start(s);
+  auto r = client_->GetFlow("pricing", "tariff_sync");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(r.status().message().find("\"updated\" is not a date-time: yesterday"), std::string::npos)
+      << r.status().message();
 }
 
 TEST_F(KestraClientTest, IsoTimes) {

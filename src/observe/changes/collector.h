@@ -22,7 +22,8 @@ namespace dw::observe::changes {
 struct CollectOptions {
   size_t max_log_bytes = size_t{256} << 20;  // per JobManager log file per pass
   int kestra_page_size = 500;
-  std::chrono::hours kestra_initial_lookback{24 * 7};  // first pass: executions started since
+  // First pass: executions started since, and flow revisions Kestra says were saved since.
+  std::chrono::hours kestra_initial_lookback{24 * 7};
   size_t kestra_log_lines = 10;  // log lines kept as evidence of a watched flow's execution
 };
 

@@ -2,7 +2,8 @@
 // that show what the execution called), flow revisions and trigger toggles of those flows. It
 // watches the flows the workspace names as assets or declares in lineage.kestra_flows. Cursors:
 // "executions" (Unix ms: the search restarts at the earliest execution still running, else at the
-// newest start seen), "flows" {ns.flow: revision}, "triggers" {id: disabled}.
+// newest start seen), "flows" {ns.flow: revision}, "triggers" {id: disabled}. A revision is dated
+// by the flow's `updated` where Kestra gives it; the first pass reports those within the lookback.
 #include <algorithm>
 #include <set>
 
@@ -163,7 +164,10 @@ Status CollectKestra(const CollectContext& ctx, Collected& out, PlatformPass& pa
   }
   out.cursors[cursor_name] = std::to_string(earliest_running.value_or(newest_start));
 
-  // Revisions and triggers of the flows the workspace cares about; the first pass sets a baseline.
+  // Revisions and triggers of the flows the workspace cares about; the first pass sets a baseline
+  // and reports the revisions Kestra says were saved within the lookback.
+  const int64_t lookback_from =
+      now - std::chrono::duration_cast<std::chrono::milliseconds>(ctx.options.kestra_initial_lookback).count();
   auto flows_seen = JsonCursor(ctx, "flows");
   if (!flows_seen.ok()) return flows_seen.status();
   Json flows_next = *flows_seen;
@@ -175,12 +179,33 @@ Status CollectKestra(const CollectContext& ctx, Collected& out, PlatformPass& pa
       if (f.status().code() != StatusCode::kNotFound) pass.errors.push_back(f.status().message());
       continue;
     }
-    if (flows_seen->contains(flow) && (*flows_seen)[flow].get<int64_t>() != f->revision) {
+    // When the revision was saved, as Kestra says (`updated`), rather than when this pass saw it:
+    // a pass an hour late must not place the save after the executions it broke. A time ahead of
+    // this pass (a server clock ahead of ours) is not believed.
+    const bool platform_time = f->updated_ms && *f->updated_ms <= now;
+    const int64_t at = platform_time ? *f->updated_ms : now;
+    Json from_revision;
+    bool changed = false;
+    if (flows_seen->contains(flow)) {
+      from_revision = (*flows_seen)[flow];
+      changed = from_revision.get<int64_t>() != f->revision;
+    } else if (platform_time && *f->updated_ms >= lookback_from) {
+      // The first pass: a revision saved within the lookback (the day before onboarding, say) is
+      // history the incidents need, not part of the baseline. The revision it replaced is the one
+      // before it in the flow's history, when that can be read.
+      changed = true;
+      ++pass.requests;
+      auto history = kestra.FlowRevisions(flow.substr(0, dot), flow.substr(dot + 1));
+      if (history.ok())
+        for (int64_t r : *history)
+          if (r < f->revision && (from_revision.is_null() || r > from_revision.get<int64_t>())) from_revision = r;
+    }
+    if (changed) {
       out.events.push_back(MakeEvent(
           ctx, "kestra:" + p + ":" + flow + ":revision:" + std::to_string(f->revision), AssetIdFor("kestra", p, flow),
-          kFlowRevision, now,
-          {{"flow", flow}, {"from_revision", (*flows_seen)[flow]}, {"to_revision", f->revision},
-           {"time_source", "observed"},
+          kFlowRevision, at,
+          {{"flow", flow}, {"from_revision", from_revision}, {"to_revision", f->revision},
+           {"time_source", platform_time ? "platform" : "observed"},
            {"url", kestra.call().Url({"api", "v1", kestra.tenant(), "flows", f->namespace_, f->id})}},
           0.4, "the flow was saved as revision " + std::to_string(f->revision) + ": what it runs changed"));
     }

@@ -18,6 +18,13 @@ int64_t RequiredIso(const Json& j, std::string_view key) {
   return *ms;
 }
 
+// A flow's `updated` (AbstractFlow: when this revision was created or last updated), when it is
+// there; a value that is not a date-time is a malformed answer, not a missing one.
+std::optional<int64_t> OptUpdated(const Json& flow) {
+  if (!flow.contains("updated") || flow["updated"].is_null()) return std::nullopt;
+  return RequiredIso(flow, "updated");
+}
+
 Execution ParseExecution(const Json& j) {
   RequireObject(j, "an execution");
   Execution e;
@@ -134,6 +141,7 @@ Result<FlowPage> KestraClient::SearchFlows(int page, int size) const {
       flow.namespace_ = StringField(f, "namespace");
       flow.id = StringField(f, "id");
       flow.revision = OptIntField(f, "revision");
+      flow.updated_ms = OptUpdated(f);
       if (f.contains("disabled") && !f["disabled"].is_null()) flow.disabled = BoolField(f, "disabled");
       out.results.push_back(std::move(flow));
     }
@@ -150,6 +158,7 @@ Result<Flow> KestraClient::GetFlow(const std::string& ns, const std::string& id)
     f.namespace_ = StringField(*j, "namespace");
     f.id = StringField(*j, "id");
     f.revision = OptIntField(*j, "revision");
+    f.updated_ms = OptUpdated(*j);
     if (j->contains("disabled") && !(*j)["disabled"].is_null()) f.disabled = BoolField(*j, "disabled");
     f.source = OptStringField(*j, "source");
     return f;

@@ -60,6 +60,9 @@ struct Flow {
   std::string namespace_;
   std::string id;
   int64_t revision = 0;
+  // When this revision was saved (AbstractFlow.updated, "created or last updated"); absent when
+  // the server does not say.
+  std::optional<int64_t> updated_ms;
   bool disabled = false;
   std::string source;  // YAML, when asked for
 };
