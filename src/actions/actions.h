@@ -7,7 +7,9 @@
 //   re-evaluate a metric) and requests queued to the owner.
 // - A decision counts only through Decide(), the single identity check: a named person from the
 //   approvers of the request, with a signature made by that person's key, never the author,
-//   never an agent, never over MCP, never after expiry, never twice, never by default.
+//   never an agent, never over MCP, never after expiry, never twice, never by default. And it
+//   counts only while its proof verifies (VerifyRecordedDecision), checked again wherever a
+//   decision is used: GetProposalState never reports a decision that does not.
 // - Every refusal is recorded in the action event log, as is every request, decision, expiry,
 //   escalation, stop and lift.
 // - Receipts are append-only and hash-chained; VerifyReceiptChain() names the first receipt that
@@ -18,6 +20,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -117,11 +120,19 @@ struct IssuedKey {
 // something that is not a person's email (agents have no keys).
 Result<IssuedKey> IssuePersonKey(store::StateStore& store, const std::string& email,
                                  const Clock& clock, const std::string& issued_by);
+// The two halves of IssuePersonKey: a new key pair for `email` (nothing stored; kInvalidArgument
+// for something that is not a person's email), and storing its public half with the issue event.
+Result<IssuedKey> NewPersonKey(const std::string& email);
+Status StorePersonKey(store::StateStore& store, const IssuedKey& key, const Clock& clock, const std::string& issued_by);
 
 // Writes a private key to `path` readable by its owner only (0600); refuses an existing file.
 Status WritePrivateKeyFile(const std::string& path, const std::string& private_key_pem);
 // Reads a private key file written by WritePrivateKeyFile.
 Result<std::string> ReadPrivateKeyFile(const std::string& path);
+
+// "sha256:<64 hex>" of a public key PEM: what the workspace declares under people.<email>.keys
+// and `dw keys issue` prints.
+std::string KeyFingerprint(const std::string& public_key_pem);
 
 // ---------------------------------------------------------------------------------------------
 // Decisions: what a person signs.
@@ -150,6 +161,56 @@ std::string StatementBytes(const DecisionStatement& s);
 // Signs StatementBytes(s) with an Ed25519 private key (PEM); returns the signature in base64.
 Result<std::string> SignStatement(const DecisionStatement& s, const std::string& private_key_pem);
 
+// ---------------------------------------------------------------------------------------------
+// Decisions: what they are checked against, where they are made and wherever they are used.
+//
+// A recorded decision counts only when its proof still verifies from what the store cannot
+// forge: a signature by a key whose fingerprint the workspace declares for that person (the file
+// people review in Git), or a seal made with the desk's key (DW_APPROVAL_LINK_KEY, from the
+// environment) for a decision taken through a signed link or the trusted proxy. A row written
+// into the store by hand, a swapped key or an edited decision verifies against neither.
+
+struct DecisionTrust {
+  // person -> the fingerprints (KeyFingerprint) the workspace declares under people.<email>.keys
+  std::map<std::string, std::vector<std::string>> declared_keys;
+  // The desk's key: it signs approval links and seals the decisions taken by link or proxy. ""
+  // where the process has none: such decisions cannot be taken, and recorded ones cannot be
+  // checked (they do not count).
+  std::string desk_key;
+};
+
+// The trust of `workspace` (its people's declared keys) with `desk_key`.
+DecisionTrust TrustOf(const config::Workspace& workspace, const std::string& desk_key);
+// TrustOf with the desk key of the environment (ApprovalLinkKeyFromEnvironment).
+DecisionTrust TrustOf(const config::Workspace& workspace);
+
+// A recorded decision that does not verify: which event, whose, and why (one sentence).
+struct RejectedDecision {
+  int64_t seq = 0;     // the action event's seq
+  std::string kind;    // "approved" or "denied"
+  std::string person;  // as the row claims
+  std::string reason;
+  bool checkable = true;  // false when only the desk key was missing here (not shown forged)
+  std::string proposal_id;
+};
+
+// Ok when the `approved`/`denied` event `e` about `proposal_id` is what its proof says under
+// `trust` and was recorded no later than `now` (plus the statement skew); otherwise
+// kPermissionDenied saying what does not verify.
+Status VerifyRecordedDecision(const store::ActionEventRecord& e, const std::string& proposal_id,
+                              const DecisionTrust& trust, TimePoint now);
+
+// Every approved or denied row of the action log that VerifyRecordedDecision refuses under `trust`.
+Result<std::vector<RejectedDecision>> AuditDecisions(store::StateStore& store, const DecisionTrust& trust,
+                                                     const Clock& clock);
+
+// AuditDecisions under TrustOf(workspace), each checkable row raised once: a `decision_rejected`
+// event (severity SEV1) and, when the proposal belongs to an incident, an attention_requested
+// notice to its people ("SEV1 finding, decision without a valid signature: ..."). Returns one line
+// per finding raised now.
+Result<std::vector<std::string>> RaiseRejectedDecisions(store::StateStore& store, const config::Workspace& workspace,
+                                                        const Clock& clock);
+
 // A decision as it arrives from a surface: (person, proposal version, surface, proof).
 struct DecisionRequest {
   DecisionStatement statement;
@@ -170,12 +231,14 @@ struct DecisionOutcome {
 // was recorded for it; its request has not expired; the person is one of the request's approvers
 // and not the proposal's author; a denial carries a reason. Otherwise refuses with the reason.
 // Either way records an event. Errors only when the store fails.
-Result<DecisionOutcome> Decide(store::StateStore& store, const DecisionRequest& request,
-                               const Clock& clock);
+// The signature must verify with the key stored for the person, and that key's fingerprint must be
+// declared for them in `trust`; the decision records the public key it verified with.
+Result<DecisionOutcome> Decide(store::StateStore& store, const DecisionTrust& trust,
+                               const DecisionRequest& request, const Clock& clock);
 
 // Decide, and when it accepts an approval, the `approved` notice of the proposal's incident is
 // written to the outbox (workspace notify: routes) in the same transaction as the decision. The
-// surfaces that have a workspace call this one.
+// surfaces that have a workspace call this one; the trust is TrustOf(workspace).
 Result<DecisionOutcome> Decide(store::StateStore& store, const config::Workspace& workspace,
                                const DecisionRequest& request, const Clock& clock);
 
@@ -222,9 +285,9 @@ Result<ApprovalLink> ReadApprovalLink(const std::string& token, const std::strin
 // A link for `approver` to decide the newest version of `proposal_id`, expiring with its pending
 // request (recorded as a "link_issued" event, without the token). kFailedPrecondition when the
 // version is not pending or `approver` is not one of its request's approvers or is its author.
-Result<std::string> IssueApprovalLink(store::StateStore& store, const std::string& proposal_id,
-                                      const std::string& approver, const std::string& key,
-                                      const Clock& clock);
+Result<std::string> IssueApprovalLink(store::StateStore& store, const DecisionTrust& trust,
+                                      const std::string& proposal_id, const std::string& approver,
+                                      const std::string& key, const Clock& clock);
 
 // The link key from the environment (DW_APPROVAL_LINK_KEY), registered as a secret so no log
 // line or error can show it; "" when unset.
@@ -259,7 +322,8 @@ struct LinkDecision {
 };
 
 // Decide() with the link as the proof instead of a key's signature: the person, the proposal and
-// the version are the link's. Every refusal is recorded, as with Decide.
+// the version are the link's; the decision is sealed with `key` (the desk's key). Every refusal is
+// recorded, as with Decide.
 Result<DecisionOutcome> DecideByLink(store::StateStore& store, const LinkDecision& decision,
                                      const std::string& key, const Clock& clock);
 // DecideByLink with the workspace: also refused when a trusted proxy (desk.trusted_proxies) names
@@ -280,8 +344,10 @@ struct ProxyDecision {
   std::string reason;  // required for a denial
   std::string surface = "web";
 };
+// The decision is sealed with `desk_key`; without one it is refused (it could not be checked later).
 Result<DecisionOutcome> DecideAsProxiedPerson(store::StateStore& store, const config::Workspace& workspace,
-                                              const ProxyDecision& decision, const Clock& clock);
+                                              const ProxyDecision& decision, const std::string& desk_key,
+                                              const Clock& clock);
 
 // ---------------------------------------------------------------------------------------------
 // Proposals and approval requests.
@@ -315,6 +381,9 @@ struct ProposalState {
   std::string decision_reason;
   std::string decision_surface;
   std::optional<TimePoint> decided_at;
+  // Decisions recorded for this version that do not verify under the trust read with; they never
+  // count. Acting on the proposal, or deciding it again, is refused while one is here.
+  std::vector<RejectedDecision> rejected;
 };
 
 // Stores `draft` as the next version of its id (version 1 when new). A version that was sent is
@@ -322,9 +391,11 @@ struct ProposalState {
 Result<store::ProposalRecord> StoreProposal(store::StateStore& store, const ProposalDraft& draft,
                                             const Clock& clock);
 
-// The state of `proposal_id` at `version` (0: the newest). kNotFound when unknown.
-Result<ProposalState> GetProposalState(store::StateStore& store, const std::string& proposal_id,
-                                       int64_t version, const Clock& clock);
+// The state of `proposal_id` at `version` (0: the newest). kNotFound when unknown. A decision
+// counts only when VerifyRecordedDecision accepts it under `trust`; the others are listed in
+// `rejected` and the state is what it would be without them.
+Result<ProposalState> GetProposalState(store::StateStore& store, const DecisionTrust& trust,
+                                       const std::string& proposal_id, int64_t version, const Clock& clock);
 
 // Sends the newest version of `proposal_id` for approval: a request naming the approvers of its
 // domain (workspace domains.<d>.approvers) that expires after approval_ttl. Refused (recorded)
@@ -686,9 +757,12 @@ Result<VerificationOutcome> VerifyIncident(store::StateStore& store,
 // blast_radius (at the time of writing), proposals (each version's kind, author, status, and
 // approvals: who, when, surface, reason), runs (dispatched steps and queued owner runs),
 // checks (the last verification's items with observed values and thresholds), undo (each
-// proposal's undo: the reverting diff, the savepoints)}. kFailedPrecondition unless resolved.
-Result<Json> ResolutionReceiptContent(store::StateStore& store, incidents::IncidentDesk& desk,
-                                      const std::string& incident_id, const Clock& clock);
+// proposal's undo: the reverting diff, the savepoints)}. Decisions are read under `trust`; one
+// that does not verify is listed under its proposal's rejected_decisions, never as a decision.
+// kFailedPrecondition unless resolved.
+Result<Json> ResolutionReceiptContent(store::StateStore& store, const DecisionTrust& trust,
+                                      incidents::IncidentDesk& desk, const std::string& incident_id,
+                                      const Clock& clock);
 
 // Writes the receipt of every resolved incident that has none yet (among the 200 opened last and
 // every incident resolved in the last 7 days, however long ago it was opened), so

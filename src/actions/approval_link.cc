@@ -10,11 +10,13 @@
 
 namespace dw::actions {
 
-Result<std::string> IssueApprovalLink(store::StateStore& store, const std::string& proposal_id,
-                                      const std::string& approver, const std::string& key, const Clock& clock) {
-  auto st = GetProposalState(store, proposal_id, 0, clock);
+Result<std::string> IssueApprovalLink(store::StateStore& store, const DecisionTrust& trust,
+                                      const std::string& proposal_id, const std::string& approver,
+                                      const std::string& key, const Clock& clock) {
+  auto st = GetProposalState(store, trust, proposal_id, 0, clock);
   if (!st.ok()) return st.status();
   const std::string pv = proposal_id + " v" + std::to_string(st->record.version);
+  if (!st->rejected.empty()) return PermissionDenied(st->rejected.front().reason + "; no link is issued");
   if (st->status != ProposalStatus::kPending || !st->request)
     return FailedPrecondition(pv + " is " + ProposalStatusName(st->status) + ", not waiting for a decision");
   const auto& approvers = st->request->approvers;

@@ -9,6 +9,9 @@
 
 namespace dw::actions {
 
+// The event log subject of the decision audit's findings (RaiseRejectedDecisions).
+inline constexpr const char* kDecisionFindingsSubject = "decisions";
+
 // The event log subject of a proposal.
 std::string ProposalSubject(const std::string& proposal_id);
 

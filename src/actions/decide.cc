@@ -10,10 +10,6 @@
 namespace dw::actions {
 namespace {
 
-// A signed statement older or newer than this is refused even when its nonce is fresh: a
-// statement is made for now, not saved up.
-constexpr std::chrono::minutes kStatementSkew{10};
-
 std::string Replayed(const char* proof_name) {
   return std::string(proof_name) == "signed_link" ? "the approval link was already used (a link decides once)"
                                                    : "the statement's nonce was already used (a replayed signature)";
@@ -46,12 +42,14 @@ std::string StatementBytes(const DecisionStatement& s) {
 
 namespace {
 
-// Checks how the person proved they made the statement; returns why not, or nullopt.
-using ProofCheck = std::function<Result<std::optional<std::string>>(store::StateStore&)>;
+// Checks how the person proved they made the statement; returns why not, or nullopt, and adds to
+// `recorded` what the decision's row carries so that the proof can be checked again wherever the
+// decision is used (the public key it verified with, or the desk's seal).
+using ProofCheck = std::function<Result<std::optional<std::string>>(store::StateStore&, Json* recorded)>;
 
-Result<DecisionOutcome> DecideInTransaction(store::StateStore& store, const DecisionRequest& request,
-                                            const Clock& clock, const ProofCheck& prove,
-                                            const char* proof_name) {
+Result<DecisionOutcome> DecideInTransaction(store::StateStore& store, const DecisionTrust& trust,
+                                            const DecisionRequest& request, const Clock& clock,
+                                            const ProofCheck& prove, const char* proof_name) {
   const DecisionStatement& s = request.statement;
   const std::string subject = s.proposal_id.empty() ? "proposal:?" : ProposalSubject(s.proposal_id);
   Json who = {{"version", s.version},
@@ -78,7 +76,8 @@ Result<DecisionOutcome> DecideInTransaction(store::StateStore& store, const Deci
 
   // Proof: the person's key signed exactly this statement, or a signed link names them; then
   // once, recently.
-  Result<std::optional<std::string>> unproven = prove(store);
+  Json recorded = Json::object();
+  Result<std::optional<std::string>> unproven = prove(store, &recorded);
   if (!unproven.ok()) return unproven.status();
   if (*unproven) return refuse(**unproven);
   if (s.nonce.size() < 16) return refuse("the statement's nonce is missing or too short");
@@ -93,12 +92,17 @@ Result<DecisionOutcome> DecideInTransaction(store::StateStore& store, const Deci
                   ", more than 10 minutes from now (" + FormatRfc3339(now) + ")");
 
   // What: the proposal version and its request.
-  Result<ProposalState> st = GetProposalState(store, s.proposal_id, s.version, clock);
+  Result<ProposalState> st = GetProposalState(store, trust, s.proposal_id, s.version, clock);
   if (!st.ok()) {
     if (st.status().code() != StatusCode::kNotFound) return st.status();
     return refuse(st.status().message());
   }
   const std::string pv = s.proposal_id + " v" + std::to_string(s.version);
+  // A decision row that does not verify is never decided over: it is raised, and a person looks.
+  if (!st->rejected.empty())
+    return refuse(pv + " already has a decision that does not verify (action event " +
+                  std::to_string(st->rejected.front().seq) + ", " + st->rejected.front().person.substr(0, 120) +
+                  "); nothing more is decided on it until that is looked into");
   switch (st->status) {
     case ProposalStatus::kDrafted: return refuse(pv + " was never sent for approval");
     case ProposalStatus::kSuperseded:
@@ -130,6 +134,7 @@ Result<DecisionOutcome> DecideInTransaction(store::StateStore& store, const Deci
   body["signed_at_ms"] = ToUnixMillis(s.at);
   body["proof"] = proof_name;
   if (!request.signature.empty()) body["signature"] = request.signature;
+  for (const auto& [k, v] : recorded.items()) body[k] = v;
   const char* kind = s.verdict == Verdict::kApprove ? "approved" : "denied";
   Result<int64_t> seq = Record(store, clock, kind, subject, s.person, body, s.nonce);
   if (!seq.ok()) {
@@ -147,16 +152,16 @@ namespace {
 // One transaction: two decisions on one version cannot both see it pending. With a workspace, an
 // accepted approval writes its `approved` notice to the outbox in the same transaction.
 Result<DecisionOutcome> DecideOnce(store::StateStore& store, const config::Workspace* workspace,
-                                   const DecisionRequest& request, const Clock& clock,
-                                   const ProofCheck& prove, const char* proof_name) {
+                                   const DecisionTrust& trust, const DecisionRequest& request,
+                                   const Clock& clock, const ProofCheck& prove, const char* proof_name) {
   std::optional<Result<DecisionOutcome>> out;
   Status s = store.InTransaction([&](store::StateStore& tx) -> Status {
-    out = DecideInTransaction(tx, request, clock, prove, proof_name);
+    out = DecideInTransaction(tx, trust, request, clock, prove, proof_name);
     if (!out->ok()) return out->status();
     if (workspace == nullptr || !(*out)->accepted || request.statement.verdict != Verdict::kApprove)
       return Status::Ok();
     const DecisionStatement& st = request.statement;
-    Result<ProposalState> p = GetProposalState(tx, st.proposal_id, st.version, clock);
+    Result<ProposalState> p = GetProposalState(tx, trust, st.proposal_id, st.version, clock);
     if (!p.ok()) return p.status();
     return NotifyProposal(tx, *workspace, clock, p->record, platforms::notify::EventKind::kApproved,
                           "Proposal " + st.proposal_id + " v" + std::to_string(st.version) + " (" +
@@ -167,30 +172,38 @@ Result<DecisionOutcome> DecideOnce(store::StateStore& store, const config::Works
   return std::move(*out);
 }
 
-// The person's stored key signed exactly this statement.
-ProofCheck BySignature(const DecisionRequest& request) {
-  return [&request](store::StateStore& tx) -> Result<std::optional<std::string>> {
+// The person's stored key signed exactly this statement, and the workspace declares that key for
+// them: the store alone (a swapped key) makes nobody an approver.
+ProofCheck BySignature(const DecisionRequest& request, const DecisionTrust& trust) {
+  return [&request, &trust](store::StateStore& tx, Json* recorded) -> Result<std::optional<std::string>> {
     const DecisionStatement& s = request.statement;
     Result<std::optional<store::PersonKeyRecord>> key = tx.GetPersonKey(s.person);
     if (!key.ok()) return key.status();
     if (!key->has_value())
       return std::optional<std::string>("no key is issued for " + s.person + " (dw keys issue " + s.person + ")");
+    const std::string fingerprint = KeyFingerprint((*key)->public_key_pem);
+    if (!KeyDeclaredFor(trust, s.person, fingerprint))
+      return std::optional<std::string>("the key stored for " + s.person + " (" + fingerprint.substr(0, 23) +
+                                        "...) is not declared under people." + s.person +
+                                        ".keys in the workspace: a key counts once the workspace file names it");
     if (!SignatureVerifies(StatementBytes(s), request.signature, (*key)->public_key_pem))
       return std::optional<std::string>("the signature does not verify with " + s.person + "'s key (forged or altered)");
+    (*recorded)["public_key"] = (*key)->public_key_pem;
     return std::optional<std::string>();
   };
 }
 
 }  // namespace
 
-Result<DecisionOutcome> Decide(store::StateStore& store, const DecisionRequest& request,
-                               const Clock& clock) {
-  return DecideOnce(store, nullptr, request, clock, BySignature(request), "signature");
+Result<DecisionOutcome> Decide(store::StateStore& store, const DecisionTrust& trust,
+                               const DecisionRequest& request, const Clock& clock) {
+  return DecideOnce(store, nullptr, trust, request, clock, BySignature(request, trust), "signature");
 }
 
 Result<DecisionOutcome> Decide(store::StateStore& store, const config::Workspace& workspace,
                                const DecisionRequest& request, const Clock& clock) {
-  return DecideOnce(store, &workspace, request, clock, BySignature(request), "signature");
+  const DecisionTrust trust = TrustOf(workspace);
+  return DecideOnce(store, &workspace, trust, request, clock, BySignature(request, trust), "signature");
 }
 
 namespace {
@@ -215,7 +228,8 @@ Result<DecisionOutcome> DecideByLinkWith(store::StateStore& store, const config:
   request.surface = decision.surface;
   const TimePoint expires_at = link->expires_at;
   const std::string approver = link->approver;
-  ProofCheck by_link = [&](store::StateStore&) -> Result<std::optional<std::string>> {
+  const DecisionTrust trust = workspace != nullptr ? TrustOf(*workspace, key) : DecisionTrust{{}, key};
+  ProofCheck by_link = [&](store::StateStore&, Json* recorded) -> Result<std::optional<std::string>> {
     if (decision.surface != "web")
       return std::optional<std::string>("an approval link is honoured only on the desk's page (surface web)");
     if (clock.Now() >= expires_at)
@@ -227,9 +241,10 @@ Result<DecisionOutcome> DecideByLinkWith(store::StateStore& store, const config:
         return std::optional<std::string>("this approval link is for " + approver + ", but the sign-in proxy names " +
                                           *person + ": a link decides only for its own approver");
     }
+    (*recorded)["seal"] = DecisionSeal(key, "signed_link", request.statement);
     return std::optional<std::string>();
   };
-  return DecideOnce(store, workspace, request, clock, by_link, "signed_link");
+  return DecideOnce(store, workspace, trust, request, clock, by_link, "signed_link");
 }
 
 }  // namespace
@@ -245,7 +260,8 @@ Result<DecisionOutcome> DecideByLink(store::StateStore& store, const config::Wor
 }
 
 Result<DecisionOutcome> DecideAsProxiedPerson(store::StateStore& store, const config::Workspace& workspace,
-                                              const ProxyDecision& decision, const Clock& clock) {
+                                              const ProxyDecision& decision, const std::string& desk_key,
+                                              const Clock& clock) {
   Result<std::string> person = TrustedProxyPerson(workspace, decision.identity);
   const std::string subject = decision.proposal_id.empty() ? "proposal:?" : ProposalSubject(decision.proposal_id);
   if (!person.ok())
@@ -257,12 +273,18 @@ Result<DecisionOutcome> DecideAsProxiedPerson(store::StateStore& store, const co
   request.statement = NewStatement(*person, decision.proposal_id, decision.version, decision.verdict, decision.reason, clock);
   request.surface = decision.surface;
   if (request.statement.nonce.empty()) return Internal("the random number generator failed");
-  ProofCheck by_proxy = [&](store::StateStore&) -> Result<std::optional<std::string>> {
+  const DecisionTrust trust = TrustOf(workspace, desk_key);
+  ProofCheck by_proxy = [&](store::StateStore&, Json* recorded) -> Result<std::optional<std::string>> {
     if (decision.surface != "web")
       return std::optional<std::string>("a proxy's identity is honoured only on the desk's page (surface web)");
+    // The proxy's word leaves no proof of its own: the desk seals the statement, or it could not
+    // be told from a row written into the store by hand.
+    if (desk_key.empty())
+      return std::optional<std::string>("the desk has no key to seal a decision with (DW_APPROVAL_LINK_KEY is not set)");
+    (*recorded)["seal"] = DecisionSeal(desk_key, "trusted_proxy", request.statement);
     return std::optional<std::string>();
   };
-  return DecideOnce(store, &workspace, request, clock, by_proxy, "trusted_proxy");
+  return DecideOnce(store, &workspace, trust, request, clock, by_proxy, "trusted_proxy");
 }
 
 }  // namespace dw::actions

@@ -94,6 +94,13 @@ bool IsAgentIdentity(const std::string& who) {
 
 Result<IssuedKey> IssuePersonKey(store::StateStore& store, const std::string& email,
                                  const Clock& clock, const std::string& issued_by) {
+  Result<IssuedKey> key = NewPersonKey(email);
+  if (!key.ok()) return key.status();
+  DW_RETURN_IF_ERROR(StorePersonKey(store, *key, clock, issued_by));
+  return key;
+}
+
+Result<IssuedKey> NewPersonKey(const std::string& email) {
   if (!LooksLikePersonEmail(email))
     return InvalidArgument("'" + email + "' is not a person's email address (name@domain): keys "
                            "are issued to people only, never to agents");
@@ -108,19 +115,20 @@ Result<IssuedKey> IssuePersonKey(store::StateStore& store, const std::string& em
       PEM_write_bio_PrivateKey(priv.get(), key.get(), nullptr, nullptr, 0, nullptr, nullptr) != 1 ||
       PEM_write_bio_PUBKEY(pub.get(), key.get()) != 1)
     return Internal("OpenSSL could not encode the Ed25519 key");
-  IssuedKey out{email, BioText(pub.get()), BioText(priv.get())};
-  Status s = store.InTransaction([&](store::StateStore& tx) -> Status {
-    DW_RETURN_IF_ERROR(tx.PutPersonKey({email, out.public_key_pem, clock.Now()}));
+  return IssuedKey{email, BioText(pub.get()), BioText(priv.get())};
+}
+
+Status StorePersonKey(store::StateStore& store, const IssuedKey& key, const Clock& clock, const std::string& issued_by) {
+  return store.InTransaction([&](store::StateStore& tx) -> Status {
+    DW_RETURN_IF_ERROR(tx.PutPersonKey({key.email, key.public_key_pem, clock.Now()}));
     store::ActionEventRecord e;
     e.at = clock.Now();
     e.kind = "key_issued";
-    e.subject = "person:" + email;
+    e.subject = "person:" + key.email;
     e.actor = issued_by;
-    e.body = {{"public_key_sha256", Sha256Hex(out.public_key_pem)}};
+    e.body = {{"public_key_sha256", Sha256Hex(key.public_key_pem)}};
     return tx.AppendActionEvent(e).status();
   });
-  if (!s.ok()) return s;
-  return out;
 }
 
 // The file appears whole or not at all: the key is written and synced under `path`.partial, then

@@ -91,8 +91,8 @@ std::string ApprovalSummary(const store::ProposalRecord& rec, const ApprovalRequ
   return s;
 }
 
-Result<ProposalState> GetProposalState(store::StateStore& store, const std::string& proposal_id,
-                                       int64_t version, const Clock& clock) {
+Result<ProposalState> GetProposalState(store::StateStore& store, const DecisionTrust& trust,
+                                       const std::string& proposal_id, int64_t version, const Clock& clock) {
   Result<std::vector<store::ProposalRecord>> versions = store.ProposalVersions(proposal_id);
   if (!versions.ok()) return versions.status();
   if (versions->empty()) return NotFound("there is no proposal " + proposal_id);
@@ -117,6 +117,12 @@ Result<ProposalState> GetProposalState(store::StateStore& store, const std::stri
     } else if (e.kind == "expired" || e.kind == "lapsed") {
       request_closed = true;
     } else if ((e.kind == "approved" || e.kind == "denied") && !decided) {
+      // Checked here, where every use of a decision reads it: a row that does not verify is
+      // listed, never counted.
+      if (Status v = VerifyRecordedDecision(e, proposal_id, trust, clock.Now()); !v.ok()) {
+        st.rejected.push_back({e.seq, e.kind, e.actor, v.message(), v.code() == StatusCode::kPermissionDenied, proposal_id});
+        continue;
+      }
       decided = true;
       st.status = e.kind == "approved" ? ProposalStatus::kApproved : ProposalStatus::kDenied;
       st.decided_by = e.actor;
@@ -161,7 +167,7 @@ Result<ApprovalRequestView> SendForApprovalWith(store::StateStore& store,
                                                 const config::Workspace& workspace,
                                                 const std::string& proposal_id, const Clock& clock,
                                                 const std::string& actor, bool notify) {
-  Result<ProposalState> st = GetProposalState(store, proposal_id, 0, clock);
+  Result<ProposalState> st = GetProposalState(store, TrustOf(workspace), proposal_id, 0, clock);
   if (!st.ok()) return st.status();
   const std::string subject = ProposalSubject(proposal_id);
   const int64_t version = st->record.version;
@@ -246,12 +252,13 @@ Result<std::vector<std::string>> ExpireApprovalRequests(store::StateStore& store
     if (e.kind == "expired" || e.kind == "lapsed" || e.kind == "approved" || e.kind == "denied") o.closed = true;
   }
   const TimePoint now = clock.Now();
+  const DecisionTrust trust = TrustOf(workspace);
   for (const std::string& id : order) {
     const Open& o = open[id];
     if (o.request == nullptr || o.closed ||
         now < FromUnixMillis(o.request->body.value("expires_at_ms", int64_t{0})))
       continue;
-    Result<ProposalState> st = GetProposalState(store, id, o.newest, clock);
+    Result<ProposalState> st = GetProposalState(store, trust, id, o.newest, clock);
     if (!st.ok()) return st.status();
     if (st->status != ProposalStatus::kExpired || !st->request) continue;
     const store::ActionEventRecord* last_request = o.request;

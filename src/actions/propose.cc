@@ -72,6 +72,7 @@ Result<ProposalSet> DraftIncidentProposals(const config::Workspace& workspace, s
 Result<ProposeOutcome> ProposeForIncident(const config::Workspace& workspace, store::StateStore& store,
                                           const graph::ContextGraph* graph, const std::string& incident_id,
                                           const Clock& clock, const DraftOptions& options) {
+  const DecisionTrust trust = TrustOf(workspace);
   incidents::IncidentDesk desk(store, graph, clock, incidents::DeskOptionsFor(workspace));
   Result<incidents::Diagnosis> diagnosis = desk.Diagnose(incident_id);
   if (!diagnosis.ok()) return diagnosis.status();
@@ -100,7 +101,7 @@ Result<ProposeOutcome> ProposeForIncident(const config::Workspace& workspace, st
     }
     s.id = incident_id + "-" + ProposalKindName(p.kind);
     const Json content = StoredContent(p);
-    Result<ProposalState> newest = GetProposalState(store, s.id, 0, clock);
+    Result<ProposalState> newest = GetProposalState(store, trust, s.id, 0, clock);
     if (!newest.ok() && newest.status().code() != StatusCode::kNotFound) return newest.status();
     if (newest.ok() && newest->record.body.contains("content") && newest->record.body["content"] == content) {
       s.version = newest->record.version;  // the same draft again: no new version
@@ -111,7 +112,7 @@ Result<ProposeOutcome> ProposeForIncident(const config::Workspace& workspace, st
       s.version = rec->version;
       s.new_version = true;
     }
-    Result<ProposalState> st = GetProposalState(store, s.id, s.version, clock);
+    Result<ProposalState> st = GetProposalState(store, trust, s.id, s.version, clock);
     if (!st.ok()) return st.status();
     if (domain == nullptr) {
       s.sending = "not sent: the incident's domain '" + set->domain + "' is not defined in the workspace (domains:)";
@@ -153,7 +154,7 @@ Result<ProposeOutcome> ProposeForIncident(const config::Workspace& workspace, st
       }
       std::string who;
       for (const std::string& a : sent->approvers) who += (who.empty() ? "" : ", ") + a;
-      Result<ProposalState> st = GetProposalState(tx, s.id, s.version, clock);
+      Result<ProposalState> st = GetProposalState(tx, trust, s.id, s.version, clock);
       if (!st.ok()) return st.status();
       // "Sent" only when a channel carries the request: without one the request is recorded and
       // pending, and nobody is told (it would expire unseen), so the line says that instead.
@@ -178,7 +179,7 @@ Result<ProposeOutcome> ProposeForIncident(const config::Workspace& workspace, st
     std::set<std::string> ids;
     for (const auto& p : *all) ids.insert(p.id);
     for (const auto& id : ids) {
-      Result<ProposalState> st = GetProposalState(tx, id, 0, clock);
+      Result<ProposalState> st = GetProposalState(tx, trust, id, 0, clock);
       if (!st.ok()) return st.status();
       if (st->status == ProposalStatus::kPending) waiting.push_back(st->record);
     }
@@ -187,7 +188,7 @@ Result<ProposeOutcome> ProposeForIncident(const config::Workspace& workspace, st
   });
   if (!written.ok()) return written;
   for (size_t i : to_send) {
-    Result<ProposalState> st = GetProposalState(store, out.stored[i].id, out.stored[i].version, clock);
+    Result<ProposalState> st = GetProposalState(store, trust, out.stored[i].id, out.stored[i].version, clock);
     if (!st.ok()) return st.status();
     out.stored[i].status = ProposalStatusName(st->status);
   }

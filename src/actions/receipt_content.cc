@@ -37,13 +37,14 @@ Json UndoOf(const Json& content) {
 
 // The incident resolved: requests still open on its proposals lapse (recorded), so nobody is
 // asked, or escalated to, about a repair that is already verified or decided by a person.
-Status LapseOpenRequests(store::StateStore& store, const std::string& incident_id, const Clock& clock) {
+Status LapseOpenRequests(store::StateStore& store, const DecisionTrust& trust, const std::string& incident_id,
+                         const Clock& clock) {
   Result<std::vector<store::ProposalRecord>> proposals = store.ProposalsOfIncident(incident_id);
   if (!proposals.ok()) return proposals.status();
   std::map<std::string, int64_t> newest;
   for (const auto& p : *proposals) newest[p.id] = std::max(newest[p.id], p.version);
   for (const auto& [id, version] : newest) {
-    Result<ProposalState> st = GetProposalState(store, id, version, clock);
+    Result<ProposalState> st = GetProposalState(store, trust, id, version, clock);
     if (!st.ok()) return st.status();
     if (st->status != ProposalStatus::kPending) continue;
     DW_RETURN_IF_ERROR(Record(store, clock, "lapsed", ProposalSubject(id), "dw",
@@ -79,8 +80,9 @@ Json HashableJson(const Json& value) {
   return value;
 }
 
-Result<Json> ResolutionReceiptContent(store::StateStore& store, incidents::IncidentDesk& desk,
-                                      const std::string& incident_id, const Clock& clock) {
+Result<Json> ResolutionReceiptContent(store::StateStore& store, const DecisionTrust& trust,
+                                      incidents::IncidentDesk& desk, const std::string& incident_id,
+                                      const Clock& clock) {
   Result<incidents::Incident> inc = desk.Get(incident_id);
   if (!inc.ok()) return inc.status();
   if (inc->status != incidents::IncidentStatus::kResolved)
@@ -129,7 +131,7 @@ Result<Json> ResolutionReceiptContent(store::StateStore& store, incidents::Incid
   std::map<std::string, int64_t> newest;
   for (const auto& p : *proposals) newest[p.id] = std::max(newest[p.id], p.version);
   for (const auto& p : *proposals) {
-    Result<ProposalState> st = GetProposalState(store, p.id, p.version, clock);
+    Result<ProposalState> st = GetProposalState(store, trust, p.id, p.version, clock);
     if (!st.ok()) return st.status();
     Json entry = {{"id", p.id},
                   {"version", p.version},
@@ -146,6 +148,8 @@ Result<Json> ResolutionReceiptContent(store::StateStore& store, incidents::Incid
                            {"surface", st->decision_surface},
                            {"verdict", st->status == ProposalStatus::kApproved ? "approve" : "deny"},
                            {"reason", st->decision_reason}};
+    for (const RejectedDecision& r : st->rejected)
+      entry["rejected_decisions"].push_back({{"event", r.seq}, {"row", r.kind}, {"person", r.person}, {"why", r.reason}});
     const Json content = p.body.value("content", Json::object());
     entry["content"] = HashableJson(content);
     listed.push_back(entry);
@@ -231,10 +235,11 @@ Result<std::vector<std::string>> WriteResolutionReceipts(store::StateStore& stor
   std::set<std::string> done;
   for (const auto& e : *events)
     if (e.kind == "receipt_written") done.insert(e.body.value("incident", ""));
+  const DecisionTrust trust = TrustOf(workspace);
   for (const std::string& id : *resolved) {
     if (done.count(id)) continue;
-    DW_RETURN_IF_ERROR(LapseOpenRequests(store, id, clock));
-    Result<Json> content = ResolutionReceiptContent(store, desk, id, clock);
+    DW_RETURN_IF_ERROR(LapseOpenRequests(store, trust, id, clock));
+    Result<Json> content = ResolutionReceiptContent(store, trust, desk, id, clock);
     if (!content.ok()) return content.status();
     // The receipt and the record that it was written go in one transaction: a crash between
     // them cannot leave an incident with two receipts or a record without its receipt.

@@ -74,7 +74,7 @@ Result<Json> Draft(const RegisterSchemaRequest& req, store::StateStore& store, c
   auto domain = DomainFor(req, ws, graph);
   if (!domain.ok()) return domain.status();
   std::string id = ProposalIdFor(req.subject, req.schema, req.format);
-  auto existing = GetProposalState(store, id, 0, clock);
+  auto existing = GetProposalState(store, TrustOf(ws), id, 0, clock);
   if (!existing.ok() || existing->status == ProposalStatus::kDenied || existing->status == ProposalStatus::kExpired ||
       existing->status == ProposalStatus::kSuperseded) {
     ProposalDraft d;
@@ -89,7 +89,7 @@ Result<Json> Draft(const RegisterSchemaRequest& req, store::StateStore& store, c
     if (!stored.ok()) return stored.status();
     auto sent = SendForApproval(store, ws, id, clock, req.actor);
     if (!sent.ok()) return sent.status();
-    existing = GetProposalState(store, id, 0, clock);
+    existing = GetProposalState(store, TrustOf(ws), id, 0, clock);
     if (!existing.ok()) return existing.status();
   }
   Json out = {{"registered", false}, {"status", existing->status == ProposalStatus::kApproved ? "approved" : "awaiting_approval"},
@@ -102,10 +102,12 @@ Result<Json> Draft(const RegisterSchemaRequest& req, store::StateStore& store, c
   return out;
 }
 
-Result<Json> Register(const RegisterSchemaRequest& req, store::StateStore& store, const config::PlatformConfig& registry, net::HttpClient& http,
-                      const Clock& clock) {
-  auto st = GetProposalState(store, req.proposal_id, 0, clock);
+Result<Json> Register(const RegisterSchemaRequest& req, store::StateStore& store, const DecisionTrust& trust,
+                      const config::PlatformConfig& registry, net::HttpClient& http, const Clock& clock) {
+  auto st = GetProposalState(store, trust, req.proposal_id, 0, clock);
   if (!st.ok()) return st.status();
+  if (!st->rejected.empty())
+    return PermissionDenied(st->rejected.front().reason + "; nothing was registered");
   if (st->record.kind != kRegistrationKind)
     return FailedPrecondition("proposal " + req.proposal_id + " is a " + st->record.kind + ", not a schema registration; nothing was registered");
   Json content = st->record.body.value("content", Json());
@@ -158,7 +160,7 @@ Result<Json> Register(const RegisterSchemaRequest& req, store::StateStore& store
 Result<Json> RegisterStreamSchema(const RegisterSchemaRequest& req, store::StateStore& store, const config::Workspace& workspace,
                                   const config::PlatformConfig& registry, net::HttpClient& http, const graph::ContextGraph* graph,
                                   const Clock& clock) {
-  if (!req.proposal_id.empty()) return Register(req, store, registry, http, clock);
+  if (!req.proposal_id.empty()) return Register(req, store, TrustOf(workspace), registry, http, clock);
   if (Status s = schema::ValidateSubject(req.subject); !s.ok()) return s;
   if (auto p = schema::Parse(req.schema, req.format); !p.ok()) return p.status();
   return Draft(req, store, workspace, registry, http, graph, clock);

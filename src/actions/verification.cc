@@ -243,7 +243,7 @@ Status QueueApprovedRuns(store::StateStore& store, const config::Workspace& ws, 
   for (const auto& p : *proposals)
     if (p.kind == "run_plan" && (plan == nullptr || p.version > plan->version)) plan = &p;
   if (plan == nullptr) return Status::Ok();
-  Result<ProposalState> st = GetProposalState(store, plan->id, plan->version, clock);
+  Result<ProposalState> st = GetProposalState(store, TrustOf(ws), plan->id, plan->version, clock);
   if (!st.ok()) return st.status();
   if (st->status != ProposalStatus::kApproved) return Status::Ok();
   Json steps = plan->body.value("content", Json::object()).value("steps", Json::array());

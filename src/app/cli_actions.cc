@@ -133,9 +133,25 @@ int Verify(const GlobalOptions& g, const ActionCommands& c) {
     std::cout << "receipt " << v->first_bad_seq << " does not verify: " << v->problem << "\n";
     return 1;
   }
+  // A receipt says who approved; the decision behind it must still verify.
+  Result<std::vector<actions::RejectedDecision>> rejected =
+      actions::AuditDecisions(*o.store, actions::TrustOf(o.services->workspace()), o.services->clock());
+  if (!rejected.ok()) return Fail("receipts verify", rejected.status());
+  int forged = 0, unchecked = 0;
+  for (const actions::RejectedDecision& r : *rejected) {
+    if (r.checkable) {
+      ++forged;
+      std::cout << "decision without a valid signature: " << r.reason << "\n";
+    } else {
+      ++unchecked;
+    }
+  }
+  if (forged > 0) return 1;
   std::cout << v->receipts << " receipt(s) verify; head " << v->head.seq << " "
             << (v->head.hash.empty() ? "(empty)" : v->head.hash)
             << (c.expected_head.empty() ? "" : " (matches --head)") << "\n";
+  if (unchecked > 0)
+    std::cout << unchecked << " decision(s) taken on the desk were not checked: DW_APPROVAL_LINK_KEY is not set here\n";
   return 0;
 }
 
@@ -189,9 +205,17 @@ int Issue(const GlobalOptions& g, const ActionCommands& c) {
   if (!k.ok()) return Fail("keys issue", k.status());
   Status written = actions::WritePrivateKeyFile(path, k->private_key_pem);
   if (!written.ok()) return Fail("keys issue", written);
+  const std::string fingerprint = actions::KeyFingerprint(k->public_key_pem);
   std::cout << "issued an Ed25519 key for " << c.email << "; private key in " << path
-            << " (mode 0600: hand it to the person, it is not kept); public key sha256 "
-            << actions::Sha256Hex(k->public_key_pem) << "\n";
+            << " (mode 0600: hand it to the person, it is not kept); public key " << fingerprint << "\n";
+  // The key counts once the workspace file, which people review, names it: the store alone
+  // never makes anyone an approver.
+  bool declared = false;
+  if (auto p = o.services->workspace().people.find(c.email); p != o.services->workspace().people.end())
+    declared = std::find(p->second.keys.begin(), p->second.keys.end(), fingerprint) != p->second.keys.end();
+  if (!declared)
+    std::cout << "before " << c.email << " can decide with it, declare it in dataworkers.yaml (and have the "
+              << "change reviewed):\npeople:\n  " << c.email << ":\n    keys: [\"" << fingerprint << "\"]\n";
   return 0;
 }
 
@@ -204,7 +228,8 @@ int DecideCmd(const GlobalOptions& g, const ActionCommands& c, actions::Verdict 
   int64_t version = c.version;
   if (version == 0) {
     Result<actions::ProposalState> st =
-        actions::GetProposalState(*o.store, c.proposal, 0, o.services->clock());
+        actions::GetProposalState(*o.store, actions::TrustOf(o.services->workspace()), c.proposal, 0,
+                                  o.services->clock());
     // An unknown proposal still goes to Decide, which refuses and records it.
     version = st.ok() ? st->record.version : 1;
   }
@@ -237,7 +262,8 @@ int Link(const GlobalOptions& g, const ActionCommands& c) {
   }
   Opened o = Open(g, "approval-link");
   if (o.store == nullptr) return o.exit_code;
-  Result<std::string> token = actions::IssueApprovalLink(*o.store, c.proposal, c.as, key, o.services->clock());
+  Result<std::string> token = actions::IssueApprovalLink(*o.store, actions::TrustOf(o.services->workspace(), key), c.proposal,
+                                                                 c.as, key, o.services->clock());
   if (!token.ok()) return Fail("approval-link", token.status());
   std::string base = c.base_url;
   if (base.empty()) base = o.services->workspace().desk.url;

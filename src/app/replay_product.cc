@@ -2,6 +2,7 @@
 
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "actions/actions.h"
 #include "agents/agents.h"
@@ -36,7 +37,8 @@ class CollectingSink : public mcp::MessageSink {
 
 class ServicesProduct final : public replay::ReplayProduct {
  public:
-  explicit ServicesProduct(std::shared_ptr<workspace::Services> services) : services_(std::move(services)) {}
+  ServicesProduct(std::shared_ptr<workspace::Services> services, std::map<std::string, actions::IssuedKey> keys)
+      : services_(std::move(services)), keys_(std::move(keys)) {}
 
   Status AddWatchJobs(observe::watch::WatchLoop& loop, std::function<void(std::string)> log) override {
     auto env = workspace::WatchEnvironmentFor(services_, [log](const std::string& line) { log(line); });
@@ -144,7 +146,7 @@ class ServicesProduct final : public replay::ReplayProduct {
     const Clock& clock = services_->clock();
     std::string proposal_id = action.proposal;
     int64_t version = 1;
-    auto direct = actions::GetProposalState(store, proposal_id, 0, clock);
+    auto direct = actions::GetProposalState(store, actions::TrustOf(services_->workspace()), proposal_id, 0, clock);
     if (direct.ok()) {
       version = direct->record.version;
     } else {
@@ -163,18 +165,19 @@ class ServicesProduct final : public replay::ReplayProduct {
                                   " (its proposals: " + (kinds.empty() ? std::string("none") : kinds) + ")");
       proposal_id = found;
     }
-    // The person's key, issued once per replay; an identity that gets no key (an agent) still
-    // goes to Decide unsigned, which refuses and records it.
+    // The person's key, issued by the replay and declared in the workspace copy, stored when they
+    // first decide; an identity that has no key (an agent) still goes to Decide unsigned, which
+    // refuses and records it.
     std::string signature;
     auto key = keys_.find(action.as);
-    if (key == keys_.end()) {
-      auto issued = actions::IssuePersonKey(store, action.as, clock, "dw replay");
-      if (issued.ok()) key = keys_.emplace(action.as, issued->private_key_pem).first;
+    if (key != keys_.end() && !stored_.count(action.as)) {
+      DW_RETURN_IF_ERROR(actions::StorePersonKey(store, key->second, clock, "dw replay"));
+      stored_.insert(action.as);
     }
     actions::Verdict verdict = action.does == "approve" ? actions::Verdict::kApprove : actions::Verdict::kDeny;
     actions::DecisionStatement statement = actions::NewStatement(action.as, proposal_id, version, verdict, action.reason, clock);
     if (key != keys_.end()) {
-      auto signed_ = actions::SignStatement(statement, key->second);
+      auto signed_ = actions::SignStatement(statement, key->second.private_key_pem);
       if (!signed_.ok()) return signed_.status();
       signature = *signed_;
     }
@@ -194,15 +197,17 @@ class ServicesProduct final : public replay::ReplayProduct {
   }
   std::shared_ptr<workspace::Services> services_;
   std::unique_ptr<incidents::IncidentDesk> desk_;
-  std::map<std::string, std::string> keys_;  // person -> private key PEM (never stored)
+  std::map<std::string, actions::IssuedKey> keys_;  // person -> key (the private half never stored)
+  std::set<std::string> stored_;                     // people whose public key is in the store
 };
 
 }  // namespace
 
-Result<std::unique_ptr<replay::ReplayProduct>> MakeReplayProduct(const std::filesystem::path& dir, const Clock& clock) {
+Result<std::unique_ptr<replay::ReplayProduct>> MakeReplayProduct(const std::filesystem::path& dir, const Clock& clock,
+                                                                 const std::map<std::string, actions::IssuedKey>& person_keys) {
   auto services = workspace::Services::Load(dir, clock);
   if (!services->workspace_status().ok()) return services->workspace_status();
-  return std::unique_ptr<replay::ReplayProduct>(new ServicesProduct(std::move(services)));
+  return std::unique_ptr<replay::ReplayProduct>(new ServicesProduct(std::move(services), person_keys));
 }
 
 }  // namespace dw::app

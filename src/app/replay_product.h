@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include "base/clock.h"
@@ -13,6 +14,7 @@ namespace dw::app {
 
 // Builds the product over the workspace folder `dir` (a scratch copy made by the replay) and
 // `clock`. The workspace's errors when it does not load.
-Result<std::unique_ptr<replay::ReplayProduct>> MakeReplayProduct(const std::filesystem::path& dir, const Clock& clock);
+Result<std::unique_ptr<replay::ReplayProduct>> MakeReplayProduct(const std::filesystem::path& dir, const Clock& clock,
+                                                                 const std::map<std::string, actions::IssuedKey>& person_keys);
 
 }  // namespace dw::app

@@ -57,6 +57,14 @@ struct DomainConfig {
   std::string approval_ttl = "2h";
 };
 
+// `people.<email>`: a person the workspace vouches for. Their decision keys are trusted because
+// their fingerprints are declared here, in the file people review changes to (Git), never because
+// a row of the state store says so.
+struct PersonConfig {
+  std::string email;
+  std::vector<std::string> keys;  // "sha256:<64 hex>" of each public key PEM they decide with
+};
+
 struct AssetNote {
   std::string id;  // canonical id, <kind>://<instance>/<name>
   std::string domain;
@@ -114,6 +122,7 @@ struct Workspace {
   std::map<std::string, WarehouseConfig> warehouses;
   std::map<std::string, PlatformConfig> platforms;
   std::map<std::string, DomainConfig> domains;
+  std::map<std::string, PersonConfig> people;  // by email
   std::vector<AssetNote> assets;
   LineageConfig lineage;
   std::vector<CheckConfig> checks;

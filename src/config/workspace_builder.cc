@@ -28,6 +28,7 @@ class Builder {
   void BuildWarehouses(const Json& doc, Workspace* ws);
   void BuildPlatforms(const Json& doc, Workspace* ws);
   void BuildDomains(const Json& doc, Workspace* ws);
+  void BuildPeople(const Json& doc, Workspace* ws);
   void BuildAssets(const Json& doc, Workspace* ws);
   void BuildLineage(const Json& doc, Workspace* ws);
   void BuildChecks(const Json& doc, Workspace* ws);
@@ -146,6 +147,7 @@ Workspace Builder::Build(const Json& doc) {
   BuildWarehouses(doc, &ws);
   BuildPlatforms(doc, &ws);
   BuildDomains(doc, &ws);
+  BuildPeople(doc, &ws);
   BuildAssets(doc, &ws);
   BuildLineage(doc, &ws);
   BuildChecks(doc, &ws);
@@ -301,6 +303,58 @@ void Builder::BuildDomains(const Json& doc, Workspace* ws) {
     dc.escalate_to = Strings(d.value("escalate_to", Json::array()));
     dc.approval_ttl = Str(d, "approval_ttl", dc.approval_ttl);
     ws->domains[name] = dc;
+  }
+}
+
+namespace {
+
+// name@domain with a dot in the domain and no agent prefix: the same shape actions/ accepts as a
+// person's identity (actions::LooksLikePersonEmail), checked here so a typo fails at load.
+bool IsPersonEmail(const std::string& who) {
+  if (who.rfind("agent:", 0) == 0 || who.rfind("dw-", 0) == 0) return false;
+  const size_t at = who.find('@');
+  if (at == std::string::npos || at == 0 || who.find('@', at + 1) != std::string::npos) return false;
+  if (who.find('.', at + 1) == std::string::npos || who.back() == '.') return false;
+  for (char c : who)
+    if (static_cast<unsigned char>(c) <= 0x20 || c == '"' || c == '<' || c == '>' || c == 0x7f) return false;
+  return true;
+}
+
+bool IsKeyFingerprint(const std::string& f) {
+  if (f.size() != 7 + 64 || f.rfind("sha256:", 0) != 0) return false;
+  for (size_t i = 7; i < f.size(); ++i)
+    if (!((f[i] >= '0' && f[i] <= '9') || (f[i] >= 'a' && f[i] <= 'f'))) return false;
+  return true;
+}
+
+}  // namespace
+
+void Builder::BuildPeople(const Json& doc, Workspace* ws) {
+  const Json empty = Json::object();
+  std::map<std::string, std::string> owner_of;  // fingerprint -> the person who declared it first
+  for (const auto& [email, p] : Section(doc, "people", empty).items()) {
+    const std::string path = "people." + email;
+    if (!IsPersonEmail(email)) {
+      Error(path, "'" + email.substr(0, 120) + "' is not a person's email (name@domain); keys are declared for people, never agents");
+      continue;
+    }
+    PersonConfig pc;
+    pc.email = email;
+    pc.keys = Strings(p.value("keys", Json::array()));
+    for (size_t i = 0; i < pc.keys.size(); ++i) {
+      const std::string& f = pc.keys[i];
+      const std::string at = Index(path + ".keys", i);
+      if (!IsKeyFingerprint(f)) {
+        Error(at, "'" + f.substr(0, 80) + "' is not a key fingerprint: write sha256: and the 64 lower-case hex "
+                  "characters dw keys issue printed");
+        continue;
+      }
+      auto [it, fresh] = owner_of.emplace(f, email);
+      if (!fresh)
+        Error(at, "key " + f.substr(0, 19) + "... is also declared for " + it->second +
+                      ": a key belongs to one person, or a decision could not say whose it is");
+    }
+    ws->people[email] = std::move(pc);
   }
 }
 

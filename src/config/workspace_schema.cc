@@ -181,6 +181,9 @@ ValueSchema BuildWorkspaceSchema() {
       Opt("escalate_to", List(Str())),
       Opt("approval_ttl", Of(ValueType::kDuration)),
   });
+  ValueSchema person = Obj({
+      Opt("keys", List(Str())),
+  });
   ValueSchema asset = Obj({
       Req("id", Of(ValueType::kAssetId)),
       Opt("domain", Str()),
@@ -207,6 +210,7 @@ ValueSchema BuildWorkspaceSchema() {
       Opt("warehouses", Map(warehouse, /*name_keys=*/true)),
       Opt("platforms", Map(platform, /*name_keys=*/true)),
       Opt("domains", Map(domain, /*name_keys=*/true)),
+      Opt("people", Map(person)),
       Opt("assets", List(asset)),
       Opt("lineage", lineage),
       Opt("checks", List(CheckSchema())),

@@ -32,6 +32,10 @@ domains:
     # escalate_to: [lead@example.com]
     # approval_ttl: 2h
 
+# people:                           # the keys approvers decide with: `dw keys issue EMAIL` prints
+#   owner@example.com:              # the fingerprint; a key counts once it is declared here
+#     keys: ["sha256:..."]
+
 # assets:                           # notes on what reads and writes what, recorded once
 #   - id: flink://flink/points-balance
 #     domain: data

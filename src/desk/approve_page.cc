@@ -25,6 +25,18 @@ std::string LinkBinding(const std::string& token) { return "approve:" + token; }
 
 }  // namespace
 
+actions::DecisionTrust DeskTrust(const workspace::Services& services, const std::string& link_key) {
+  if (!services.workspace_status().ok()) return actions::DecisionTrust{{}, link_key};
+  return actions::TrustOf(services.workspace(), link_key);
+}
+
+std::string RejectedDecisionsHtml(const actions::ProposalState& st) {
+  std::string s;
+  for (const actions::RejectedDecision& r : st.rejected)
+    s += "<p class=\"banner bad\" role=\"alert\">Not counted: " + EscapeMarkup(r.reason) + ".</p>\n";
+  return s;
+}
+
 std::string ProposalSummaryHtml(const actions::ProposalState& st) {
   std::string s = "<dl class=\"facts\"><dt>Proposal</dt><dd>" + EscapeMarkup(st.record.kind) + ": " +
                   EscapeMarkup(st.record.id) + " v" + std::to_string(st.record.version) + "</dd><dt>Incident</dt><dd>" +
@@ -37,7 +49,7 @@ std::string ProposalSummaryHtml(const actions::ProposalState& st) {
          EscapeMarkup(st.decision_surface);
   s += "</dd>";
   if (st.request) s += "<dt>Request expires</dt><dd>" + EscapeMarkup(ShortTime(st.request->expires_at)) + "</dd>";
-  s += "</dl>\n";
+  s += "</dl>\n" + RejectedDecisionsHtml(st);
   const Json& content = st.record.body.contains("content") ? st.record.body["content"] : Json::object();
   Json rest = Json::object();
   if (content.is_object()) {
@@ -78,13 +90,15 @@ Page ApprovePage(workspace::Services& services, const std::string& token, const 
   if (!link.ok()) return MessagePage(403, "This approval link is refused", link.status().message());
   auto store = services.state();
   if (!store.ok()) return StatusPage(store.status(), "The state store could not be opened");
-  auto st = actions::GetProposalState(**store, link->proposal_id, link->version, services.clock());
+  auto st = actions::GetProposalState(**store, DeskTrust(services, options.link_key), link->proposal_id, link->version,
+                                      services.clock());
   if (!st.ok()) return StatusPage(st.status(), "The proposal could not be read");
   std::string html = "<h1>Decide " + EscapeMarkup(link->proposal_id) + "</h1>\n<p>This link is for <strong>" +
                      EscapeMarkup(link->approver) + "</strong> and expires " + EscapeMarkup(ShortTime(link->expires_at)) +
                      ". It decides once.</p>\n" + IdentityNote(services, via) + ProposalSummaryHtml(*st);
   Page page;
-  if (st->status == actions::ProposalStatus::kPending && services.clock().Now() < link->expires_at) {
+  if (st->status == actions::ProposalStatus::kPending && st->rejected.empty() &&
+      services.clock().Now() < link->expires_at) {
     const std::string csrf = NewCsrfToken(LinkBinding(token));
     if (csrf.empty()) return MessagePage(503, "No form", "The random number generator failed; try again.");
     page.cookies.push_back(CsrfCookie(csrf, "/approve/", options.secure_cookies));
@@ -135,7 +149,9 @@ Page DecidePage(workspace::Services& services, const std::string& token, const s
   std::string html = "<h1>Recorded</h1>\n<p class=\"banner good\" role=\"status\">" + EscapeMarkup(outcome->reason) +
                      ", through the desk (web), at " + EscapeMarkup(ShortTime(services.clock().Now())) + ".</p>\n";
   if (link.ok()) {
-    if (auto st = actions::GetProposalState(**store, link->proposal_id, link->version, services.clock()); st.ok())
+    if (auto st = actions::GetProposalState(**store, DeskTrust(services, options.link_key), link->proposal_id,
+                                            link->version, services.clock());
+        st.ok())
       html += ProposalSummaryHtml(*st);
   }
   Page page;

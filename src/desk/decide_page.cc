@@ -27,7 +27,7 @@ Page ProxyDecidePage(workspace::Services& services, const std::string& proposal_
   if (!services.workspace_status().ok()) return StatusPage(services.workspace_status(), "The workspace does not load");
   auto store = services.state();
   if (!store.ok()) return StatusPage(store.status(), "The state store could not be opened");
-  auto st = actions::GetProposalState(**store, proposal_id, 0, services.clock());
+  auto st = actions::GetProposalState(**store, DeskTrust(services, options.link_key), proposal_id, 0, services.clock());
   if (!st.ok()) {
     if (st.status().code() == StatusCode::kNotFound) return NotFoundPage("Proposal " + proposal_id);
     return StatusPage(st.status(), "The proposal could not be read");
@@ -43,7 +43,7 @@ Page ProxyDecidePage(workspace::Services& services, const std::string& proposal_
                                            "Use the approval link of your notification, or dw approve.")
                              : person.status().message() + ". Use the approval link of your notification, or dw approve.") +
             "</p>\n";
-  } else if (st->status != actions::ProposalStatus::kPending) {
+  } else if (st->status != actions::ProposalStatus::kPending || !st->rejected.empty()) {
     html += "<p class=\"message\">Signed in as <strong>" + EscapeMarkup(*person) + "</strong>. Nothing to decide: " +
             EscapeMarkup(proposal_id) + " v" + std::to_string(st->record.version) + " is " +
             EscapeMarkup(actions::ProposalStatusName(st->status)) + ".</p>\n";
@@ -65,7 +65,7 @@ Page ProxyDecidePage(workspace::Services& services, const std::string& proposal_
 
 Page ProxyDecisionPost(workspace::Services& services, const std::string& proposal_id, const std::string& content_type,
                        const std::string& form, const std::string& cookie_header,
-                       const actions::ProxiedIdentity& via, const DeskOptions&) {
+                       const actions::ProxiedIdentity& via, const DeskOptions& options) {
   if (!services.workspace_status().ok()) return StatusPage(services.workspace_status(), "The workspace does not load");
   if (content_type.rfind("application/x-www-form-urlencoded", 0) != 0)
     return MessagePage(415, "Not a form", "The decision is sent as application/x-www-form-urlencoded.");
@@ -93,12 +93,14 @@ Page ProxyDecisionPost(workspace::Services& services, const std::string& proposa
   d.version = *version;
   d.verdict = verdict == "approve" ? actions::Verdict::kApprove : actions::Verdict::kDeny;
   d.reason = fields["reason"];
-  auto outcome = actions::DecideAsProxiedPerson(**store, services.workspace(), d, services.clock());
+  auto outcome = actions::DecideAsProxiedPerson(**store, services.workspace(), d, options.link_key, services.clock());
   if (!outcome.ok()) return StatusPage(outcome.status(), "The decision could not be recorded");
   if (!outcome->accepted) return MessagePage(403, "Refused (recorded)", outcome->reason);
   std::string html = "<h1>Recorded</h1>\n<p class=\"banner good\" role=\"status\">" + EscapeMarkup(outcome->reason) +
                      ", through the desk (web), at " + EscapeMarkup(ShortTime(services.clock().Now())) + ".</p>\n";
-  if (auto st = actions::GetProposalState(**store, proposal_id, d.version, services.clock()); st.ok())
+  if (auto st = actions::GetProposalState(**store, DeskTrust(services, options.link_key), proposal_id, d.version,
+                                          services.clock());
+      st.ok())
     html += ProposalSummaryHtml(*st);
   Page page;
   page.body = Document("Recorded", html);

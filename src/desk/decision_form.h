@@ -24,6 +24,11 @@ std::string ProposalSummaryHtml(const actions::ProposalState& st);
 // (required: the browser will not send the form until the person picks one; the server refuses a
 // form without a verdict too), and the reason. Nothing is pre-selected: a decision is chosen.
 std::string DecisionChoiceHtml();
+// What the desk checks recorded decisions against: the workspace's declared keys (none when it
+// does not load) and the desk's key `link_key`.
+actions::DecisionTrust DeskTrust(const workspace::Services& services, const std::string& link_key);
+// The decisions recorded for `st`'s version that do not verify, one warning each ("" for none).
+std::string RejectedDecisionsHtml(const actions::ProposalState& st);
 // "" without an X-Forwarded-Email; else who the trusted proxy names, or why the header is ignored.
 std::string IdentityNote(const workspace::Services& services, const actions::ProxiedIdentity& via);
 

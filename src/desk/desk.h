@@ -58,7 +58,8 @@ struct DeskOptions {
 // Query (the decoded query parameters a page takes) is request_parsing.h's.
 
 Page IncidentsPage(workspace::Services& services, const Query& query);
-Page IncidentPage(workspace::Services& services, const std::string& id);
+// Decisions on the incident's proposals are checked with the workspace's keys and `link_key`.
+Page IncidentPage(workspace::Services& services, const std::string& id, const std::string& link_key);
 Page AssetsPage(workspace::Services& services, const Query& query);
 Page AssetPage(workspace::Services& services, const std::string& id);
 Page ReceiptsPage(workspace::Services& services);

@@ -102,7 +102,9 @@ Status AddDeskRoutes(net::HttpServer& server, std::shared_ptr<workspace::Service
       {"/", false, [s](const httplib::Request& r) { return IncidentsPage(*s, QueryOf(r)); }},
       {"/incidents", false, [s](const httplib::Request& r) { return IncidentsPage(*s, QueryOf(r)); }},
       {"/incidents/", true,
-       [s](const httplib::Request& r) { return NoParameters(r, [&] { return IncidentPage(*s, Rest(r, "/incidents/")); }); }},
+       [s, key = options.link_key](const httplib::Request& r) {
+         return NoParameters(r, [&] { return IncidentPage(*s, Rest(r, "/incidents/"), key); });
+       }},
       {"/assets", false, [s](const httplib::Request& r) { return AssetsPage(*s, QueryOf(r)); }},
       {"/assets/", true,
        [s](const httplib::Request& r) { return NoParameters(r, [&] { return AssetPage(*s, Rest(r, "/assets/")); }); }},

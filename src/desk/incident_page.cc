@@ -52,7 +52,7 @@ std::string TimelineSection(std::vector<TimelineEntry> entries) {
 
 }  // namespace
 
-Page IncidentPage(workspace::Services& services, const std::string& id) {
+Page IncidentPage(workspace::Services& services, const std::string& id, const std::string& link_key) {
   if (id.empty() || id.size() > 200) return MessagePage(400, "Bad incident id", "An incident id has 1 to 200 characters.");
   if (!services.workspace_status().ok()) return StatusPage(services.workspace_status(), "The workspace did not load");
   auto store = services.state();
@@ -95,7 +95,7 @@ Page IncidentPage(workspace::Services& services, const std::string& id) {
   }
   html += MetricPlotsSection(services, **store, inc);
   html += ChecksSection(**store, inc);
-  html += ProposalsSection(**store, services.clock(), inc.id, &timeline);
+  html += ProposalsSection(**store, actions::TrustOf(services.workspace(), link_key), services.clock(), inc.id, &timeline);
   html += NotificationsSection(**store, inc.id, &timeline);
   html += TimelineSection(std::move(timeline));
   if (!inc.notes.empty()) {

@@ -39,8 +39,9 @@ std::string MetricPlotsSection(workspace::Services& services, store::StateStore&
 std::string ChecksSection(store::StateStore& store, const incidents::Incident& incident);
 
 // The proposals of the incident, newest version each, with their diffs and approval state; their
-// events are added to `timeline`.
-std::string ProposalsSection(store::StateStore& store, const Clock& clock, const std::string& incident_id,
+// events are added to `timeline`. Decisions are read under `trust`.
+std::string ProposalsSection(store::StateStore& store, const actions::DecisionTrust& trust, const Clock& clock,
+                             const std::string& incident_id,
                              std::vector<TimelineEntry>* timeline);
 
 // The notifications written for the incident (the outbox), each with its delivery state; added to

@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "desk/decision_form.h"
 #include "desk/html.h"
 #include "desk/incident_parts.h"
 
@@ -51,7 +52,8 @@ std::string DiffBlock(const std::string& unified) {
   return out + "</pre>\n";
 }
 
-std::string ProposalsSection(store::StateStore& store, const Clock& clock, const std::string& incident_id,
+std::string ProposalsSection(store::StateStore& store, const actions::DecisionTrust& trust, const Clock& clock,
+                             const std::string& incident_id,
                              std::vector<TimelineEntry>* timeline) {
   std::string s = "<section aria-labelledby=\"proposals\"><h2 id=\"proposals\">Proposals</h2>\n";
   auto records = store.ProposalsOfIncident(incident_id);
@@ -61,14 +63,14 @@ std::string ProposalsSection(store::StateStore& store, const Clock& clock, const
     if (std::find(ids.begin(), ids.end(), r.id) == ids.end()) ids.push_back(r.id);
   if (ids.empty()) return s + "<p>No proposal has been drafted for this incident.</p></section>\n";
   for (const std::string& pid : ids) {
-    auto st = actions::GetProposalState(store, pid, 0, clock);
+    auto st = actions::GetProposalState(store, trust, pid, 0, clock);
     if (!st.ok()) {
       s += "<p class=\"message\">" + EscapeMarkup(pid) + ": " + EscapeMarkup(st.status().message()) + "</p>\n";
       continue;
     }
     s += "<article class=\"proposal\" aria-labelledby=\"p-" + EscapeMarkup(UrlEncode(pid)) + "\"><h3 id=\"p-" +
          EscapeMarkup(UrlEncode(pid)) + "\">" + EscapeMarkup(st->record.kind) + ": " + EscapeMarkup(pid) + "</h3>\n";
-    s += ApprovalState(*st);
+    s += ApprovalState(*st) + RejectedDecisionsHtml(*st);
     const Json& content = st->record.body.contains("content") ? st->record.body["content"] : st->record.body;
     Json rest = Json::object();
     if (content.is_object()) {

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "actions/actions.h"
 #include "base/clock.h"
 #include "base/json.h"
 #include "base/status.h"
@@ -227,8 +228,12 @@ class ReplayProduct {
   virtual Status PersonAction(const PersonEvent& action, TimePoint at) = 0;
 };
 
+// `person_keys`: the key the replay issued each person who decides in the scenario (email -> key),
+// declared in the workspace copy's people:; the product stores the public half when the person
+// first decides and signs with the private half, as `dw keys issue` and `dw approve` do.
 using ProductFactory = std::function<Result<std::unique_ptr<ReplayProduct>>(
-    const std::filesystem::path& workspace_dir, const Clock& clock)>;
+    const std::filesystem::path& workspace_dir, const Clock& clock,
+    const std::map<std::string, actions::IssuedKey>& person_keys)>;
 
 struct ReplayOptions {
   std::filesystem::path sim_binary;  // dw-sim (built beside dw)

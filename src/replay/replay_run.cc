@@ -142,7 +142,18 @@ Result<ReplayReport> Replay(const Scenario& s, const ReplayOptions& options) {
   if (!receivers.ok())
     return Status(receivers.status().code(), At(s, s.receivers.at(failed_receiver).line, "receivers." + failed_receiver,
                                                 receivers.status().message()));
-  auto copied = MakeScratchWorkspace(s.workspace, scratch.dir(), urls, (*receivers)->urls());
+  // A key for each person who decides in the story, declared in the copy (an agent named as a
+  // decider gets none, and its decision is refused and recorded, as `dw approve` would refuse it).
+  std::map<std::string, actions::IssuedKey> person_keys;
+  std::map<std::string, std::string> declared;
+  for (const Event& e : s.events) {
+    if (!e.person || (e.person->does != "approve" && e.person->does != "deny") || person_keys.count(e.person->as)) continue;
+    auto key = actions::NewPersonKey(e.person->as);
+    if (!key.ok()) continue;
+    declared[e.person->as] = actions::KeyFingerprint(key->public_key_pem);
+    person_keys.emplace(e.person->as, std::move(*key));
+  }
+  auto copied = MakeScratchWorkspace(s.workspace, scratch.dir(), urls, (*receivers)->urls(), declared);
   if (!copied.ok()) return copied.status();
   auto loaded = config::LoadWorkspace(copied->dir);
   if (!loaded.ok()) return InvalidArgument(At(s, s.workspace_line, "workspace", "the scratch copy does not load:\n" + loaded.ErrorText()));
@@ -158,7 +169,7 @@ Result<ReplayReport> Replay(const Scenario& s, const ReplayOptions& options) {
     if (!st.ok()) return InvalidArgument(At(s, s.setup[i].line, "setup[" + std::to_string(i) + "]", st.message()));
   }
   SimulatedClock clock(s.start);
-  auto product = options.product(copied->dir, clock);
+  auto product = options.product(copied->dir, clock, person_keys);
   if (!product.ok()) return product.status();
   auto store = (*product)->State();
   if (!store.ok()) return store.status();

@@ -71,7 +71,8 @@ void RewriteNotify(YAML::Node root, const std::map<std::string, std::string>& re
 
 Result<ScratchWorkspace> MakeScratchWorkspace(const fs::path& workspace, const fs::path& scratch,
                                               const std::map<std::string, std::string>& urls,
-                                              const std::map<std::string, std::string>& receivers) {
+                                              const std::map<std::string, std::string>& receivers,
+                                              const std::map<std::string, std::string>& declared_keys) {
   ScratchWorkspace out;
   out.dir = scratch / "workspace";
   std::error_code ec;
@@ -107,6 +108,14 @@ Result<ScratchWorkspace> MakeScratchWorkspace(const fs::path& workspace, const f
       }
     }
     RewriteNotify(root, receivers, &out);
+    // The replay's people decide with keys it issued them; the copy declares those keys beside any
+    // the workspace declares, as a team does in its own file.
+    for (const auto& [email, fingerprint] : declared_keys) {
+      YAML::Node person = root["people"][email];
+      if (!person.IsMap()) person = YAML::Node(YAML::NodeType::Map);
+      person["keys"].push_back(fingerprint);
+      root["people"][email] = person;
+    }
     root["state"] = (scratch / "state.db").string();
     YAML::Emitter emit;
     emit << root;

@@ -27,10 +27,12 @@ struct ScratchWorkspace {
 // opsgenie, pagerduty: url; email: smtp), every other channel is removed along with its place in
 // the routes (a route left without channels goes; notify: goes when no channel is left). A sqlite
 // warehouse whose path lies outside the workspace folder is refused (the replay writes to its
-// warehouses; kInvalidArgument naming it).
+// warehouses; kInvalidArgument naming it). Each of `declared_keys` (email -> key fingerprint) is
+// added to people.<email>.keys.
 Result<ScratchWorkspace> MakeScratchWorkspace(const std::filesystem::path& workspace,
                                               const std::filesystem::path& scratch,
                                               const std::map<std::string, std::string>& urls,
-                                              const std::map<std::string, std::string>& receivers = {});
+                                              const std::map<std::string, std::string>& receivers = {},
+                                              const std::map<std::string, std::string>& declared_keys = {});
 
 }  // namespace dw::replay

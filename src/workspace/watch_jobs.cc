@@ -87,6 +87,10 @@ observe::watch::WatchJobKind ApprovalExpiryJobKind() {
                                   if (!store.ok()) return store.status();
                                   auto said = actions::ExpireApprovalRequests(**store, *env->workspace, *env->clock);
                                   if (!said.ok()) return said.status();
+                                  // And every decision checked again: one that does not verify is raised.
+                                  auto raised = actions::RaiseRejectedDecisions(**store, *env->workspace, *env->clock);
+                                  if (!raised.ok()) return raised.status();
+                                  said->insert(said->end(), raised->begin(), raised->end());
                                   if (env->say)
                                     for (const std::string& line : *said)
                                       env->say(FormatRfc3339(env->clock->Now()) + " approvals: " + line);
@@ -119,11 +123,12 @@ bool Proposes(const config::Workspace& ws, const std::string& name) {
 }
 
 // Whether a person approved or denied any proposal of incident `id`.
-Result<bool> AnyProposalDecided(store::StateStore& store, const std::string& id, const Clock& clock) {
+Result<bool> AnyProposalDecided(store::StateStore& store, const actions::DecisionTrust& trust, const std::string& id,
+                                const Clock& clock) {
   auto proposals = store.ProposalsOfIncident(id);
   if (!proposals.ok()) return proposals.status();
   for (const auto& p : *proposals) {
-    auto st = actions::GetProposalState(store, p.id, p.version, clock);
+    auto st = actions::GetProposalState(store, trust, p.id, p.version, clock);
     if (!st.ok()) return st.status();
     if (st->status == actions::ProposalStatus::kApproved || st->status == actions::ProposalStatus::kDenied) return true;
   }
@@ -137,6 +142,7 @@ Result<bool> AnyProposalDecided(store::StateStore& store, const std::string& id,
 Result<std::vector<std::string>> IncidentsAwaitingProposals(store::StateStore& store, incidents::IncidentDesk& desk,
                                                             const config::Workspace& ws, const Clock& clock) {
   std::vector<std::string> out;
+  const actions::DecisionTrust trust = actions::TrustOf(ws);
   for (incidents::IncidentStatus status : {incidents::IncidentStatus::kOpen, incidents::IncidentStatus::kAcknowledged,
                                            incidents::IncidentStatus::kMitigated}) {
     incidents::IncidentFilter f;
@@ -150,7 +156,7 @@ Result<std::vector<std::string>> IncidentsAwaitingProposals(store::StateStore& s
       if (!proposals.ok()) return proposals.status();
       bool unsent = proposals->empty();
       for (const auto& p : *proposals) {
-        auto st = actions::GetProposalState(store, p.id, 0, clock);
+        auto st = actions::GetProposalState(store, trust, p.id, 0, clock);
         if (!st.ok()) return st.status();
         unsent |= st->status == actions::ProposalStatus::kDrafted;
       }
@@ -301,7 +307,7 @@ std::shared_ptr<const observe::watch::WatchEnvironment> WatchEnvironmentFor(
           continue;
         // Once the owner has decided on any of its proposals, the set is hers: no new versions
         // drafted over it by later passes (a person asks for a redraft with `dw incidents propose`).
-        auto decided = AnyProposalDecided(**store, id, services->clock());
+        auto decided = AnyProposalDecided(**store, actions::TrustOf(services->workspace()), id, services->clock());
         if (!decided.ok()) return fail(decided.status());
         if (*decided) continue;
         // An update redrafts only when a signal source joined since this process last drafted

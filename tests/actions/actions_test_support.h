@@ -57,14 +57,19 @@ class ActionsFixture : public ::testing::Test {
     store_ = std::move(opened).value();
   }
 
-  // Issues (once) and returns the private key of `email`.
+  // Issues (once) and returns the private key of `email`, declared in the workspace under
+  // people.<email>.keys as a team declares it in its file.
   const std::string& KeyOf(const std::string& email) {
     auto it = keys_.find(email);
     if (it != keys_.end()) return it->second;
     Result<IssuedKey> k = IssuePersonKey(*store_, email, clock_, "test");
     EXPECT_TRUE(k.ok()) << k.status().ToString();
+    if (k.ok()) ws_.people[email].keys.push_back(KeyFingerprint(k->public_key_pem));
     return keys_[email] = k.ok() ? k->private_key_pem : "";
   }
+
+  // What the fixture's decisions are checked against: its workspace's declared keys, no desk key.
+  DecisionTrust Trust() const { return TrustOf(ws_, ""); }
 
   // Stores a proposal drafted by `author` and sends it; returns its id.
   std::string Propose(const std::string& id, const std::string& author = "agent:dw-incidents") {
@@ -82,13 +87,13 @@ class ActionsFixture : public ::testing::Test {
     DecisionStatement s = NewStatement(person, id, version, verdict, reason, clock_);
     Result<std::string> sig = SignStatement(s, KeyOf(person));
     EXPECT_TRUE(sig.ok()) << sig.status().ToString();
-    Result<DecisionOutcome> out = Decide(*store_, {s, surface, sig.ok() ? *sig : ""}, clock_);
+    Result<DecisionOutcome> out = Decide(*store_, Trust(), {s, surface, sig.ok() ? *sig : ""}, clock_);
     EXPECT_TRUE(out.ok()) << out.status().ToString();
     return out.ok() ? *out : DecisionOutcome{};
   }
 
   ProposalStatus StatusOf(const std::string& id, int64_t version = 0) {
-    Result<ProposalState> st = GetProposalState(*store_, id, version, clock_);
+    Result<ProposalState> st = GetProposalState(*store_, Trust(), id, version, clock_);
     EXPECT_TRUE(st.ok()) << st.status().ToString();
     return st.ok() ? st->status : ProposalStatus::kDrafted;
   }

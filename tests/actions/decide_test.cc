@@ -21,7 +21,7 @@ TEST_F(DecideTest, AnApproverApprovesWithTheirSignedStatement) {
   Propose("P-1");
   DecisionOutcome out = DecideAs("ana@example.com", "P-1", 1, Verdict::kApprove, "looks right");
   EXPECT_TRUE(out.accepted) << out.reason;
-  Result<ProposalState> st = GetProposalState(*store_, "P-1", 1, clock_);
+  Result<ProposalState> st = GetProposalState(*store_, Trust(), "P-1", 1, clock_);
   ASSERT_TRUE(st.ok());
   EXPECT_EQ(st->status, ProposalStatus::kApproved);
   EXPECT_EQ(st->decided_by, "ana@example.com");
@@ -43,7 +43,7 @@ TEST_F(DecideTest, DenialIsFinalAndNeedsAReason) {
               HasSubstr("needs a reason"));
   ASSERT_TRUE(DecideAs("ana@example.com", "P-1", 1, Verdict::kDeny, "wrong savepoint").accepted);
   EXPECT_FALSE(DecideAs("bo@example.com", "P-1", 1, Verdict::kApprove).accepted);
-  Result<ProposalState> st = GetProposalState(*store_, "P-1", 1, clock_);
+  Result<ProposalState> st = GetProposalState(*store_, Trust(), "P-1", 1, clock_);
   ASSERT_TRUE(st.ok());
   EXPECT_EQ(st->status, ProposalStatus::kDenied);
   EXPECT_EQ(st->decision_reason, "wrong savepoint");
@@ -72,7 +72,7 @@ TEST_F(DecideTest, NeverOverMcpAndNeverAnAgent) {
   // An agent identity cannot even get a key, so it cannot sign.
   EXPECT_FALSE(IssuePersonKey(*store_, "agent:dw-incidents", clock_, "test").ok());
   DecisionStatement s = NewStatement("agent:dw-incidents", "P-1", 1, Verdict::kApprove, "", clock_);
-  Result<DecisionOutcome> out = Decide(*store_, {s, "cli", "AAAA"}, clock_);
+  Result<DecisionOutcome> out = Decide(*store_, Trust(), {s, "cli", "AAAA"}, clock_);
   ASSERT_TRUE(out.ok());
   EXPECT_FALSE(out->accepted);
   EXPECT_THAT(out->reason, HasSubstr("is an agent"));
@@ -87,7 +87,7 @@ TEST_F(DecideTest, AForgedSignatureIsRefusedAndRecorded) {
   Result<std::string> sig = SignStatement(s, KeyOf("eve@example.com"));
   ASSERT_TRUE(sig.ok());
   int refused_before = CountEvents("refused");
-  Result<DecisionOutcome> out = Decide(*store_, {s, "cli", *sig}, clock_);
+  Result<DecisionOutcome> out = Decide(*store_, Trust(), {s, "cli", *sig}, clock_);
   ASSERT_TRUE(out.ok());
   EXPECT_FALSE(out->accepted);
   EXPECT_THAT(out->reason, HasSubstr("does not verify"));
@@ -98,7 +98,7 @@ TEST_F(DecideTest, AForgedSignatureIsRefusedAndRecorded) {
   DecisionStatement altered = s;
   altered.verdict = Verdict::kDeny;
   altered.reason = "x";
-  out = Decide(*store_, {altered, "cli", *good}, clock_);
+  out = Decide(*store_, Trust(), {altered, "cli", *good}, clock_);
   ASSERT_TRUE(out.ok());
   EXPECT_FALSE(out->accepted);
   EXPECT_EQ(StatusOf("P-1"), ProposalStatus::kPending);
@@ -109,12 +109,12 @@ TEST_F(DecideTest, AReplayedSignatureIsRefused) {
   DecisionStatement s = NewStatement("ana@example.com", "P-1", 1, Verdict::kApprove, "", clock_);
   Result<std::string> sig = SignStatement(s, KeyOf("ana@example.com"));
   ASSERT_TRUE(sig.ok());
-  ASSERT_TRUE(Decide(*store_, {s, "cli", *sig}, clock_)->accepted);
+  ASSERT_TRUE(Decide(*store_, Trust(), {s, "cli", *sig}, clock_)->accepted);
   // The same signed statement again, after a new version was drafted and sent.
   ProposalDraft d{"P-1", "INC-1", "loyalty", "hold", "agent:dw-incidents", {{"v", 2}}};
   ASSERT_TRUE(StoreProposal(*store_, d, clock_).ok());
   ASSERT_TRUE(SendForApproval(*store_, ws_, "P-1", clock_, "agent:dw-incidents").ok());
-  Result<DecisionOutcome> again = Decide(*store_, {s, "cli", *sig}, clock_);
+  Result<DecisionOutcome> again = Decide(*store_, Trust(), {s, "cli", *sig}, clock_);
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(again->accepted);
   EXPECT_THAT(again->reason, HasSubstr("replayed"));
@@ -125,7 +125,7 @@ TEST_F(DecideTest, AStaleStatementIsRefused) {
   DecisionStatement s = NewStatement("ana@example.com", "P-1", 1, Verdict::kApprove, "", clock_);
   Result<std::string> sig = SignStatement(s, KeyOf("ana@example.com"));
   clock_.Advance(std::chrono::minutes(30));
-  Result<DecisionOutcome> out = Decide(*store_, {s, "cli", *sig}, clock_);
+  Result<DecisionOutcome> out = Decide(*store_, Trust(), {s, "cli", *sig}, clock_);
   ASSERT_TRUE(out.ok());
   EXPECT_THAT(out->reason, HasSubstr("more than 10 minutes"));
 }
@@ -135,7 +135,7 @@ TEST_F(DecideTest, AReissuedKeyRetiresTheOldOne) {
   std::string old_key = KeyOf("ana@example.com");
   ASSERT_TRUE(IssuePersonKey(*store_, "ana@example.com", clock_, "test").ok());
   DecisionStatement s = NewStatement("ana@example.com", "P-1", 1, Verdict::kApprove, "", clock_);
-  Result<DecisionOutcome> out = Decide(*store_, {s, "cli", *SignStatement(s, old_key)}, clock_);
+  Result<DecisionOutcome> out = Decide(*store_, Trust(), {s, "cli", *SignStatement(s, old_key)}, clock_);
   ASSERT_TRUE(out.ok());
   EXPECT_FALSE(out->accepted);
 }

@@ -281,7 +281,7 @@ TEST_F(FlinkSeed, SentVersionsNeverChangeAndARedraftWithNewContentIsANewVersion)
   auto first = Propose(id);
   ASSERT_TRUE(first.ok());
   const std::string pid = Find(*first, ProposalKind::kFlinkDeploymentDiff)->id;
-  auto v1 = GetProposalState(*store_, pid, 1, clock_);
+  auto v1 = GetProposalState(*store_, TrustOf(services_->workspace(), ""), pid, 1, clock_);
   ASSERT_TRUE(v1.ok());
   const Json v1_body = v1->record.body;
 
@@ -302,7 +302,7 @@ TEST_F(FlinkSeed, SentVersionsNeverChangeAndARedraftWithNewContentIsANewVersion)
   EXPECT_EQ(v2->version, 2);
   EXPECT_EQ(v2->status, "pending");
   EXPECT_NE(v2->proposal.content["diff"].get<std::string>().find("savepointRedeployNonce: 5"), std::string::npos);
-  auto old = GetProposalState(*store_, pid, 1, clock_);
+  auto old = GetProposalState(*store_, TrustOf(services_->workspace(), ""), pid, 1, clock_);
   ASSERT_TRUE(old.ok());
   EXPECT_EQ(old->status, ProposalStatus::kSuperseded);
   EXPECT_EQ(old->record.body, v1_body);
@@ -323,7 +323,7 @@ TEST_F(FlinkSeed, TheRemediateToolDraftsThroughItsSchemasAndNoAgentToolApproves)
   EXPECT_EQ(out["proposals"][1]["kind"], "flink_deployment_diff");
   EXPECT_EQ(out["proposals"][1]["status"], "pending");
   // Drafted by the agent: it may never decide them (Decide refuses the author and every agent).
-  auto st = GetProposalState(*store_, out["proposals"][1]["id"].get<std::string>(), 0, clock_);
+  auto st = GetProposalState(*store_, TrustOf(services_->workspace(), ""), out["proposals"][1]["id"].get<std::string>(), 0, clock_);
   ASSERT_TRUE(st.ok());
   EXPECT_EQ(st->record.body["author"], "agent:dw-incidents");
   for (const char* name : {"approve", "deny", "decide"}) EXPECT_EQ(catalog->FindTool(name), nullptr) << name;

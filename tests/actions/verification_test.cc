@@ -337,10 +337,11 @@ TEST_P(VerificationTest, AtL4TheApprovedRunPlanIsQueuedToItsOwnersInOrderAndTheR
   ASSERT_TRUE(SendForApproval(*store_, ws_, id + "-run_plan", clock_, "agent:dw-incidents").ok());
   auto key = IssuePersonKey(*store_, "ana@example.com", clock_, "test");
   ASSERT_TRUE(key.ok());
+  ws_.people["ana@example.com"].keys.push_back(KeyFingerprint(key->public_key_pem));
   DecisionStatement st = NewStatement("ana@example.com", id + "-run_plan", 1, Verdict::kApprove, "", clock_);
   auto sig = SignStatement(st, key->private_key_pem);
   ASSERT_TRUE(sig.ok());
-  auto decided = Decide(*store_, {st, "cli", *sig}, clock_);
+  auto decided = Decide(*store_, TrustOf(ws_, ""), {st, "cli", *sig}, clock_);
   ASSERT_TRUE(decided.ok() && decided->accepted) << (decided.ok() ? decided->reason : decided.status().ToString());
 
   World("UPDATE balances SET balance = 12 WHERE member_id = 2;");

@@ -1,6 +1,8 @@
 // `dw keys issue`, `dw approve`, `dw deny`, `dw stop` and `dw receipts ...` through the real binary.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "actions/actions.h"
 #include "store/sql_connection.h"
 #include "store/sqlite_connection.h"
@@ -27,6 +29,18 @@ class ActionsCliTest : public ::testing::Test {
   }
   std::string StorePath() const { return (tmp_.path() / ".dw" / "state.db").string(); }
   std::string KeyPath(const std::string& who) const { return (tmp_.path() / (who + ".pem")).string(); }
+  // Declares in the workspace file the key `dw keys issue` printed (its output `issued`), as the
+  // person's team does after reviewing the change; returns the fingerprint ("" when none printed).
+  std::string Declare(const std::string& email, const std::string& issued) {
+    const size_t at = issued.find("public key sha256:");
+    if (at == std::string::npos) return "";
+    declared_[email] = issued.substr(at + 11, 71);
+    std::string yaml = std::string(kWorkspace) + "people:\n";
+    for (const auto& [who, fingerprint] : declared_) yaml += "  " + who + ": {keys: [\"" + fingerprint + "\"]}\n";
+    tmp_.Write("dataworkers.yaml", yaml);
+    return declared_[email];
+  }
+  std::map<std::string, std::string> declared_;
   // P-1, a hold an agent drafted, pending ana's approval in the store (closed again after).
   void StorePendingProposal() {
     auto store = store::OpenStateStore(StorePath(), clock_);
@@ -46,9 +60,16 @@ class ActionsCliTest : public ::testing::Test {
 TEST_F(ActionsCliTest, AnApproverSignsAnApprovalAndAnImpostorIsRefused) {
   auto issue = RunCommand(dw_ + " keys issue ana@example.com --out '" + KeyPath("ana") + "'");
   ASSERT_EQ(issue.exit_code, 0) << issue.err;
+  // Until the workspace declares the key, the command says how to, and the key decides nothing.
+  EXPECT_NE(issue.out.find("declare it in dataworkers.yaml"), std::string::npos) << issue.out;
+  ASSERT_NO_FATAL_FAILURE(StorePendingProposal());
+  auto undeclared = RunCommand(dw_ + " approve P-1 --as ana@example.com --key '" + KeyPath("ana") + "'");
+  EXPECT_EQ(undeclared.exit_code, 1);
+  EXPECT_NE(undeclared.err.find("is not declared under people.ana@example.com.keys"), std::string::npos) << undeclared.err;
+  ASSERT_EQ(Declare("ana@example.com", issue.out).size(), 71u) << issue.out;
   auto eve = RunCommand(dw_ + " keys issue eve@example.com --out '" + KeyPath("eve") + "'");
   ASSERT_EQ(eve.exit_code, 0) << eve.err;
-  ASSERT_NO_FATAL_FAILURE(StorePendingProposal());
+  Declare("eve@example.com", eve.out);
   // Eve's key does not make her ana, and eve herself is no approver.
   auto forged = RunCommand(dw_ + " approve P-1 --as ana@example.com --key '" + KeyPath("eve") + "'");
   EXPECT_EQ(forged.exit_code, 1);
@@ -75,7 +96,31 @@ TEST_F(ActionsCliTest, AnApproverSignsAnApprovalAndAnImpostorIsRefused) {
   ASSERT_TRUE(refusals.ok());
   int refused = 0;
   for (const auto& e : *refusals) refused += e.kind == "refused";
-  EXPECT_EQ(refused, 3);  // forged, outsider, twice: every refusal recorded
+  EXPECT_EQ(refused, 4);  // undeclared, forged, outsider, twice: every refusal recorded
+}
+
+// The chain verifies by itself, but a decision row written into the store by hand does not:
+// `dw receipts verify` fails and names it.
+TEST_F(ActionsCliTest, ReceiptsVerifyFailsOnADecisionRowWrittenByHand) {
+  ASSERT_NO_FATAL_FAILURE(StorePendingProposal());
+  auto clean = RunCommand(dw_ + " receipts verify");
+  ASSERT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  {
+    auto store = store::OpenStateStore(StorePath(), clock_);
+    ASSERT_TRUE(store.ok());
+    store::ActionEventRecord e;
+    e.at = clock_.Now();
+    e.kind = "approved";
+    e.subject = "proposal:P-1";
+    e.actor = "ana@example.com";
+    e.nonce = std::string(32, 'b');
+    e.body = {{"version", 1}, {"person", "ana@example.com"}, {"decision", "approve"}, {"surface", "cli"}};
+    ASSERT_TRUE((*store)->AppendActionEvent(e).ok());
+  }
+  auto forged = RunCommand(dw_ + " receipts verify");
+  EXPECT_EQ(forged.exit_code, 1) << forged.out << forged.err;
+  EXPECT_NE(forged.out.find("decision without a valid signature"), std::string::npos) << forged.out;
+  EXPECT_NE(forged.out.find("P-1 v1 by ana@example.com"), std::string::npos) << forged.out;
 }
 
 // `dw approval-link` says what its setup lacks (exit 2: no key, a guessable key) and how to fix

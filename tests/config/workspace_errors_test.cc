@@ -57,6 +57,13 @@ const std::vector<ErrorCase>& ErrorCases() {
        {{"desk.trusted_proxies[1]", 8, "the prefix length must be a number from 0 to 32"},
         {"desk.trusted_proxies[2]", 9, "'proxy.internal' is not an address range such as 10.0.0.0/8"},
         {"desk.trusted_proxies[3]", 10, "has address bits set past its /8 prefix"}}},
+      {"PeopleKeysAreFingerprints", std::string(kMinimal) + "people:\n  ana@example.com:\n    keys: [\"sha256:abc\"]\n",
+       {{"people.ana@example.com.keys[0]", 7, "is not a key fingerprint: write sha256: and the 64 lower-case hex"}}},
+      {"TwoPeopleCannotShareAKey", std::string(kMinimal) + "people:\n  ana@example.com: {keys: [\"sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"]}\n"
+       "  bo@example.com: {keys: [\"sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"]}\n",
+       {{"people.bo@example.com.keys[0]", 7, "is also declared for ana@example.com: a key belongs to one person"}}},
+      {"PeopleAreNamedByEmail", std::string(kMinimal) + "people:\n  agent:dw-incidents: {keys: []}\n",
+       {{"people.agent:dw-incidents", 6, "is not a person's email (name@domain)"}}},
       {"VersionMustBeAWholeNumber", "version: one\nname: t\n",
        {{"version", 1, "expected a whole number, got 'one'"}}},
       {"UnsupportedVersion", "version: 2\nname: t\n",

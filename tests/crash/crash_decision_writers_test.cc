@@ -269,7 +269,7 @@ StoredProposals CheckIncidentProposals(store::StateStore& st, const Clock& clock
   for (auto& [id, vs] : versions) {
     std::sort(vs.begin(), vs.end());
     for (size_t i = 0; i < vs.size(); ++i) EXPECT_EQ(vs[i], static_cast<int64_t>(i + 1)) << where << ": " << id << "'s versions";
-    auto state = actions::GetProposalState(st, id, 0, clock);
+    auto state = actions::GetProposalState(st, actions::DecisionTrust{}, id, 0, clock);
     EXPECT_TRUE(state.ok()) << state.status().ToString();
     if (!state.ok()) continue;
     const bool pending = state->status == actions::ProposalStatus::kPending;
@@ -377,7 +377,7 @@ TEST_P(CrashDecisionWritersTest, DwIncidentsProposePrintedIsStoredAndSentWithOne
         ++printed;
         ASSERT_EQ(stored.pending, acked.size()) << Where(seed, k) << ": " << opened[i] << " printed and not all sent";
         for (const auto& [pid, v] : acked) {
-          auto state = actions::GetProposalState(*st, pid, v, clock_);
+          auto state = actions::GetProposalState(*st, actions::DecisionTrust{}, pid, v, clock_);
           ASSERT_TRUE(state.ok()) << Where(seed, k) << ": printed " << pid << " v" << v << ": " << state.status().ToString();
           ASSERT_EQ(state->status, actions::ProposalStatus::kPending) << Where(seed, k) << ": " << pid;
         }
@@ -505,7 +505,7 @@ TEST_P(CrashDecisionWritersTest, DwWatchOnceDraftingPrintedIsSentWithOneNoticeAn
     ASSERT_FALSE(::testing::Test::HasFailure()) << Where(seed, k);
     for (const auto& [id, n] : pending) undrafted_after_kill += n == 0;
     for (const std::string& pid : acked) {
-      auto state = actions::GetProposalState(*st, pid, 1, clock_);
+      auto state = actions::GetProposalState(*st, actions::DecisionTrust{}, pid, 1, clock_);
       ASSERT_TRUE(state.ok()) << Where(seed, k) << ": printed " << pid << ": " << state.status().ToString();
       ASSERT_EQ(state->status, actions::ProposalStatus::kPending) << Where(seed, k) << ": " << pid;
     }
@@ -567,6 +567,8 @@ TEST_P(CrashDecisionWritersTest, ApprovalExpiryEachOnceWithItsEscalationNoticeAn
     EXPECT_NE(st, nullptr);
     auto key = actions::IssuePersonKey(*st, "ana@example.com", clock_, "crash test");
     EXPECT_TRUE(key.ok()) << key.status().ToString();
+    ws.people.clear();
+    ws = WithDeclaredKey(ws, *key);
     for (int i = 0; i < kExpiring; ++i) {
       const std::string id = "E-" + std::to_string(i);
       actions::ProposalDraft d{id, "INC-crash", "loyalty", "hold", "agent:dw-incidents", {{"step", "pause the sync"}}};
@@ -583,7 +585,7 @@ TEST_P(CrashDecisionWritersTest, ApprovalExpiryEachOnceWithItsEscalationNoticeAn
     }
     clock_.Set(run_at);
     WriteNotifyingWorkspace(dir, "", writer ? WriterLocation((*scratch)->location()) : (*scratch)->location(),
-                            ", escalate_to: [lead@example.com]");
+                            ", escalate_to: [lead@example.com]", DeclaredKeyYaml(*key));
     return std::move(scratch).value();
   };
   // Checks every proposal of `st`: a decided one approved and never expired; an undecided one
@@ -594,7 +596,7 @@ TEST_P(CrashDecisionWritersTest, ApprovalExpiryEachOnceWithItsEscalationNoticeAn
     const std::set<std::string> outbox = OutboxEvents(st, "INC-crash");
     for (int i = 0; i < kExpiring; ++i) {
       const std::string id = "E-" + std::to_string(i);
-      auto state = actions::GetProposalState(st, id, 1, clock_);
+      auto state = actions::GetProposalState(st, actions::TrustOf(ws, ""), id, 1, clock_);
       EXPECT_TRUE(state.ok()) << state.status().ToString();
       const int e = CountEvents(st, "proposal:" + id, "expired");
       const int escalated = CountEvents(st, "proposal:" + id, "escalated");
@@ -758,7 +760,7 @@ TEST_P(CrashDecisionWritersTest, DwKeysIssuePrintedIsStoredAndUsableNothingHalfW
       if (acked) {
         ASSERT_TRUE(usable) << Where(seed, k) << ": " << email << "'s key was printed issued and is not usable";
         auto stored = st->GetPersonKey(email);
-        ASSERT_NE(runs[i].out.find("public key sha256 " + actions::Sha256Hex((*stored)->public_key_pem)), std::string::npos)
+        ASSERT_NE(runs[i].out.find("public key " + actions::KeyFingerprint((*stored)->public_key_pem)), std::string::npos)
             << Where(seed, k) << ": " << runs[i].out;
       }
     }

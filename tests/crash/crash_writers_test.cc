@@ -323,10 +323,9 @@ TEST_P(CrashWritersTest, DwApproveAcceptedDecisionsAreThereWithTheirNoticeAndNoP
   const uint64_t seed = Seed();
   KillClock kills_at(seed, 13);
   const int kills = KillCount(10);
-  const config::Workspace ws = NotifyingWorkspace();
+  config::Workspace ws = NotifyingWorkspace();
   dw::testing::TempDir tmp;
   const auto dir = tmp.path() / "ws";
-  WriteNotifyingWorkspace(dir, "", WriterLocation(scratch_->location()));
   const std::string key_file = (tmp.path() / "ana.ed25519.pem").string();
   {
     auto st = Reopen(scratch_->location(), "setup");
@@ -334,7 +333,10 @@ TEST_P(CrashWritersTest, DwApproveAcceptedDecisionsAreThereWithTheirNoticeAndNoP
     auto issued = actions::IssuePersonKey(*st, "ana@example.com", clock_, "crash test");
     ASSERT_TRUE(issued.ok()) << issued.status().ToString();
     ASSERT_TRUE(actions::WritePrivateKeyFile(key_file, issued->private_key_pem).ok());
+    ws = WithDeclaredKey(ws, *issued);
+    WriteNotifyingWorkspace(dir, "", WriterLocation(scratch_->location()), "", DeclaredKeyYaml(*issued));
   }
+  const actions::DecisionTrust trust = actions::TrustOf(ws, "");
   const TimePoint decided_at = clock_.Now() + 5min;  // inside the 2h the requests are open
   auto approve = [&](const std::string& id) {
     return Dw(dir, decided_at, {"approve", id, "--as", "ana@example.com", "--key", key_file, "--version", "1"});
@@ -401,7 +403,7 @@ TEST_P(CrashWritersTest, DwApproveAcceptedDecisionsAreThereWithTheirNoticeAndNoP
     const std::set<std::string> outbox = OutboxEvents(*st, "INC-crash");
     std::vector<std::string> still_pending;
     for (const std::string& id : pool) {
-      auto state = actions::GetProposalState(*st, id, 1, clock_);
+      auto state = actions::GetProposalState(*st, trust, id, 1, clock_);
       ASSERT_TRUE(state.ok()) << state.status().ToString();
       const bool approved = state->status == actions::ProposalStatus::kApproved;
       ASSERT_TRUE(approved || state->status == actions::ProposalStatus::kPending)
@@ -444,7 +446,7 @@ TEST_P(CrashWritersTest, DwApproveAcceptedDecisionsAreThereWithTheirNoticeAndNoP
   auto st = Reopen(scratch_->location(), "the end");
   ASSERT_NE(st, nullptr);
   for (const std::string& id : acked_all) {
-    auto state = actions::GetProposalState(*st, id, 1, clock_);
+    auto state = actions::GetProposalState(*st, trust, id, 1, clock_);
     ASSERT_TRUE(state.ok());
     ASSERT_EQ(state->status, actions::ProposalStatus::kApproved) << id;
   }

@@ -51,16 +51,29 @@ inline config::Workspace NotifyingWorkspace() {
 // The workspace file of the writers that run the binary: NotifyingWorkspace() as YAML (the Teams
 // channel a loopback port that refuses at once, so that the delivery job of `dw watch --once`
 // spends no time on name lookups), its domain with `domain_extra` added (e.g. ", escalate_to:
-// [...]"), then `extra` (warehouses, checks), then the state store at `location`.
+// [...]"), then `extra` (warehouses, checks), then the state store at `location`, then `people`
+// (DeclaredKeyYaml).
 inline void WriteNotifyingWorkspace(const std::filesystem::path& dir, const std::string& extra,
-                                    const std::string& location, const std::string& domain_extra = "") {
+                                    const std::string& location, const std::string& domain_extra = "",
+                                    const std::string& people = "") {
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "dataworkers.yaml")
       << "version: 1\nname: crash\n"
          "domains:\n  loyalty: {autonomy: L2, owners: [ana@example.com], approvers: [ana@example.com], approval_ttl: 2h"
       << domain_extra << "}\n"
       << "notify:\n  teams: {webhook: \"http://127.0.0.1:9/workflows/crash\"}\n"
-      << extra << "state: " << Json(location).dump() << "\n";
+      << extra << "state: " << Json(location).dump() << "\n" << people;
+}
+
+// people: declaring `key` for its person, as the workspace file of a team that issued it would.
+inline std::string DeclaredKeyYaml(const actions::IssuedKey& key) {
+  return "people:\n  " + key.email + ": {keys: [\"" + actions::KeyFingerprint(key.public_key_pem) + "\"]}\n";
+}
+
+// `ws` with `key` declared for its person.
+inline config::Workspace WithDeclaredKey(config::Workspace ws, const actions::IssuedKey& key) {
+  ws.people[key.email].keys.push_back(actions::KeyFingerprint(key.public_key_pem));
+  return ws;
 }
 
 // The argv of `dw --workspace DIR --now NOW ARGS...`.

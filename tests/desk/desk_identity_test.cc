@@ -199,6 +199,8 @@ notify:
   testing::TempDir dir_;
   SimulatedClock clock_;
   std::unique_ptr<sim::RunningSim> slack_;
+  // What the desk checks decisions with: the workspace's declared keys and the link key.
+  actions::DecisionTrust Trust() const { return actions::TrustOf(services_->workspace(), kLinkKey); }
   std::shared_ptr<workspace::Services> services_;
   store::StateStore* store_ = nullptr;
   std::string incident_;
@@ -251,13 +253,13 @@ TEST_F(DeskIdentityTest, TheApprovalRequestCarriesEachApproversLinkAndTheLinkApp
                              "reason=hold+it&csrf=" + csrf);
     EXPECT_EQ(none.status, 400) << none.body;
     EXPECT_NE(none.body.find("nothing is decided by default"), std::string::npos) << none.body;
-    EXPECT_EQ(actions::GetProposalState(*store_, "P-hold", 0, clock_)->status, actions::ProposalStatus::kPending);
+    EXPECT_EQ(actions::GetProposalState(*store_, Trust(), "P-hold", 0, clock_)->status, actions::ProposalStatus::kPending);
   }
   RawAnswer r = RawHttp(kElsewhere, server_.port(), "POST", "/approve/" + token, {"Cookie: " + jar},
                         "verdict=approve&reason=hold+it&csrf=" + csrf);
   EXPECT_EQ(r.status, 200) << r.body;
   EXPECT_NE(r.body.find("approved P-hold v1 by ana@example.com"), std::string::npos) << r.body;
-  auto st = actions::GetProposalState(*store_, "P-hold", 0, clock_);
+  auto st = actions::GetProposalState(*store_, Trust(), "P-hold", 0, clock_);
   EXPECT_EQ(st->status, actions::ProposalStatus::kApproved);
   EXPECT_EQ(st->decided_by, "ana@example.com");
   EXPECT_EQ(st->decision_surface, "web");
@@ -301,7 +303,7 @@ TEST_F(DeskIdentityTest, ALinkUsedByAnotherPersonBehindTheTrustedProxyIsRefused)
   EXPECT_EQ(r.status, 403) << r.body;
   EXPECT_NE(r.body.find("this approval link is for bo@example.com, but the sign-in proxy names ana@example.com"),
             std::string::npos) << r.body;
-  EXPECT_EQ(actions::GetProposalState(*store_, "P-hold", 0, clock_)->status, actions::ProposalStatus::kPending);
+  EXPECT_EQ(actions::GetProposalState(*store_, Trust(), "P-hold", 0, clock_)->status, actions::ProposalStatus::kPending);
   // From a peer that is not a trusted proxy the header is ignored (and the page says so): the
   // link alone decides, for its own approver.
   RawAnswer page = RawHttp(kElsewhere, server_.port(), "GET", "/approve/" + token, {"X-Forwarded-Email: ana@example.com"});
@@ -361,13 +363,13 @@ TEST_F(DeskIdentityTest, TheProxysPersonDecidesOnlyFromATrustedAddressAndUnderEv
   r = RawHttp(kProxy, server_.port(), "POST", "/decide/P-hold",
               {"Cookie: " + jar, as_bo[0], "X-Forwarded-Email: ana@example.com"}, "verdict=approve&version=1&csrf=" + csrf);
   EXPECT_EQ(r.status, 403);
-  EXPECT_EQ(actions::GetProposalState(*store_, "P-hold", 0, clock_)->status, actions::ProposalStatus::kPending);
+  EXPECT_EQ(actions::GetProposalState(*store_, Trust(), "P-hold", 0, clock_)->status, actions::ProposalStatus::kPending);
   // The named approver through the proxy: recorded as bo, surface web.
   r = RawHttp(kProxy, server_.port(), "POST", "/decide/P-hold", {"Cookie: " + jar, as_bo[0]},
               "verdict=approve&version=1&reason=through+sso&csrf=" + csrf);
   EXPECT_EQ(r.status, 200) << r.body;
   EXPECT_NE(r.body.find("approved P-hold v1 by bo@example.com"), std::string::npos) << r.body;
-  auto st = actions::GetProposalState(*store_, "P-hold", 0, clock_);
+  auto st = actions::GetProposalState(*store_, Trust(), "P-hold", 0, clock_);
   EXPECT_EQ(st->status, actions::ProposalStatus::kApproved);
   EXPECT_EQ(st->decided_by, "bo@example.com");
   EXPECT_EQ(st->decision_surface, "web");
@@ -454,7 +456,7 @@ TEST_F(DeskIdentityTest, OffLoopbackAPageReadsWithTheTokenASessionTheTrustedProx
   EXPECT_EQ(RawHttp(kElsewhere, port, "GET", "/", {"Cookie: dw_session=" + std::string(48, 'a')}).status, 401);
   // A signed link opens its own page without the token; an altered one does not.
   Pending("P-hold");
-  auto token = actions::IssueApprovalLink(*store_, "P-hold", "ana@example.com", kLinkKey, clock_);
+  auto token = actions::IssueApprovalLink(*store_, Trust(), "P-hold", "ana@example.com", kLinkKey, clock_);
   ASSERT_TRUE(token.ok()) << token.status().ToString();
   EXPECT_EQ(RawHttp(kElsewhere, port, "GET", "/approve/" + *token).status, 200);
   std::string forged = *token;

@@ -105,6 +105,8 @@ class DeskPagesTest : public ::testing::Test {
 
   testing::TempDir dir_;
   SimulatedClock clock_;
+  // What the desk checks decisions with: the workspace's declared keys and the link key.
+  actions::DecisionTrust Trust() const { return actions::TrustOf(services_->workspace(), kLinkKey); }
   std::shared_ptr<workspace::Services> services_;
   store::StateStore* store_ = nullptr;
   std::string incident_;
@@ -333,7 +335,7 @@ class DeskApprovalTest : public DeskPagesTest {
     return id;
   }
   std::string LinkFor(const std::string& id, const std::string& who = "ana@example.com") {
-    auto token = actions::IssueApprovalLink(*store_, id, who, kLinkKey, clock_);
+    auto token = actions::IssueApprovalLink(*store_, Trust(), id, who, kLinkKey, clock_);
     EXPECT_TRUE(token.ok()) << token.status().ToString();
     return token.ok() ? *token : "";
   }
@@ -371,7 +373,7 @@ TEST_F(DeskApprovalTest, TheNamedApproverApprovesThroughTheSignedLinkAndThePageS
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200) << r->body;
   EXPECT_NE(r->body.find("approved P-hold v1 by ana@example.com"), std::string::npos) << r->body;
-  auto st = actions::GetProposalState(*store_, "P-hold", 0, clock_);
+  auto st = actions::GetProposalState(*store_, Trust(), "P-hold", 0, clock_);
   ASSERT_TRUE(st.ok());
   EXPECT_EQ(st->status, actions::ProposalStatus::kApproved);
   EXPECT_EQ(st->decided_by, "ana@example.com");
@@ -384,7 +386,7 @@ TEST_F(DeskApprovalTest, TheNamedApproverApprovesThroughTheSignedLinkAndThePageS
   r = Post(token, "verdict=deny&reason=changed+my+mind&csrf=" + csrf, "dw_csrf=" + csrf);
   EXPECT_EQ(r->status, 403);
   EXPECT_NE(r->body.find("the approval link was already used"), std::string::npos) << r->body;
-  auto after = actions::GetProposalState(*store_, "P-hold", 0, clock_);
+  auto after = actions::GetProposalState(*store_, Trust(), "P-hold", 0, clock_);
   EXPECT_EQ(after->status, actions::ProposalStatus::kApproved);
   auto events = store_->ActionEvents("proposal:P-hold");
   ASSERT_TRUE(events.ok());
@@ -406,7 +408,7 @@ TEST_F(DeskApprovalTest, AFormWithoutTheBrowsersCsrfTokenIsRefusedAndDecidesNoth
   EXPECT_EQ(r->status, 403) << "a foreign Origin never reaches the form";
   r = Post(token, "verdict=maybe&csrf=" + csrf, "dw_csrf=" + csrf);
   EXPECT_EQ(r->status, 400);
-  EXPECT_EQ(actions::GetProposalState(*store_, "P-hold", 0, clock_)->status, actions::ProposalStatus::kPending);
+  EXPECT_EQ(actions::GetProposalState(*store_, Trust(), "P-hold", 0, clock_)->status, actions::ProposalStatus::kPending);
 }
 
 TEST_F(DeskApprovalTest, ExpiredForgedAndForeignLinksAreRefusedAndRecorded) {
@@ -416,7 +418,7 @@ TEST_F(DeskApprovalTest, ExpiredForgedAndForeignLinksAreRefusedAndRecorded) {
   const std::string csrf = OpenForm(token, &cookie);
   const std::string form = "verdict=approve&csrf=" + csrf, jar = "dw_csrf=" + csrf;
   // Another person: a link the key signed for someone the request does not name.
-  auto st = actions::GetProposalState(*store_, id, 0, clock_);
+  auto st = actions::GetProposalState(*store_, Trust(), id, 0, clock_);
   auto bob = actions::SignApprovalLink({"bob@example.com", id, 1, st->request->expires_at, "0123456789abcdef0123"}, kLinkKey);
   ASSERT_TRUE(bob.ok());
   // The form's token is bound to its link: ana's form posted to bob's link decides nothing.
@@ -450,7 +452,7 @@ TEST_F(DeskApprovalTest, ExpiredForgedAndForeignLinksAreRefusedAndRecorded) {
   r = Post(token, form, jar);
   EXPECT_EQ(r->status, 403);
   EXPECT_NE(r->body.find("the approval link expired at 2026-11-24T16:00:00"), std::string::npos) << r->body;
-  EXPECT_NE(actions::GetProposalState(*store_, id, 0, clock_)->status, actions::ProposalStatus::kApproved);
+  EXPECT_NE(actions::GetProposalState(*store_, Trust(), id, 0, clock_)->status, actions::ProposalStatus::kApproved);
   auto events = store_->ActionEvents("proposal:" + id);
   int refused = 0;
   for (const auto& e : *events) refused += e.kind == "refused";
@@ -459,14 +461,14 @@ TEST_F(DeskApprovalTest, ExpiredForgedAndForeignLinksAreRefusedAndRecorded) {
 
 TEST_F(DeskApprovalTest, LinksAreIssuedOnlyToTheRequestsApproversAndOnlyWhilePending) {
   const std::string id = Pending("P-hold");
-  auto bob = actions::IssueApprovalLink(*store_, id, "bob@example.com", kLinkKey, clock_);
+  auto bob = actions::IssueApprovalLink(*store_, Trust(), id, "bob@example.com", kLinkKey, clock_);
   EXPECT_FALSE(bob.ok());
   EXPECT_NE(bob.status().message().find("not an approver"), std::string::npos);
-  auto short_key = actions::IssueApprovalLink(*store_, id, "ana@example.com", "short", clock_);
+  auto short_key = actions::IssueApprovalLink(*store_, Trust(), id, "ana@example.com", "short", clock_);
   EXPECT_FALSE(short_key.ok());
   auto unsent = actions::StoreProposal(*store_, {"P-draft", incident_, "loyalty", "hold", "agent:dw-incidents", Json::object()}, clock_);
   ASSERT_TRUE(unsent.ok());
-  EXPECT_FALSE(actions::IssueApprovalLink(*store_, "P-draft", "ana@example.com", kLinkKey, clock_).ok());
+  EXPECT_FALSE(actions::IssueApprovalLink(*store_, Trust(), "P-draft", "ana@example.com", kLinkKey, clock_).ok());
 }
 
 TEST(DeskApprovalOff, WithoutALinkKeyTheApprovalPagesSaySo) {

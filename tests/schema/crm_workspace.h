@@ -17,14 +17,15 @@ inline std::string CrmFixture(const std::string& name) {
 
 // Starts the registry simulator and writes the crm workspace pointing at it. False when the
 // simulator did not start.
-inline bool WriteCrmWorkspace(AgentWorkspace& ws) {
+// `extra_yaml` is appended to dataworkers.yaml (top-level keys the fixture does not set).
+inline bool WriteCrmWorkspace(AgentWorkspace& ws, const std::string& extra_yaml = "") {
   if (!ws.StartSim(sim::Platform::kSchemaRegistry, LoadScript("tests/schema/testdata/crm/registry.json"))) return false;
   std::string yaml = CrmFixture("dataworkers.yaml");
   const std::string from = "${DW_REGISTRY_URL:-http://127.0.0.1:18085}";
   const size_t at = yaml.find(from);
   if (at == std::string::npos) return false;
   yaml.replace(at, from.size(), "{SIM}");
-  ws.Write("dataworkers.yaml", yaml);
+  ws.Write("dataworkers.yaml", yaml + extra_yaml);
   ws.Write("target/manifest.json", CrmFixture("target/manifest.json"));
   return true;
 }

@@ -19,7 +19,12 @@ std::string Fixture(const std::string& name) { return dw::testing::CrmFixture(na
 class RegisterStreamSchemaTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(dw::testing::WriteCrmWorkspace(ws_));
+    // Ana's key, declared in the workspace file as a team declares it.
+    auto k = actions::NewPersonKey("ana@example.com");
+    ASSERT_TRUE(k.ok());
+    key_ = *k;
+    ASSERT_TRUE(dw::testing::WriteCrmWorkspace(
+        ws_, "\npeople:\n  ana@example.com:\n    keys: [\"" + actions::KeyFingerprint(key_.public_key_pem) + "\"]\n"));
     ASSERT_TRUE(ws_.Load("dw-connectors"));
     auto store = ws_.services()->state();
     ASSERT_TRUE(store.ok());
@@ -35,14 +40,14 @@ class RegisterStreamSchemaTest : public ::testing::Test {
     return r.ok() ? Json::parse(r->body) : Json();
   }
   actions::DecisionOutcome Approve(const std::string& id, int64_t version, const std::string& surface = "cli") {
-    if (key_.empty()) {
-      auto k = actions::IssuePersonKey(*store_, "ana@example.com", ws_.clock(), "test");
-      EXPECT_TRUE(k.ok()) << k.status().ToString();
-      key_ = k.ok() ? k->private_key_pem : "";
+    if (!key_stored_) {
+      EXPECT_TRUE(actions::StorePersonKey(*store_, key_, ws_.clock(), "test").ok());
+      key_stored_ = true;
     }
     auto s = actions::NewStatement("ana@example.com", id, version, actions::Verdict::kApprove, "", ws_.clock());
-    auto sig = actions::SignStatement(s, key_);
-    auto out = actions::Decide(*store_, {s, surface, sig.ok() ? *sig : ""}, ws_.clock());
+    auto sig = actions::SignStatement(s, key_.private_key_pem);
+    auto out = actions::Decide(*store_, actions::TrustOf(ws_.services()->workspace(), ""),
+                               {s, surface, sig.ok() ? *sig : ""}, ws_.clock());
     EXPECT_TRUE(out.ok());
     return out.ok() ? *out : actions::DecisionOutcome{};
   }
@@ -57,7 +62,8 @@ class RegisterStreamSchemaTest : public ::testing::Test {
   dw::testing::AgentWorkspace ws_{FromUnixMillis(1795532400000)};  // 2026-11-24T15:00:00Z
   std::unique_ptr<net::HttpClient> http_ = net::MakeCurlHttpClient();
   store::StateStore* store_ = nullptr;
-  std::string key_;
+  actions::IssuedKey key_;
+  bool key_stored_ = false;
 };
 
 TEST_F(RegisterStreamSchemaTest, IsDestructiveAndNotReadOnly) {

@@ -62,7 +62,7 @@ TEST(ActionWatchJobsTest, AnUnansweredRequestExpiresAndEscalatesOnTheLoopsClockN
   std::vector<std::string> names = JobNames(services, loop, lines);
   EXPECT_NE(std::find(names.begin(), names.end(), "approvals"), names.end());
   EXPECT_EQ(std::find(names.begin(), names.end(), "verify"), names.end()) << "an L2 workspace verifies nothing by itself";
-  auto st = actions::GetProposalState(**store, "INC-1-hold", 0, clock);
+  auto st = actions::GetProposalState(**store, actions::TrustOf(services->workspace(), ""), "INC-1-hold", 0, clock);
   ASSERT_TRUE(st.ok());
   EXPECT_EQ(st->status, actions::ProposalStatus::kPending);  // the escalated round is open
   ASSERT_TRUE(st->request.has_value());
@@ -77,7 +77,7 @@ TEST(ActionWatchJobsTest, AnUnansweredRequestExpiresAndEscalatesOnTheLoopsClockN
   // The escalated round expires too, with nowhere further to go: expired, never approved.
   clock.Advance(std::chrono::minutes(61));
   for (const auto& r : loop.RunAllNow()) EXPECT_TRUE(r.status.ok()) << r.status.ToString();
-  st = actions::GetProposalState(**store, "INC-1-hold", 0, clock);
+  st = actions::GetProposalState(**store, actions::TrustOf(services->workspace(), ""), "INC-1-hold", 0, clock);
   ASSERT_TRUE(st.ok());
   EXPECT_EQ(st->status, actions::ProposalStatus::kExpired);
   EXPECT_TRUE(st->decided_by.empty());
@@ -161,7 +161,7 @@ TEST(ActionWatchJobsTest, ARestartedLoopSendsTheProposalsAnEarlierProcessNeverSe
   ASSERT_TRUE(proposals.ok());
   ASSERT_FALSE(proposals->empty());
   for (const auto& p : *proposals) {
-    auto st = actions::GetProposalState(**store, p.id, 0, clock);
+    auto st = actions::GetProposalState(**store, actions::TrustOf(services->workspace(), ""), p.id, 0, clock);
     ASSERT_TRUE(st.ok());
     EXPECT_EQ(st->status, actions::ProposalStatus::kPending) << p.id;
     EXPECT_EQ(p.version, 1) << p.id;
