@@ -574,13 +574,15 @@ struct FlowRevision {
   std::string source;
 };
 
+// Reads flow (namespace, id)'s current revision from the Kestra platform `platform`.
+using FlowRevisionReader =
+    std::function<Result<FlowRevision>(const std::string& platform, const std::string& namespace_, const std::string& id)>;
+
 struct DraftOptions {
   std::string author = "agent:dw-incidents";
-  // Reads flow (namespace, id)'s current revision from Kestra; unset, the team's flow file is the
-  // base and the revision is not checked. An error is reported in the proposal, never ignored.
-  std::function<Result<FlowRevision>(const std::string& platform, const std::string& namespace_,
-                                     const std::string& id)>
-      current_flow_revision;
+  // Unset, the team's flow file is the base and the revision is not checked. An error is reported
+  // in the proposal, never ignored.
+  FlowRevisionReader current_flow_revision;
 };
 
 // Drafts every proposal for `incident` from its `diagnosis` (top cause, blast radius) over the
@@ -727,6 +729,10 @@ struct VerificationOutcome {
   std::vector<VerificationTargetResult> items;
   std::string summary;   // one sentence
   bool resolved = false; // the incident resolved by verification
+  // The data passed but the cause is still live (or could not be checked): the sentence saying
+  // what, and the incident stays (or becomes) mitigated instead of resolving. "" otherwise.
+  std::string cause_live;
+  std::string cause_note;  // what was checked about the cause, when something was
   std::optional<store::ReceiptRecord> receipt;  // written on resolution
   int64_t event_seq = 0; // the recorded verification (or refusal)
 };
@@ -737,12 +743,18 @@ struct VerifyOptions {
   // DispatchAutonomous as rerun_check / reevaluate_metric, so the stop switch and the domain's
   // autonomy decide whether it runs; a refused item means nothing is concluded.
   bool autonomous = false;
+  // Asks Kestra which revision of a flow runs now, so that an incident whose approved fix is a
+  // flow change resolves only once that fix (or a later revision) is live. Unset: the cause is not
+  // checked, and the outcome says so.
+  FlowRevisionReader current_flow_revision;
 };
 
 // Runs the verification plan of incident `incident_id` now: each metric re-evaluated by the
 // existing detector (band recorded), each check re-run by the quality stage (threshold and
-// observed value recorded). All pass: the incident resolves by verification and its receipt is
-// written. Any fails: it stays open, the failure is recorded and a person is asked (an
+// observed value recorded). All pass, and the cause is gone (CheckCauseGone): the incident
+// resolves by verification and its receipt is written. All pass but the cause is still live: it
+// becomes (or stays) mitigated, a `cause_still_live` event says what is live, and the first time a
+// person is asked. Any fails: it stays open, the failure is recorded and a person is asked (an
 // attention_requested event naming the domain's owners). Refused and recorded (kNotFound /
 // kFailedPrecondition) for an unknown incident or one already resolved or closed. Errors only
 // when the store fails or the incident cannot be read.

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "actions/approval_log.h"
+#include "actions/cause_check.h"
 #include "actions/receipt_content.h"
 #include "observe/metrics/metric_service.h"
 #include "observe/quality/quality_run.h"
@@ -367,7 +368,40 @@ Result<VerificationOutcome> VerifyIncident(store::StateStore& store, const confi
   out.summary = out.passed ? "verified " + incident_id + ": " + std::to_string(out.items.size()) +
                                  " item(s) of " + plan->source + " pass"
                            : "verification of " + incident_id + " failed: " + failed;
+  if (out.passed) {
+    // The data is back; the cause must be gone too, or the next run breaks it again.
+    Result<CauseCheck> cause =
+        CheckCauseGone(store, TrustOf(workspace), incident_id, options.current_flow_revision, clock);
+    if (!cause.ok()) return cause.status();
+    if (cause->live) {
+      out.cause_live = cause->sentence;
+      out.summary = "the data of " + incident_id + " passes " + std::to_string(out.items.size()) + " item(s) of " +
+                    plan->source + ", but the cause is still live: " + cause->sentence + "; the incident stays mitigated";
+    } else if (!cause->note.empty()) {
+      out.cause_note = cause->note;
+      out.summary += "; the cause is gone: " + cause->note;
+    }
+  }
   Json body = {{"passed", out.passed}, {"plan", plan->source}, {"items", items}, {"summary", out.summary}};
+  if (!out.cause_live.empty()) {
+    // Mitigated, not resolved: the incident, the record of why and (once per incident) the ask to
+    // its people commit together.
+    body["cause_live"] = out.cause_live;
+    DW_RETURN_IF_ERROR(store.InTransaction([&](store::StateStore& tx) -> Status {
+      Result<int64_t> seq = Record(tx, clock, "cause_still_live", subject, actor, body);
+      if (!seq.ok()) return seq.status();
+      out.event_seq = *seq;
+      if (inc->status == incidents::IncidentStatus::kMitigated) return Status::Ok();
+      incidents::IncidentDesk in_tx(tx, static_cast<const graph::ContextGraph*>(nullptr), clock,
+                                    incidents::DeskOptionsFor(workspace));
+      Result<incidents::Incident> mitigated = in_tx.Mitigate(incident_id, actor, out.summary);
+      if (!mitigated.ok()) return mitigated.status();
+      auto n = incidents::NoticeOf(workspace, *mitigated, platforms::notify::EventKind::kAttentionRequested, out.summary);
+      n.revision = "cause-live";
+      return incidents::EnqueueNotice(workspace, tx, clock, n);
+    }));
+    return out;
+  }
   if (!out.passed) {
     // A failed verification goes to a person: the incident's owner and its domain's owners are
     // named on the action log, and the attention_requested notice (to the domain's owners, its

@@ -219,7 +219,8 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
     auto store = services->state();
     if (!store.ok()) return Fail(what, store.status());
     if (!LooksLikeEmail(c.actor)) return Fail(what, InvalidArgument("--as must be your email, not '" + c.actor + "'"));
-    auto v = actions::VerifyIncident(**store, services->workspace(), **desk, c.id, {.actor = c.actor}, *clock);
+    auto v = actions::VerifyIncident(**store, services->workspace(), **desk, c.id,
+                                     workspace::VerifyOptionsFor(*services, c.actor), *clock);
     if (!v.ok()) return Fail(what, Status(v.status().code(), v.status().message() + " (refusal recorded)"));
     if (json) {
       std::cout << VerificationToJson(*v).dump(2) << "\n";

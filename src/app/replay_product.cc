@@ -7,6 +7,7 @@
 #include "actions/actions.h"
 #include "agents/agents.h"
 #include "workspace/incident_desk.h"
+#include "workspace/proposals.h"
 #include "workspace/services.h"
 #include "workspace/graph_answers.h"
 #include "workspace/watch_jobs.h"
@@ -111,7 +112,8 @@ class ServicesProduct final : public replay::ReplayProduct {
     if (action.does == "fix") {
       // The owner's change is the event's own world writes (applied before this call); what the
       // product does is verify, exactly as `dw incidents verify ID --as PERSON` does.
-      auto v = actions::VerifyIncident(**store, services_->workspace(), **desk, *id, {.actor = action.as}, clock);
+      auto v = actions::VerifyIncident(**store, services_->workspace(), **desk, *id,
+                                       workspace::VerifyOptionsFor(*services_, action.as), clock);
       return v.status();  // a failed verification is an outcome (recorded, a person asked), not an error
     }
     Result<incidents::Incident> moved = action.does == "acknowledge" ? (*desk)->Acknowledge(*id, action.as, action.reason)

@@ -34,7 +34,7 @@ domains:
 
 # people:                           # the keys approvers decide with: `dw keys issue EMAIL` prints
 #   owner@example.com:              # the fingerprint; a key counts once it is declared here
-#     keys: ["sha256:..."]
+#     keys: ["sha256:0000000000000000000000000000000000000000000000000000000000000000"]
 
 # assets:                           # notes on what reads and writes what, recorded once
 #   - id: flink://flink/points-balance

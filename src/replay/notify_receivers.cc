@@ -182,8 +182,9 @@ std::string EventOfHeadline(const std::string& headline) {
       {"Opened: ", "open"},        {"Severity raised: ", "severity_raised"},
       {"Approval requested: ", "approval_requested"}, {"Approved: ", "approved"},
       {"Escalated: ", "escalated"}, {"Verified: ", "verified"}, {"Resolved: ", "resolved"},
-      // A failed verification that needs a person (the notify stage's attention_requested).
-      {"Verification failed, attention requested: ", "attention_requested"},
+      // A person is needed (the notify stage's attention_requested: a failed verification, a cause
+      // still live, a decision that does not verify).
+      {"Attention requested: ", "attention_requested"},
   };
   if (headline.rfind("[", 0) != 0) return "";
   size_t close = headline.find("] ");

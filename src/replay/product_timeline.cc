@@ -49,7 +49,7 @@ std::string DescribeAction(const store::ActionEventRecord& e) {
   if (e.kind == "approved") return e.actor + " approves " + subject() + v + " (signed, via " + e.body.value("surface", "") + ")";
   if (e.kind == "denied") return e.actor + " denies " + subject() + v + ": " + e.body.value("reason", "");
   if (e.kind == "refused") return "Refused: " + e.body.value("action", "") + " " + subject() + " by " + e.actor + ": " + e.body.value("reason", "");
-  if (e.kind == "verified" || e.kind == "verification_failed") return e.body.value("summary", e.kind);
+  if (e.kind == "verified" || e.kind == "verification_failed" || e.kind == "cause_still_live") return e.body.value("summary", e.kind);
   if (e.kind == "attention_requested")
     return "A person is asked to look at " + subject() + ": " +
            (people("people").empty() ? e.body.value("note", "nobody is named") : people("people"));

@@ -10,11 +10,16 @@ Result<actions::ProposeOutcome> ProposeIncidentFixes(Services& services, const s
   if (!store.ok()) return store.status();
   auto graph = services.graph();
   if (!graph.ok()) return graph.status();
-  const config::Workspace& ws = services.workspace();
   actions::DraftOptions options;
   options.author = author;
-  options.current_flow_revision = [&ws, &services](const std::string& platform, const std::string& ns,
-                                                   const std::string& id) -> Result<actions::FlowRevision> {
+  options.current_flow_revision = KestraRevisionReader(services);
+  return actions::ProposeForIncident(services.workspace(), **store, *graph, incident_id, services.clock(), options);
+}
+
+actions::FlowRevisionReader KestraRevisionReader(Services& services) {
+  return [&services](const std::string& platform, const std::string& ns,
+                     const std::string& id) -> Result<actions::FlowRevision> {
+    const config::Workspace& ws = services.workspace();
     auto p = ws.platforms.find(platform);
     if (p == ws.platforms.end() || p->second.type != "kestra")
       return NotFound("the workspace has no kestra platform '" + platform + "'");
@@ -23,7 +28,14 @@ Result<actions::ProposeOutcome> ProposeIncidentFixes(Services& services, const s
     if (!flow.ok()) return flow.status();
     return actions::FlowRevision{flow->revision, flow->source};
   };
-  return actions::ProposeForIncident(ws, **store, *graph, incident_id, services.clock(), options);
+}
+
+actions::VerifyOptions VerifyOptionsFor(Services& services, const std::string& actor, bool autonomous) {
+  actions::VerifyOptions o;
+  o.actor = actor;
+  o.autonomous = autonomous;
+  o.current_flow_revision = KestraRevisionReader(services);
+  return o;
 }
 
 }  // namespace dw::workspace

@@ -15,4 +15,12 @@ namespace dw::workspace {
 Result<actions::ProposeOutcome> ProposeIncidentFixes(Services& services, const std::string& incident_id,
                                                      const std::string& author);
 
+// Reads a flow's current revision from the workspace's Kestra platform of that name (kNotFound
+// when the workspace has none), through the process's HTTP client. REQUIRES: workspace loaded.
+actions::FlowRevisionReader KestraRevisionReader(Services& services);
+
+// The options of verifying as `actor`, with the cause checked against the platforms
+// (KestraRevisionReader); `autonomous` as VerifyOptions says.
+actions::VerifyOptions VerifyOptionsFor(Services& services, const std::string& actor, bool autonomous = false);
+
 }  // namespace dw::workspace

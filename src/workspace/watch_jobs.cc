@@ -175,7 +175,9 @@ bool ActsReversibly(const config::Workspace& ws, const std::string& name) {
 }
 
 // Whether incident `inc` was marked mitigated (the owner says the fix is in) and not verified
-// since: each mitigation is verified once, so a failure asks a person once, not every pass.
+// since: each mitigation is verified once, so a failure asks a person once, not every pass. A
+// verification that found the data back but the cause still live (`cause_still_live`) does not
+// count: the incident is verified again each pass until the fix is live.
 Result<bool> AwaitsVerification(store::StateStore& store, const incidents::Incident& inc) {
   if (inc.status != incidents::IncidentStatus::kMitigated) return false;
   TimePoint mitigated_at = inc.transitions.back().at;
@@ -212,9 +214,9 @@ observe::watch::WatchJobKind AutonomousVerificationJobKind(std::shared_ptr<Servi
                                     auto due = AwaitsVerification(**store, inc);
                                     if (!due.ok()) return due.status();
                                     if (!*due) continue;
-                                    auto v = actions::VerifyIncident(**store, *env->workspace, **desk, inc.id,
-                                                                     {.actor = "dw (autonomy)", .autonomous = true},
-                                                                     *env->clock);
+                                    auto v = actions::VerifyIncident(
+                                        **store, *env->workspace, **desk, inc.id,
+                                        VerifyOptionsFor(*services, "dw (autonomy)", /*autonomous=*/true), *env->clock);
                                     if (!v.ok()) return v.status();
                                     if (env->say) env->say(now + " verify: " + v->summary);
                                   }

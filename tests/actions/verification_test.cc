@@ -145,7 +145,7 @@ TEST_P(VerificationTest, AFailedVerificationIsNotifiedToTheDomainsOwnersWithItsA
   Json posts = dw::testing::State(*slack)["posts"];
   ASSERT_EQ(posts.size(), 1u);
   std::string text = posts[0].dump();
-  EXPECT_THAT(text, HasSubstr("Verification failed, attention requested"));
+  EXPECT_THAT(text, HasSubstr("Attention requested"));
   EXPECT_THAT(text, HasSubstr("verification of " + id + " failed"));
   EXPECT_THAT(text, HasSubstr("For ana@example.com, data-owner@example.com; copied: bo@example.com"));
 

@@ -22,6 +22,21 @@ using dw::testing::LoadScript;
 using dw::testing::PlatformAt;
 using dw::testing::StartSim;
 
+// The EV example's Kestra as the night stood before the owner's fix: its script also dates the
+// fixed revision 9 of tariff_sync at 06:15 (the seed replay verifies it is live), which these
+// tests stage themselves.
+Json EvKestraBeforeTheFix() {
+  Json k = LoadScript("examples/ev-kestra/sim/kestra.json");
+  for (Json& flow : k["flows"]) {
+    if (!flow.contains("revisions")) continue;
+    Json kept = Json::array();
+    for (const Json& r : flow["revisions"])
+      if (r.value("at", "") < "2026-11-25T06:00:00Z") kept.push_back(r);
+    flow["revisions"] = kept;
+  }
+  return k;
+}
+
 using test_support::At;
 
 class ChangeCollectorTest : public test_support::ChangeStoreTest {
@@ -71,7 +86,7 @@ TEST_F(ChangeCollectorTest, LoyaltyRestoreThatSkippedStateIsAnEventAtTwoMinutesP
 
 TEST_F(ChangeCollectorTest, PassesAreIncrementalAndDeduplicatedAcrossARestart) {
   auto flink = StartSim(sim::Platform::kFlink, LoadScript("examples/loyalty-flink/sim/flink.json"));
-  auto kestra_script = LoadScript("examples/ev-kestra/sim/kestra.json");
+  auto kestra_script = EvKestraBeforeTheFix();
   kestra_script["now"] = "2026-11-25T00:30:00Z";
   auto kestra = StartSim(sim::Platform::kKestra, kestra_script);
   ws_.platforms["flink"] = PlatformAt("flink", "flink", flink->url());
@@ -227,7 +242,7 @@ namespace dw::observe::changes {
 namespace {
 
 TEST_F(ChangeCollectorTest, FlowRevisionTriggerToggleAndSchemaVersionAreSeenOnceEach) {
-  Json k = LoadScript("examples/ev-kestra/sim/kestra.json");
+  Json k = EvKestraBeforeTheFix();
   auto kestra = StartSim(sim::Platform::kKestra, k);
   Json r = LoadScript("examples/loyalty-flink/sim/registry.json");
   r["now"] = "2026-11-24T13:00:00Z";  // before version 2
@@ -286,7 +301,7 @@ TEST_F(ChangeCollectorTest, FlowRevisionTriggerToggleAndSchemaVersionAreSeenOnce
 // the pass (the server's clock ahead of ours) is not believed, and without one the pass's time
 // stands, each saying which it is.
 TEST_F(ChangeCollectorTest, ARevisionIsDatedWhenKestraSaysItWasSavedAndOtherwiseWhenSeen) {
-  Json k = LoadScript("examples/ev-kestra/sim/kestra.json");
+  Json k = EvKestraBeforeTheFix();
   auto kp = PlatformAt("kestra", "kestra", "");
   kp.username = "admin@kestra.io";
   kp.password = "Admin1234!";
@@ -350,7 +365,7 @@ TEST_F(ChangeCollectorTest, ARevisionIsDatedWhenKestraSaysItWasSavedAndOtherwise
 // onboarding (within the lookback) is reported with Kestra's time and the revision it replaced;
 // one saved weeks before is the baseline, and the next pass reports nothing again.
 TEST_F(ChangeCollectorTest, TheFirstPassReportsARevisionSavedWithinTheLookback) {
-  Json k = LoadScript("examples/ev-kestra/sim/kestra.json");
+  Json k = EvKestraBeforeTheFix();
   k["flows"][0]["revision"] = 9;
   k["flows"][0]["revisions"].push_back({{"revision", 9}, {"at", "2026-11-24T22:05:00Z"}});
   auto kestra = StartSim(sim::Platform::kKestra, k);
@@ -382,7 +397,7 @@ TEST_F(ChangeCollectorTest, TheFirstPassReportsARevisionSavedWithinTheLookback) 
 // an assets: entry; a file there that is not a flow is skipped, and a second Kestra platform (not
 // the one the folder's flows run on) does not watch the folder's flows.
 TEST_F(ChangeCollectorTest, FlowsDeclaredInTheFlowFolderAreWatchedWithoutAnAssetsEntry) {
-  Json k = LoadScript("examples/ev-kestra/sim/kestra.json");
+  Json k = EvKestraBeforeTheFix();
   auto kestra = StartSim(sim::Platform::kKestra, k);
   auto other = StartSim(sim::Platform::kKestra, k);
   auto kp = PlatformAt("kestra", "kestra", kestra->url());

@@ -98,7 +98,9 @@ std::string EventPhrase(EventKind event) {
     case EventKind::kEscalated: return "Escalated";
     case EventKind::kVerified: return "Verified";
     case EventKind::kResolved: return "Resolved";
-    case EventKind::kAttentionRequested: return "Verification failed, attention requested";
+    // A person is needed: a failed verification, data back with its cause still live, a decision
+    // that does not verify. The summary says which.
+    case EventKind::kAttentionRequested: return "Attention requested";
   }
   return "Update";
 }
