@@ -365,11 +365,24 @@ struct ProposalDraft {
 enum class ProposalStatus { kDrafted, kPending, kApproved, kDenied, kExpired, kSuperseded };
 const char* ProposalStatusName(ProposalStatus s);
 
+// One party whose approval a request needs: any one of `people` approves for it.
+struct ApprovalParty {
+  std::string role;  // "the approvers of domain loyalty", "the owner of sync://hightouch/braze"
+  std::vector<std::string> people;
+};
+
 struct ApprovalRequestView {
   int64_t round = 0;  // 1 = the domain's approvers; 2 = escalate_to
-  std::vector<std::string> approvers;
+  std::vector<std::string> approvers;  // everyone the request asks: the parties' people
   TimePoint expires_at;
+  // Each party must approve (one person may stand for several). The approvers of the proposal's
+  // domain (escalate_to in round 2) and, for a proposal that holds, pauses or changes an asset,
+  // that asset's owner. Empty in a request stored before parties: any one approver decides.
+  std::vector<ApprovalParty> parties;
 };
+
+// "the approvers of domain loyalty (ana@example.com) and the owner of X (crm@example.com)".
+std::string PartiesPhrase(const std::vector<ApprovalParty>& parties);
 
 // What the event log says about one proposal version.
 struct ProposalState {
@@ -381,6 +394,10 @@ struct ProposalState {
   std::string decision_reason;
   std::string decision_surface;
   std::optional<TimePoint> decided_at;
+  // The people whose approvals of this version verify, in order; while `status` is pending, the
+  // parties of the request that no one has approved for yet.
+  std::vector<std::string> approved_by;
+  std::vector<ApprovalParty> awaiting;
   // Decisions recorded for this version that do not verify under the trust read with; they never
   // count. Acting on the proposal, or deciding it again, is refused while one is here.
   std::vector<RejectedDecision> rejected;

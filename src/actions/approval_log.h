@@ -20,6 +20,15 @@ Result<int64_t> Record(store::StateStore& store, const Clock& clock, const std::
                        const std::string& subject, const std::string& actor, Json body,
                        const std::string& nonce = "");
 
+// The parties a request for `rec` needs (ApprovalRequestView::parties): `domain_party` first, then
+// the owner of each asset the proposal holds, pauses or changes (kinds hold, flink_deployment_diff,
+// kestra_flow_diff; content.touches): the hold target's owner, else the asset note's owner, else
+// the approvers of the asset note's domain. Parties with the same people are one.
+std::vector<ApprovalParty> RequestParties(const config::Workspace& workspace, const store::ProposalRecord& rec,
+                                          ApprovalParty domain_party);
+// Every person of `parties`, in order, once.
+std::vector<std::string> PartyPeople(const std::vector<ApprovalParty>& parties);
+
 // The domain named `name` in `workspace`, or nullptr.
 const config::DomainConfig* FindDomain(const config::Workspace& workspace, const std::string& name);
 
@@ -53,8 +62,11 @@ Result<std::vector<std::string>> ApprovalRequestChannels(store::StateStore& stor
 // With `request` (an approval request or its escalation), the notice also says how to decide: a
 // signed approval link per approver the request names (not the author; recorded as link_issued
 // events, without a token) when the workspace has desk.url, and the CLI command in any case.
+// Everyone in `asked` (the people of the requests a set of proposals was sent with) is a direct
+// recipient too; with `request`, its approvers are.
 Status NotifyProposal(store::StateStore& store, const config::Workspace& workspace, const Clock& clock,
                       const store::ProposalRecord& rec, platforms::notify::EventKind event,
-                      const std::string& summary, const ApprovalRequestView* request = nullptr);
+                      const std::string& summary, const ApprovalRequestView* request = nullptr,
+                      const std::vector<std::string>& asked = {});
 
 }  // namespace dw::actions

@@ -127,6 +127,12 @@ Result<DecisionOutcome> DecideInTransaction(store::StateStore& store, const Deci
     return refuse(s.person + " wrote " + pv + " and cannot decide it");
   if (s.verdict == Verdict::kDeny && s.reason.empty())
     return refuse("a denial needs a reason");
+  if (std::find(st->approved_by.begin(), st->approved_by.end(), s.person) != st->approved_by.end())
+    return refuse(s.person + " already approved " + pv + "; it waits for " + PartiesPhrase(st->awaiting));
+  // The parties still waiting once this approval counts (it stands for every party it is in).
+  std::vector<ApprovalParty> still;
+  for (const ApprovalParty& p : st->awaiting)
+    if (std::find(p.people.begin(), p.people.end(), s.person) == p.people.end()) still.push_back(p);
 
   Json body = who;
   body["reason"] = s.reason;
@@ -142,7 +148,17 @@ Result<DecisionOutcome> DecideInTransaction(store::StateStore& store, const Deci
       return refuse(Replayed(proof_name));
     return seq.status();
   }
-  return DecisionOutcome{true, std::string(kind) + " " + pv + " by " + s.person, *seq};
+  std::string said = std::string(kind) + " " + pv + " by " + s.person;
+  if (s.verdict == Verdict::kApprove && !still.empty()) {
+    said += "; it still waits for " + PartiesPhrase(still);
+    // The request stays open for the other parties (and expires and escalates as any open one):
+    // recorded, so the expiry sweep, which takes an approval as closing a request, still sees it.
+    Result<int64_t> open = Record(store, clock, "awaiting", subject, "dw",
+                                  {{"version", s.version}, {"round", st->request->round},
+                                   {"waits_for", PartiesPhrase(still)}});
+    if (!open.ok()) return open.status();
+  }
+  return DecisionOutcome{true, said, *seq};
 }
 
 }  // namespace
@@ -163,10 +179,12 @@ Result<DecisionOutcome> DecideOnce(store::StateStore& store, const config::Works
     const DecisionStatement& st = request.statement;
     Result<ProposalState> p = GetProposalState(tx, trust, st.proposal_id, st.version, clock);
     if (!p.ok()) return p.status();
+    // Approved is said once every party has approved, not at each party's approval.
+    if (p->status != ProposalStatus::kApproved) return Status::Ok();
     return NotifyProposal(tx, *workspace, clock, p->record, platforms::notify::EventKind::kApproved,
                           "Proposal " + st.proposal_id + " v" + std::to_string(st.version) + " (" +
-                              p->record.kind + ") approved by " + st.person +
-                              (st.reason.empty() ? "" : ": " + st.reason));
+                              p->record.kind + ") approved by " + p->decided_by +
+                              (p->decision_reason.empty() ? "" : ": " + p->decision_reason));
   });
   if (!s.ok()) return s;
   return std::move(*out);

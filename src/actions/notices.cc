@@ -2,6 +2,8 @@
 // escalation to escalate_to, the approval, and the resolution with its receipt. Each notice is the
 // incident's (incidents::NoticeOf) with what the action adds, written to the outbox of
 // platforms/notify/ in the transaction that records the action.
+#include <algorithm>
+
 #include "actions/approval_log.h"
 #include "actions/identity.h"
 #include "incidents/incidents.h"
@@ -63,11 +65,17 @@ Result<platforms::notify::IncidentNotice> ProposalNotice(store::StateStore& stor
 
 Status NotifyProposal(store::StateStore& store, const config::Workspace& workspace, const Clock& clock,
                       const store::ProposalRecord& rec, platforms::notify::EventKind event,
-                      const std::string& summary, const ApprovalRequestView* request) {
+                      const std::string& summary, const ApprovalRequestView* request,
+                      const std::vector<std::string>& asked) {
   if (workspace.notify.empty() || rec.incident_id.empty()) return Status::Ok();
   Result<platforms::notify::IncidentNotice> n = ProposalNotice(store, workspace, rec, event, summary);
   if (!n.ok()) return n.status();
-  if (request != nullptr) DW_RETURN_IF_ERROR(AddApprovalLinks(store, workspace, clock, rec, *request, &*n));
+  if (request != nullptr) {
+    DW_RETURN_IF_ERROR(AddApprovalLinks(store, workspace, clock, rec, *request, &*n));
+    n->also_to = request->approvers;  // the owners a request names are asked, not copied
+  }
+  for (const std::string& p : asked)
+    if (std::find(n->also_to.begin(), n->also_to.end(), p) == n->also_to.end()) n->also_to.push_back(p);
   return incidents::EnqueueNotice(workspace, store, clock, *n);
 }
 

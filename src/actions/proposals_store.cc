@@ -74,7 +74,26 @@ ApprovalRequestView RequestFrom(const Json& body) {
   r.round = body.value("round", int64_t{1});
   r.approvers = body.value("approvers", std::vector<std::string>{});
   r.expires_at = FromUnixMillis(body.value("expires_at_ms", int64_t{0}));
+  for (const Json& p : body.value("parties", Json::array()))
+    if (p.is_object()) r.parties.push_back({p.value("role", ""), p.value("people", std::vector<std::string>{})});
   return r;
+}
+
+Json PartiesJson(const std::vector<ApprovalParty>& parties) {
+  Json out = Json::array();
+  for (const ApprovalParty& p : parties) out.push_back({{"role", p.role}, {"people", p.people}});
+  return out;
+}
+
+// The parties of `request` no one in `approved` has approved for.
+std::vector<ApprovalParty> Awaiting(const ApprovalRequestView& request, const std::vector<std::string>& approved) {
+  std::vector<ApprovalParty> out;
+  for (const ApprovalParty& p : request.parties)
+    if (std::none_of(p.people.begin(), p.people.end(), [&](const std::string& who) {
+          return std::find(approved.begin(), approved.end(), who) != approved.end();
+        }))
+      out.push_back(p);
+  return out;
 }
 
 }  // namespace
@@ -86,6 +105,7 @@ std::string ApprovalSummary(const store::ProposalRecord& rec, const ApprovalRequ
   const Json& content = rec.body.contains("content") ? rec.body["content"] : Json();
   if (content.is_object() && content.contains("summary") && content["summary"].is_string())
     s += ": " + content["summary"].get<std::string>();
+  if (req.parties.size() > 1) who = PartiesPhrase(req.parties);
   s += (req.round > 1 ? ". Escalated: waits for approval by " : ". Waits for approval by ") + who +
        " until " + FormatRfc3339(req.expires_at) + " (dw approve " + rec.id + ")";
   return s;
@@ -123,15 +143,30 @@ Result<ProposalState> GetProposalState(store::StateStore& store, const DecisionT
         st.rejected.push_back({e.seq, e.kind, e.actor, v.message(), v.code() == StatusCode::kPermissionDenied, proposal_id});
         continue;
       }
+      const std::string reason = e.body.value("reason", "");
+      if (e.kind == "approved") {
+        st.approved_by.push_back(e.actor);
+        st.decided_by += (st.decided_by.empty() ? "" : " and ") + e.actor;
+        if (!reason.empty()) st.decision_reason += (st.decision_reason.empty() ? "" : "; ") + reason;
+        // Approved once every party of the request has approved (one approver for a request
+        // stored before parties).
+        if (st.request && !Awaiting(*st.request, st.approved_by).empty()) continue;
+        st.status = ProposalStatus::kApproved;
+      } else {
+        st.status = ProposalStatus::kDenied;  // one party's denial decides
+        st.decided_by = e.actor;
+        st.decision_reason = reason;
+      }
       decided = true;
-      st.status = e.kind == "approved" ? ProposalStatus::kApproved : ProposalStatus::kDenied;
-      st.decided_by = e.actor;
-      st.decision_reason = e.body.value("reason", "");
       st.decision_surface = e.body.value("surface", "");
       st.decided_at = e.at;
     }
   }
-  if (decided) return st;
+  if (st.request) st.awaiting = Awaiting(*st.request, st.approved_by);
+  if (decided) {
+    st.awaiting.clear();
+    return st;
+  }
   if (version < st.newest_version) {
     st.status = ProposalStatus::kSuperseded;
   } else if (st.request) {
@@ -145,6 +180,7 @@ std::string ApprovalSetSummary(const std::vector<store::ProposalRecord>& recs, c
   if (recs.size() == 1) return ApprovalSummary(recs.front(), req);
   std::string who;
   for (const std::string& a : req.approvers) who += (who.empty() ? "" : ", ") + a;
+  if (req.parties.size() > 1) who = PartiesPhrase(req.parties);
   std::string s = std::to_string(recs.size()) + " proposals wait for approval by " + who + ":";
   for (size_t i = 0; i < recs.size(); ++i) {
     s += (i ? "; " : " ") + recs[i].id + " v" + std::to_string(recs[i].version) + " (" + recs[i].kind + ")";
@@ -205,13 +241,16 @@ Result<ApprovalRequestView> SendForApprovalWith(store::StateStore& store,
   if (!ttl.ok() || ttl->count() <= 0)
     return refuse(FailedPrecondition("domain " + domain_name + " has no usable approval_ttl ('" +
                                      domain->approval_ttl + "')"));
-  ApprovalRequestView req{1, domain->approvers, clock.Now() + *ttl};
+  const std::vector<ApprovalParty> parties =
+      RequestParties(workspace, st->record, {"the approvers of domain " + domain_name, domain->approvers});
+  ApprovalRequestView req{1, PartyPeople(parties), clock.Now() + *ttl, parties};
   // The request and its notice to the approvers are written together: never one without the other.
   Status sent = store.InTransaction([&](store::StateStore& tx) -> Status {
     Result<int64_t> rec = Record(tx, clock, "sent", subject, actor,
                                  {{"version", version},
                                   {"round", req.round},
                                   {"approvers", req.approvers},
+                                  {"parties", PartiesJson(req.parties)},
                                   {"ttl_ms", static_cast<int64_t>(ttl->count())},
                                   {"expires_at_ms", ToUnixMillis(req.expires_at)}});
     if (!rec.ok()) return rec.status();
@@ -250,6 +289,8 @@ Result<std::vector<std::string>> ExpireApprovalRequests(store::StateStore& store
     if (v != o.newest) continue;
     if (e.kind == "sent" || e.kind == "escalated") o.request = &e, o.closed = false;
     if (e.kind == "expired" || e.kind == "lapsed" || e.kind == "approved" || e.kind == "denied") o.closed = true;
+    // An approval that left parties waiting is followed by `awaiting`: the request is still open.
+    if (e.kind == "awaiting") o.closed = false;
   }
   const TimePoint now = clock.Now();
   const DecisionTrust trust = TrustOf(workspace);
@@ -275,14 +316,19 @@ Result<std::vector<std::string>> ExpireApprovalRequests(store::StateStore& store
       if (st->request->round == 1 && domain != nullptr && !domain->escalate_to.empty()) {
         int64_t ttl_ms = last_request->body.value("ttl_ms", int64_t{0});
         TimePoint expires = clock.Now() + std::chrono::milliseconds(ttl_ms);
+        // escalate_to stands in for the domain's approvers; an owner still unasked-for stays asked.
+        std::vector<ApprovalParty> parties = {{"escalate_to of domain " + st->record.body.value("domain", ""),
+                                               domain->escalate_to}};
+        for (size_t i = 1; i < st->request->parties.size(); ++i) parties.push_back(st->request->parties[i]);
+        const ApprovalRequestView round2{2, PartyPeople(parties), expires, parties};
         DW_RETURN_IF_ERROR(Record(tx, clock, "escalated", ProposalSubject(id), who,
                                   {{"version", version},
                                    {"round", 2},
-                                   {"approvers", domain->escalate_to},
+                                   {"approvers", round2.approvers},
+                                   {"parties", PartiesJson(round2.parties)},
                                    {"ttl_ms", ttl_ms},
                                    {"expires_at_ms", ToUnixMillis(expires)}})
                                .status());
-        const ApprovalRequestView round2{2, domain->escalate_to, expires};
         DW_RETURN_IF_ERROR(NotifyProposal(tx, workspace, clock, st->record, platforms::notify::EventKind::kEscalated,
                                           ApprovalSummary(st->record, round2), &round2));
         line += "; escalated to " + domain->escalate_to.front() +

@@ -168,7 +168,19 @@ Result<ProposeOutcome> ProposeForIncident(const config::Workspace& workspace, st
                                     "workspace; until then they decide with dw approve or on the desk)"
                               : "sent to " + until + " via " + via;
       sent_records.push_back(st->record);
-      request = *sent;
+      if (request) {
+        // One message for the set: it names, and is sent to, everyone any of the requests asks.
+        std::vector<ApprovalParty> parties = request->parties;
+        for (const ApprovalParty& p : sent->parties)
+          if (std::none_of(parties.begin(), parties.end(), [&](const ApprovalParty& q) { return q.people == p.people; }))
+            parties.push_back(p);
+        ApprovalRequestView merged = *sent;
+        merged.parties = parties;
+        merged.approvers = PartyPeople(parties);
+        request = merged;
+      } else {
+        request = *sent;
+      }
     }
     if (sent_records.empty() || !asks_anew) return Status::Ok();
     // The message names every proposal of the incident that waits for a decision, not only the
@@ -184,7 +196,8 @@ Result<ProposeOutcome> ProposeForIncident(const config::Workspace& workspace, st
       if (st->status == ProposalStatus::kPending) waiting.push_back(st->record);
     }
     return NotifyProposal(tx, workspace, clock, sent_records.front(), platforms::notify::EventKind::kApprovalRequested,
-                          ApprovalSetSummary(waiting.empty() ? sent_records : waiting, *request));
+                          ApprovalSetSummary(waiting.empty() ? sent_records : waiting, *request), nullptr,
+                          request->approvers);
   });
   if (!written.ok()) return written;
   for (size_t i : to_send) {

@@ -141,6 +141,7 @@ Result<Json> ResolutionReceiptContent(store::StateStore& store, const DecisionTr
     if (st->request)
       entry["request"] = {{"round", st->request->round},
                           {"approvers", st->request->approvers},
+                          {"parties", PartiesPhrase(st->request->parties)},
                           {"expires_at", Rfc(st->request->expires_at)}};
     if (st->decided_at)
       entry["decision"] = {{"by", st->decided_by},

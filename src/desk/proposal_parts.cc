@@ -27,6 +27,12 @@ std::string ApprovalState(const actions::ProposalState& st) {
     s += "<dt>Approvers</dt><dd>" + EscapeMarkup(who.empty() ? "none" : who) + " (round " +
          std::to_string(st.request->round) + ", expires " + EscapeMarkup(ShortTime(st.request->expires_at)) + ")</dd>";
   }
+  if (!st.awaiting.empty()) {
+    std::string so_far;
+    for (const std::string& p : st.approved_by) so_far += (so_far.empty() ? "" : ", ") + p;
+    s += "<dt>Waits for</dt><dd>" + EscapeMarkup(actions::PartiesPhrase(st.awaiting)) +
+         (so_far.empty() ? "" : " (approved so far by " + EscapeMarkup(so_far) + ")") + "</dd>";
+  }
   if (st.decided_at) {
     s += "<dt>Decided</dt><dd>" + EscapeMarkup(st.decided_by) + " at " + EscapeMarkup(ShortTime(*st.decided_at)) +
          " through " + EscapeMarkup(st.decision_surface.empty() ? "an unnamed surface" : st.decision_surface) +

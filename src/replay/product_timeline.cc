@@ -44,6 +44,7 @@ std::string DescribeAction(const store::ActionEventRecord& e) {
   if (e.kind == "drafted") return "Proposal " + subject() + v + " drafted (" + e.body.value("kind", "") + ")";
   if (e.kind == "sent") return "Approval request for " + subject() + v + " sent to " + people("approvers");
   if (e.kind == "escalated") return "Approval request for " + subject() + v + " escalated to " + people("approvers");
+  if (e.kind == "awaiting") return "Approval request for " + subject() + v + " still waits for " + e.body.value("waits_for", "");
   if (e.kind == "lapsed") return "Approval request for " + subject() + v + " lapses: " + e.body.value("reason", "");
   if (e.kind == "expired") return "Approval request for " + subject() + v + " expired unanswered";
   if (e.kind == "approved") return e.actor + " approves " + subject() + v + " (signed, via " + e.body.value("surface", "") + ")";

@@ -180,7 +180,7 @@ Result<std::vector<ActionEventRecord>> SqlStateStore::ActionEventsOfOpenRequests
         "SELECT seq, at, kind, subject, actor, COALESCE(nonce, ''), body FROM action_events "
         "WHERE subject IN (SELECT subject FROM action_events "
         "WHERE subject LIKE 'proposal:%' GROUP BY subject HAVING "
-        "MAX(CASE WHEN kind IN ('sent', 'escalated') THEN seq END) > "
+        "MAX(CASE WHEN kind IN ('sent', 'escalated', 'awaiting') THEN seq END) > "
         "COALESCE(MAX(CASE WHEN kind IN ('drafted', 'expired', 'lapsed', 'approved', 'denied') "
         "THEN seq END), 0)) ORDER BY seq",
         {});

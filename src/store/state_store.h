@@ -193,8 +193,9 @@ class StateStore {
   // The events about `subject` ("" for all), by seq ascending.
   virtual Result<std::vector<ActionEventRecord>> ActionEvents(const std::string& subject) = 0;
   // The events, by seq ascending, of every proposal ("proposal:" subjects) whose newest request
-  // event (sent, escalated) is later than its newest draft and closing event (drafted, expired,
-  // lapsed, approved, denied): the ones an approval request may still be open for. Chosen by kind
+  // event (sent, escalated, or awaiting: an approval that left other parties to approve) is later
+  // than its newest draft and closing event (drafted, expired, lapsed, approved, denied): the
+  // ones an approval request may still be open for. Chosen by kind
   // and seq in the index, so the sweep's cost follows the open requests, not the whole log.
   virtual Result<std::vector<ActionEventRecord>> ActionEventsOfOpenRequests() = 0;
 

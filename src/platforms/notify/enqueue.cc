@@ -1,4 +1,6 @@
 // Enqueue: the one call the incidents and actions stages make to notify people.
+#include <algorithm>
+
 #include "platforms/notify/channel.h"
 #include "platforms/notify/notice.h"
 #include "platforms/notify/notify.h"
@@ -57,6 +59,11 @@ Result<EnqueueReport> Enqueue(const config::Workspace& ws, store::StateStore& st
   IncidentNotice notice = given;
   if (notice.link.empty()) notice.link = IncidentLink(ws, notice.incident_id);
   Recipients who = RecipientsOf(domain, notice.event);
+  for (const std::string& p : notice.also_to) {
+    if (std::find(who.to.begin(), who.to.end(), p) != who.to.end()) continue;
+    who.to.push_back(p);
+    who.cc.erase(std::remove(who.cc.begin(), who.cc.end(), p), who.cc.end());
+  }
   EnqueueReport report;
   Status st = store.InTransaction([&](store::StateStore& tx) -> Status {
     // A misconfigured channel is still queued: delivery records why it cannot be sent, where

@@ -81,6 +81,9 @@ struct IncidentNotice {
   // one (the CLI command, when the workspace has no desk.url or the sender no key).
   std::vector<ApprovalLinkSpec> approval_links;
   std::string decide_hint;
+  // People asked directly besides the domain's (RecipientsOf): the owner of what a proposal holds
+  // or changes, whose approval the request needs too. Used when the notice is queued.
+  std::vector<std::string> also_to;
   // Filled at send time, never stored: approver -> the desk URL of that approver's signed link.
   std::vector<std::pair<std::string, std::string>> approve_urls;
 };
