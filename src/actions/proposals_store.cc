@@ -96,15 +96,28 @@ std::vector<ApprovalParty> Awaiting(const ApprovalRequestView& request, const st
   return out;
 }
 
+// ": <what it does>" in a sentence for a notice: the content's summary, else its title and, for a
+// hold, what it holds ("" when the content says neither).
+std::string ProposalGist(const store::ProposalRecord& rec) {
+  const Json content = rec.body.value("content", Json::object());
+  if (!content.is_object()) return "";
+  if (content.contains("summary") && content["summary"].is_string()) return ": " + content["summary"].get<std::string>();
+  std::string s = content.value("title", "");
+  std::string held;
+  for (const Json& t : content.value("targets", Json::array()))
+    if (t.is_object() && t.contains("consumer") && t["consumer"].is_string())
+      held += (held.empty() ? "" : ", ") + t["consumer"].get<std::string>();
+  if (!held.empty()) s += (s.empty() ? "" : " (") + held + (s.empty() ? "" : ")");
+  return s.empty() ? "" : ": " + s;
+}
+
 }  // namespace
 
 std::string ApprovalSummary(const store::ProposalRecord& rec, const ApprovalRequestView& req) {
   std::string who;
   for (const std::string& a : req.approvers) who += (who.empty() ? "" : ", ") + a;
   std::string s = "Proposal " + rec.id + " v" + std::to_string(rec.version) + " (" + rec.kind + ")";
-  const Json& content = rec.body.contains("content") ? rec.body["content"] : Json();
-  if (content.is_object() && content.contains("summary") && content["summary"].is_string())
-    s += ": " + content["summary"].get<std::string>();
+  s += ProposalGist(rec);
   if (req.parties.size() > 1) who = PartiesPhrase(req.parties);
   s += (req.round > 1 ? ". Escalated: waits for approval by " : ". Waits for approval by ") + who +
        " until " + FormatRfc3339(req.expires_at) + " (dw approve " + rec.id + ")";
@@ -184,9 +197,7 @@ std::string ApprovalSetSummary(const std::vector<store::ProposalRecord>& recs, c
   std::string s = std::to_string(recs.size()) + " proposals wait for approval by " + who + ":";
   for (size_t i = 0; i < recs.size(); ++i) {
     s += (i ? "; " : " ") + recs[i].id + " v" + std::to_string(recs[i].version) + " (" + recs[i].kind + ")";
-    const Json& content = recs[i].body.contains("content") ? recs[i].body["content"] : Json();
-    if (content.is_object() && content.contains("summary") && content["summary"].is_string())
-      s += ": " + content["summary"].get<std::string>();
+    s += ProposalGist(recs[i]);
   }
   return s + " (the newest request expires at " + FormatRfc3339(req.expires_at) +
          "; dw approve ID, one decision per proposal)";

@@ -8,6 +8,7 @@
 #include "desk/desk.h"
 #include "desk/html.h"
 #include "desk/incident_parts.h"
+#include "desk/proposal_reading.h"
 #include "desk/request_parsing.h"
 
 namespace dw::desk {
@@ -49,19 +50,10 @@ std::string ProposalSummaryHtml(const actions::ProposalState& st) {
          EscapeMarkup(st.decision_surface);
   s += "</dd>";
   if (st.request) s += "<dt>Request expires</dt><dd>" + EscapeMarkup(ShortTime(st.request->expires_at)) + "</dd>";
+  if (!st.awaiting.empty()) s += "<dt>Waits for</dt><dd>" + EscapeMarkup(actions::PartiesPhrase(st.awaiting)) + "</dd>";
   s += "</dl>\n" + RejectedDecisionsHtml(st);
-  const Json& content = st.record.body.contains("content") ? st.record.body["content"] : Json::object();
-  Json rest = Json::object();
-  if (content.is_object()) {
-    for (auto it = content.begin(); it != content.end(); ++it) {
-      if (it.value().is_string() && it.value().get<std::string>().rfind("--- ", 0) == 0)
-        s += "<p class=\"label\">" + EscapeMarkup(it.key()) + "</p>" + DiffBlock(it.value().get<std::string>());
-      else
-        rest[it.key()] = it.value();
-    }
-  }
-  if (!rest.empty()) s += "<p class=\"label\">What it proposes</p>" + JsonBlock(rest);
-  return s;
+  const Json content = st.record.body.contains("content") ? st.record.body["content"] : Json::object();
+  return s + ProposalReadingHtml(st.record.kind, content);
 }
 
 std::string CsrfCookie(const std::string& csrf, const std::string& path, bool secure) {

@@ -7,13 +7,10 @@
 #include "desk/decision_form.h"
 #include "desk/html.h"
 #include "desk/incident_parts.h"
+#include "desk/proposal_reading.h"
 
 namespace dw::desk {
 namespace {
-
-bool LooksLikeUnifiedDiff(const std::string& s) {
-  return s.rfind("--- ", 0) == 0 || s.rfind("@@ ", 0) == 0 || s.find("\n@@ ") != std::string::npos;
-}
 
 std::string ApprovalState(const actions::ProposalState& st) {
   std::string s = "<dl class=\"facts\">";
@@ -77,20 +74,8 @@ std::string ProposalsSection(store::StateStore& store, const actions::DecisionTr
     s += "<article class=\"proposal\" aria-labelledby=\"p-" + EscapeMarkup(UrlEncode(pid)) + "\"><h3 id=\"p-" +
          EscapeMarkup(UrlEncode(pid)) + "\">" + EscapeMarkup(st->record.kind) + ": " + EscapeMarkup(pid) + "</h3>\n";
     s += ApprovalState(*st) + RejectedDecisionsHtml(*st);
-    const Json& content = st->record.body.contains("content") ? st->record.body["content"] : st->record.body;
-    Json rest = Json::object();
-    if (content.is_object()) {
-      for (auto it = content.begin(); it != content.end(); ++it) {
-        if (it.value().is_string() && LooksLikeUnifiedDiff(it.value().get<std::string>())) {
-          s += "<p class=\"label\">" + EscapeMarkup(it.key()) + "</p>" + DiffBlock(it.value().get<std::string>());
-        } else {
-          rest[it.key()] = it.value();
-        }
-      }
-    } else {
-      rest = content;
-    }
-    if (!rest.empty()) s += "<details><summary>What else the proposal says</summary>" + JsonBlock(rest) + "</details>\n";
+    const Json content = st->record.body.contains("content") ? st->record.body["content"] : Json::object();
+    s += ProposalReadingHtml(st->record.kind, content);
     s += "</article>\n";
     if (auto events = store.ActionEvents("proposal:" + pid); events.ok()) {
       for (const store::ActionEventRecord& e : *events)

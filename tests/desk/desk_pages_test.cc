@@ -360,6 +360,37 @@ class DeskApprovalTest : public DeskPagesTest {
   }
 };
 
+// The approval page reads as sentences: what will happen (each held consumer's exact step and
+// undo), the blast radius in one line, the undo; no JSON, and no decision chosen for the person.
+TEST_F(DeskApprovalTest, TheApprovalPageSaysWhatWillHappenInSentencesAndChoosesNothing) {
+  actions::ProposalDraft d;
+  d.id = "P-readable";
+  d.incident_id = incident_;
+  d.domain = "loyalty";
+  d.kind = "hold";
+  d.author = "agent:dw-incidents";
+  d.content = {{"title", "hold what acts on the damage before the fix lands"},
+               {"why", "the restore zeroed member_balances"},
+               {"touches", {"sync://hightouch/tier-changes-to-braze"}},
+               {"targets", {{{"consumer", "sync://hightouch/tier-changes-to-braze"}, {"owner", "ana@example.com"},
+                             {"customer_facing", true}, {"next_run", "2026-11-24T22:00:00Z"},
+                             {"step", "pause the sync in Hightouch before 22:00"},
+                             {"undo", "resume the sync in Hightouch"}}}},
+               {"undo", "resume each paused sync"}};
+  ASSERT_TRUE(actions::StoreProposal(*store_, d, clock_).ok());
+  ASSERT_TRUE(actions::SendForApproval(*store_, services_->workspace(), d.id, clock_, "dw").ok());
+  auto r = Get("/approve/" + LinkFor(d.id));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  for (const char* said : {"What will happen", "Step: pause the sync in Hightouch before 22:00",
+                           "Undo: resume the sync in Hightouch", "customer-facing",
+                           "Touches:</strong> sync://hightouch/tier-changes-to-braze", "resume each paused sync"})
+    EXPECT_NE(r->body.find(said), std::string::npos) << said << "\n" << r->body;
+  EXPECT_EQ(r->body.find("{&quot;"), std::string::npos) << "no JSON on the page";
+  EXPECT_EQ(r->body.find("\"targets\""), std::string::npos);
+  EXPECT_EQ(r->body.find("checked"), std::string::npos) << "nothing pre-selected";
+}
+
 TEST_F(DeskApprovalTest, TheNamedApproverApprovesThroughTheSignedLinkAndThePageShowsIt) {
   const std::string token = LinkFor(Pending("P-hold"));
   std::string set_cookie;
