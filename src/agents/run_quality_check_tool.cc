@@ -60,7 +60,9 @@ mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<workspace::Services>& se
       "the state store. Each check is pass, fail, error (with the warehouse's message) or skipped.";
   t.input_schema = InputSchema();
   t.output_schema = observe::quality::QualityReportSchema();
-  t.annotations = {.read_only = true, .destructive = false, .idempotent = false, .open_world = true};
+  // Not read-only: the results it records are evidence later passes judge incidents by (a passing
+  // check can let an incident's signal count as back to normal), so each call is attributed.
+  t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = true};
   t.streams = true;  // progress per table
   t.handler = WhenWorkspaceLoaded(services, [services](const Json& args, mcp::ToolCall& call) {
     observe::quality::QualityRequest req;

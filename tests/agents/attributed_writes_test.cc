@@ -28,6 +28,7 @@ const std::map<std::string, Json>& WriteCalls() {
       {"diagnose_incident", {{"incident_id", "inc-none"}}},
       {"remediate", {{"incident_id", "inc-none"}}},
       {"register_stream_schema", {{"subject", "orders-value"}, {"schema", "{\"type\":\"string\"}"}}},
+      {"run_quality_check", {{"table", "main.none"}}},
   };
   return calls;
 }
