@@ -102,7 +102,8 @@ std::string ProposalReadingHtml(const std::string& kind, const Json& content) {
     }
   s += Said("Undo", Text(content, "undo"));
   if (!List(content, "evidence").empty()) s += "<p class=\"label\">Evidence</p>\n" + Items(List(content, "evidence"), false);
-  return s;
+  // Ids and URLs are long unbroken words: they wrap rather than widen a phone's page.
+  return "<div class=\"reading\">\n" + s + "</div>\n";
 }
 
 }  // namespace dw::desk

@@ -39,6 +39,8 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 .banner.good{background:#e6f4e6;border-color:#2b6e2b}
 .banner.bad{background:#fde4e4;border-color:#9b1c1c}
 .label{font-weight:600;margin:.4rem 0 .1rem}
+.reading p,.reading li{overflow-wrap:anywhere}
+.muted{color:#333}
 ol.causes>li{margin-bottom:1rem}
 ul.evidence code,ul.counter code{white-space:pre-wrap;overflow-wrap:anywhere}
 pre{background:#fff;border:1px solid #ccc;padding:.5rem;overflow-x:auto;font-size:.85rem}

@@ -47,15 +47,25 @@ async function callValid(client, tools, name, args, options) {
 const agentTools = {
   'dw-quality': async (client, tools) => {
     const progress = [];
+    const from = client.seen.length;
     const report = await callValid(client, tools, 'run_quality_check', { table: 'main.member_balances' },
       { onprogress: (p) => progress.push(p) });
+    // What the server sent, read on the wire: the SDK hands a progress notification to onprogress
+    // asynchronously, after it has already settled a response that arrived in the same read, so
+    // onprogress alone would measure the client's timing, not the server's order.
+    const wire = client.seen.slice(from);
+    const sentProgress = wire.filter((m) => m.method === 'notifications/progress');
+    const answer = wire.findIndex((m) => m.id !== undefined && m.result !== undefined);
+    const lastProgress = wire.lastIndexOf(sentProgress[sentProgress.length - 1]);
     check(report.summary.checks === 9, `expected 9 checks, got ${JSON.stringify(report.summary)}`);
     const byName = Object.fromEntries(report.tables[0].checks.map((c) => [c.name, c]));
     check(byName['unique:member_id'].status === 'pass', 'unique:member_id did not pass');
     check(byName['not_null:balance'].observed.rows === 500, 'not_null did not scan 500 rows');
     // The example's rows are from 2026-11-24: by the real clock they are stale.
     check(byName['freshness'].status === 'fail', `freshness: ${JSON.stringify(byName['freshness'])}`);
-    check(progress.length >= 1 && progress[progress.length - 1].progress === 1, `progress: ${JSON.stringify(progress)}`);
+    check(sentProgress.length >= 1 && sentProgress[sentProgress.length - 1].params.progress === 1 &&
+          lastProgress >= 0 && lastProgress < answer,
+          `progress before the result: ${JSON.stringify(sentProgress)} (result at ${answer}); onprogress saw ${JSON.stringify(progress)}`);
     const inline = await callValid(client, tools, 'run_quality_check',
       { table: 'table://main/member_balances', check: { range: { balance: { max: 5000 } } } });
     check(inline.tables[0].checks[0].status === 'fail' && inline.tables[0].checks[0].sample.length === 10,
@@ -112,6 +122,10 @@ for (const agent of agents) {
   });
   try {
     await client.connect(transport);
+    // Every message the server sends, in wire order (checked where the order matters).
+    client.seen = [];
+    const deliver = transport.onmessage;
+    transport.onmessage = (m, extra) => { client.seen.push(m); deliver(m, extra); };
     const info = client.getServerVersion();
     check(info && info.name === agent, `serverInfo.name is ${info && info.name}, expected ${agent}`);
     const { tools } = await client.listTools();
