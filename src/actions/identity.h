@@ -6,13 +6,11 @@
 #include <string>
 
 #include "actions/actions.h"
+#include "base/person_identity.h"
 
 namespace dw::actions {
 
-// True for a name@domain address that is not an agent identity.
-bool LooksLikePersonEmail(const std::string& who);
-// True for the identities agents act under ("agent:<name>", "dw-<agent>").
-bool IsAgentIdentity(const std::string& who);
+// LooksLikePersonEmail and IsAgentIdentity are base/person_identity.h's.
 // 32 hex characters from the OpenSSL RNG ("" if the RNG fails).
 std::string NewNonce();
 // Whether `signature_b64` is a valid Ed25519 signature of `statement_bytes` by `public_key_pem`.

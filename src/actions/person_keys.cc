@@ -76,22 +76,6 @@ std::optional<std::string> Unbase64(const std::string& text) {
 
 }  // namespace
 
-bool LooksLikePersonEmail(const std::string& who) {
-  if (IsAgentIdentity(who)) return false;
-  size_t at = who.find('@');
-  if (at == std::string::npos || at == 0 || at + 1 >= who.size()) return false;
-  if (who.find('@', at + 1) != std::string::npos) return false;
-  if (who.find('.', at + 1) == std::string::npos) return false;
-  for (char c : who)
-    if (static_cast<unsigned char>(c) <= 0x20 || c == '"' || c == '<' || c == '>' || c == 0x7f)
-      return false;
-  return true;
-}
-
-bool IsAgentIdentity(const std::string& who) {
-  return who.rfind("agent:", 0) == 0 || who.rfind("dw-", 0) == 0;
-}
-
 Result<IssuedKey> IssuePersonKey(store::StateStore& store, const std::string& email,
                                  const Clock& clock, const std::string& issued_by) {
   Result<IssuedKey> key = NewPersonKey(email);

@@ -4,6 +4,7 @@
 
 #include "base/identifiers.h"
 #include "base/ip_range.h"
+#include "base/person_identity.h"
 #include "base/redaction.h"
 #include "config/duration.h"
 #include "config/state_location.h"
@@ -308,18 +309,6 @@ void Builder::BuildDomains(const Json& doc, Workspace* ws) {
 
 namespace {
 
-// name@domain with a dot in the domain and no agent prefix: the same shape actions/ accepts as a
-// person's identity (actions::LooksLikePersonEmail), checked here so a typo fails at load.
-bool IsPersonEmail(const std::string& who) {
-  if (who.rfind("agent:", 0) == 0 || who.rfind("dw-", 0) == 0) return false;
-  const size_t at = who.find('@');
-  if (at == std::string::npos || at == 0 || who.find('@', at + 1) != std::string::npos) return false;
-  if (who.find('.', at + 1) == std::string::npos || who.back() == '.') return false;
-  for (char c : who)
-    if (static_cast<unsigned char>(c) <= 0x20 || c == '"' || c == '<' || c == '>' || c == 0x7f) return false;
-  return true;
-}
-
 bool IsKeyFingerprint(const std::string& f) {
   if (f.size() != 7 + 64 || f.rfind("sha256:", 0) != 0) return false;
   for (size_t i = 7; i < f.size(); ++i)
@@ -334,7 +323,7 @@ void Builder::BuildPeople(const Json& doc, Workspace* ws) {
   std::map<std::string, std::string> owner_of;  // fingerprint -> the person who declared it first
   for (const auto& [email, p] : Section(doc, "people", empty).items()) {
     const std::string path = "people." + email;
-    if (!IsPersonEmail(email)) {
+    if (!LooksLikePersonEmail(email)) {
       Error(path, "'" + email.substr(0, 120) + "' is not a person's email (name@domain); keys are declared for people, never agents");
       continue;
     }
