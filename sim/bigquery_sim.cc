@@ -5,7 +5,8 @@
 //   POST /bigquery/v2/projects/{p}/queries          jobs.query (GoogleSQL, NAMED parameters)
 //   GET  /bigquery/v2/projects/{p}/queries/{job}    jobs.getQueryResults (location, pageToken)
 //   POST /bigquery/v2/projects/{p}/jobs/{job}/cancel jobs.cancel (counted)
-//   GET  /_sim/state                                {"token_grants", "api_calls", "jobs", "queries", "cancelled"}
+//   GET  /_sim/state                                {"token_grants", "api_calls", "jobs", "queries", "cancelled",
+//                                                    "last_labels"}
 //   POST /_sim/expire_tokens                        every token issued so far expires now
 // Every API call needs "Authorization: Bearer TOKEN" of a token the endpoint issued and that has
 // not expired (401 in Google's error shape otherwise). Tables are real: they live in an embedded
@@ -38,6 +39,7 @@
 
 #include "sim/bigquery_sql.h"
 #include "sim/bigquery_values.h"
+#include "sim/jwt_verify.h"
 #include "sim/sim_platforms.h"
 
 namespace dw::sim {
@@ -136,7 +138,7 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
     server.Get("/_sim/state", [this, self](const httplib::Request&, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mu_);
       res.set_content(Json{{"token_grants", grants_}, {"api_calls", api_calls_}, {"jobs", jobs_.size()}, {"cancelled", cancelled_},
-                           {"queries", queries_}}.dump(), "application/json");
+                           {"queries", queries_}, {"last_labels", last_labels_}}.dump(), "application/json");
     });
     server.Post("/_sim/expire_tokens", [this, self](const httplib::Request&, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mu_);
@@ -252,50 +254,19 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
     return "";
   }
 
-  static std::optional<std::string> Base64UrlDecode(std::string s) {
-    for (char& c : s) {
-      if (c == '-') c = '+';
-      else if (c == '_') c = '/';
-      else if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '/') return std::nullopt;
-    }
-    size_t pad = (4 - s.size() % 4) % 4;
-    if (pad == 3) return std::nullopt;
-    s.append(pad, '=');
-    std::string out(s.size() / 4 * 3, '\0');
-    int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(s.data()),
-                            static_cast<int>(s.size()));
-    if (n < 0) return std::nullopt;
-    out.resize(static_cast<size_t>(n) - pad);
-    return out;
-  }
-
   void Token(const httplib::Request& req, httplib::Response& res) {
     if (FormValue(req.body, "grant_type") != "urn:ietf:params:oauth:grant-type:jwt-bearer")
       return OAuthError(res, "unsupported_grant_type", "Invalid grant_type: " + FormValue(req.body, "grant_type"));
     const std::string jwt = FormValue(req.body, "assertion");
-    size_t dot1 = jwt.find('.'), dot2 = dot1 == std::string::npos ? dot1 : jwt.find('.', dot1 + 1);
-    if (dot2 == std::string::npos) return OAuthError(res, "invalid_grant", "Invalid JWT: malformed");
-    auto header = Base64UrlDecode(jwt.substr(0, dot1));
-    auto claims_text = Base64UrlDecode(jwt.substr(dot1 + 1, dot2 - dot1 - 1));
-    auto signature = Base64UrlDecode(jwt.substr(dot2 + 1));
-    if (!header || !claims_text || !signature) return OAuthError(res, "invalid_grant", "Invalid JWT: not base64url");
-    Json h = Json::parse(*header, nullptr, false), claims = Json::parse(*claims_text, nullptr, false);
-    if (!h.is_object() || Str(h, "alg") != "RS256")
-      return OAuthError(res, "invalid_grant", "Invalid JWT: alg must be RS256");
-    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-    const std::string signed_part = jwt.substr(0, dot2);
-    bool verified = EVP_DigestVerifyInit(ctx, nullptr, EVP_sha256(), nullptr, key_.get()) == 1 &&
-                    EVP_DigestVerify(ctx, reinterpret_cast<const unsigned char*>(signature->data()), signature->size(),
-                                     reinterpret_cast<const unsigned char*>(signed_part.data()), signed_part.size()) == 1;
-    EVP_MD_CTX_free(ctx);
-    if (!verified) return OAuthError(res, "invalid_grant", "Invalid JWT Signature.");
-    if (!claims.is_object()) return OAuthError(res, "invalid_grant", "Invalid JWT: claims are not an object");
+    std::string why;
+    std::optional<Json> verified = VerifyRs256Jwt(jwt, key_.get(), &why);
+    if (!verified) {
+      if (why == "signature") return OAuthError(res, "invalid_grant", "Invalid JWT Signature.");
+      return OAuthError(res, "invalid_grant", "Invalid JWT: " + why);
+    }
+    const Json& claims = *verified;
     const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-    auto num = [&](const char* k) {
-      auto it = claims.find(k);
-      return it != claims.end() && it->is_number_integer() ? it->get<int64_t>() : int64_t{-1};
-    };
-    const int64_t iat = num("iat"), exp = num("exp");
+    const int64_t iat = IntClaim(claims, "iat"), exp = IntClaim(claims, "exp");
     if (iat < 0 || exp < 0 || exp <= now || iat > now + 60 || exp - iat > 3600)
       return OAuthError(res, "invalid_grant",
                         "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. "
@@ -426,6 +397,7 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
       return GoogleError(res, 400, "invalid", "Query parameters need parameterMode NAMED here");
     std::lock_guard<std::mutex> lock(mu_);
     ++queries_;
+    last_labels_ = req.contains("labels") ? req["labels"] : Json();
     SqlTranslation t = TranslateGoogleSql(req["query"].get<std::string>(), catalog_);
     if (!t.ok) return GoogleError(res, t.http_status, t.reason, t.message);
     sqlite3_stmt* stmt = nullptr;
@@ -551,6 +523,7 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
   std::map<std::string, Job> jobs_;
   std::map<std::string, std::pair<std::string, size_t>> pages_;
   int64_t grants_ = 0, api_calls_ = 0, queries_ = 0, cancelled_ = 0;
+  Json last_labels_;  // the last jobs.query's labels, as sent
 };
 
 }  // namespace

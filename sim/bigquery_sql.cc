@@ -5,37 +5,10 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/sql_text.h"
+
 namespace dw::sim {
 namespace {
-
-std::string Upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
-// Case-insensitive equality (GoogleSQL keywords and INFORMATION_SCHEMA names), without a
-// temporary: GCC 12 warns wrongly (stringop-overread) on comparing an uppercased copy.
-bool IEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::toupper(static_cast<unsigned char>(a[i])) != std::toupper(static_cast<unsigned char>(b[i]))) return false;
-  return true;
-}
-
-bool IdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool IdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-std::string DoubleQuoted(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-std::string SingleQuoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
 
 const std::set<std::string>& Keywords() {
   static const std::set<std::string> k = {
@@ -79,18 +52,7 @@ class Translator {
   }
 
  private:
-  std::string Where() const {
-    int line = 1, col = 1;
-    for (size_t k = 0; k < i_ && k < s_.size(); ++k) {
-      if (s_[k] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    return " at [" + std::to_string(line) + ":" + std::to_string(col) + "]";
-  }
+  std::string Where() const { return " at [" + LineColumn(s_, i_) + "]"; }
   void Fail(int status, const std::string& reason, const std::string& message) {
     if (!error_.reason.empty()) return;
     error_.http_status = status;
@@ -204,7 +166,7 @@ class Translator {
   }
 
   void Word(const std::string& word, size_t start) {
-    const std::string upper = Upper(word);
+    const std::string upper = UpperText(word);
     if (!saw_first_) {
       saw_first_ = true;
       if (!IEquals(word, "SELECT") && !IEquals(word, "WITH")) {
@@ -223,7 +185,7 @@ class Translator {
       // CAST(x AS T): the type becomes bq_cast's second argument.
       size_t k = j;
       while (k < s_.size() && IdentChar(s_[k])) ++k;
-      const std::string type = Upper(s_.substr(j, k - j));
+      const std::string type = UpperText(s_.substr(j, k - j));
       if (!CastTypes().count(type)) {
         i_ = j;
         return Invalid("Syntax error: the simulator casts to " + std::string("INT64, FLOAT64, STRING, TIMESTAMP, DATE, "
@@ -277,7 +239,7 @@ class Translator {
 
   void InformationSchema(const std::vector<std::string>& parts, size_t info) {
     if (info + 2 != parts.size()) return Invalid("INFORMATION_SCHEMA views other than TABLES and COLUMNS are outside the simulator's subset");
-    const std::string view = Upper(parts.back());
+    const std::string view = UpperText(parts.back());
     if (!IEquals(view, "TABLES") && !IEquals(view, "COLUMNS"))
       return Invalid("INFORMATION_SCHEMA." + view + " is outside the simulator's subset (TABLES, COLUMNS)");
     if (info == 0) return Invalid("Table \"INFORMATION_SCHEMA." + view + "\" must be qualified with a dataset (e.g. dataset.table)");

@@ -21,6 +21,7 @@ Status InstallSimulator(Platform platform, const Json& script, httplib::Server& 
       case Platform::kOpsgenie: InstallOpsgenie(script, scratch, scratch_faults); break;
       case Platform::kPagerDuty: InstallPagerDuty(script, scratch, scratch_faults); break;
       case Platform::kBigQuery: InstallBigQuery(script, scratch, clock); break;
+      case Platform::kSnowflake: InstallSnowflake(script, scratch, clock); break;
     }
     FaultList fault_list{faults, std::make_shared<std::mutex>()};
     InstallCommon(server, clock, fault_list.faults, fault_list.mu);
@@ -34,6 +35,7 @@ Status InstallSimulator(Platform platform, const Json& script, httplib::Server& 
       case Platform::kOpsgenie: InstallOpsgenie(script, server, fault_list); break;
       case Platform::kPagerDuty: InstallPagerDuty(script, server, fault_list); break;
       case Platform::kBigQuery: InstallBigQuery(script, server, clock); break;
+      case Platform::kSnowflake: InstallSnowflake(script, server, clock); break;
     }
   } catch (const std::exception& e) {
     return InvalidArgument(std::string("script: ") + e.what());

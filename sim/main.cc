@@ -1,6 +1,6 @@
 // dw-sim: serves one simulated platform on loopback from a script, until killed.
 //   dw-sim PLATFORM --listen 127.0.0.1:PORT --script FILE
-// PLATFORM is flink, kestra, kafka-connect, schema-registry or bigquery, or a notification receiver: slack,
+// PLATFORM is flink, kestra, kafka-connect, schema-registry, bigquery or snowflake, or a notification receiver: slack,
 // teams, opsgenie, pagerduty or smtp (which prints each accepted message as a JSON line). Test and
 // demo infrastructure.
 #include <fstream>
@@ -13,11 +13,11 @@
 #include "sim/smtp_receiver.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"dw-sim: a loopback simulator of Flink, Kestra, Kafka Connect, Schema Registry or BigQuery, "
+  CLI::App app{"dw-sim: a loopback simulator of Flink, Kestra, Kafka Connect, Schema Registry, BigQuery or Snowflake, "
                "or a receiver of Slack, Teams, Opsgenie, PagerDuty or SMTP"};
   std::string platform, listen = "127.0.0.1:0", script_path;
   app.add_option("PLATFORM", platform,
-                 "flink, kestra, kafka-connect, schema-registry, bigquery, slack, teams, opsgenie, pagerduty or smtp")
+                 "flink, kestra, kafka-connect, schema-registry, bigquery, snowflake, slack, teams, opsgenie, pagerduty or smtp")
       ->required();
   app.add_option("--listen", listen, "127.0.0.1:PORT (loopback only)");
   app.add_option("--script", script_path, "JSON script: what the platform reports, and when")->required();
@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   auto p = dw::sim::ParsePlatform(platform);
   if (!p && platform != "smtp") {
     std::cerr << "dw-sim: unknown platform '" << platform
-              << "'; use flink, kestra, kafka-connect, schema-registry, bigquery, slack, teams, opsgenie, "
+              << "'; use flink, kestra, kafka-connect, schema-registry, bigquery, snowflake, slack, teams, opsgenie, "
                  "pagerduty or smtp\n";
     return 2;
   }

@@ -1,4 +1,4 @@
-// Route installers of the four simulated platforms (one file each); see sim_support.h.
+// Route installers of the simulated platforms (one file each); see sim_support.h.
 // Each throws std::invalid_argument (or a JSON exception) naming what is wrong in the script;
 // InstallSimulator turns that into a Status.
 #pragma once
@@ -18,6 +18,8 @@ void InstallKafkaConnect(const Json& script, httplib::Server& server, std::share
 void InstallSchemaRegistry(const Json& script, httplib::Server& server, std::shared_ptr<SimClock> clock);
 // BigQuery's REST API and Google's token endpoint over tables in an embedded SQLite (bigquery_sim.cc).
 void InstallBigQuery(const Json& script, httplib::Server& server, std::shared_ptr<SimClock> clock);
+// Snowflake's SQL API v2 with key-pair JWT login over tables in an embedded SQLite (snowflake_sim.cc).
+void InstallSnowflake(const Json& script, httplib::Server& server, std::shared_ptr<SimClock> clock);
 // The notification receivers (notify_receivers.cc): each validates requests as its service does,
 // records them for GET /_sim/received, keeps the service's state for GET /_sim/state, and applies
 // the `after` faults (answer lost, work done) of `faults`.

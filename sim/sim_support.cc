@@ -190,6 +190,7 @@ std::optional<Platform> ParsePlatform(const std::string& name) {
   if (name == "opsgenie") return Platform::kOpsgenie;
   if (name == "pagerduty") return Platform::kPagerDuty;
   if (name == "bigquery") return Platform::kBigQuery;
+  if (name == "snowflake") return Platform::kSnowflake;
   return std::nullopt;
 }
 

@@ -107,9 +107,11 @@ void InstallCommon(httplib::Server& server, std::shared_ptr<SimClock> clock,
 
 // The simulated platforms, and the notification receivers (slack, teams, opsgenie, pagerduty;
 // the SMTP receiver is a raw socket server, see smtp_receiver.h).
-enum class Platform { kFlink, kKestra, kKafkaConnect, kSchemaRegistry, kSlack, kTeams, kOpsgenie, kPagerDuty, kBigQuery };
+enum class Platform {
+  kFlink, kKestra, kKafkaConnect, kSchemaRegistry, kSlack, kTeams, kOpsgenie, kPagerDuty, kBigQuery, kSnowflake
+};
 // "flink", "kestra", "kafka-connect", "schema-registry" (also "connect", "registry"), "slack",
-// "teams", "opsgenie", "pagerduty", "bigquery".
+// "teams", "opsgenie", "pagerduty", "bigquery", "snowflake".
 std::optional<Platform> ParsePlatform(const std::string& name);
 
 // Registers `platform`'s routes on `server` from `script`. InvalidArgument naming what is wrong in

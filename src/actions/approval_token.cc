@@ -1,8 +1,7 @@
 // Signed approval links, the token itself: "v1.<base64url payload>.<base64url HMAC-SHA256>" over
 // the canonical JSON of (approver, proposal, version, expiry, nonce) (see actions.h). Apart from
 // issuing (approval_link.cc, which needs the store) so that the reader of untrusted tokens builds
-// on its own: the fuzz target tests/fuzz/approval_link_fuzz.cc links this file and
-// canonical_json.cc only.
+// on its own (the fuzz target tests/fuzz/approval_link_fuzz.cc).
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -14,6 +13,7 @@
 #include <string>
 
 #include "actions/actions.h"
+#include "base/base64.h"
 
 namespace dw::actions {
 namespace {
@@ -28,51 +28,6 @@ constexpr int64_t kMaxExpiryMillis =
 bool Int64Field(const Json& j, const char* key) {
   if (!j.contains(key) || !j[key].is_number_integer()) return false;
   return !j[key].is_number_unsigned() || j[key].get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX);
-}
-
-std::string Base64Url(std::string_view in) {
-  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    for (int k = 18; k >= 0; k -= 6) out.push_back(kAlphabet[(v >> k) & 63]);
-  }
-  if (i + 1 == in.size()) {
-    const uint32_t v = uint8_t(in[i]) << 16;
-    out.push_back(kAlphabet[(v >> 18) & 63]);
-    out.push_back(kAlphabet[(v >> 12) & 63]);
-  } else if (i + 2 == in.size()) {
-    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-    for (int k = 18; k >= 6; k -= 6) out.push_back(kAlphabet[(v >> k) & 63]);
-  }
-  return out;
-}
-
-std::optional<std::string> Unbase64Url(std::string_view in) {
-  auto val = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '-') return 62;
-    if (c == '_') return 63;
-    return -1;
-  };
-  if (in.size() % 4 == 1) return std::nullopt;
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : in) {
-    const int v = val(c);
-    if (v < 0) return std::nullopt;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return out;
 }
 
 std::string Mac(std::string_view payload, const std::string& key) {
@@ -141,11 +96,11 @@ Result<ApprovalLink> ReadApprovalLink(const std::string& token, const std::strin
   const size_t dot = token.rfind('.');
   if (token.size() > kMaxTokenBytes || token.rfind("v1.", 0) != 0 || dot == std::string::npos || dot < 3)
     return InvalidArgument("not an approval link");
-  auto mac = Unbase64Url(std::string_view(token).substr(dot + 1));
+  auto mac = DecodeBase64(std::string_view(token).substr(dot + 1));
   const std::string expected = Mac(std::string_view(token).substr(0, dot), key);
   if (!mac || mac->size() != expected.size() || CRYPTO_memcmp(mac->data(), expected.data(), expected.size()) != 0)
     return PermissionDenied("the approval link does not verify (forged, altered, or made by another server)");
-  auto bytes = Unbase64Url(std::string_view(token).substr(3, dot - 3));
+  auto bytes = DecodeBase64(std::string_view(token).substr(3, dot - 3));
   if (!bytes) return InvalidArgument("not an approval link");
   Json j = Json::parse(*bytes, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("approver") || !j["approver"].is_string() || !j.contains("proposal") ||

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "actions/actions.h"
+#include "base/base64.h"
 #include "actions/identity.h"
 
 namespace dw::actions {
@@ -52,27 +53,6 @@ Pkey ReadPublic(const std::string& pem) {
   return Pkey(PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
 }
 
-std::string Base64(const unsigned char* data, size_t len) {
-  std::string out(4 * ((len + 2) / 3), '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(len));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
-
-// Decodes standard base64; nullopt when it is not.
-std::optional<std::string> Unbase64(const std::string& text) {
-  if (text.empty() || text.size() % 4 != 0) return std::nullopt;
-  std::string out(3 * text.size() / 4, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(text.data()),
-                          static_cast<int>(text.size()));
-  if (n < 0) return std::nullopt;
-  size_t pad = 0;
-  if (text.back() == '=') ++pad;
-  if (text.size() > 1 && text[text.size() - 2] == '=') ++pad;
-  out.resize(static_cast<size_t>(n) - pad);
-  return out;
-}
 
 }  // namespace
 
@@ -191,14 +171,14 @@ Result<std::string> SignStatement(const DecisionStatement& s, const std::string&
       EVP_DigestSign(ctx.get(), sig, &len, reinterpret_cast<const unsigned char*>(msg.data()),
                      msg.size()) != 1)
     return Internal("OpenSSL could not sign the statement");
-  return Base64(sig, len);
+  return Base64(std::string_view(reinterpret_cast<const char*>(sig), len));
 }
 
 bool SignatureVerifies(const std::string& statement_bytes, const std::string& signature_b64,
                        const std::string& public_key_pem) {
   Pkey key = ReadPublic(public_key_pem);
   if (!key || EVP_PKEY_id(key.get()) != EVP_PKEY_ED25519) return false;
-  std::optional<std::string> sig = Unbase64(signature_b64);
+  std::optional<std::string> sig = DecodeBase64(signature_b64);
   if (!sig || sig->size() != 64) return false;
   std::unique_ptr<EVP_MD_CTX, MdCtxFree> ctx(EVP_MD_CTX_new());
   if (!ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, key.get()) != 1)

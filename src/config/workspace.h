@@ -21,7 +21,7 @@ inline constexpr const char* kWorkspaceFileName = "dataworkers.yaml";
 
 struct WarehouseConfig {
   std::string name;  // key under warehouses:
-  std::string type;  // "sqlite" | "postgres" | "bigquery"
+  std::string type;  // "sqlite" | "postgres" | "bigquery" | "snowflake"
   std::string path;  // sqlite: absolute path (resolved against the workspace folder)
   std::string dsn;   // postgres: libpq connection string (may hold a secret: never print it whole)
   // bigquery: the project jobs run in and tables default to, the jobs' location ("US", "EU",
@@ -30,8 +30,19 @@ struct WarehouseConfig {
   std::string project;
   std::string location;
   std::string credentials;
-  std::string api_url;
+  std::string api_url;  // bigquery and snowflake
   std::string token_url;
+  // snowflake: the account identifier (orgname-accountname, or the locator with its region), the
+  // user whose registered public key signs in, the path of that user's PKCS#8 private key, the
+  // database every check table is in, the schema a table reference without one is in (PUBLIC),
+  // and the virtual warehouse and role statements run with (the user's defaults when empty).
+  std::string account;
+  std::string user;
+  std::string private_key;
+  std::string database;
+  std::string default_schema;
+  std::string compute_warehouse;
+  std::string role;
   std::optional<int64_t> max_scan_rows;  // a run may read at most this many rows here (estimated)
   std::chrono::milliseconds query_timeout{std::chrono::minutes(5)};  // per statement
 };

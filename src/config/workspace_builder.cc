@@ -250,7 +250,27 @@ void Builder::BuildWarehouses(const Json& doc, Workspace* ws) {
       if (w.contains("credentials")) wc.credentials = Resolve(Str(w, "credentials"));
       wc.api_url = w.contains("api_url") ? Str(w, "api_url") : "https://bigquery.googleapis.com";
       if (w.contains("token_url")) wc.token_url = Str(w, "token_url");
+    } else if (wc.type == "snowflake") {
+      for (const char* key : {"account", "user", "private_key", "database"})
+        if (!w.contains(key))
+          Error(path, std::string("a snowflake warehouse needs '") + key + "'" +
+                          (std::string(key) == "private_key"
+                               ? " (the path of the user's PKCS#8 private key, e.g. private_key: \"${SNOWFLAKE_PRIVATE_KEY_PATH}\")"
+                               : ""));
+      for (const char* other : {"path", "dsn", "project", "location", "credentials", "token_url"})
+        if (w.contains(other)) Error(path + "." + other, std::string("'") + other + "' does not apply to snowflake warehouses");
+      wc.account = Str(w, "account");
+      wc.user = Str(w, "user");
+      if (w.contains("private_key")) wc.private_key = Resolve(Str(w, "private_key"));
+      wc.database = Str(w, "database");
+      wc.default_schema = w.contains("schema") ? Str(w, "schema") : "PUBLIC";
+      wc.compute_warehouse = Str(w, "warehouse");
+      wc.role = Str(w, "role");
+      wc.api_url = w.contains("api_url") ? Str(w, "api_url") : "https://" + wc.account + ".snowflakecomputing.com";
     }
+    if (wc.type != "snowflake")
+      for (const char* key : {"account", "user", "private_key", "database", "schema", "warehouse", "role"})
+        if (w.contains(key)) Error(path + "." + key, std::string("'") + key + "' applies to snowflake warehouses");
     if (w.contains("max_scan_rows")) wc.max_scan_rows = w["max_scan_rows"].get<int64_t>();
     if (w.contains("query_timeout")) {
       auto t = ParseDuration(w["query_timeout"].get<std::string>());

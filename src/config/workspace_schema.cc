@@ -153,7 +153,7 @@ ValueSchema NotifySchema() {
 
 ValueSchema BuildWorkspaceSchema() {
   ValueSchema warehouse = Obj({
-      Req("type", Enum({"sqlite", "postgres", "bigquery"})),
+      Req("type", Enum({"sqlite", "postgres", "bigquery", "snowflake"})),
       Opt("path", Str()),
       Opt("dsn", Secret(SecretKind::kConnection)),
       Opt("project", Str()),
@@ -161,6 +161,13 @@ ValueSchema BuildWorkspaceSchema() {
       Opt("credentials", Str()),
       Opt("api_url", Url()),
       Opt("token_url", Url()),
+      Opt("account", Str()),
+      Opt("user", Str()),
+      Opt("private_key", Str()),
+      Opt("database", Str()),
+      Opt("schema", Str()),
+      Opt("warehouse", Str()),
+      Opt("role", Str()),
       Opt("max_scan_rows", Int(0)),
       Opt("query_timeout", Of(ValueType::kDuration)),
   });

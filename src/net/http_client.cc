@@ -163,6 +163,7 @@ class CurlHttpClient final : public HttpClient {
     curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+    if (req.accept_compressed) curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // every encoding curl decodes
     // An idle kept connection older than this is closed rather than reused (servers drop theirs
     // after a few seconds; reusing a connection the server is closing costs a failed attempt).
     if (ConnectionReuse::Active()) curl_easy_setopt(h, CURLOPT_MAXAGE_CONN, 2L);

@@ -24,6 +24,9 @@ struct HttpRequest {
   std::chrono::milliseconds connect_timeout{3000};
   size_t max_response_bytes = 16 * 1024 * 1024;  // larger bodies fail with kResourceExhausted
   int max_attempts = 1;  // >1 retries 429, 5xx and connection errors with exponential backoff
+  // Asks for a compressed answer (gzip, deflate) and hands back the decoded body: for services that
+  // compress large results whatever is asked (Snowflake's result partitions).
+  bool accept_compressed = false;
   // Auth: at most one of these.
   std::string basic_user;
   std::string basic_password;

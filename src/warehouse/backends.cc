@@ -3,6 +3,7 @@
 #include "warehouse/bigquery_warehouse.h"
 #include "warehouse/postgres_warehouse.h"
 #include "warehouse/probe_backends.h"
+#include "warehouse/snowflake_warehouse.h"
 #include "warehouse/sqlite_warehouse.h"
 
 namespace dw::warehouse {
@@ -22,6 +23,7 @@ const std::vector<WarehouseBackend>& Backends() {
       {"sqlite", OpenSqlite, ProbeSqliteWarehouse, SqliteLocation, SqliteDialect},
       {"postgres", OpenPostgres, ProbePostgresWarehouse, PostgresLocation, PostgresDialect},
       {"bigquery", OpenBigQueryWarehouse, ProbeBigQueryWarehouse, BigQueryLocation, BigQueryDialect},
+      {"snowflake", OpenSnowflakeWarehouse, ProbeSnowflakeWarehouse, SnowflakeLocation, SnowflakeRegistryDialect},
   };
   return kBackends;
 }

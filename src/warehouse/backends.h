@@ -35,7 +35,7 @@ const WarehouseBackend* FindWarehouseBackend(std::string_view type);
 // The SQL dialect of back end `type`, or nullptr: one lookup by the workspace's `type:` name.
 const Dialect* FindDialect(std::string_view type);
 
-// "sqlite, postgres, bigquery": every registered type, for error messages.
+// "sqlite, postgres, bigquery, snowflake": every registered type, for error messages.
 std::string WarehouseBackendNames();
 
 }  // namespace dw::warehouse

@@ -1,15 +1,12 @@
 #include "warehouse/bigquery_auth.h"
 
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-
 #include <cctype>
 #include <fstream>
-#include <memory>
 #include <sstream>
 
 #include "base/json.h"
 #include "base/redaction.h"
+#include "warehouse/rs256_jwt.h"
 
 namespace dw::warehouse {
 namespace {
@@ -66,46 +63,14 @@ Result<ServiceAccountKey> ReadServiceAccountKey(const std::string& path) {
   return key;
 }
 
-std::string Base64Url(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
-  out.resize(static_cast<size_t>(n));
-  while (!out.empty() && out.back() == '=') out.pop_back();
-  for (char& c : out) {
-    if (c == '+') c = '-';
-    if (c == '/') c = '_';
-  }
-  return out;
-}
-
 Result<std::string> SignServiceAccountJwt(const ServiceAccountKey& key, const std::string& audience,
                                           const std::string& scope, TimePoint now) {
   const int64_t iat = UnixSeconds(now);
-  Json header = {{"alg", "RS256"}, {"typ", "JWT"}};
-  Json claims = {{"iss", key.client_email}, {"scope", scope}, {"aud", audience},
-                 {"iat", iat}, {"exp", iat + 3600}};
-  const std::string signing_input = Base64Url(header.dump()) + "." + Base64Url(claims.dump());
-
-  std::unique_ptr<BIO, decltype(&BIO_free)> bio(
-      BIO_new_mem_buf(key.private_key_pem.data(), static_cast<int>(key.private_key_pem.size())), BIO_free);
-  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> pkey(
-      bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr, EVP_PKEY_free);
-  // OpenSSL's own error text is left out: it can quote the PEM it failed on.
-  if (!pkey || EVP_PKEY_base_id(pkey.get()) != EVP_PKEY_RSA)
+  Result<std::string> jwt = SignRs256Jwt(key.private_key_pem, {{"iss", key.client_email}, {"scope", scope},
+                                                               {"aud", audience}, {"iat", iat}, {"exp", iat + 3600}});
+  if (!jwt.ok() && jwt.status().code() == StatusCode::kInvalidArgument)
     return InvalidArgument("the service account's private_key is not an RSA private key in PEM form");
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  size_t len = 0;
-  if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, EVP_sha256(), nullptr, pkey.get()) != 1 ||
-      EVP_DigestSign(ctx.get(), nullptr, &len, reinterpret_cast<const unsigned char*>(signing_input.data()),
-                     signing_input.size()) != 1)
-    return Internal("signing the service-account JWT failed");
-  std::string sig(len, '\0');
-  if (EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(sig.data()), &len,
-                     reinterpret_cast<const unsigned char*>(signing_input.data()), signing_input.size()) != 1)
-    return Internal("signing the service-account JWT failed");
-  sig.resize(len);
-  return signing_input + "." + Base64Url(sig);
+  return jwt;
 }
 
 GoogleTokenSource::GoogleTokenSource(ServiceAccountKey key, std::string token_url, net::HttpClient& http,

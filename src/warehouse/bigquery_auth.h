@@ -28,9 +28,6 @@ struct ServiceAccountKey {
 // missing or mistyped field (never quoting the file's content).
 Result<ServiceAccountKey> ReadServiceAccountKey(const std::string& path);
 
-// `bytes` in base64url without padding (RFC 7515's encoding of JWT parts).
-std::string Base64Url(std::string_view bytes);
-
 // A JWT for `key` asking for `scope` at `audience`, issued at `now` and valid for one hour,
 // signed RS256 with EVP_DigestSign. kInvalidArgument when the PEM is not an RSA private key.
 Result<std::string> SignServiceAccountJwt(const ServiceAccountKey& key, const std::string& audience,

@@ -100,6 +100,28 @@ Result<Json> Parameter(int n, const SqlValue& value) {
   return p;
 }
 
+// The job's labels: {"dw": "checks"} and the caller's, each spelled as BigQuery allows (lower-case
+// letters, digits, '_' and '-', at most 63 characters; a key starts with a letter), so that
+// INFORMATION_SCHEMA.JOBS attributes the bytes our checks bill.
+Json Labels(const QueryOptions& options) {
+  auto spell = [](const std::string& text) {
+    std::string out;
+    for (char c : text) {
+      const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      out += (std::isalnum(static_cast<unsigned char>(l)) && static_cast<unsigned char>(l) < 128) || l == '-' || l == '_' ? l : '_';
+      if (out.size() == 63) break;
+    }
+    return out;
+  };
+  Json labels = {{"dw", "checks"}};
+  for (const auto& [k, v] : options.labels) {
+    std::string key = spell(k);
+    if (key.empty() || !std::isalpha(static_cast<unsigned char>(key[0]))) key = ("l" + key).substr(0, 63);
+    labels[key] = spell(v);
+  }
+  return labels;
+}
+
 // One token source per key file and endpoint in the process: a token is fetched once an hour per
 // key, however many warehouses use the key.
 std::shared_ptr<GoogleTokenSource> SharedTokenSource(const ServiceAccountKey& key, const std::string& key_path,
@@ -177,6 +199,7 @@ class BigQueryWarehouse final : public Warehouse {
     Json body = {{"query", sql}, {"useLegacySql", false}, {"parameterMode", "NAMED"},
                  {"queryParameters", Json::array()}, {"location", location_},
                  {"timeoutMs", std::min(options.timeout, kServerWait).count()}};
+    body["labels"] = Labels(options);
     for (size_t i = 0; i < params.size(); ++i) {
       Result<Json> p = Parameter(static_cast<int>(i + 1), params[i]);
       if (!p.ok()) return Status(p.status().code(), "warehouse '" + name_ + "': " + p.status().message());

@@ -1,5 +1,8 @@
 #include "warehouse/warehouse.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "warehouse/backends.h"
 
 namespace dw::warehouse {
@@ -7,7 +10,19 @@ namespace dw::warehouse {
 const Column* TableSchema::Find(const std::string& name) const {
   for (const Column& c : columns)
     if (c.name == name) return &c;
-  return nullptr;
+  if (!names_fold) return nullptr;
+  auto same = [&](const std::string& a) {
+    return a.size() == name.size() && std::equal(a.begin(), a.end(), name.begin(), [](char x, char y) {
+             return std::toupper(static_cast<unsigned char>(x)) == std::toupper(static_cast<unsigned char>(y));
+           });
+  };
+  const Column* found = nullptr;
+  for (const Column& c : columns) {
+    if (!same(c.name)) continue;
+    if (found != nullptr) return nullptr;  // "id" and "ID" both exist: only the exact name says which
+    found = &c;
+  }
+  return found;
 }
 
 std::vector<std::string> TableSchema::ColumnNames() const {

@@ -1,5 +1,5 @@
 // The Warehouse interface: where checks and monitors push their SQL down. One implementation per
-// engine (SQLite, PostgreSQL, BigQuery); each knows its dialect and reads table metadata from the
+// engine (SQLite, PostgreSQL, BigQuery, Snowflake); each knows its dialect and reads table metadata from the
 // engine's own catalog, so names from users are validated against what exists before any SQL is
 // built.
 // Connections are read-only: a warehouse is observed, never changed.
@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -33,8 +34,13 @@ struct Column {
 struct TableSchema {
   TableId id;
   std::vector<Column> columns;
+  // Whether the engine resolves a name written without quotes to a catalog name of another case
+  // (Snowflake folds `customer` to CUSTOMER), so that Find matches it and the dialect's Quote
+  // addresses it.
+  bool names_fold = false;
 
-  // The column called `name` (exact match), or nullptr.
+  // The column called `name`: the exact match, else (names_fold) the one column whose name
+  // differs only in case; nullptr when there is none or several.
   const Column* Find(const std::string& name) const;
   // Every column name, in order.
   std::vector<std::string> ColumnNames() const;
@@ -42,6 +48,9 @@ struct TableSchema {
 
 struct QueryOptions {
   std::chrono::milliseconds timeout{60000};
+  // What ran the statement ({"dw_run", id}, {"dw_check", table}), so the warehouse's own history
+  // attributes its cost: BigQuery job labels, Snowflake's QUERY_TAG. Always with {"dw", "checks"}.
+  std::vector<std::pair<std::string, std::string>> labels;
 };
 
 // What one query returned and how long the engine took.

@@ -79,7 +79,7 @@ const std::vector<ErrorCase>& ErrorCases() {
       {"WarehouseTypeIsRequired", "version: 1\nname: t\nwarehouses:\n  main: {path: w.db}\n",
        {{"warehouses.main.type", 4, "missing required key 'type'"}}},
       {"WarehouseTypeSuggestsTheClosest", "version: 1\nname: t\nwarehouses:\n  pg: {type: postgresql, dsn: x}\n",
-       {{"warehouses.pg.type", 4, "'postgresql' is not one of sqlite, postgres, bigquery; did you mean 'postgres'?"}}},
+       {{"warehouses.pg.type", 4, "'postgresql' is not one of sqlite, postgres, bigquery, snowflake; did you mean 'postgres'?"}}},
       {"SqliteNeedsAPath", "version: 1\nname: t\nwarehouses:\n  main: {type: sqlite}\n",
        {{"warehouses.main", 4, "a sqlite warehouse needs 'path'"}}},
       {"PostgresNeedsADsn", "version: 1\nname: t\nwarehouses:\n  pg:\n    type: postgres\n",

@@ -103,6 +103,14 @@ TEST_F(BigQueryCheckTest, AQualityRunOnTheSimulatedWarehouseFindsWhatWasSeeded) 
   const CheckOutcome& volume = Outcome(*r, "volume");
   EXPECT_EQ(volume.verdict, Verdict::kFail) << volume.observed.dump();
   EXPECT_EQ(volume.observed["rows_in_window"], 3) << volume.observed.dump();
+
+  // The jobs carry the run in labels BigQuery accepts, so INFORMATION_SCHEMA.JOBS attributes them.
+  Json labels = SimState()["last_labels"];
+  EXPECT_EQ(labels["dw"], "checks") << labels.dump();
+  EXPECT_EQ(labels["dw_table"], "shop_orders") << labels.dump();
+  std::string run = r->run_id;
+  for (char& c : run) c = static_cast<char>(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? std::tolower(static_cast<unsigned char>(c)) : '_');
+  EXPECT_EQ(labels["dw_run"], run.substr(0, 63)) << labels.dump();
 }
 
 TEST_F(BigQueryCheckTest, FreshnessFailsAnHourLaterAndAnUnreachableWarehouseIsAnError) {

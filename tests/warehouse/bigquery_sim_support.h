@@ -4,9 +4,6 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/rsa.h>
 
 #include <memory>
 #include <string>
@@ -15,28 +12,13 @@
 #include "config/workspace.h"
 #include "net/http_client.h"
 #include "sim/sim_support.h"
+#include "tests/support/rsa_test_key.h"
 #include "tests/support/subprocess.h"
 
 namespace dw::warehouse::test_support {
 
-// A fresh RSA private key as PKCS#8 PEM ("-----BEGIN PRIVATE KEY-----").
-inline std::string GenerateRsaKeyPem() {
-  EVP_PKEY* key = EVP_RSA_gen(2048);
-  BIO* bio = BIO_new(BIO_s_mem());
-  PEM_write_bio_PrivateKey(bio, key, nullptr, nullptr, 0, nullptr, nullptr);
-  char* data = nullptr;
-  long n = BIO_get_mem_data(bio, &data);
-  std::string pem(data, static_cast<size_t>(n));
-  BIO_free(bio);
-  EVP_PKEY_free(key);
-  return pem;
-}
-
-// One key per test process (generating one costs tens of milliseconds).
-inline const std::string& TestKeyPem() {
-  static const std::string pem = GenerateRsaKeyPem();
-  return pem;
-}
+using ::dw::testing::GenerateRsaKeyPem;
+using ::dw::testing::TestKeyPem;
 
 // Writes a service-account key file holding `pem` and returns its path.
 inline std::string WriteKeyFile(const ::dw::testing::TempDir& dir, const std::string& name, const std::string& pem) {

@@ -5,6 +5,7 @@
 
 #include <thread>
 
+#include "base/base64.h"
 #include "base/redaction.h"
 #include "sim/bigquery_sql.h"
 #include "tests/warehouse/bigquery_sim_support.h"

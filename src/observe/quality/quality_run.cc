@@ -376,6 +376,7 @@ Result<QualityReport> RunQuality(const config::Workspace& ws, store::StateStore*
       TableRunContext ctx;
       ctx.now_ms = ToUnixMillis(clock.Now());
       ctx.timeout = t.warehouse->query_timeout;
+      ctx.labels = {{"dw_run", report.run_id}, {"dw_table", t.ref.QualifiedName()}};
       ctx.record = req.record && store != nullptr;
       if (!t.samples) ctx.sample_limit = 0;
       // SQLite scans one statement on one core: large tables are split across the machine's cores.

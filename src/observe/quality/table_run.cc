@@ -103,7 +103,7 @@ class TableRunner {
 
   Result<warehouse::QueryOutcome> Query(const BoundQuery& q) {
     ++result_.queries;
-    return wh_.Query(q.sql, q.params, {ctx_.timeout});
+    return wh_.Query(q.sql, q.params, {ctx_.timeout, ctx_.labels});
   }
 
   void RunAggregateScan() {

@@ -24,6 +24,8 @@ struct TableRunContext {
   int sample_limit = 10;  // rows per failed check's sample; 0: no sample query at all
   int scan_partitions = 1;            // > 1: split a large SQLite scan across that many connections
   int64_t partition_min_rows = 1'000'000;
+  // Attached to every statement (warehouse::QueryOptions::labels): the run and the table.
+  std::vector<std::pair<std::string, std::string>> labels;
 };
 
 struct TableRunResult {

@@ -1,0 +1,53 @@
+// Text helpers shared by the simulators' SQL translators (bigquery_sql.cc, snowflake_sql.cc).
+#pragma once
+
+#include <cctype>
+#include <string>
+#include <string_view>
+
+namespace dw::sim {
+
+inline std::string UpperText(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Case-insensitive equality of keywords and names, without a temporary (GCC 12 warns wrongly,
+// stringop-overread, on comparing an uppercased copy).
+inline bool IEquals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::toupper(static_cast<unsigned char>(a[i])) != std::toupper(static_cast<unsigned char>(b[i]))) return false;
+  return true;
+}
+
+inline bool IdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+inline bool IdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// SQLite's quoted identifier and string literal of `text`.
+inline std::string DoubleQuoted(const std::string& name) {
+  std::string out = "\"";
+  for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+inline std::string SingleQuoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+// " at [line:column]" of offset `i` in `s`, as both services place a syntax error.
+inline std::string LineColumn(const std::string& s, size_t i) {
+  int line = 1, col = 1;
+  for (size_t k = 0; k < i && k < s.size(); ++k) {
+    if (s[k] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(col);
+}
+
+}  // namespace dw::sim
