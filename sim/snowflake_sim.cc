@@ -21,6 +21,11 @@
 // Script: {"account", "database", "users": [{"name", "private_key": PATH | "public_key_pem"}],
 // "async_polls"?: N (a statement answers 202 N times, the submission included),
 // "partition_rows"?: rows per partition (0: one), "denied_schemas"?: [..] (003001),
+// "account_usage"?: false (the role cannot read SNOWFLAKE.ACCOUNT_USAGE), "history"?: [writes by
+// others: {"query_id"?, "start_time", "user", "query_type", "query_text"?, "query_tag"?,
+// "rows_inserted"?, "rows_updated"?, "rows_deleted"?, "bytes_written"?, "objects_modified":
+// ["SCHEMA.TABLE" or "DB.SCHEMA.TABLE", ...]}] (also POST /_sim/history {"history": [...]} at run
+// time: a row that arrives late, as ACCESS_HISTORY's do),
 // "tables": [{"schema", "table", "columns": [{"name", "type", "nullable"?}], "rows": [[cells]]}],
 // "faults"?: [...] (sim_support.h)}. Column types: NUMBER(p,s), INTEGER, FLOAT, VARCHAR, TEXT,
 // BOOLEAN, DATE, TIMESTAMP_NTZ, TIMESTAMP_LTZ, TIMESTAMP_TZ (cells as RFC 3339 text).
@@ -29,6 +34,7 @@
 #include <openssl/x509.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -186,7 +192,15 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
     Exec("CREATE TABLE \"INFORMATION_SCHEMA.COLUMNS\" (TABLE_CATALOG SF_TEXT, TABLE_SCHEMA SF_TEXT, TABLE_NAME SF_TEXT, "
          "COLUMN_NAME SF_TEXT, ORDINAL_POSITION SF_FIXED_0, IS_NULLABLE SF_TEXT, DATA_TYPE SF_TEXT)");
     catalog_.schemas.insert("INFORMATION_SCHEMA");
+    catalog_.account_usage = script.value("account_usage", true);
+    Exec("CREATE TABLE \"ACCOUNT_USAGE.QUERY_HISTORY\" (QUERY_ID SF_TEXT, QUERY_TEXT SF_TEXT, QUERY_TYPE SF_TEXT, "
+         "USER_NAME SF_TEXT, ROLE_NAME SF_TEXT, WAREHOUSE_NAME SF_TEXT, QUERY_TAG SF_TEXT, EXECUTION_STATUS SF_TEXT, "
+         "START_TIME SF_TIMESTAMP_LTZ, END_TIME SF_TIMESTAMP_LTZ, ROWS_INSERTED SF_FIXED_0, ROWS_UPDATED SF_FIXED_0, "
+         "ROWS_DELETED SF_FIXED_0, BYTES_WRITTEN SF_FIXED_0)");
+    Exec("CREATE TABLE \"ACCOUNT_USAGE.ACCESS_HISTORY\" (QUERY_ID SF_TEXT, QUERY_START_TIME SF_TIMESTAMP_LTZ, "
+         "USER_NAME SF_TEXT, DIRECT_OBJECTS_ACCESSED SF_ARRAY, BASE_OBJECTS_ACCESSED SF_ARRAY, OBJECTS_MODIFIED SF_ARRAY)");
     for (const Json& t : script.value("tables", Json::array())) AddTable(t);
+    for (const Json& h : script.value("history", Json::array())) AddHistory(h);
   }
   ~SnowflakeSim() { sqlite3_close(db_); }
 
@@ -203,6 +217,16 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
     server.Post(R"(/api/v2/statements/([^/]+)/cancel)", [this, self](const httplib::Request& req, httplib::Response& res) {
       if (!Authorized(req, res)) return;
       Cancel(req.matches[1], res);
+    });
+    server.Post("/_sim/history", [this, self](const httplib::Request& req, httplib::Response& res) {
+      Json body = Json::parse(req.body, nullptr, false);
+      std::lock_guard<std::mutex> lock(mu_);
+      try {
+        for (const Json& h : body.at("history")) AddHistory(h);
+      } catch (const std::exception& e) {
+        return Failure(res, 400, "390142", "", std::string("history: ") + e.what(), "");
+      }
+      Answer(res, 200, {{"added", body["history"].size()}});
     });
     server.Get("/_sim/state", [this, self](const httplib::Request&, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mu_);
@@ -302,6 +326,54 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
     }
   }
 
+  // One write by someone else, in QUERY_HISTORY and ACCESS_HISTORY as Snowflake records it.
+  void AddHistory(const Json& h) {
+    const std::string id = h.value("query_id", NewHandle());
+    std::optional<int64_t> start = ParseTimeText(h.at("start_time").get<std::string>());
+    if (!start) throw std::invalid_argument("history: bad start_time " + h["start_time"].dump());
+    Json modified = Json::array();
+    int64_t object_id = 1000;
+    for (const Json& name : h.value("objects_modified", Json::array())) {
+      std::string full = name.get<std::string>();
+      if (std::count(full.begin(), full.end(), '.') == 1) full = catalog_.database + "." + full;
+      modified.push_back({{"objectDomain", "Table"}, {"objectName", full}, {"objectId", ++object_id}, {"columns", Json::array()}});
+    }
+    RecordStatement(id, h.value("query_text", std::string()), h.at("query_type").get<std::string>(),
+                    h.at("user").get<std::string>(), h.value("query_tag", std::string()), *start, h, modified);
+  }
+
+  // REQUIRES: mu_ held (or the constructor). Both views' rows of one statement.
+  void RecordStatement(const std::string& id, const std::string& text, const std::string& type, const std::string& user,
+                       const std::string& tag, int64_t start_micros, const Json& counts, const Json& modified) {
+    sqlite3_stmt* stmt = nullptr;
+    sqlite3_prepare_v2(db_, "INSERT INTO \"ACCOUNT_USAGE.QUERY_HISTORY\" VALUES (?, ?, ?, ?, 'DW_READER', 'CHECKS_XS', ?, "
+                            "'SUCCESS', ?, ?, ?, ?, ?, ?)", -1, &stmt, nullptr);
+    std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)> owned(stmt, sqlite3_finalize);
+    sqlite3_bind_text(stmt, 1, id.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(stmt, 2, text.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(stmt, 3, type.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(stmt, 4, user.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(stmt, 5, tag.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(stmt, 6, start_micros);
+    sqlite3_bind_int64(stmt, 7, start_micros + 1000);
+    int i = 8;
+    for (const char* key : {"rows_inserted", "rows_updated", "rows_deleted", "bytes_written"}) {
+      if (counts.contains(key) && counts[key].is_number_integer()) sqlite3_bind_int64(stmt, i, counts[key].get<int64_t>());
+      else sqlite3_bind_int64(stmt, i, 0);
+      ++i;
+    }
+    if (sqlite3_step(stmt) != SQLITE_DONE) throw std::invalid_argument(sqlite3_errmsg(db_));
+    sqlite3_stmt* access = nullptr;
+    sqlite3_prepare_v2(db_, "INSERT INTO \"ACCOUNT_USAGE.ACCESS_HISTORY\" VALUES (?, ?, ?, '[]', '[]', ?)", -1, &access, nullptr);
+    std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)> owned_access(access, sqlite3_finalize);
+    const std::string objects = modified.dump();
+    sqlite3_bind_text(access, 1, id.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(access, 2, start_micros);
+    sqlite3_bind_text(access, 3, user.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(access, 4, objects.c_str(), -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(access) != SQLITE_DONE) throw std::invalid_argument(sqlite3_errmsg(db_));
+  }
+
   // ---- key-pair login ----
 
   bool Authorized(const httplib::Request& req, httplib::Response& res) {
@@ -347,6 +419,7 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
     if (iat > now + 60) return refuse("invalid issue time");
     if (exp <= now || now > iat + 3600) return refuse("expired");
     jwts_.insert(jwt.substr(jwt.rfind('.') + 1));
+    login_user_ = user;
     return true;
   }
 
@@ -468,6 +541,10 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
     query_tags_.push_back(params.is_object() ? Str(params, "query_tag") : "");
     last_bindings_ = body.contains("bindings") ? body["bindings"] : Json();
     ++executed_;
+    // Recorded before it runs: a history query sees itself, as on Snowflake (an empty write).
+    RecordStatement(handle, body["statement"].get<std::string>(), "SELECT", login_user_, query_tags_.back().get<std::string>(),
+                    std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count(),
+                    Json::object(), Json::array());
     SnowflakeTranslation t = TranslateSnowflakeSql(body["statement"].get<std::string>(), catalog_);
     if (!t.ok) return Failure(res, 422, t.code, t.sql_state, t.message, handle);
     sqlite3_stmt* stmt = nullptr;
@@ -597,6 +674,7 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
   }
 
   std::string account_;
+  std::string login_user_;  // the user of the last accepted token (one user per simulator in practice)
   SnowflakeCatalog catalog_;
   int async_polls_ = 0, partition_rows_ = 0;
   std::map<std::string, Pkey> keys_;

@@ -28,7 +28,8 @@ const std::map<std::string, std::string>& Functions() {
       {"ROUND", "round"},       {"IFF", "iif"},           {"COUNT_IF", "bq_countif"},
       {"TO_TIMESTAMP", "bq_timestamp"},   {"TO_TIMESTAMP_NTZ", "bq_timestamp"},
       {"TO_TIMESTAMP_LTZ", "bq_timestamp"}, {"TO_TIMESTAMP_TZ", "bq_timestamp"},
-      {"TO_DATE", "bq_date"},   {"CONVERT_TIMEZONE", "sf_convert_timezone"}};
+      {"TO_DATE", "bq_date"},   {"CONVERT_TIMEZONE", "sf_convert_timezone"},
+      {"SUBSTR", "substr"},     {"ARRAY_SIZE", "json_array_length"}};
   return f;
 }
 
@@ -284,6 +285,12 @@ class Translator {
       if (parts[k] == "INFORMATION_SCHEMA") info = k;
     if (info < parts.size()) return InformationSchema(parts, info);
     if (parts.size() > 3) return Syntax("unexpected '.'");
+    if (parts.size() == 3 && parts[0] == "SNOWFLAKE" && parts[1] == "ACCOUNT_USAGE") {
+      if (!catalog_.account_usage || (parts[2] != "QUERY_HISTORY" && parts[2] != "ACCESS_HISTORY"))
+        return NotFound("Object", "SNOWFLAKE.ACCOUNT_USAGE." + parts[2]);
+      out_ += DoubleQuoted("ACCOUNT_USAGE." + parts[2]);
+      return;
+    }
     if (parts.size() == 3) {
       if (parts[0] != catalog_.database) return NotFound("Database", parts[0]);
       return Table(parts[1], parts[2]);

@@ -8,11 +8,14 @@
 //     become the SQLite table "SCHEMA.TABLE" when the catalog has it (else 002003, "does not exist
 //     or not authorized"); any other two-part name is alias.column
 //   - [DATABASE.]INFORMATION_SCHEMA.TABLES / .COLUMNS: the catalog's rows
+//   - SNOWFLAKE.ACCOUNT_USAGE.QUERY_HISTORY / .ACCESS_HISTORY: what the simulator ran and what
+//     the script says others ran ("ACCOUNT_USAGE.<VIEW>")
 //   - `?` bind variables are kept (SQLite binds them by position); '...' literals are kept
 //   - CAST(x AS T) becomes bq_cast(x, 'T') with Snowflake's types mapped to the simulator's
 //     storage (NUMBER, INTEGER, FLOAT, VARCHAR, TEXT, BOOLEAN, DATE, TIMESTAMP_NTZ/LTZ/TZ);
 //     COUNT_IF, DATE_PART(EPOCH_MILLISECOND | EPOCH_SECOND, x), TO_TIMESTAMP(_NTZ/_LTZ/_TZ),
-//     TO_DATE, CONVERT_TIMEZONE('UTC', x), NVL and IFF become functions of the same meaning;
+//     TO_DATE, CONVERT_TIMEZONE('UTC', x), NVL, IFF, SUBSTR and ARRAY_SIZE become functions of
+//     the same meaning;
 //     count, sum, min, max, avg, coalesce, ifnull, abs, lower, upper, length and round are SQLite's
 // What is refused: anything but one SELECT/WITH statement, another function, FILTER, `::`
 // casts, :name and :N variables, backslash escapes and $$ strings.
@@ -29,6 +32,7 @@ struct SnowflakeCatalog {
   std::set<std::string> schemas;
   std::set<std::pair<std::string, std::string>> tables;   // (schema, table)
   std::set<std::string> denied_schemas;                   // the role may not read them (003001)
+  bool account_usage = true;  // the role may read SNOWFLAKE.ACCOUNT_USAGE (GOVERNANCE_VIEWER)
 };
 
 struct SnowflakeTranslation {

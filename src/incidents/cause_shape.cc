@@ -49,6 +49,52 @@ std::string EvidenceMentioning(const Json& evidence, const std::string& needle) 
 
 bool DataShape(SignalShape s) { return s != SignalShape::kUnknown && s != SignalShape::kStateDropped; }
 
+int64_t EvidenceCount(const Json& evidence, const char* key) {
+  auto it = evidence.is_object() ? evidence.find(key) : evidence.end();
+  return it != evidence.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
+
+// A statement the warehouse recorded writing the table: what its type and row counts can do to
+// the numbers read from it. Deleting or replacing rows explains a drop; appending explains a rise
+// or a doubling (a load applied twice appends a second copy); changing rows in place explains new
+// nulls, stale values and moved totals. A write whose effect is the opposite of the damage (an
+// append before a drop) fits poorly and says so.
+ShapeFit FitWrite(const store::ChangeEvent& event, const std::vector<SignalShape>& shapes) {
+  ShapeFit f;
+  f.cause_kind = event.kind;
+  const std::string type = event.evidence.value("statement_type", std::string());
+  std::string upper = type;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const int64_t inserted = EvidenceCount(event.evidence, "rows_inserted");
+  const int64_t updated = EvidenceCount(event.evidence, "rows_updated");
+  const int64_t deleted = EvidenceCount(event.evidence, "rows_deleted");
+  const bool replaces = upper.find("TRUNCATE") != std::string::npos || upper.find("CREATE_TABLE") != std::string::npos ||
+                        upper.find("REPLACE") != std::string::npos || upper.find("DROP") != std::string::npos;
+  const bool drop = Has(shapes, SignalShape::kLevelDrop);
+  const bool more = Has(shapes, SignalShape::kDoubling) || Has(shapes, SignalShape::kLevelRise);
+  const bool in_place = Has(shapes, SignalShape::kNullRateJump) || Has(shapes, SignalShape::kRepeatsEarlier) ||
+                        Has(shapes, SignalShape::kMismatchesFound);
+  const std::string who = "the " + (type.empty() ? std::string("write") : type);
+  if (drop && (deleted > 0 || replaces)) {
+    f.fit = 0.9;
+    f.explanation = who + " removed or replaced rows of the table: a drop";
+  } else if (more && inserted > 0 && deleted == 0) {
+    f.fit = Has(shapes, SignalShape::kDoubling) ? 0.8 : 0.7;
+    f.explanation = who + " appended " + std::to_string(inserted) + " rows: more than the table usually receives";
+  } else if (in_place && (updated > 0 || replaces || upper == "MERGE" || upper == "UPDATE")) {
+    f.fit = 0.7;
+    f.explanation = who + " rewrote rows in place: it can leave nulls, stale values or totals that disagree";
+  } else if (drop && inserted > 0 && deleted == 0 && updated == 0) {
+    f.fit = 0.2;
+    f.explanation = who + " only appended rows";
+    f.counter_evidence.push_back("appending rows does not explain a drop");
+  } else {
+    f.fit = 0.4;
+    f.explanation = who + " wrote the table; its row counts do not say how it would cause this";
+  }
+  return f;
+}
+
 }  // namespace
 
 std::string SupersededInput(const graph::GraphIndex& index, const std::string& flow, std::string* newer) {
@@ -156,6 +202,8 @@ ShapeFit FitShape(const store::ChangeEvent& event, const std::vector<SignalShape
     }
     return f;
   }
+
+  if (kind == k::kWarehouseWrite) return FitWrite(event, shapes);
 
   if (kind == k::kDeploy || kind == k::kFlowRevision || kind == k::kConfigRisk || kind == "model_change") {
     f.fit = Has(shapes, SignalShape::kDoubling) ? 0.3 : 0.5;

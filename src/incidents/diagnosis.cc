@@ -29,8 +29,9 @@ std::vector<std::string> EvidenceLines(const store::ChangeEvent& e) {
   if (!ev.is_object()) return out;
   for (const char* key : {"restore_line", "log_line"})
     if (ev.contains(key) && ev[key].is_string()) out.push_back(std::string(key == std::string("log_line") ? "log: " : "restore: ") + ev[key].get<std::string>());
-  for (const char* key : {"savepoint_path", "execution_id", "job_id", "flow_revision", "state", "url"})
-    if (ev.contains(key) && (ev[key].is_string() || ev[key].is_number()))
+  for (const char* key : {"savepoint_path", "execution_id", "job_id", "flow_revision", "state", "url", "query_id", "user",
+                          "statement_type", "rows_inserted", "rows_updated", "rows_deleted", "query_tag"})
+    if (ev.contains(key) && ((ev[key].is_string() && !ev[key].get<std::string>().empty()) || ev[key].is_number()))
       out.push_back(std::string(key) + ": " + (ev[key].is_string() ? ev[key].get<std::string>() : ev[key].dump()));
   if (ev.contains("log_excerpt") && ev["log_excerpt"].is_array())
     for (const Json& l : ev["log_excerpt"]) {

@@ -20,10 +20,15 @@ Result<std::unique_ptr<Warehouse>> OpenPostgres(const config::WarehouseConfig& c
 // Every back end, one entry each.
 const std::vector<WarehouseBackend>& Backends() {
   static const std::vector<WarehouseBackend> kBackends = {
-      {"sqlite", OpenSqlite, ProbeSqliteWarehouse, SqliteLocation, SqliteDialect},
-      {"postgres", OpenPostgres, ProbePostgresWarehouse, PostgresLocation, PostgresDialect},
-      {"bigquery", OpenBigQueryWarehouse, ProbeBigQueryWarehouse, BigQueryLocation, BigQueryDialect},
-      {"snowflake", OpenSnowflakeWarehouse, ProbeSnowflakeWarehouse, SnowflakeLocation, SnowflakeRegistryDialect},
+      {"sqlite", OpenSqlite, ProbeSqliteWarehouse, SqliteLocation, SqliteDialect, nullptr,
+       "SQLite keeps no record of the statements that wrote a table"},
+      {"postgres", OpenPostgres, ProbePostgresWarehouse, PostgresLocation, PostgresDialect, nullptr,
+       "PostgreSQL keeps no per-statement history: pg_stat_statements sums statements without their time, user "
+       "or target table, and the server log holds them only with log_statement = 'mod'"},
+      {"bigquery", OpenBigQueryWarehouse, ProbeBigQueryWarehouse, BigQueryLocation, BigQueryDialect, nullptr,
+       "reading INFORMATION_SCHEMA.JOBS is not built yet"},
+      {"snowflake", OpenSnowflakeWarehouse, ProbeSnowflakeWarehouse, SnowflakeLocation, SnowflakeRegistryDialect,
+       OpenSnowflakeHistory, ""},
   };
   return kBackends;
 }

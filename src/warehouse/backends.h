@@ -12,6 +12,7 @@
 
 #include "base/status.h"
 #include "config/workspace.h"
+#include "warehouse/history.h"
 #include "warehouse/probe.h"
 #include "warehouse/warehouse.h"
 
@@ -27,6 +28,10 @@ struct WarehouseBackend {
   std::string (*location)(const config::WarehouseConfig& config);
   // How its SQL is spelled (the same object its open warehouses answer from dialect()).
   const Dialect& (*dialect)();
+  // Its history of writes (warehouse/history.h), or nullptr when the engine keeps none.
+  Result<std::unique_ptr<WarehouseHistory>> (*history)(const config::WarehouseConfig& config) = nullptr;
+  // What the engine keeps instead, when `history` is nullptr: for the error a user reads.
+  std::string_view no_history_reason = "";
 };
 
 // The back end for `type`, or nullptr.

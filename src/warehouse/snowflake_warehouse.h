@@ -8,6 +8,7 @@
 
 #include "config/workspace.h"
 #include "store/sql_connection.h"
+#include "warehouse/history.h"
 #include "warehouse/probe.h"
 #include "warehouse/warehouse.h"
 
@@ -17,6 +18,9 @@ namespace dw::warehouse {
 // api_url): reads the key; no request is made until the first statement. kNotFound or
 // kInvalidArgument for a key that cannot be used (never quoting it).
 Result<std::unique_ptr<Warehouse>> OpenSnowflakeWarehouse(const config::WarehouseConfig& config);
+
+// The account's history of writes to the configured database (snowflake_history.cc).
+Result<std::unique_ptr<WarehouseHistory>> OpenSnowflakeHistory(const config::WarehouseConfig& config);
 
 // Signs a token and runs SELECT 1 within `timeout`; never throws.
 WarehouseProbe ProbeSnowflakeWarehouse(const config::WarehouseConfig& config, std::chrono::milliseconds timeout);

@@ -38,4 +38,14 @@ Result<std::unique_ptr<Warehouse>> OpenWarehouse(const config::WarehouseConfig& 
                          "' (supported: " + WarehouseBackendNames() + ")");
 }
 
+Result<std::unique_ptr<WarehouseHistory>> OpenWarehouseHistory(const config::WarehouseConfig& config) {
+  const WarehouseBackend* backend = FindWarehouseBackend(config.type);
+  if (backend == nullptr)
+    return InvalidArgument("warehouse '" + config.name + "' has unsupported type '" + config.type + "'");
+  if (backend->history == nullptr)
+    return FailedPrecondition("warehouse '" + config.name + "' (" + config.type + ") has no history of writes: " +
+                              std::string(backend->no_history_reason));
+  return backend->history(config);
+}
+
 }  // namespace dw::warehouse

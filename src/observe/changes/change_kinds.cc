@@ -10,7 +10,7 @@ const std::vector<std::string>& AllChangeKinds() {
       kDeploy,        kRestore,       kRestoreSkippedState, kStateTransition,
       kException,     kExecution,     kExecutionReplay,     kFlowRevision,
       kTriggerToggled, kConnectorState, kSchemaVersion,     kModelChange,
-      kConfigRisk,    kPlatformUnreachable};
+      kWarehouseWrite, kConfigRisk,   kPlatformUnreachable};
   return kinds;
 }
 

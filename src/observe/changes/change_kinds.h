@@ -19,6 +19,7 @@ inline constexpr const char* kTriggerToggled = "trigger_toggled";
 inline constexpr const char* kConnectorState = "connector_state";
 inline constexpr const char* kSchemaVersion = "schema_version";
 inline constexpr const char* kModelChange = "model_change";      // a dbt model's compiled code changed
+inline constexpr const char* kWarehouseWrite = "warehouse_write";  // a statement wrote a table (warehouse history)
 inline constexpr const char* kConfigRisk = "config_risk";
 inline constexpr const char* kPlatformUnreachable = "platform_unreachable";
 

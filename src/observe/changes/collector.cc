@@ -5,6 +5,8 @@
 #include "base/log.h"
 #include "observe/changes/change_kinds.h"
 #include "observe/changes/platform_collectors.h"
+#include "observe/changes/warehouse_writes.h"
+#include "warehouse/backends.h"
 
 namespace dw::observe::changes {
 namespace {
@@ -136,6 +138,23 @@ Result<CollectReport> CollectChanges(const config::Workspace& workspace, net::Ht
       return Status::Ok();
     });
     if (!written.ok()) return written;
+    report.platforms.push_back(std::move(pass));
+  }
+  // The warehouses that keep a history of writes: each write is a change on its table.
+  for (const auto& [name, wh] : workspace.warehouses) {
+    const warehouse::WarehouseBackend* backend = warehouse::FindWarehouseBackend(wh.type);
+    if (backend == nullptr || backend->history == nullptr) continue;
+    Result<std::unique_ptr<warehouse::WarehouseHistory>> history = backend->history(wh);
+    PlatformPass pass;
+    if (!history.ok()) {
+      pass.platform = name;
+      pass.type = wh.type;
+      pass.errors.push_back(RedactSecrets(history.status().message()));
+    } else {
+      auto got = CollectWarehouseWrites(workspace, wh, **history, store, clock, options.warehouse_initial_lookback);
+      if (!got.ok()) return got.status();
+      pass = std::move(got).value();
+    }
     report.platforms.push_back(std::move(pass));
   }
   // The workspace's own dbt manifest: a model whose checksum moved is a change too.

@@ -25,6 +25,8 @@ struct CollectOptions {
   // First pass: executions started since, and flow revisions Kestra says were saved since.
   std::chrono::hours kestra_initial_lookback{24 * 7};
   size_t kestra_log_lines = 10;  // log lines kept as evidence of a watched flow's execution
+  // First pass over a warehouse's history of writes (warehouse_writes.h): writes started since.
+  std::chrono::hours warehouse_initial_lookback{24};
 };
 
 // What one platform's part of the pass did.
