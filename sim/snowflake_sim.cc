@@ -4,6 +4,8 @@
 //           422 QueryFailureStatus for a statement Snowflake would refuse
 //   GET  /api/v2/statements/{handle}[?partition=N]   the statement's status, then its partitions
 //   POST /api/v2/statements/{handle}/cancel          CancelStatus (counted)
+//   POST /_sim/exec {"sql", "user", "at"}            the world's own writes in a replay: run, and
+//                                                    recorded in the history as that user's at `at`
 //   GET  /_sim/state  {"jwts", "logins_refused", "api_calls", "statements", "retried_submissions",
 //                      "retries_deduplicated",
 //                      "cancelled", "query_tags", "last_bindings"}
@@ -228,6 +230,7 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
       }
       Answer(res, 200, {{"added", body["history"].size()}});
     });
+    server.Post("/_sim/exec", [this, self](const httplib::Request& req, httplib::Response& res) { WorldWrite(req, res); });
     server.Get("/_sim/state", [this, self](const httplib::Request&, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mu_);
       Answer(res, 200, {{"jwts", jwts_.size()}, {"logins_refused", refused_}, {"api_calls", api_calls_},
@@ -372,6 +375,67 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
     sqlite3_bind_text(access, 3, user.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(access, 4, objects.c_str(), -1, SQLITE_TRANSIENT);
     if (sqlite3_step(access) != SQLITE_DONE) throw std::invalid_argument(sqlite3_errmsg(db_));
+  }
+
+  // The statements of `text`, split at the semicolons outside literals, quoted names and comments.
+  static std::vector<std::string> SplitStatements(const std::string& text) {
+    std::vector<std::string> out(1);
+    for (size_t i = 0; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c == '\'' || c == '"') {
+        const size_t end = text.find(c, i + 1);
+        const size_t stop = end == std::string::npos ? text.size() : end + 1;
+        out.back().append(text, i, stop - i);
+        i = stop - 1;
+      } else if (c == '-' && i + 1 < text.size() && text[i + 1] == '-') {
+        const size_t end = text.find('\n', i);
+        i = (end == std::string::npos ? text.size() : end) - 1;
+      } else if (c == ';') {
+        out.emplace_back();
+      } else {
+        out.back() += c;
+      }
+    }
+    std::vector<std::string> statements;
+    for (const std::string& st : out)
+      if (st.find_first_not_of(" \t\r\n") != std::string::npos) statements.push_back(st);
+    return statements;
+  }
+
+  // POST /_sim/exec {"sql", "user", "at"}: the world's own writes in a replay (never the API's):
+  // each INSERT, UPDATE or DELETE runs on the tables and is recorded in QUERY_HISTORY and
+  // ACCESS_HISTORY as `user`'s statement started at `at`, with the rows it changed.
+  void WorldWrite(const httplib::Request& req, httplib::Response& res) {
+    Json body = Json::parse(req.body, nullptr, false);
+    if (!body.is_object() || !body.contains("sql") || !body["sql"].is_string())
+      return Failure(res, 400, "390142", "", "exec needs {\"sql\", \"user\", \"at\"}", "");
+    std::optional<int64_t> at = ParseTimeText(Str(body, "at"));
+    if (!at) return Failure(res, 400, "390142", "", "exec: 'at' is not an RFC 3339 time", "");
+    const std::string user = UpperText(Str(body, "user").empty() ? "WORLD" : Str(body, "user"));
+    std::lock_guard<std::mutex> lock(mu_);
+    Json done = Json::array();
+    for (const std::string& statement : SplitStatements(body["sql"].get<std::string>())) {
+      SnowflakeTranslation t = TranslateSnowflakeSql(statement, catalog_, /*allow_writes=*/true);
+      if (!t.ok) return Failure(res, 422, t.code, t.sql_state, t.message + "\nin: " + statement, "");
+      char* err = nullptr;
+      if (sqlite3_exec(db_, t.sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+        std::string m = err == nullptr ? "?" : err;
+        sqlite3_free(err);
+        return Failure(res, 422, "100038", "22018", m + "\nin: " + statement, "");
+      }
+      const int64_t changed = sqlite3_changes(db_);
+      Json counts = Json::object();
+      Json modified = Json::array();
+      if (t.statement != "SELECT" && t.statement != "WITH") {
+        counts[t.statement == "INSERT" ? "rows_inserted" : t.statement == "UPDATE" ? "rows_updated" : "rows_deleted"] = changed;
+        modified.push_back({{"objectDomain", "Table"},
+                            {"objectName", catalog_.database + "." + t.first_table.first + "." + t.first_table.second},
+                            {"objectId", 5000 + executed_}, {"columns", Json::array()}});
+      }
+      RecordStatement(NewHandle(), statement, t.statement, user, "", *at, counts, modified);
+      done.push_back({{"statement", t.statement}, {"rows", changed}});
+    }
+    Answer(res, 200, {{"ran", done}});
   }
 
   // ---- key-pair login ----

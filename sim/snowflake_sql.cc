@@ -14,7 +14,7 @@ const std::set<std::string>& Keywords() {
       "AND",    "OR",    "EXISTS", "ON",    "JOIN",  "USING",  "CASE",  "WHEN",      "THEN",   "ELSE",   "END",
       "IS",     "NULL",  "DISTINCT", "ALL", "UNION", "EXCEPT", "INTERSECT", "ASC",   "DESC",   "BETWEEN", "LIKE",
       "OFFSET", "WITH",  "TRUE",   "FALSE", "INNER", "LEFT",   "RIGHT", "FULL",      "OUTER",  "CROSS",  "NULLS",
-      "FIRST",  "LAST",  "ILIKE"};
+      "FIRST",  "LAST",  "ILIKE", "INTO",    "VALUES", "SET",   "INSERT",    "UPDATE", "DELETE", "RECURSIVE"};
   return k;
 }
 
@@ -46,7 +46,8 @@ const std::map<std::string, std::string>& CastTypes() {
 
 class Translator {
  public:
-  Translator(const std::string& sql, const SnowflakeCatalog& catalog) : s_(sql), catalog_(catalog) {}
+  Translator(const std::string& sql, const SnowflakeCatalog& catalog, bool allow_writes)
+      : s_(sql), catalog_(catalog), allow_writes_(allow_writes) {}
 
   SnowflakeTranslation Run() {
     while (i_ < s_.size() && error_.code.empty()) Step();
@@ -55,6 +56,8 @@ class Translator {
     SnowflakeTranslation t;
     t.ok = true;
     t.sql = out_;
+    t.statement = statement_;
+    t.first_table = first_table_;
     return t;
   }
 
@@ -204,7 +207,9 @@ class Translator {
     const std::string upper = UpperText(word);
     if (!saw_first_) {
       saw_first_ = true;
-      if (upper != "SELECT" && upper != "WITH") {
+      statement_ = upper;
+      const bool write = upper == "INSERT" || upper == "UPDATE" || upper == "DELETE";
+      if (upper != "SELECT" && upper != "WITH" && !(allow_writes_ && write)) {
         i_ = start;
         return Fail("000002", "0A000", "Unsupported feature: the simulator runs queries (SELECT or WITH) only; got " + upper + ".");
       }
@@ -306,6 +311,7 @@ class Translator {
     if (!catalog_.tables.count({schema, table})) return NotFound("Object", full);
     if (catalog_.denied_schemas.count(schema))
       return Fail("003001", "42501", "SQL access control error:\nInsufficient privileges to operate on table '" + table + "'");
+    if (first_table_.first.empty()) first_table_ = {schema, table};
     out_ += SnowflakeSqliteTable(schema, table);
   }
 
@@ -324,6 +330,9 @@ class Translator {
   };
   const std::string& s_;
   const SnowflakeCatalog& catalog_;
+  const bool allow_writes_;
+  std::string statement_;
+  std::pair<std::string, std::string> first_table_;
   size_t i_ = 0;
   int depth_ = 0;
   bool saw_first_ = false;
@@ -338,8 +347,8 @@ std::string SnowflakeSqliteTable(const std::string& schema, const std::string& t
   return DoubleQuoted(schema + "." + table);
 }
 
-SnowflakeTranslation TranslateSnowflakeSql(const std::string& sql, const SnowflakeCatalog& catalog) {
-  return Translator(sql, catalog).Run();
+SnowflakeTranslation TranslateSnowflakeSql(const std::string& sql, const SnowflakeCatalog& catalog, bool allow_writes) {
+  return Translator(sql, catalog, allow_writes).Run();
 }
 
 }  // namespace dw::sim

@@ -38,13 +38,18 @@ struct SnowflakeCatalog {
 struct SnowflakeTranslation {
   bool ok = false;
   std::string sql;        // SQLite, when ok
+  std::string statement;  // its first keyword, upper case (SELECT, WITH, INSERT, UPDATE, DELETE)
+  std::pair<std::string, std::string> first_table;  // the first catalog table it names (a write's target)
   std::string code;       // otherwise Snowflake's error code ("001003", "002003", "003001")
   std::string sql_state;  // "42000", "42S02", "42501"
   std::string message;    // Snowflake's wording
 };
 
-// Translates `sql` for SQLite against `catalog`, `database` being the session's.
-SnowflakeTranslation TranslateSnowflakeSql(const std::string& sql, const SnowflakeCatalog& catalog);
+// Translates `sql` for SQLite against `catalog`, `database` being the session's. With
+// `allow_writes` (the world's own statements in a replay, never the API's), one INSERT, UPDATE or
+// DELETE is accepted too.
+SnowflakeTranslation TranslateSnowflakeSql(const std::string& sql, const SnowflakeCatalog& catalog,
+                                           bool allow_writes = false);
 
 // The SQLite name of a catalog table: "SCHEMA.TABLE" in double quotes.
 std::string SnowflakeSqliteTable(const std::string& schema, const std::string& table);

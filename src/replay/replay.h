@@ -36,6 +36,7 @@ struct SqlStep {
   std::string warehouse;              // a warehouse of the scenario's workspace
   std::filesystem::path sql_file;     // absolute; empty when sql_inline is used
   std::string sql_inline;
+  std::string user;  // `user:`: who the warehouse records as running it (a simulated warehouse's history)
 };
 
 struct SetupStep {
@@ -188,6 +189,10 @@ struct Scenario {
   std::vector<HistoryStep> history;
   std::map<std::string, std::filesystem::path> platforms;  // workspace platform -> dw-sim script
   std::map<std::string, int> platform_lines;
+  // `warehouses:`: workspace warehouse -> dw-sim script, for a warehouse reached over an API
+  // (snowflake), served by its simulator with a key pair the replay makes.
+  std::map<std::string, std::filesystem::path> warehouses;
+  std::map<std::string, int> warehouse_lines;
   std::map<std::string, ReceiverSpec> receivers;  // workspace notify channel -> its receiver
   std::vector<Event> events;
   std::vector<Expectation> expect;

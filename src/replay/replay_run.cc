@@ -18,6 +18,7 @@
 #include "replay/product_timeline.h"
 #include "replay/replay.h"
 #include "replay/scratch_workspace.h"
+#include "replay/simulated_warehouse.h"
 #include "replay/simulator_process.h"
 #include "replay/world_writes.h"
 
@@ -45,14 +46,30 @@ Status CheckAgainstWorkspace(const Scenario& s, const config::Workspace& ws) {
       return InvalidArgument(At(s, s.platform_lines.at(name), "platforms." + name,
                                 "no platform '" + name + "' in the workspace (it has: " + names(ws.platforms) + ")"));
   }
+  for (const auto& [name, script] : s.warehouses) {
+    auto wh = ws.warehouses.find(name);
+    if (wh == ws.warehouses.end())
+      return InvalidArgument(At(s, s.warehouse_lines.at(name), "warehouses." + name,
+                                "no warehouse '" + name + "' in the workspace (it has: " + names(ws.warehouses) + ")"));
+    if (wh->second.type != "snowflake")
+      return InvalidArgument(At(s, s.warehouse_lines.at(name), "warehouses." + name,
+                                "warehouse '" + name + "' is " + wh->second.type + "; dw replay simulates snowflake warehouses"));
+  }
+  // A warehouse reached over an API is a real system unless the scenario simulates it.
+  for (const auto& [name, wh] : ws.warehouses)
+    if ((wh.type == "snowflake" || wh.type == "bigquery") && !s.warehouses.count(name))
+      return InvalidArgument(At(s, s.workspace_line, "workspace",
+                                "warehouse '" + name + "' is " + wh.type + ": name its dw-sim script under warehouses: "
+                                "(a replay never reaches a real system)"));
   auto warehouse = [&](const SqlStep& step, int line, const std::string& key) -> Status {
     auto wh = ws.warehouses.find(step.warehouse);
     if (wh == ws.warehouses.end())
       return InvalidArgument(At(s, line, key, "no warehouse '" + step.warehouse + "' in the workspace (it has: " +
                                                   names(ws.warehouses) + ")"));
-    if (wh->second.type != "sqlite")
+    if (wh->second.type != "sqlite" && !s.warehouses.count(step.warehouse))
       return InvalidArgument(At(s, line, key, "warehouse '" + step.warehouse + "' is " + wh->second.type +
-                                                  "; dw replay writes the world's rows into SQLite warehouses only"));
+                                                  "; dw replay writes the world's rows into SQLite warehouses and "
+                                                  "simulated Snowflake ones only"));
     return Status::Ok();
   };
   for (const auto& [channel, spec] : s.receivers)
@@ -136,6 +153,15 @@ Result<ReplayReport> Replay(const Scenario& s, const ReplayOptions& options) {
     urls[name] = (*sim)->url();
     sims.push_back(std::move(sim).value());
   }
+  // The simulated warehouses, each with a key pair made for this replay.
+  std::map<std::string, std::map<std::string, std::string>> warehouse_settings;
+  for (const auto& [name, script] : s.warehouses) {
+    auto wh = StartSimulatedWarehouse(options.sim_binary, original.workspace->warehouses.at(name), script, scratch.dir());
+    if (!wh.ok())
+      return Status(wh.status().code(), At(s, s.warehouse_lines.at(name), "warehouses." + name, wh.status().message()));
+    warehouse_settings[name] = wh->settings;
+    sims.push_back(std::move(wh->process));
+  }
   // The notification receivers, one per channel the scenario names, each on a free port.
   std::string failed_receiver;
   auto receivers = NotifyReceivers::Start(options.sim_binary, s.receivers, scratch.dir() / "receivers", &failed_receiver);
@@ -153,7 +179,7 @@ Result<ReplayReport> Replay(const Scenario& s, const ReplayOptions& options) {
     declared[e.person->as] = actions::KeyFingerprint(key->public_key_pem);
     person_keys.emplace(e.person->as, std::move(*key));
   }
-  auto copied = MakeScratchWorkspace(s.workspace, scratch.dir(), urls, (*receivers)->urls(), declared);
+  auto copied = MakeScratchWorkspace(s.workspace, scratch.dir(), urls, (*receivers)->urls(), declared, warehouse_settings);
   if (!copied.ok()) return copied.status();
   auto loaded = config::LoadWorkspace(copied->dir);
   if (!loaded.ok()) return InvalidArgument(At(s, s.workspace_line, "workspace", "the scratch copy does not load:\n" + loaded.ErrorText()));
@@ -164,8 +190,9 @@ Result<ReplayReport> Replay(const Scenario& s, const ReplayOptions& options) {
     report.errors.push_back("notify channel " + name + " has no receiver in the scenario: left out of the replay");
 
   // Setup and history, before the clock starts.
+  auto http = net::MakeCurlHttpClient();
   for (size_t i = 0; i < s.setup.size(); ++i) {
-    Status st = RunWorldSql(ws, s.setup[i].sql);
+    Status st = RunWorldSql(ws, s.setup[i].sql, s.start, *http);
     if (!st.ok()) return InvalidArgument(At(s, s.setup[i].line, "setup[" + std::to_string(i) + "]", st.message()));
   }
   SimulatedClock clock(s.start);
@@ -188,7 +215,6 @@ Result<ReplayReport> Replay(const Scenario& s, const ReplayOptions& options) {
     if (!recorded.ok()) return InvalidArgument(At(s, s.history[i].line, key, recorded.status().message()));
   }
 
-  auto http = net::MakeCurlHttpClient();
   auto tell_simulators = [&](TimePoint t) -> Status {
     for (const auto& sim : sims) DW_RETURN_IF_ERROR(sim->SetClock(*http, t));
     return (*receivers)->SetClock(*http, t);
@@ -210,7 +236,7 @@ Result<ReplayReport> Replay(const Scenario& s, const ReplayOptions& options) {
   auto apply = [&](const Event& e) {
     report.rows.push_back({e.at, e.system, Describe(e), false});
     Status st = Status::Ok();
-    if (e.sql) st = RunWorldSql(ws, *e.sql);
+    if (e.sql) st = RunWorldSql(ws, *e.sql, e.at, *http);
     if (st.ok() && e.metric) {
       auto r = observe::metrics::RecordMetricPoints(**store, e.metric->name, {{ToUnixMillis(e.at), e.metric->value}});
       st = r.status();

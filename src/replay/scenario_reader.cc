@@ -115,6 +115,7 @@ class Reader {
     if (file == inline_sql) Fail(n, where, "needs exactly one of sql (a file) or sql_inline");
     if (file) s.sql_file = ExistingPath(n["sql"], Key(where, "sql"), false);
     else s.sql_inline = String(n["sql_inline"], Key(where, "sql_inline"));
+    s.user = OptString(n["user"], Key(where, "user"));
     return s;
   }
 
@@ -300,14 +301,14 @@ Expectation ReadExpectation(const Reader& r, const YAML::Node& n, size_t i) {
 
 Event ReadEvent(const Reader& r, const YAML::Node& n, size_t i) {
   std::string w = "events[" + std::to_string(i) + "]";
-  r.OnlyKeys(n, w, {"at", "system", "says", "warehouse", "sql", "sql_inline", "metric", "person", "file", "openlineage"});
+  r.OnlyKeys(n, w, {"at", "system", "says", "warehouse", "sql", "sql_inline", "user", "metric", "person", "file", "openlineage"});
   Event e;
   e.line = n.Mark().line + 1;
   e.at = r.Time(n["at"], w + ".at");
   e.system = r.OptString(n["system"], w + ".system");
   e.says = r.OptString(n["says"], w + ".says");
   int acts = 0;
-  if (n["warehouse"] || n["sql"] || n["sql_inline"]) {
+  if (n["warehouse"] || n["sql"] || n["sql_inline"] || n["user"]) {
     e.sql = r.Sql(n, w);
     ++acts;
   }
@@ -359,7 +360,7 @@ Event ReadEvent(const Reader& r, const YAML::Node& n, size_t i) {
 
 Scenario ReadAll(const Reader& r, const YAML::Node& root) {
   if (!root.IsMap()) r.Fail(root, "(top level)", "expected a mapping with version, name, workspace, clock, ...");
-  r.OnlyKeys(root, "", {"version", "name", "story", "workspace", "clock", "setup", "history", "platforms", "receivers", "events", "expect", "seed_timeline"});
+  r.OnlyKeys(root, "", {"version", "name", "story", "workspace", "clock", "setup", "history", "platforms", "warehouses", "receivers", "events", "expect", "seed_timeline"});
   Scenario s;
   s.dir = r.dir();
   s.file = r.file();
@@ -385,7 +386,7 @@ Scenario ReadAll(const Reader& r, const YAML::Node& root) {
     if (!setup.IsSequence()) r.Fail(setup, "setup", "expected a list");
     for (size_t i = 0; i < setup.size(); ++i) {
       std::string w = "setup[" + std::to_string(i) + "]";
-      r.OnlyKeys(setup[i], w, {"warehouse", "sql", "sql_inline"});
+      r.OnlyKeys(setup[i], w, {"warehouse", "sql", "sql_inline", "user"});
       s.setup.push_back({r.Sql(setup[i], w), setup[i].Mark().line + 1});
     }
   }
@@ -404,6 +405,14 @@ Scenario ReadAll(const Reader& r, const YAML::Node& root) {
       std::string name = it->first.as<std::string>();
       s.platforms[name] = r.ExistingPath(it->second, "platforms." + name, false);
       s.platform_lines[name] = it->first.Mark().line + 1;
+    }
+  }
+  if (const YAML::Node warehouses = root["warehouses"]) {
+    if (!warehouses.IsMap()) r.Fail(warehouses, "warehouses", "expected a mapping of workspace warehouse name to dw-sim script");
+    for (auto it = warehouses.begin(); it != warehouses.end(); ++it) {
+      std::string name = it->first.as<std::string>();
+      s.warehouses[name] = r.ExistingPath(it->second, "warehouses." + name, false);
+      s.warehouse_lines[name] = it->first.Mark().line + 1;
     }
   }
   if (const YAML::Node receivers = root["receivers"]) {

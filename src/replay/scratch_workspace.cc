@@ -72,7 +72,8 @@ void RewriteNotify(YAML::Node root, const std::map<std::string, std::string>& re
 Result<ScratchWorkspace> MakeScratchWorkspace(const fs::path& workspace, const fs::path& scratch,
                                               const std::map<std::string, std::string>& urls,
                                               const std::map<std::string, std::string>& receivers,
-                                              const std::map<std::string, std::string>& declared_keys) {
+                                              const std::map<std::string, std::string>& declared_keys,
+                                              const std::map<std::string, std::map<std::string, std::string>>& warehouse_settings) {
   ScratchWorkspace out;
   out.dir = scratch / "workspace";
   std::error_code ec;
@@ -106,6 +107,11 @@ Result<ScratchWorkspace> MakeScratchWorkspace(const fs::path& workspace, const f
                                  ".path: the replay writes the world's rows into its warehouses, so a scenario's "
                                  "SQLite warehouse must be a path inside the workspace folder, got " + p.string());
       }
+    }
+    for (const auto& [name, settings] : warehouse_settings) {
+      YAML::Node w = root["warehouses"][name];
+      if (!w.IsMap()) return InvalidArgument(workspace.string() + "/dataworkers.yaml: warehouses." + name + ": not a mapping");
+      for (const auto& [key, value] : settings) w[key] = value;
     }
     RewriteNotify(root, receivers, &out);
     // The replay's people decide with keys it issued them; the copy declares those keys beside any

@@ -28,11 +28,14 @@ struct ScratchWorkspace {
 // the routes (a route left without channels goes; notify: goes when no channel is left). A sqlite
 // warehouse whose path lies outside the workspace folder is refused (the replay writes to its
 // warehouses; kInvalidArgument naming it). Each of `declared_keys` (email -> key fingerprint) is
-// added to people.<email>.keys.
+// added to people.<email>.keys. Each of `warehouse_settings` (warehouse -> key -> value) is set on
+// that warehouse (a simulated warehouse's api_url and the key the replay made for it).
 Result<ScratchWorkspace> MakeScratchWorkspace(const std::filesystem::path& workspace,
                                               const std::filesystem::path& scratch,
                                               const std::map<std::string, std::string>& urls,
                                               const std::map<std::string, std::string>& receivers = {},
-                                              const std::map<std::string, std::string>& declared_keys = {});
+                                              const std::map<std::string, std::string>& declared_keys = {},
+                                              const std::map<std::string, std::map<std::string, std::string>>&
+                                                  warehouse_settings = {});
 
 }  // namespace dw::replay

@@ -5,14 +5,42 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/json.h"
+
 namespace dw::replay {
 
-Status RunWorldSql(const config::Workspace& ws, const SqlStep& step) {
+namespace {
+
+// The world's statements on a simulated Snowflake: dw-sim runs them and records them in the
+// account's history, as the warehouse itself would.
+Status RunOnSimulatedSnowflake(const config::WarehouseConfig& wh, const std::string& sql, const std::string& where,
+                               const std::string& user, TimePoint at, net::HttpClient& http) {
+  net::HttpRequest req;
+  req.method = "POST";
+  req.url = wh.api_url + "/_sim/exec";
+  req.headers = {{"Content-Type", "application/json"}};
+  req.body = Json{{"sql", sql}, {"user", user}, {"at", FormatRfc3339(at)}}.dump();
+  req.timeout = std::chrono::seconds(30);
+  Result<net::HttpResponse> res = http.Send(req);
+  if (!res.ok()) return Unavailable("warehouse '" + wh.name + "': its simulator could not be reached: " + res.status().message());
+  if (res->status != 200) {
+    Json body = Json::parse(res->body, nullptr, false);
+    std::string message = body.is_object() && body.contains("message") && body["message"].is_string()
+                              ? body["message"].get<std::string>()
+                              : res->body;
+    return InvalidArgument(where + " failed on warehouse '" + wh.name + "': " + message);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RunWorldSql(const config::Workspace& ws, const SqlStep& step, TimePoint at, net::HttpClient& http) {
   auto wh = ws.warehouses.find(step.warehouse);
   if (wh == ws.warehouses.end()) return InvalidArgument("no warehouse '" + step.warehouse + "' in the workspace");
-  if (wh->second.type != "sqlite")
+  if (wh->second.type != "sqlite" && wh->second.type != "snowflake")
     return FailedPrecondition("warehouse '" + step.warehouse + "' is " + wh->second.type +
-                              "; dw replay writes the world's rows into SQLite warehouses only today");
+                              "; dw replay writes the world's rows into SQLite and simulated Snowflake warehouses only today");
   std::string sql = step.sql_inline;
   std::string where = "sql_inline";
   if (!step.sql_file.empty()) {
@@ -23,6 +51,7 @@ Status RunWorldSql(const config::Workspace& ws, const SqlStep& step) {
     sql = ss.str();
     where = step.sql_file.string();
   }
+  if (wh->second.type == "snowflake") return RunOnSimulatedSnowflake(wh->second, sql, where, step.user, at, http);
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(wh->second.path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   if (rc != SQLITE_OK) {

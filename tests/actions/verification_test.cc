@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "net/http_client.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -59,7 +61,8 @@ class VerificationTest : public incidents::test_support::DeskTest {
     replay::SqlStep step;
     step.warehouse = "main";
     step.sql_inline = sql;
-    Status s = replay::RunWorldSql(ws_, step);
+    auto http = net::MakeCurlHttpClient();  // unused for a SQLite warehouse
+    Status s = replay::RunWorldSql(ws_, step, RealClock().Now(), *http);
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
 

@@ -56,6 +56,22 @@ TEST_F(ReplayCommandTest, AnUnknownWarehouseExitsTwoNamingTheLine) {
             std::string::npos) << r.err;
 }
 
+TEST_F(ReplayCommandTest, AWarehouseReachedOverAnApiMustBeSimulated) {
+  // A Snowflake warehouse the scenario does not simulate would be the real service: refused.
+  dir_.Write("workspace/dataworkers.yaml",
+             "version: 1\nname: t\nwarehouses:\n  main: {type: sqlite, path: w.db}\n"
+             "  sf: {type: snowflake, account: a, user: u, private_key: k.p8, database: D}\n");
+  auto r = Replay(std::string(kHead) + "expect:\n  - no_incident: {}\n");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("warehouse 'sf' is snowflake: name its dw-sim script under warehouses:"), std::string::npos) << r.err;
+  // A simulated SQLite warehouse makes no sense: named with its line.
+  dir_.Write("sim/sf.json", "{}");
+  r = Replay(std::string(kHead) + "warehouses:\n  main: sim/sf.json\n  sf: sim/sf.json\nexpect:\n  - no_incident: {}\n");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("scenario.yaml:9: warehouses.main: warehouse 'main' is sqlite; dw replay simulates snowflake warehouses"),
+            std::string::npos) << r.err;
+}
+
 TEST_F(ReplayCommandTest, AMalformedScenarioExitsTwo) {
   auto r = Replay("version: 2\n");
   EXPECT_EQ(r.exit_code, 2);

@@ -85,6 +85,15 @@ CollectorFn FindCollector(std::string_view type) {
   return nullptr;
 }
 
+bool HasChangeSources(const config::Workspace& workspace) {
+  if (!workspace.platforms.empty() || !workspace.lineage.dbt_manifest.empty()) return true;
+  for (const auto& [name, wh] : workspace.warehouses) {
+    const warehouse::WarehouseBackend* backend = warehouse::FindWarehouseBackend(wh.type);
+    if (backend != nullptr && backend->history != nullptr) return true;
+  }
+  return false;
+}
+
 Result<CollectReport> CollectChanges(const config::Workspace& workspace, net::HttpClient& http,
                                      store::StateStore& store, const Clock& clock,
                                      const CollectOptions& options) {

@@ -48,6 +48,10 @@ struct CollectReport {
   Json ToJson() const;
 };
 
+// Whether a collection pass has anything to read in `workspace`: a platform, a dbt manifest, or a
+// warehouse that keeps a history of writes.
+bool HasChangeSources(const config::Workspace& workspace);
+
 // Runs one pass over every platform of `workspace`, writing events and cursors to `store`. A
 // platform that fails does not stop the others: its failure is in the report, and one that cannot
 // be reached also gets a platform_unreachable event (one per outage, not per pass). Returns a

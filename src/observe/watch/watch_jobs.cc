@@ -127,9 +127,9 @@ Status AddCheckJobs(WatchLoop& loop, const Env& env, int64_t every_ms) {
   return Status::Ok();
 }
 
-// One collection pass over every platform, in its own group.
+// One collection pass over every platform (and warehouse history), in its own group.
 Status AddCollectJob(WatchLoop& loop, const Env& env, int64_t every_ms) {
-  if (env->workspace->platforms.empty() && env->workspace->lineage.dbt_manifest.empty()) return Status::Ok();
+  if (!changes::HasChangeSources(*env->workspace)) return Status::Ok();
   return loop.AddJob({"collect", "platforms", every_ms, [env](int64_t, int) -> Status {
                         auto store = env->state();
                         if (!store.ok()) return store.status();
