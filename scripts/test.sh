@@ -4,7 +4,9 @@
 #     a throwaway PostgreSQL server started and stopped around it, from the Release build;
 #  1b. the README's first command, scripts/demo.sh (both seed incidents replayed end to end);
 #  2. the official MCP conformance suite against `dw serve --conformance-fixtures`;
-#  3. the official TypeScript SDK client against each agent through start-agent.sh;
+#  3. the official TypeScript SDK client against each agent through start-agent.sh; Google's own
+#     BigQuery and auth clients against dw-sim bigquery (and the product's statements through them),
+#     and the product's Snowflake SQL API exchanges checked against the API's published shapes;
 #  4. Claude Code itself: `claude mcp add` for each agent, then `claude mcp list`;
 #  5. the desk's pages in headless Chromium (playwright-core, axe-core; tests/browser/);
 #  6. the instrumented build (scripts/instrumented-build.sh: clang, ASan + UBSan) and, from it,
@@ -160,6 +162,13 @@ out=$(node tests/node/sdk_agents.mjs "$root/start-agent.sh" "$root/examples/loya
 echo "$out"
 line=$(echo "$out" | grep -E '^sdk: [0-9]+ passed, [0-9]+ failed' | tail -1)
 tally sdk $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/')" \
+  "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/;t;s/.*/0/')"
+
+stage "the warehouse simulators against Google's own clients and the Snowflake SQL API's published shapes"
+out=$(node tests/node/warehouse_clients.mjs "$root/build" 2>&1); rc=$?
+echo "$out"
+line=$(echo "$out" | grep -E '^warehouse-clients: [0-9]+ passed, [0-9]+ failed' | tail -1)
+tally warehouse-clients $rc "$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/;t;s/.*/0/')" \
   "$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/;t;s/.*/0/')"
 
 stage "Claude Code: claude mcp add + claude mcp list"

@@ -6,7 +6,8 @@
 //   GET  /bigquery/v2/projects/{p}/queries/{job}    jobs.getQueryResults (location, pageToken)
 //   POST /bigquery/v2/projects/{p}/jobs/{job}/cancel jobs.cancel (counted)
 //   GET  /_sim/state                                {"token_grants", "api_calls", "jobs", "queries", "cancelled",
-//                                                    "last_labels"}
+//                                                    "last_labels", "jobs_log": the last 100 queries
+//                                                    with their parameters, schema and rows}
 //   POST /_sim/expire_tokens                        every token issued so far expires now
 // Every API call needs "Authorization: Bearer TOKEN" of a token the endpoint issued and that has
 // not expired (401 in Google's error shape otherwise). Tables are real: they live in an embedded
@@ -138,7 +139,7 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
     server.Get("/_sim/state", [this, self](const httplib::Request&, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mu_);
       res.set_content(Json{{"token_grants", grants_}, {"api_calls", api_calls_}, {"jobs", jobs_.size()}, {"cancelled", cancelled_},
-                           {"queries", queries_}, {"last_labels", last_labels_}}.dump(), "application/json");
+                           {"queries", queries_}, {"last_labels", last_labels_}, {"jobs_log", jobs_log_}}.dump(), "application/json");
     });
     server.Post("/_sim/expire_tokens", [this, self](const httplib::Request&, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mu_);
@@ -340,11 +341,14 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
         sqlite3_bind_null(stmt, i);
         continue;
       }
-      if (!value["value"].is_string()) {
+      // The REST schema types the value as a string; the service also takes a JSON number or
+      // boolean (Google's Node client sends INT64 and FLOAT64 values as numbers).
+      const Json& raw = value["value"];
+      if (!raw.is_string() && !raw.is_number() && !raw.is_boolean()) {
         GoogleError(res, 400, "invalid", std::string("Query parameter '") + (name + 1) + "': value must be a string");
         return false;
       }
-      const std::string v = value["value"].get<std::string>();
+      const std::string v = raw.is_string() ? raw.get<std::string>() : raw.dump();
       if (t == "INT64" || t == "BOOL") {
         char* end = nullptr;
         long long n = t == "BOOL" ? (v == "true" ? 1 : 0) : std::strtoll(v.c_str(), &end, 10);
@@ -393,8 +397,14 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
     if (!req.contains("useLegacySql") || req["useLegacySql"] != false)
       return GoogleError(res, 400, "invalidQuery", "the simulator runs GoogleSQL only (useLegacySql: false)");
     const Json params = req.contains("queryParameters") ? req["queryParameters"] : Json::array();
-    if (!params.empty() && Str(req, "parameterMode") != "NAMED")
+    // The service reads the mode in any case ("named" is what Google's own Node client sends).
+    std::string mode = Str(req, "parameterMode");
+    for (char& c : mode) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (!params.empty() && mode != "NAMED")
       return GoogleError(res, 400, "invalid", "Query parameters need parameterMode NAMED here");
+    // formatOptions.useInt64Timestamp: TIMESTAMP cells as integer microseconds, not float seconds.
+    const bool int64_timestamps = req.contains("formatOptions") && req["formatOptions"].is_object() &&
+                                  req["formatOptions"].value("useInt64Timestamp", false);
     std::lock_guard<std::mutex> lock(mu_);
     ++queries_;
     last_labels_ = req.contains("labels") ? req["labels"] : Json();
@@ -436,7 +446,8 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
     }
     for (const auto& row : raw) {
       Json f = Json::array();
-      for (int c = 0; c < columns; ++c) f.push_back(Encode(row[static_cast<size_t>(c)], types[static_cast<size_t>(c)]));
+      for (int c = 0; c < columns; ++c)
+        f.push_back(Encode(row[static_cast<size_t>(c)], types[static_cast<size_t>(c)], int64_timestamps));
       job.rows.push_back(Json{{"f", std::move(f)}});
     }
     job.schema = Json{{"fields", fields}};
@@ -444,12 +455,18 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
     job.incomplete_left = incomplete_polls_;
     const std::string id = job.id;
     Job& stored = jobs_[id] = std::move(job);
+    // The statements clients sent, with their parameters and answers, for tests that run them again
+    // through another client (tests/node/warehouse_clients.mjs); the last 100.
+    jobs_log_.push_back({{"query", req["query"]}, {"queryParameters", params}, {"schema", stored.schema},
+                         {"rows", Json(stored.rows)}});
+    if (jobs_log_.size() > 100) jobs_log_.erase(jobs_log_.begin());
     Respond(stored, 0, "bigquery#queryResponse", res);
   }
 
-  static Json Encode(const std::pair<int, std::string>& cell, const std::string& type) {
+  static Json Encode(const std::pair<int, std::string>& cell, const std::string& type, bool int64_timestamps) {
     if (cell.first == SQLITE_NULL) return Json{{"v", nullptr}};
-    if (cell.first == SQLITE_INTEGER && type == "TIMESTAMP") return Json{{"v", ScientificSeconds(std::stoll(cell.second))}};
+    if (cell.first == SQLITE_INTEGER && type == "TIMESTAMP")
+      return Json{{"v", int64_timestamps ? cell.second : ScientificSeconds(std::stoll(cell.second))}};
     if (cell.first == SQLITE_INTEGER && type == "BOOL") return Json{{"v", cell.second != "0" ? "true" : "false"}};
     return Json{{"v", cell.second}};
   }
@@ -524,6 +541,7 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
   std::map<std::string, std::pair<std::string, size_t>> pages_;
   int64_t grants_ = 0, api_calls_ = 0, queries_ = 0, cancelled_ = 0;
   Json last_labels_;  // the last jobs.query's labels, as sent
+  std::vector<Json> jobs_log_;
 };
 
 }  // namespace

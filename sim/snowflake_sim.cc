@@ -7,7 +7,7 @@
 //   POST /_sim/exec {"sql", "user", "at"}            the world's own writes in a replay: run, and
 //                                                    recorded in the history as that user's at `at`
 //   GET  /_sim/state  {"jwts", "logins_refused", "api_calls", "statements", "retried_submissions",
-//                      "retries_deduplicated",
+//                      "retries_deduplicated", "exchanges" (the last 100 requests and answers),
 //                      "cancelled", "query_tags", "last_bindings"}
 // Every API call needs "Authorization: Bearer JWT" with "X-Snowflake-Authorization-Token-Type:
 // KEYPAIR_JWT": an RS256 token whose issuer is ACCOUNT.USER.SHA256:<fingerprint of the user's
@@ -209,16 +209,16 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
   void Install(httplib::Server& server) {
     std::shared_ptr<SnowflakeSim> self = shared_from_this();
     server.Post("/api/v2/statements", [this, self](const httplib::Request& req, httplib::Response& res) {
-      if (!Authorized(req, res)) return;
-      Submit(req, res);
+      if (Authorized(req, res)) Submit(req, res);
+      Log(req, res);
     });
     server.Get(R"(/api/v2/statements/([^/]+))", [this, self](const httplib::Request& req, httplib::Response& res) {
-      if (!Authorized(req, res)) return;
-      StatementStatus(req.matches[1], req, res);
+      if (Authorized(req, res)) StatementStatus(req.matches[1], req, res);
+      Log(req, res);
     });
     server.Post(R"(/api/v2/statements/([^/]+)/cancel)", [this, self](const httplib::Request& req, httplib::Response& res) {
-      if (!Authorized(req, res)) return;
-      Cancel(req.matches[1], res);
+      if (Authorized(req, res)) Cancel(req.matches[1], res);
+      Log(req, res);
     });
     server.Post("/_sim/history", [this, self](const httplib::Request& req, httplib::Response& res) {
       Json body = Json::parse(req.body, nullptr, false);
@@ -235,7 +235,7 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
       std::lock_guard<std::mutex> lock(mu_);
       Answer(res, 200, {{"jwts", jwts_.size()}, {"logins_refused", refused_}, {"api_calls", api_calls_},
                         {"statements", executed_}, {"retried_submissions", retried_}, {"retries_deduplicated", deduplicated_}, {"cancelled", cancelled_},
-                        {"query_tags", query_tags_}, {"last_bindings", last_bindings_}});
+                        {"query_tags", query_tags_}, {"last_bindings", last_bindings_}, {"exchanges", exchanges_}});
     });
   }
 
@@ -436,6 +436,23 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
       done.push_back({{"statement", t.statement}, {"rows", changed}});
     }
     Answer(res, 200, {{"ran", done}});
+  }
+
+  // The last 100 API exchanges as sent and answered (requests and responses as JSON), for tests
+  // that check them against the SQL API's published description (tests/node/warehouse_clients.mjs).
+  void Log(const httplib::Request& req, const httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Json query = Json::object();
+    for (const auto& [k, v] : req.params) query[k] = v;
+    auto json = [](const std::string& text) {
+      Json j = Json::parse(text, nullptr, false);
+      return j.is_discarded() ? Json(text) : j;  // kept as text: a body that is not JSON is a finding
+    };
+    exchanges_.push_back({{"method", req.method}, {"path", req.path}, {"query", query},
+                          {"token_type", req.get_header_value("X-Snowflake-Authorization-Token-Type")},
+                          {"request", req.body.empty() ? Json() : json(req.body)},
+                          {"status", res.status}, {"response", res.body.empty() ? Json() : json(res.body)}});
+    if (exchanges_.size() > 100) exchanges_.erase(exchanges_.begin());
   }
 
   // ---- key-pair login ----
@@ -750,6 +767,7 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
   std::map<std::string, std::string> by_request_;
   std::set<std::string> jwts_;
   Json query_tags_ = Json::array();
+  std::vector<Json> exchanges_;
   Json last_bindings_;
   int64_t refused_ = 0, api_calls_ = 0, executed_ = 0, retried_ = 0, deduplicated_ = 0, cancelled_ = 0;
 };
