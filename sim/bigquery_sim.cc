@@ -41,6 +41,7 @@
 #include "sim/bigquery_sql.h"
 #include "sim/bigquery_values.h"
 #include "sim/jwt_verify.h"
+#include "sim/sql_text.h"
 #include "sim/sim_platforms.h"
 
 namespace dw::sim {
@@ -95,6 +96,7 @@ struct Job {
   Json schema;
   std::vector<Json> rows;  // each {"f": [...]}
   int incomplete_left = 0;
+  int64_t bytes_processed = 0, bytes_billed = 0;
 };
 
 class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
@@ -194,6 +196,7 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
       const std::string name = c.at("name").get<std::string>(), type = c.at("type").get<std::string>();
       const std::string mode = c.value("mode", std::string("NULLABLE"));
       types.push_back(type);
+      columns_[{dataset, table}].push_back({name, type});
       ddl += (ddl.empty() ? "" : ", ") + std::string("\"") + name + "\" " + DeclaredType(type);
       Insert("INSERT INTO \"INFORMATION_SCHEMA.COLUMNS\" VALUES (?, ?, ?, ?, ?, ?, ?)",
              {catalog_.project, dataset, table, name, std::to_string(++position), mode == "REQUIRED" ? "NO" : "YES", type});
@@ -315,6 +318,43 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
     return out;
   }
 
+  // ---- billing ----
+
+  // BigQuery's logical size of one value of `type` (its pricing page's data sizes); NULL is 0.
+  static int64_t ValueBytes(const std::string& type, sqlite3_stmt* stmt, int c) {
+    if (sqlite3_column_type(stmt, c) == SQLITE_NULL) return 0;
+    if (type == "BOOL") return 1;
+    if (type == "NUMERIC") return 16;
+    if (type == "BIGNUMERIC") return 32;
+    if (type == "STRING" || type == "BYTES") return 2 + sqlite3_column_bytes(stmt, c);
+    return 8;  // INT64, FLOAT64, TIMESTAMP, DATE, DATETIME, TIME
+  }
+
+  // REQUIRES: mu_ held. The bytes a statement reads: every value of each column it names, in each
+  // table it names (BigQuery bills the columns read, whole; a count(*) reads none).
+  int64_t BytesRead(const SqlTranslation& t) {
+    int64_t total = 0;
+    for (const auto& table : t.tables) {
+      for (const auto& [name, type] : columns_[table]) {
+        if (!t.names.count(UpperText(name))) continue;
+        sqlite3_stmt* stmt = nullptr;
+        sqlite3_prepare_v2(db_, ("SELECT " + DoubleQuoted(name) + " FROM " + SqliteTableName(table.first, table.second)).c_str(), -1,
+                           &stmt, nullptr);
+        while (sqlite3_step(stmt) == SQLITE_ROW) total += ValueBytes(type, stmt, 0);
+        sqlite3_finalize(stmt);
+      }
+    }
+    return total;
+  }
+
+  // What is billed: at least 10 MB per table the statement names (a metadata view counts as one),
+  // and the total rounded up to a whole MB.
+  static int64_t Billed(const SqlTranslation& t, int64_t processed) {
+    constexpr int64_t kMb = 1 << 20;
+    const int64_t minimum = 10 * kMb * static_cast<int64_t>(std::max<size_t>(1, t.tables.size()));
+    return std::max(minimum, (processed + kMb - 1) / kMb * kMb);
+  }
+
   // ---- jobs ----
 
   bool BindParameters(sqlite3_stmt* stmt, const Json& params, httplib::Response& res) {
@@ -419,6 +459,31 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
     if (!sqlite3_stmt_readonly(stmt))
       return GoogleError(res, 400, "invalidQuery", "the simulator runs queries only, never DML or DDL");
     if (!BindParameters(stmt, params, res)) return;
+    // What the statement would bill, checked against its cap before it runs (and priced alone
+    // by a dry run, which runs nothing).
+    const int64_t processed = BytesRead(t);
+    const int64_t billed = Billed(t, processed);
+    if (req.value("dryRun", false)) {
+      Json fields = Json::array();
+      for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
+        const char* name = sqlite3_column_name(stmt, c);
+        fields.push_back({{"name", name == nullptr ? "" : name}, {"type", BigQueryType(sqlite3_column_decltype(stmt, c))}});
+      }
+      res.set_content(Json{{"kind", "bigquery#queryResponse"}, {"jobComplete", true}, {"cacheHit", false},
+                           {"totalBytesProcessed", std::to_string(processed)}, {"schema", {{"fields", fields}}}}.dump(),
+                      "application/json; charset=UTF-8");
+      return;
+    }
+    if (req.contains("maximumBytesBilled")) {
+      const Json& cap_json = req["maximumBytesBilled"];
+      const std::string text = cap_json.is_string() ? cap_json.get<std::string>() : cap_json.dump();
+      char* end = nullptr;
+      const long long cap = std::strtoll(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0') return GoogleError(res, 400, "invalid", "Invalid value for maximumBytesBilled: " + text);
+      if (billed > cap)
+        return GoogleError(res, 400, "bytesBilledLimitExceeded",
+                           "Query exceeded limit for bytes billed: " + text + ". " + std::to_string(billed) + " or higher required.");
+    }
     const int columns = sqlite3_column_count(stmt);
     std::vector<std::vector<int>> classes(static_cast<size_t>(columns));
     Job job;
@@ -452,13 +517,16 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
     }
     job.schema = Json{{"fields", fields}};
     job.id = "job_" + RandomHex(12);
+    job.bytes_processed = processed;
+    job.bytes_billed = billed;
     job.incomplete_left = incomplete_polls_;
     const std::string id = job.id;
     Job& stored = jobs_[id] = std::move(job);
     // The statements clients sent, with their parameters and answers, for tests that run them again
     // through another client (tests/node/warehouse_clients.mjs); the last 100.
     jobs_log_.push_back({{"query", req["query"]}, {"queryParameters", params}, {"schema", stored.schema},
-                         {"rows", Json(stored.rows)}});
+                         {"rows", Json(stored.rows)}, {"maximumBytesBilled", req.value("maximumBytesBilled", Json())},
+                         {"labels", req.value("labels", Json())}});
     if (jobs_log_.size() > 100) jobs_log_.erase(jobs_log_.begin());
     Respond(stored, 0, "bigquery#queryResponse", res);
   }
@@ -484,7 +552,8 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
     out["jobComplete"] = true;
     out["schema"] = job.schema;
     out["totalRows"] = std::to_string(job.rows.size());
-    out["totalBytesProcessed"] = "0";
+    out["totalBytesProcessed"] = std::to_string(job.bytes_processed);
+    out["totalBytesBilled"] = std::to_string(job.bytes_billed);
     out["cacheHit"] = false;
     const size_t end = page_size_ > 0 ? std::min(job.rows.size(), offset + static_cast<size_t>(page_size_)) : job.rows.size();
     if (end > offset) out["rows"] = Json(std::vector<Json>(job.rows.begin() + static_cast<long>(offset), job.rows.begin() + static_cast<long>(end)));
@@ -542,6 +611,7 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
   int64_t grants_ = 0, api_calls_ = 0, queries_ = 0, cancelled_ = 0;
   Json last_labels_;  // the last jobs.query's labels, as sent
   std::vector<Json> jobs_log_;
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<std::string, std::string>>> columns_;  // name, type
 };
 
 }  // namespace

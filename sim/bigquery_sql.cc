@@ -48,6 +48,8 @@ class Translator {
     SqlTranslation t;
     t.ok = true;
     t.sql = out_;
+    t.tables = tables_;
+    t.names = names_;
     return t;
   }
 
@@ -157,6 +159,7 @@ class Translator {
       }
       break;
     }
+    if (parts.size() == 1) names_.insert(UpperText(parts[0]));
     if (parts.size() == 1 && !quoted) return Word(parts[0], start);
     if (parts.size() == 1) {
       out_ += DoubleQuoted(parts[0]);
@@ -234,6 +237,7 @@ class Translator {
       return Fail(403, "accessDenied", "Access Denied: Table " + project + ":" + dataset + "." + table +
                                            ": User does not have permission to query table " + project + ":" +
                                            dataset + "." + table + ", or perhaps it does not exist.");
+    tables_.insert({dataset, table});
     out_ += SqliteTableName(dataset, table);
   }
 
@@ -268,6 +272,8 @@ class Translator {
   bool saw_first_ = false;
   std::vector<Cast> casts_;
   std::string out_;
+  std::set<std::pair<std::string, std::string>> tables_;
+  std::set<std::string> names_;
   SqlTranslation error_;
 };
 

@@ -36,6 +36,10 @@ struct SqlTranslation {
   int http_status = 0;  // otherwise: 400, 403 or 404
   std::string reason;   // invalidQuery, accessDenied, notFound
   std::string message;  // BigQuery's wording
+  // What the statement reads, for the simulator's billing: the catalog tables it names, and every
+  // other name in it (a column is read if its name is among them).
+  std::set<std::pair<std::string, std::string>> tables;
+  std::set<std::string> names;
 };
 
 // Translates `sql` for SQLite against `catalog`.

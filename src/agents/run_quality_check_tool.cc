@@ -39,7 +39,9 @@ Json InputSchema() {
       "since": {"type": "string", "maxLength": 64,
                 "description": "Incremental: only rows whose time_column is at or after this timestamp (2026-11-24T14:00:00Z), or this long ago (90m, 1d)."},
       "max_scan_rows": {"type": "integer", "minimum": 0,
-                        "description": "Refuse the run if it would scan more rows than this (estimated before anything runs)."}
+                        "description": "Refuse the run if it would scan more rows than this (estimated before anything runs)."},
+      "max_scan_bytes": {"type": "integer", "minimum": 0,
+                         "description": "Refuse the run if it would bill more bytes than this where a warehouse bills by bytes read (BigQuery; priced by dry runs before anything runs)."}
     },
     "additionalProperties": false
   })");
@@ -71,6 +73,7 @@ mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<workspace::Services>& se
       for (const Json& c : args["checks"]) req.checks.push_back(c.get<std::string>());
     if (args.contains("check")) req.inline_check = args["check"];
     if (args.contains("max_scan_rows")) req.max_scan_rows = args["max_scan_rows"].get<int64_t>();
+    if (args.contains("max_scan_bytes")) req.max_scan_bytes = args["max_scan_bytes"].get<int64_t>();
     if (args.contains("since")) {
       Result<TimePoint> since =
           config::ParseTimeOrAgo("since", args["since"].get<std::string>(), services->clock().Now());

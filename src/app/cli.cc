@@ -66,6 +66,7 @@ int RunCli(int argc, char** argv) {
 
   CheckOptions check_options;
   int64_t max_scan_rows = -1;
+  int64_t max_scan_bytes = -1;
   bool no_record = false;
   auto* check_cmd = app.add_subcommand("check", "run the workspace's quality checks (exit 1 on a failure)");
   check_cmd->add_option("TABLE", check_options.tables,
@@ -79,6 +80,10 @@ int RunCli(int argc, char** argv) {
                         "this long ago (90m, 1d)");
   check_cmd->add_option("--max-scan-rows", max_scan_rows,
                         "refuse the run if it would scan more rows than this (estimated)")
+      ->check(CLI::NonNegativeNumber);
+  check_cmd->add_option("--max-scan-bytes", max_scan_bytes,
+                        "refuse the run if it would bill more bytes than this where a warehouse bills by bytes "
+                        "read (BigQuery; priced by dry runs before anything runs)")
       ->check(CLI::NonNegativeNumber);
   check_cmd->add_flag("--no-record", no_record, "do not store the results in the state store");
   check_cmd->add_option("--format", check_options.format, "text or json")
@@ -269,6 +274,7 @@ int RunCli(int argc, char** argv) {
   if (*agents) return CmdAgents(g, check, format);
   if (*check_cmd) {
     if (max_scan_rows >= 0) check_options.max_scan_rows = max_scan_rows;
+    if (max_scan_bytes >= 0) check_options.max_scan_bytes = max_scan_bytes;
     check_options.record = !no_record;
     return CmdCheck(g, check_options);
   }

@@ -88,6 +88,7 @@ int CmdCheck(const GlobalOptions& g, const CheckOptions& options) {
   req.tables = options.tables;
   req.checks = options.checks;
   req.max_scan_rows = options.max_scan_rows;
+  req.max_scan_bytes = options.max_scan_bytes;
   req.record = options.record;
   if (!options.since.empty()) {
     Result<TimePoint> since = config::ParseTimeOrAgo("since", options.since, services->clock().Now());

@@ -52,6 +52,7 @@ struct CheckOptions {
   std::vector<std::string> checks;  // empty: every configured check
   std::string since;                // "": a full run; else a timestamp or a duration back from now
   std::optional<int64_t> max_scan_rows;
+  std::optional<int64_t> max_scan_bytes;
   std::string format = "text";
   bool record = true;
 };

@@ -44,6 +44,10 @@ struct WarehouseConfig {
   std::string compute_warehouse;
   std::string role;
   std::optional<int64_t> max_scan_rows;  // a run may read at most this many rows here (estimated)
+  // bigquery: a run may bill at most this many bytes here (priced by dry runs before anything runs),
+  // and each statement at most max_bytes_billed (maximumBytesBilled on every job).
+  std::optional<int64_t> max_scan_bytes;
+  std::optional<int64_t> max_bytes_billed;
   std::chrono::milliseconds query_timeout{std::chrono::minutes(5)};  // per statement
 };
 

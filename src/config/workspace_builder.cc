@@ -272,6 +272,11 @@ void Builder::BuildWarehouses(const Json& doc, Workspace* ws) {
       for (const char* key : {"account", "user", "private_key", "database", "schema", "warehouse", "role"})
         if (w.contains(key)) Error(path + "." + key, std::string("'") + key + "' applies to snowflake warehouses");
     if (w.contains("max_scan_rows")) wc.max_scan_rows = w["max_scan_rows"].get<int64_t>();
+    for (const char* key : {"max_scan_bytes", "max_bytes_billed"})
+      if (w.contains(key) && wc.type != "bigquery")
+        Error(path + "." + key, std::string("'") + key + "' applies to bigquery warehouses, which bill by bytes read");
+    if (w.contains("max_scan_bytes")) wc.max_scan_bytes = w["max_scan_bytes"].get<int64_t>();
+    if (w.contains("max_bytes_billed")) wc.max_bytes_billed = w["max_bytes_billed"].get<int64_t>();
     if (w.contains("query_timeout")) {
       auto t = ParseDuration(w["query_timeout"].get<std::string>());
       if (t.ok()) wc.query_timeout = *t;

@@ -169,6 +169,8 @@ ValueSchema BuildWorkspaceSchema() {
       Opt("warehouse", Str()),
       Opt("role", Str()),
       Opt("max_scan_rows", Int(0)),
+      Opt("max_scan_bytes", Int(0)),
+      Opt("max_bytes_billed", Int(10485760)),
       Opt("query_timeout", Of(ValueType::kDuration)),
   });
   ValueSchema platform = Obj({

@@ -10,6 +10,7 @@
 #include "warehouse/bigquery_warehouse.h"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -69,6 +70,8 @@ Status MapError(const std::string& warehouse, long status, const GoogleError& e)
   std::string text = "warehouse '" + warehouse + "': BigQuery answered HTTP " + std::to_string(status) +
                      (e.reason.empty() ? "" : " " + e.reason) + (e.message.empty() ? "" : ": " + e.message);
   if (e.reason == "quotaExceeded") return ResourceExhausted(text);
+  if (e.reason == "bytesBilledLimitExceeded")
+    return ResourceExhausted(text + " (the warehouse's max_bytes_billed: raise it, or check only new rows with since)");
   if (e.reason == "accessDenied" || status == 403)
     return PermissionDenied(text + " (the service account needs roles/bigquery.jobUser on the project and "
                                    "roles/bigquery.dataViewer on the dataset)");
@@ -146,7 +149,8 @@ class BigQueryWarehouse final : public Warehouse {
   BigQueryWarehouse(const config::WarehouseConfig& c, std::shared_ptr<GoogleTokenSource> tokens)
       : name_(c.name), project_(c.project), location_(c.location.empty() ? "US" : c.location),
         api_url_(c.api_url.empty() ? "https://bigquery.googleapis.com" : c.api_url),
-        http_(net::MakeCurlHttpClient()), tokens_(std::move(tokens)), dialect_(MakeBigQueryDialect(c.project)) {}
+        max_bytes_billed_(c.max_bytes_billed), http_(net::MakeCurlHttpClient()), tokens_(std::move(tokens)),
+        dialect_(MakeBigQueryDialect(c.project)) {}
 
   const std::string& name() const override { return name_; }
   const Dialect& dialect() const override { return *dialect_; }
@@ -200,6 +204,8 @@ class BigQueryWarehouse final : public Warehouse {
                  {"queryParameters", Json::array()}, {"location", location_},
                  {"timeoutMs", std::min(options.timeout, kServerWait).count()}};
     body["labels"] = Labels(options);
+    const std::optional<int64_t> cap = options.max_bytes_billed ? options.max_bytes_billed : max_bytes_billed_;
+    if (cap) body["maximumBytesBilled"] = std::to_string(*cap);
     for (size_t i = 0; i < params.size(); ++i) {
       Result<Json> p = Parameter(static_cast<int>(i + 1), params[i]);
       if (!p.ok()) return Status(p.status().code(), "warehouse '" + name_ + "': " + p.status().message());
@@ -242,7 +248,28 @@ class BigQueryWarehouse final : public Warehouse {
       return DataLoss("warehouse '" + name_ + "': BigQuery job " + job + " reported " + total + " rows but its pages held " +
                       std::to_string(out.rows.size()));
     out.duration = std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - start);
+    out.bytes_billed = Int64Field(*r, "totalBytesBilled");
+    if (!out.bytes_billed) out.bytes_billed = Int64Field(*r, "totalBytesProcessed");
     return out;
+  }
+
+  // A dry run: BigQuery validates and prices the statement without running it. It reports the
+  // bytes it would process; what is billed is that rounded up to a whole MB, and at least 10 MB.
+  Result<std::optional<int64_t>> EstimateBytesBilled(const std::string& sql, const std::vector<SqlValue>& params) override {
+    Json body = {{"query", sql}, {"useLegacySql", false}, {"parameterMode", "NAMED"}, {"dryRun", true},
+                 {"queryParameters", Json::array()}, {"location", location_}};
+    for (size_t i = 0; i < params.size(); ++i) {
+      Result<Json> p = Parameter(static_cast<int>(i + 1), params[i]);
+      if (!p.ok()) return Status(p.status().code(), "warehouse '" + name_ + "': " + p.status().message());
+      body["queryParameters"].push_back(std::move(*p));
+    }
+    Result<Json> r = Call("POST", net::JoinUrl(api_url_, {"bigquery", "v2", "projects", project_, "queries"}), body.dump(),
+                          SteadyClock::now() + std::chrono::seconds(30));
+    if (!r.ok()) return r.status();
+    std::optional<int64_t> processed = Int64Field(*r, "totalBytesProcessed");
+    if (!processed) return Unavailable("warehouse '" + name_ + "': BigQuery's dry run gave no totalBytesProcessed");
+    constexpr int64_t kMb = 1 << 20;
+    return std::optional<int64_t>(std::max<int64_t>(10 * kMb, (*processed + kMb - 1) / kMb * kMb));
   }
 
   Result<std::unique_ptr<Warehouse>> Reopen() override {
@@ -259,6 +286,16 @@ class BigQueryWarehouse final : public Warehouse {
   static std::string Lower(std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
+  }
+
+  // An int64 BigQuery sends as a decimal string.
+  static std::optional<int64_t> Int64Field(const Json& j, const char* key) {
+    const std::string text = StringField(j, key);
+    if (text.empty()) return std::nullopt;
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+    return n;
   }
 
   static bool Complete(const Json& r) {
@@ -334,6 +371,7 @@ class BigQueryWarehouse final : public Warehouse {
   }
 
   std::string name_, project_, location_, api_url_;
+  std::optional<int64_t> max_bytes_billed_;
   std::unique_ptr<net::HttpClient> http_;
   std::shared_ptr<GoogleTokenSource> tokens_;
   std::unique_ptr<Dialect> dialect_;

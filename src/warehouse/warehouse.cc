@@ -32,6 +32,10 @@ std::vector<std::string> TableSchema::ColumnNames() const {
   return names;
 }
 
+Result<std::optional<int64_t>> Warehouse::EstimateBytesBilled(const std::string&, const std::vector<SqlValue>&) {
+  return std::optional<int64_t>();
+}
+
 Result<std::unique_ptr<Warehouse>> OpenWarehouse(const config::WarehouseConfig& config) {
   if (const WarehouseBackend* backend = FindWarehouseBackend(config.type)) return backend->open(config);
   return InvalidArgument("warehouse '" + config.name + "' has unsupported type '" + config.type +

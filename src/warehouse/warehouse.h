@@ -51,12 +51,16 @@ struct QueryOptions {
   // What ran the statement ({"dw_run", id}, {"dw_check", table}), so the warehouse's own history
   // attributes its cost: BigQuery job labels, Snowflake's QUERY_TAG. Always with {"dw", "checks"}.
   std::vector<std::pair<std::string, std::string>> labels;
+  // The most the statement may bill (BigQuery's maximumBytesBilled; engines that bill otherwise
+  // ignore it): a statement over it fails with kResourceExhausted and bills nothing.
+  std::optional<int64_t> max_bytes_billed;
 };
 
 // What one query returned and how long the engine took.
 struct QueryOutcome {
   std::vector<SqlRow> rows;
   std::chrono::microseconds duration{0};
+  std::optional<int64_t> bytes_billed;  // what the engine says the statement billed, where it bills by bytes
 };
 
 class Warehouse {
@@ -91,6 +95,10 @@ class Warehouse {
   virtual Result<std::optional<int64_t>> EstimateRowsRead(const TableId& table,
                                                           const std::string& where,
                                                           const std::vector<SqlValue>& params) = 0;
+
+  // The bytes running `sql` would bill, priced by the engine without running it (BigQuery's dry
+  // run), or nullopt where the engine does not bill by bytes read (the default).
+  virtual Result<std::optional<int64_t>> EstimateBytesBilled(const std::string& sql, const std::vector<SqlValue>& params);
 };
 
 // Opens the configured warehouse read-only. A SQLite file that does not exist is an error (never

@@ -113,6 +113,43 @@ TEST_F(BigQueryCheckTest, AQualityRunOnTheSimulatedWarehouseFindsWhatWasSeeded) 
   EXPECT_EQ(labels["dw_run"], run.substr(0, 63)) << labels.dump();
 }
 
+TEST_F(BigQueryCheckTest, ARunIsPricedBeforeItRunsAndEveryJobCarriesItsCap) {
+  // Each statement bills at least 10 MB (one table): the aggregate scan and the unique key's count.
+  constexpr int64_t kMb = 1 << 20;
+  observe::quality::QualityRequest req;
+  req.record = false;
+  req.max_scan_bytes = 15 * kMb;
+  auto refused = observe::quality::RunQuality(workspace_, nullptr, clock_, req);
+  ASSERT_EQ(refused.status().code(), StatusCode::kResourceExhausted) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("would bill about " + std::to_string(20 * kMb) + " bytes, over its budget of " +
+                                            std::to_string(15 * kMb)),
+            std::string::npos)
+      << refused.status().message();
+  // Refused after pricing: only the catalog was read, no check's statement ran.
+  for (const Json& job : SimState()["jobs_log"])
+    EXPECT_NE(job["query"].get<std::string>().find("INFORMATION_SCHEMA"), std::string::npos) << job["query"];
+
+  req.max_scan_bytes = 20 * kMb;
+  auto r = observe::quality::RunQuality(workspace_, nullptr, clock_, req);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->tables[0].estimated_bytes, std::optional<int64_t>(20 * kMb));
+  // What the jobs billed (their failed-row samples included) is reported with the table.
+  ASSERT_TRUE(r->tables[0].bytes_billed.has_value()) << r->ToJson().dump(2);
+  EXPECT_GE(*r->tables[0].bytes_billed, 20 * kMb);
+  EXPECT_EQ(*r->tables[0].bytes_billed % (10 * kMb), 0);
+
+  // The warehouse's own cap rides on every job; BigQuery refuses a job over its cap, billing nothing.
+  workspace_.warehouses["bq"].max_bytes_billed = 10 * kMb;
+  auto wh = OpenWarehouse(workspace_.warehouses["bq"]);
+  ASSERT_TRUE(wh.ok());
+  ASSERT_TRUE((*wh)->Query("SELECT count(*) FROM `dw-test`.`shop`.`orders`", {}, {}).ok());
+  EXPECT_EQ(SimState()["jobs_log"].back()["maximumBytesBilled"], std::to_string(10 * kMb));
+  auto over = (*wh)->Query("SELECT count(*) FROM `dw-test`.`shop`.`orders`", {}, {std::chrono::seconds(10), {}, 5 * kMb});
+  ASSERT_EQ(over.status().code(), StatusCode::kResourceExhausted) << over.status().ToString();
+  EXPECT_NE(over.status().message().find("bytesBilledLimitExceeded"), std::string::npos);
+  EXPECT_NE(over.status().message().find("max_bytes_billed"), std::string::npos);
+}
+
 TEST_F(BigQueryCheckTest, FreshnessFailsAnHourLaterAndAnUnreachableWarehouseIsAnError) {
   clock_.Advance(std::chrono::hours(1));
   observe::quality::QualityRequest req;
@@ -154,6 +191,8 @@ warehouses:
     credentials: "${GOOGLE_APPLICATION_CREDENTIALS}"
     api_url: http://127.0.0.1:9050
   nokey: {type: bigquery, project: p, dsn: "postgresql://x"}
+  tiny: {type: bigquery, project: p, credentials: k.json, max_bytes_billed: 1000}
+  lite: {type: sqlite, path: w.db, max_scan_bytes: 5}
 )");
   auto env = [](const std::string& name) -> std::optional<std::string> {
     if (name == "GOOGLE_APPLICATION_CREDENTIALS") return std::string("keys/sa.json");
@@ -167,6 +206,11 @@ warehouses:
   EXPECT_NE(r.ErrorText().find("warehouses.nokey.dsn: 'dsn' does not apply to bigquery warehouses"), std::string::npos)
       << r.ErrorText();
   EXPECT_EQ(r.ErrorText().find("warehouses.bq"), std::string::npos) << r.ErrorText();
+  // A cap under BigQuery's 10 MB minimum would fail every job; a byte budget on SQLite means nothing.
+  EXPECT_NE(r.ErrorText().find("warehouses.tiny.max_bytes_billed"), std::string::npos) << r.ErrorText();
+  EXPECT_NE(r.ErrorText().find("warehouses.lite.max_scan_bytes: 'max_scan_bytes' applies to bigquery warehouses"),
+            std::string::npos)
+      << r.ErrorText();
 
   dir.Write("dataworkers.yaml", R"(version: 1
 name: bq-test

@@ -246,6 +246,8 @@ Json QualityReport::ToJson() const {
                            {"name", t.table},
                            {"rows_scanned", t.rows ? Json(*t.rows) : Json()},
                            {"estimated_rows", t.estimated_rows ? Json(*t.estimated_rows) : Json()},
+                           {"estimated_bytes", t.estimated_bytes ? Json(*t.estimated_bytes) : Json()},
+                           {"bytes_billed", t.bytes_billed ? Json(*t.bytes_billed) : Json()},
                            {"queries", t.queries},
                            {"duration_ms", t.duration_ms},
                            {"notes", t.notes},
@@ -369,6 +371,48 @@ Result<QualityReport> RunQuality(const config::Workspace& ws, store::StateStore*
     }
   }
 
+  // The byte budget: each table's statements priced by the warehouse (a dry run) before any runs.
+  bool byte_budget = req.max_scan_bytes.has_value();
+  for (const Target& t : targets) byte_budget = byte_budget || t.warehouse->max_scan_bytes.has_value();
+  if (byte_budget) {
+    const int64_t now_ms = ToUnixMillis(clock.Now());
+    std::map<std::string, int64_t> per_warehouse;
+    int64_t total = 0;
+    std::string detail;
+    for (Target& t : targets) {
+      if (!t.plan) continue;
+      warehouse::Warehouse* wh = *warehouse_for(*t.warehouse);
+      const std::vector<BoundQuery> statements = PlannedStatements(wh->dialect(), *t.plan, now_ms);
+      int64_t bytes = 0;
+      bool priced = true;
+      for (const BoundQuery& q : statements) {
+        Result<std::optional<int64_t>> estimate = wh->EstimateBytesBilled(q.sql, q.params);
+        if (!estimate.ok()) return Status(estimate.status().code(), t.asset_id + ": pricing its checks: " + estimate.status().message());
+        if (!estimate->has_value()) {
+          priced = false;
+          break;
+        }
+        bytes += **estimate;
+      }
+      if (!priced) continue;  // a warehouse that does not bill by bytes read has no byte budget
+      t.report.estimated_bytes = bytes;
+      per_warehouse[t.warehouse->name] += bytes;
+      total += bytes;
+      detail += (detail.empty() ? "" : ", ") + t.asset_id + ": ~" + std::to_string(bytes) + " bytes";
+    }
+    if (req.max_scan_bytes && total > *req.max_scan_bytes)
+      return ResourceExhausted("the run would bill about " + std::to_string(total) + " bytes, over its budget of " +
+                               std::to_string(*req.max_scan_bytes) + " (" + detail +
+                               "); check only new rows with since, name fewer tables or checks, or raise the budget");
+    for (const auto& [name, bytes] : per_warehouse) {
+      const config::WarehouseConfig& cfg = ws.warehouses.at(name);
+      if (cfg.max_scan_bytes && bytes > *cfg.max_scan_bytes)
+        return ResourceExhausted("the run would bill about " + std::to_string(bytes) + " bytes on warehouse '" + name +
+                                 "', over its max_scan_bytes of " + std::to_string(*cfg.max_scan_bytes) + " (" + detail +
+                                 "); check only new rows with since, or name fewer tables or checks");
+    }
+  }
+
   size_t done = 0;
   for (Target& t : targets) {
     if (t.plan) {
@@ -394,6 +438,7 @@ Result<QualityReport> RunQuality(const config::Workspace& ws, store::StateStore*
       t.report.outcomes = std::move(run.outcomes);
       t.report.rows = run.rows;
       t.report.queries = run.queries;
+      t.report.bytes_billed = run.bytes_billed;
       t.report.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                  SteadyClock::now() - start).count();
     }
@@ -473,6 +518,8 @@ const Json& QualityReportSchema() {
             "name": {"type": "string"},
             "rows_scanned": {"type": ["integer", "null"]},
             "estimated_rows": {"type": ["integer", "null"]},
+            "estimated_bytes": {"type": ["integer", "null"]},
+            "bytes_billed": {"type": ["integer", "null"]},
             "queries": {"type": "integer"},
             "duration_ms": {"type": "integer"},
             "notes": {"type": "array", "items": {"type": "string"}},

@@ -27,6 +27,9 @@ struct QualityRequest {
   std::optional<Json> inline_check;      // checks in the workspace vocabulary, without SQL
   std::optional<TimePoint> since;        // incremental: only rows with time_column >= since
   std::optional<int64_t> max_scan_rows;  // the run's budget (the warehouses' own still apply)
+  // The run's budget in bytes billed, priced by dry runs before anything runs, where a warehouse
+  // bills by bytes (BigQuery); the warehouses' own max_scan_bytes still apply.
+  std::optional<int64_t> max_scan_bytes;
   bool record = true;                    // store the results
 };
 
@@ -37,6 +40,8 @@ struct TableReport {
   std::vector<CheckOutcome> outcomes;
   std::optional<int64_t> rows;  // rows the aggregate scan read
   std::optional<int64_t> estimated_rows;
+  std::optional<int64_t> estimated_bytes;  // priced before the run (a byte budget applied)
+  std::optional<int64_t> bytes_billed;     // what its statements billed, where the warehouse says
   int queries = 0;
   int64_t duration_ms = 0;
   std::vector<std::string> notes;

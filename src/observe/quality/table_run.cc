@@ -80,6 +80,17 @@ std::string HumanAge(int64_t ms) {
   return two(s / 86400, "d", s / 3600 % 24, "h");
 }
 
+// The one aggregate scan of `plan`, or nullopt when no selected check needs it.
+std::optional<AggregateScan> CompilePlannedScan(const warehouse::Dialect& d, const TablePlan& plan, int64_t now_ms) {
+  const TableCheckSpec& r = plan.runnable;
+  bool needed = !r.not_null.empty() || r.freshness_max_age || r.volume || !r.accepted_values.empty() ||
+                !r.range.empty() || r.row_count_change || !r.unique.empty();
+  if (!needed) return std::nullopt;
+  std::optional<int64_t> window_start;
+  if (r.volume && r.volume->window) window_start = now_ms - r.volume->window->count();
+  return CompileAggregateScan(d, plan.table, r, plan.time, plan.filter, window_start);
+}
+
 class TableRunner {
  public:
   TableRunner(warehouse::Warehouse& wh, const TablePlan& plan, const TableRunContext& ctx)
@@ -103,17 +114,14 @@ class TableRunner {
 
   Result<warehouse::QueryOutcome> Query(const BoundQuery& q) {
     ++result_.queries;
-    return wh_.Query(q.sql, q.params, {ctx_.timeout, ctx_.labels});
+    Result<warehouse::QueryOutcome> out = wh_.Query(q.sql, q.params, {ctx_.timeout, ctx_.labels});
+    if (out.ok() && out->bytes_billed) result_.bytes_billed = result_.bytes_billed.value_or(0) + *out->bytes_billed;
+    return out;
   }
 
   void RunAggregateScan() {
-    const TableCheckSpec& r = plan_.runnable;
-    bool needed = !r.not_null.empty() || r.freshness_max_age || r.volume || !r.accepted_values.empty() ||
-                  !r.range.empty() || r.row_count_change || !r.unique.empty();
-    if (!needed) return;
-    std::optional<int64_t> window_start;
-    if (r.volume && r.volume->window) window_start = ctx_.now_ms - r.volume->window->count();
-    scan_ = CompileAggregateScan(d_, plan_.table, r, plan_.time, plan_.filter, window_start);
+    scan_ = CompilePlannedScan(d_, plan_, ctx_.now_ms);
+    if (!scan_) return;
     // Split only a full scan that reads columns: an incremental run reads a few rows through the
     // time column's index (a rowid range would make SQLite ignore it), and a bare count(*) is
     // answered from the smallest index, which a rowid range cannot use either.
@@ -488,6 +496,14 @@ class TableRunner {
 TableRunResult RunTablePlan(warehouse::Warehouse& wh, const TablePlan& plan,
                             const TableRunContext& context) {
   return TableRunner(wh, plan, context).Run();
+}
+
+std::vector<BoundQuery> PlannedStatements(const warehouse::Dialect& d, const TablePlan& plan, int64_t now_ms) {
+  std::vector<BoundQuery> out;
+  if (std::optional<AggregateScan> scan = CompilePlannedScan(d, plan, now_ms)) out.push_back(scan->query);
+  for (const auto& key : plan.runnable.unique) out.push_back(CompileDuplicateKeyCount(d, plan.table.id, key, plan.filter));
+  for (const CustomSpec& c : plan.runnable.custom) out.push_back({c.sql, {}});
+  return out;
 }
 
 }  // namespace dw::observe::quality

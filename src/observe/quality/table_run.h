@@ -32,10 +32,16 @@ struct TableRunResult {
   std::vector<CheckOutcome> outcomes;
   std::optional<int64_t> rows;  // rows the aggregate scan read (the filtered rows when incremental)
   int queries = 0;              // statements sent to the warehouse
+  std::optional<int64_t> bytes_billed;  // their total, where the warehouse bills by bytes
 };
 
 // Runs `plan` on `wh`. Never fails as a whole: every problem lands in the outcome it concerns.
 TableRunResult RunTablePlan(warehouse::Warehouse& wh, const TablePlan& plan,
                             const TableRunContext& context);
+
+// The statements RunTablePlan sends for `plan` at `now_ms` whatever the verdicts: the aggregate scan
+// (when a check needs it), one duplicate-key count per unique key, and each custom check's SQL
+// (failed-row samples come on top, only for failures). For pricing a run before it runs.
+std::vector<BoundQuery> PlannedStatements(const warehouse::Dialect& d, const TablePlan& plan, int64_t now_ms);
 
 }  // namespace dw::observe::quality
