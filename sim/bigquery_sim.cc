@@ -21,6 +21,8 @@
 // "page_size"?: rows per page (0: all), "incomplete_polls"?: N (a job answers jobComplete:false
 // N times, the jobs.query answer included), "denied_datasets"?: [..] (accessDenied),
 // "tables": [{"dataset", "table", "columns": [{"name", "type", "mode"?}], "rows": [[cells]]}],
+// "jobs"?: [others' jobs in INFORMATION_SCHEMA.JOBS: {"job_id"?, "creation_time", "user_email",
+// "labels"?: {k: v}, "query", "total_bytes_billed"?, "total_slot_ms"?, "statement_type"?}],
 // "faults"?: [...] (sim_support.h: e.g. a 403 rateLimitExceeded body on POST .../queries, times 1)}.
 // Column types: INT64, FLOAT64, BOOL, STRING, NUMERIC, BIGNUMERIC, TIMESTAMP (cells as RFC 3339
 // text or epoch seconds), DATE, DATETIME.
@@ -115,10 +117,23 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
     RegisterBigQueryFunctions(db_);
     Exec("CREATE TABLE \"INFORMATION_SCHEMA.TABLES\" (table_catalog STRING_TEXT, table_schema STRING_TEXT, "
          "table_name STRING_TEXT, table_type STRING_TEXT)");
+    Exec("CREATE TABLE \"INFORMATION_SCHEMA.JOBS\" (job_id STRING_TEXT, creation_time TIMESTAMP, user_email STRING_TEXT, "
+         "labels STRING_TEXT, query STRING_TEXT, total_bytes_billed INT64, total_slot_ms INT64, job_type STRING_TEXT, "
+         "state STRING_TEXT, statement_type STRING_TEXT)");
     Exec("CREATE TABLE \"INFORMATION_SCHEMA.COLUMNS\" (table_catalog STRING_TEXT, table_schema STRING_TEXT, "
          "table_name STRING_TEXT, column_name STRING_TEXT, ordinal_position INT64, is_nullable STRING_TEXT, "
          "data_type STRING_TEXT)");
     for (const Json& t : script.value("tables", Json::array())) AddTable(t);
+    for (const Json& j : script.value("jobs", Json::array())) {
+      Json labels = Json::array();
+      const Json given = j.value("labels", Json::object());
+      for (const auto& [k, v] : given.items()) labels.push_back({{"key", k}, {"value", v}});
+      std::optional<int64_t> at = ParseTimeText(j.at("creation_time").get<std::string>());
+      if (!at) throw std::invalid_argument("jobs: bad creation_time " + j["creation_time"].dump());
+      RecordJob(j.value("job_id", "job_" + RandomHex(12)), *at, j.at("user_email").get<std::string>(), labels,
+                j.at("query").get<std::string>(), j.value("total_bytes_billed", int64_t{0}), j.value("total_slot_ms", int64_t{0}),
+                j.value("statement_type", std::string("SELECT")));
+    }
   }
   ~BigQuerySim() { sqlite3_close(db_); }
 
@@ -316,6 +331,27 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
       out += kHex[v & 15];
     }
     return out;
+  }
+
+  // ---- INFORMATION_SCHEMA.JOBS ----
+
+  // REQUIRES: mu_ held (or the constructor).
+  void RecordJob(const std::string& id, int64_t created_micros, const std::string& user, const Json& labels,
+                 const std::string& query, int64_t billed, int64_t slot_ms, const std::string& statement_type) {
+    sqlite3_stmt* stmt = nullptr;
+    sqlite3_prepare_v2(db_, "INSERT INTO \"INFORMATION_SCHEMA.JOBS\" VALUES (?, ?, ?, ?, ?, ?, ?, 'QUERY', 'DONE', ?)", -1,
+                       &stmt, nullptr);
+    std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)> owned(stmt, sqlite3_finalize);
+    const std::string label_text = labels.dump();
+    sqlite3_bind_text(stmt, 1, id.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(stmt, 2, created_micros);
+    sqlite3_bind_text(stmt, 3, user.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(stmt, 4, label_text.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(stmt, 5, query.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(stmt, 6, billed);
+    sqlite3_bind_int64(stmt, 7, slot_ms);
+    sqlite3_bind_text(stmt, 8, statement_type.c_str(), -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(stmt) != SQLITE_DONE) throw std::invalid_argument(sqlite3_errmsg(db_));
   }
 
   // ---- billing ----
@@ -519,6 +555,13 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
     job.id = "job_" + RandomHex(12);
     job.bytes_processed = processed;
     job.bytes_billed = billed;
+    {
+      Json labels = Json::array();
+      if (req.contains("labels") && req["labels"].is_object())
+        for (const auto& [k, v] : req["labels"].items()) labels.push_back({{"key", k}, {"value", v}});
+      RecordJob(job.id, std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count(),
+                client_email_, labels, req["query"].get<std::string>(), billed, 0, "SELECT");
+    }
     job.incomplete_left = incomplete_polls_;
     const std::string id = job.id;
     Job& stored = jobs_[id] = std::move(job);

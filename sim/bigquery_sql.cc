@@ -27,7 +27,8 @@ const std::map<std::string, std::string>& Functions() {
       {"AVG", "avg"},       {"COALESCE", "coalesce"}, {"IFNULL", "ifnull"}, {"ABS", "abs"},
       {"LOWER", "lower"},   {"UPPER", "upper"},   {"LENGTH", "length"}, {"ROUND", "round"},
       {"COUNTIF", "bq_countif"}, {"UNIX_MILLIS", "bq_unix_millis"}, {"UNIX_SECONDS", "bq_unix_seconds"},
-      {"DATE", "bq_date"},  {"DATETIME", "bq_datetime"}, {"TIMESTAMP", "bq_timestamp"}};
+      {"DATE", "bq_date"},  {"DATETIME", "bq_datetime"}, {"TIMESTAMP", "bq_timestamp"},
+      {"SUBSTR", "substr"}, {"TO_JSON_STRING", "bq_to_json_string"}};
   return f;
 }
 
@@ -244,12 +245,14 @@ class Translator {
   void InformationSchema(const std::vector<std::string>& parts, size_t info) {
     if (info + 2 != parts.size()) return Invalid("INFORMATION_SCHEMA views other than TABLES and COLUMNS are outside the simulator's subset");
     const std::string view = UpperText(parts.back());
-    if (!IEquals(view, "TABLES") && !IEquals(view, "COLUMNS"))
-      return Invalid("INFORMATION_SCHEMA." + view + " is outside the simulator's subset (TABLES, COLUMNS)");
+    if (!IEquals(view, "TABLES") && !IEquals(view, "COLUMNS") && !IEquals(view, "JOBS"))
+      return Invalid("INFORMATION_SCHEMA." + view + " is outside the simulator's subset (TABLES, COLUMNS, JOBS)");
     if (info == 0) return Invalid("Table \"INFORMATION_SCHEMA." + view + "\" must be qualified with a dataset (e.g. dataset.table)");
     if (info > 2) return Invalid("Syntax error: too many qualifiers before INFORMATION_SCHEMA");
     if (info == 2 && parts[0] != catalog_.project) return Fail(404, "notFound", "Not found: Project " + parts[0]);
     const std::string& scope = parts[info - 1];
+    if (IEquals(view, "JOBS") && scope.rfind("region-", 0) != 0)
+      return Invalid("INFORMATION_SCHEMA.JOBS must be qualified with a region (`region-us`.INFORMATION_SCHEMA.JOBS)");
     const std::string sqlite_view = DoubleQuoted("INFORMATION_SCHEMA." + view);
     if (scope.rfind("region-", 0) == 0) {
       out_ += sqlite_view;

@@ -7,10 +7,12 @@
 //     become the SQLite table "dataset.table" (the project must be the simulator's; the table must
 //     be in its catalog); any other `name` becomes "name"
 //   - `X`.INFORMATION_SCHEMA.TABLES / .COLUMNS: with X = region-<location> the whole catalog, with
-//     X = a dataset that dataset's rows (X may be preceded by the project)
+//     X = a dataset that dataset's rows (X may be preceded by the project); `region-<location>`.
+//     INFORMATION_SCHEMA.JOBS: the jobs the simulator ran and those the script adds (labels held as
+//     the JSON text TO_JSON_STRING gives of them)
 //   - @name parameters are kept (SQLite binds @name); "text" is a string literal as in GoogleSQL
-//   - CAST(x AS T) becomes bq_cast(x, 'T'); countif, UNIX_MILLIS, UNIX_SECONDS, DATE, DATETIME and
-//     TIMESTAMP become the simulator's functions of the same meaning; count, sum, min, max, avg,
+//   - CAST(x AS T) becomes bq_cast(x, 'T'); countif, UNIX_MILLIS, UNIX_SECONDS, DATE, DATETIME,
+//     TIMESTAMP, SUBSTR and TO_JSON_STRING become the simulator's functions of the same meaning; count, sum, min, max, avg,
 //     coalesce, ifnull, abs, lower, upper, length and round are SQLite's
 // What is refused: anything but one SELECT/WITH statement, another function, FILTER (not
 // GoogleSQL), $N and :name placeholders, backslash escapes in literals, r/b-prefixed literals.

@@ -120,6 +120,10 @@ void RegisterBigQueryFunctions(sqlite3* db) {
   sqlite3_create_function(db, "bq_unix_millis", 1, flags, nullptr, BqUnixMillis, nullptr, nullptr);
   sqlite3_create_function(db, "bq_unix_seconds", 1, flags, nullptr, BqUnixSeconds, nullptr, nullptr);
   sqlite3_create_function(db, "bq_countif", 1, flags, nullptr, nullptr, CountIfStep, CountIfFinal);
+  // The simulator holds a job's labels as the JSON text TO_JSON_STRING gives of them.
+  sqlite3_create_function(
+      db, "bq_to_json_string", 1, flags, nullptr,
+      [](sqlite3_context* ctx, int, sqlite3_value** argv) { sqlite3_result_value(ctx, argv[0]); }, nullptr, nullptr);
 }
 
 }  // namespace dw::sim

@@ -25,7 +25,8 @@
 // "partition_rows"?: rows per partition (0: one), "denied_schemas"?: [..] (003001),
 // "account_usage"?: false (the role cannot read SNOWFLAKE.ACCOUNT_USAGE), "history"?: [writes by
 // others: {"query_id"?, "start_time", "user", "query_type", "query_text"?, "query_tag"?,
-// "rows_inserted"?, "rows_updated"?, "rows_deleted"?, "bytes_written"?, "objects_modified":
+// "rows_inserted"?, "rows_updated"?, "rows_deleted"?, "bytes_written"?, "credits"? (attributed
+// compute: the query is in QUERY_ATTRIBUTION_HISTORY), "objects_modified":
 // ["SCHEMA.TABLE" or "DB.SCHEMA.TABLE", ...]}] (also POST /_sim/history {"history": [...]} at run
 // time: a row that arrives late, as ACCESS_HISTORY's do),
 // "tables": [{"schema", "table", "columns": [{"name", "type", "nullable"?}], "rows": [[cells]]}],
@@ -199,6 +200,9 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
          "USER_NAME SF_TEXT, ROLE_NAME SF_TEXT, WAREHOUSE_NAME SF_TEXT, QUERY_TAG SF_TEXT, EXECUTION_STATUS SF_TEXT, "
          "START_TIME SF_TIMESTAMP_LTZ, END_TIME SF_TIMESTAMP_LTZ, ROWS_INSERTED SF_FIXED_0, ROWS_UPDATED SF_FIXED_0, "
          "ROWS_DELETED SF_FIXED_0, BYTES_WRITTEN SF_FIXED_0)");
+    Exec("CREATE TABLE \"ACCOUNT_USAGE.QUERY_ATTRIBUTION_HISTORY\" (QUERY_ID SF_TEXT, WAREHOUSE_NAME SF_TEXT, "
+         "QUERY_TAG SF_TEXT, USER_NAME SF_TEXT, START_TIME SF_TIMESTAMP_LTZ, END_TIME SF_TIMESTAMP_LTZ, "
+         "CREDITS_ATTRIBUTED_COMPUTE SF_FIXED_9)");
     Exec("CREATE TABLE \"ACCOUNT_USAGE.ACCESS_HISTORY\" (QUERY_ID SF_TEXT, QUERY_START_TIME SF_TIMESTAMP_LTZ, "
          "USER_NAME SF_TEXT, DIRECT_OBJECTS_ACCESSED SF_ARRAY, BASE_OBJECTS_ACCESSED SF_ARRAY, OBJECTS_MODIFIED SF_ARRAY)");
     for (const Json& t : script.value("tables", Json::array())) AddTable(t);
@@ -343,6 +347,21 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
     }
     RecordStatement(id, h.value("query_text", std::string()), h.at("query_type").get<std::string>(),
                     h.at("user").get<std::string>(), h.value("query_tag", std::string()), *start, h, modified);
+    // A query that ran long enough to be attributed (QUERY_ATTRIBUTION_HISTORY leaves out ~100 ms ones).
+    if (h.contains("credits")) {
+      sqlite3_stmt* stmt = nullptr;
+      sqlite3_prepare_v2(db_, "INSERT INTO \"ACCOUNT_USAGE.QUERY_ATTRIBUTION_HISTORY\" VALUES (?, 'TRANSFORM_WH', ?, ?, ?, ?, ?)",
+                         -1, &stmt, nullptr);
+      std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)> owned(stmt, sqlite3_finalize);
+      const std::string tag = h.value("query_tag", std::string()), user = h.at("user").get<std::string>();
+      sqlite3_bind_text(stmt, 1, id.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text(stmt, 2, tag.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text(stmt, 3, user.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_int64(stmt, 4, *start);
+      sqlite3_bind_int64(stmt, 5, *start + 1000000);
+      sqlite3_bind_double(stmt, 6, h["credits"].get<double>());
+      if (sqlite3_step(stmt) != SQLITE_DONE) throw std::invalid_argument(sqlite3_errmsg(db_));
+    }
   }
 
   // REQUIRES: mu_ held (or the constructor). Both views' rows of one statement.

@@ -291,7 +291,8 @@ class Translator {
     if (info < parts.size()) return InformationSchema(parts, info);
     if (parts.size() > 3) return Syntax("unexpected '.'");
     if (parts.size() == 3 && parts[0] == "SNOWFLAKE" && parts[1] == "ACCOUNT_USAGE") {
-      if (!catalog_.account_usage || (parts[2] != "QUERY_HISTORY" && parts[2] != "ACCESS_HISTORY"))
+      if (!catalog_.account_usage ||
+          (parts[2] != "QUERY_HISTORY" && parts[2] != "ACCESS_HISTORY" && parts[2] != "QUERY_ATTRIBUTION_HISTORY"))
         return NotFound("Object", "SNOWFLAKE.ACCOUNT_USAGE." + parts[2]);
       out_ += DoubleQuoted("ACCOUNT_USAGE." + parts[2]);
       return;

@@ -8,8 +8,8 @@
 //     become the SQLite table "SCHEMA.TABLE" when the catalog has it (else 002003, "does not exist
 //     or not authorized"); any other two-part name is alias.column
 //   - [DATABASE.]INFORMATION_SCHEMA.TABLES / .COLUMNS: the catalog's rows
-//   - SNOWFLAKE.ACCOUNT_USAGE.QUERY_HISTORY / .ACCESS_HISTORY: what the simulator ran and what
-//     the script says others ran ("ACCOUNT_USAGE.<VIEW>")
+//   - SNOWFLAKE.ACCOUNT_USAGE.QUERY_HISTORY / .ACCESS_HISTORY / .QUERY_ATTRIBUTION_HISTORY: what
+//     the simulator ran and what the script says others ran ("ACCOUNT_USAGE.<VIEW>")
 //   - `?` bind variables are kept (SQLite binds them by position); '...' literals are kept
 //   - CAST(x AS T) becomes bq_cast(x, 'T') with Snowflake's types mapped to the simulator's
 //     storage (NUMBER, INTEGER, FLOAT, VARCHAR, TEXT, BOOLEAN, DATE, TIMESTAMP_NTZ/LTZ/TZ);

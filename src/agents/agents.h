@@ -46,6 +46,8 @@ mcp::ServerInfo ServerInfoFor(const AgentInfo& agent);
 mcp::ToolSpec DescribeWorkspaceTool(const std::shared_ptr<workspace::Services>& services);
 // run_quality_check (dw-quality).
 mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<workspace::Services>& services);
+// get_warehouse_spend (dw-quality): what the warehouses' queries cost, by model, user, label or dw.
+mcp::ToolSpec GetWarehouseSpendTool(const std::shared_ptr<workspace::Services>& services);
 
 // dw-incidents: record metric points and/or evaluate workspace monitors, with verdicts.
 mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<workspace::Services>& services);

@@ -154,6 +154,11 @@ int RunCli(int argc, char** argv) {
                      "the file; for kestra, the platform's name (default: the workspace's only Kestra)");
 
   std::string max_log_bytes;
+  auto* spend = app.add_subcommand("spend", "what the warehouses' queries cost: by dbt model, user, label, or ours against others'");
+  std::string spend_since = "7d", spend_by = "model";
+  spend->add_option("--since", spend_since, "a timestamp, or this long ago (default 7d)");
+  spend->add_option("--by", spend_by, "model, user, label or dw")->check(CLI::IsMember({"model", "user", "label", "dw"}));
+  spend->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
   auto* collect = app.add_subcommand("collect", "one pass of the change timeline over every platform");
   collect->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
   collect->add_option("--max-log-bytes", max_log_bytes,
@@ -287,6 +292,7 @@ int RunCli(int argc, char** argv) {
   if (*schema_register) return CmdSchemaRegister(g, schema_cmd);
 
   if (*collect) return CmdCollect(g, format, max_log_bytes);
+  if (*spend) return CmdSpend(g, spend_since, spend_by, format);
 
   if (*score) return CmdMonitorScore(g, score_opts);
   if (*plot) return CmdMonitorPlot(g, plot_metric, plot_out);

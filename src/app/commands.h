@@ -108,6 +108,12 @@ int CmdIngest(const GlobalOptions& g, const std::string& source, const std::stri
 // collected), 2 when the workspace or the state store is unusable.
 int CmdCollect(const GlobalOptions& g, const std::string& format, const std::string& max_log_bytes);
 
+// `dw spend [--since T] [--by model|user|label|dw]`: what each warehouse that bills per query
+// (Snowflake credits, BigQuery bytes and slot time) spent since T, totalled by the dimension, with
+// Data Workers' own share. Exit 0 when every such warehouse was read, 1 when one could not be (the
+// others are reported), 2 for an unusable workspace or option.
+int CmdSpend(const GlobalOptions& g, const std::string& since, const std::string& by, const std::string& format);
+
 struct MonitorScoreOptions {
   std::string file;
   std::string seasonality = "auto";

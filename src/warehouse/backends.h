@@ -14,6 +14,7 @@
 #include "config/workspace.h"
 #include "warehouse/history.h"
 #include "warehouse/probe.h"
+#include "warehouse/spend.h"
 #include "warehouse/warehouse.h"
 
 namespace dw::warehouse {
@@ -32,6 +33,8 @@ struct WarehouseBackend {
   Result<std::unique_ptr<WarehouseHistory>> (*history)(const config::WarehouseConfig& config) = nullptr;
   // What the engine keeps instead, when `history` is nullptr: for the error a user reads.
   std::string_view no_history_reason = "";
+  // Its per-query cost (warehouse/spend.h), or nullptr when nothing is billed per query.
+  Result<std::unique_ptr<WarehouseSpend>> (*spend)(const config::WarehouseConfig& config) = nullptr;
 };
 
 // The back end for `type`, or nullptr.

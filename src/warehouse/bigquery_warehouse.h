@@ -7,6 +7,7 @@
 
 #include "config/workspace.h"
 #include "warehouse/probe.h"
+#include "warehouse/spend.h"
 #include "warehouse/warehouse.h"
 
 namespace dw::warehouse {
@@ -15,6 +16,9 @@ namespace dw::warehouse {
 // key file; no request is made until the first query. kNotFound/kInvalidArgument for a key file
 // that cannot be used (never quoting the key).
 Result<std::unique_ptr<Warehouse>> OpenBigQueryWarehouse(const config::WarehouseConfig& config);
+
+// The project's per-job bytes billed and slot time (bigquery_spend.cc).
+Result<std::unique_ptr<WarehouseSpend>> OpenBigQuerySpend(const config::WarehouseConfig& config);
 
 // Fetches a token and runs SELECT 1 within `timeout`; never throws.
 WarehouseProbe ProbeBigQueryWarehouse(const config::WarehouseConfig& config, std::chrono::milliseconds timeout);

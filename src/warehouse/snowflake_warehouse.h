@@ -10,6 +10,7 @@
 #include "store/sql_connection.h"
 #include "warehouse/history.h"
 #include "warehouse/probe.h"
+#include "warehouse/spend.h"
 #include "warehouse/warehouse.h"
 
 namespace dw::warehouse {
@@ -21,6 +22,9 @@ Result<std::unique_ptr<Warehouse>> OpenSnowflakeWarehouse(const config::Warehous
 
 // The account's history of writes to the configured database (snowflake_history.cc).
 Result<std::unique_ptr<WarehouseHistory>> OpenSnowflakeHistory(const config::WarehouseConfig& config);
+
+// The account's per-query compute credits (snowflake_spend.cc).
+Result<std::unique_ptr<WarehouseSpend>> OpenSnowflakeSpend(const config::WarehouseConfig& config);
 
 // Signs a token and runs SELECT 1 within `timeout`; never throws.
 WarehouseProbe ProbeSnowflakeWarehouse(const config::WarehouseConfig& config, std::chrono::milliseconds timeout);

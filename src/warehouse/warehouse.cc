@@ -52,4 +52,13 @@ Result<std::unique_ptr<WarehouseHistory>> OpenWarehouseHistory(const config::War
   return backend->history(config);
 }
 
+Result<std::unique_ptr<WarehouseSpend>> OpenWarehouseSpend(const config::WarehouseConfig& config) {
+  const WarehouseBackend* backend = FindWarehouseBackend(config.type);
+  if (backend == nullptr)
+    return InvalidArgument("warehouse '" + config.name + "' has unsupported type '" + config.type + "'");
+  if (backend->spend == nullptr)
+    return FailedPrecondition("warehouse '" + config.name + "' (" + config.type + ") bills nothing per query");
+  return backend->spend(config);
+}
+
 }  // namespace dw::warehouse

@@ -77,7 +77,7 @@ TEST(AppServeTest, ServesEveryAgentAndTheCombinedEndpoint) {
   // Each agent's tools; the combined endpoint serves them all, describe_workspace once.
   const std::map<std::string, std::vector<std::string>> tools = {
       {"dw-incidents", {"describe_workspace", "monitor_metrics", "diagnose_incident", "remediate", "get_incident_history"}},
-      {"dw-quality", {"describe_workspace", "run_quality_check"}},
+      {"dw-quality", {"describe_workspace", "run_quality_check", "get_warehouse_spend"}},
       {"dw-context-catalog",
        {"describe_workspace", "trace_cross_platform_lineage", "blast_radius_analysis", "search_assets",
         "get_asset"}},

@@ -1,0 +1,75 @@
+// BigQuery's per-query cost: the project's jobs in its location, from
+// `region-<location>`.INFORMATION_SCHEMA.JOBS (bytes billed and slot time of each query job, its
+// user, its labels and the start of its text), read like any statement.
+#include <cctype>
+
+#include "base/clock.h"
+#include "warehouse/bigquery_warehouse.h"
+#include "warehouse/spend.h"
+
+namespace dw::warehouse {
+namespace {
+
+std::string Text(const store::SqlValue& v) {
+  const auto* s = std::get_if<std::string>(&v);
+  return s == nullptr ? "" : *s;
+}
+
+int64_t Int(const store::SqlValue& v) {
+  if (const auto* i = std::get_if<int64_t>(&v)) return *i;
+  if (const auto* d = std::get_if<double>(&v)) return static_cast<int64_t>(*d);
+  return 0;
+}
+
+class BigQuerySpend final : public WarehouseSpend {
+ public:
+  BigQuerySpend(config::WarehouseConfig config, std::unique_ptr<Warehouse> wh)
+      : config_(std::move(config)), wh_(std::move(wh)) {}
+
+  Result<std::vector<QuerySpend>> QueriesBetween(int64_t since_ms, int64_t until_ms, size_t limit) override {
+    const Dialect& d = wh_->dialect();
+    std::string region = "region-" + (config_.location.empty() ? std::string("US") : config_.location);
+    for (char& c : region) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string sql =
+        "SELECT job_id, UNIX_MILLIS(creation_time), user_email, TO_JSON_STRING(labels), SUBSTR(query, 1, 2000), "
+        "total_bytes_billed, total_slot_ms FROM " + d.Quote(config_.project) + "." + d.Quote(region) +
+        ".INFORMATION_SCHEMA.JOBS WHERE creation_time >= CAST(" + d.Param(1) + " AS TIMESTAMP) AND creation_time < CAST(" +
+        d.Param(2) + " AS TIMESTAMP) AND job_type = 'QUERY' AND state = 'DONE' ORDER BY creation_time, job_id LIMIT " +
+        d.Param(3);
+    Result<QueryOutcome> r = wh_->Query(sql, {FormatRfc3339(FromUnixMillis(since_ms)), FormatRfc3339(FromUnixMillis(until_ms)),
+                                              static_cast<int64_t>(limit)},
+                                        {config_.query_timeout, {{"dw", "spend"}}});
+    if (!r.ok()) return r.status();
+    std::vector<QuerySpend> out;
+    for (const store::SqlRow& row : r->rows) {
+      if (row.size() != 7) return DataLoss("warehouse '" + config_.name + "': the spend query returned " + std::to_string(row.size()) + " columns");
+      QuerySpend q;
+      q.query_id = Text(row[0]);
+      q.started_ms = Int(row[1]);
+      q.user = Text(row[2]);
+      q.tag = Text(row[3]);
+      q.query_text = Text(row[4]);
+      q.bytes_billed = Int(row[5]);
+      q.slot_ms = Int(row[6]);
+      out.push_back(std::move(q));
+    }
+    return out;
+  }
+
+  std::string unit() const override { return "bytes"; }
+  std::string source() const override { return "INFORMATION_SCHEMA.JOBS in " + config_.project + " (" + config_.location + ")"; }
+
+ private:
+  config::WarehouseConfig config_;
+  std::unique_ptr<Warehouse> wh_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<WarehouseSpend>> OpenBigQuerySpend(const config::WarehouseConfig& config) {
+  Result<std::unique_ptr<Warehouse>> wh = OpenBigQueryWarehouse(config);
+  if (!wh.ok()) return wh.status();
+  return std::unique_ptr<WarehouseSpend>(std::make_unique<BigQuerySpend>(config, std::move(*wh)));
+}
+
+}  // namespace dw::warehouse
