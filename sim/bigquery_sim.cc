@@ -22,7 +22,9 @@
 // N times, the jobs.query answer included), "denied_datasets"?: [..] (accessDenied),
 // "tables": [{"dataset", "table", "columns": [{"name", "type", "mode"?}], "rows": [[cells]]}],
 // "jobs"?: [others' jobs in INFORMATION_SCHEMA.JOBS: {"job_id"?, "creation_time", "user_email",
-// "labels"?: {k: v}, "query", "total_bytes_billed"?, "total_slot_ms"?, "statement_type"?}],
+// "labels"?: {k: v}, "query", "total_bytes_billed"?, "total_slot_ms"?, "statement_type"?,
+// "destination_table"?: {project_id, dataset_id, table_id}, "dml_statistics"?: {inserted_row_count,
+// deleted_row_count, updated_row_count}}],
 // "faults"?: [...] (sim_support.h: e.g. a 403 rateLimitExceeded body on POST .../queries, times 1)}.
 // Column types: INT64, FLOAT64, BOOL, STRING, NUMERIC, BIGNUMERIC, TIMESTAMP (cells as RFC 3339
 // text or epoch seconds), DATE, DATETIME.
@@ -119,7 +121,7 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
          "table_name STRING_TEXT, table_type STRING_TEXT)");
     Exec("CREATE TABLE \"INFORMATION_SCHEMA.JOBS\" (job_id STRING_TEXT, creation_time TIMESTAMP, user_email STRING_TEXT, "
          "labels STRING_TEXT, query STRING_TEXT, total_bytes_billed INT64, total_slot_ms INT64, job_type STRING_TEXT, "
-         "state STRING_TEXT, statement_type STRING_TEXT)");
+         "state STRING_TEXT, statement_type STRING_TEXT, destination_table STRING_TEXT, dml_statistics STRING_TEXT)");
     Exec("CREATE TABLE \"INFORMATION_SCHEMA.COLUMNS\" (table_catalog STRING_TEXT, table_schema STRING_TEXT, "
          "table_name STRING_TEXT, column_name STRING_TEXT, ordinal_position INT64, is_nullable STRING_TEXT, "
          "data_type STRING_TEXT)");
@@ -132,7 +134,8 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
       if (!at) throw std::invalid_argument("jobs: bad creation_time " + j["creation_time"].dump());
       RecordJob(j.value("job_id", "job_" + RandomHex(12)), *at, j.at("user_email").get<std::string>(), labels,
                 j.at("query").get<std::string>(), j.value("total_bytes_billed", int64_t{0}), j.value("total_slot_ms", int64_t{0}),
-                j.value("statement_type", std::string("SELECT")));
+                j.value("statement_type", std::string("SELECT")), j.value("destination_table", Json()),
+                j.value("dml_statistics", Json()));
     }
   }
   ~BigQuerySim() { sqlite3_close(db_); }
@@ -336,10 +339,13 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
   // ---- INFORMATION_SCHEMA.JOBS ----
 
   // REQUIRES: mu_ held (or the constructor).
+  // `destination_table` {project_id, dataset_id, table_id} and `dml_statistics` {inserted_row_count,
+  // deleted_row_count, updated_row_count} are held as the JSON TO_JSON_STRING gives of those STRUCTs.
   void RecordJob(const std::string& id, int64_t created_micros, const std::string& user, const Json& labels,
-                 const std::string& query, int64_t billed, int64_t slot_ms, const std::string& statement_type) {
+                 const std::string& query, int64_t billed, int64_t slot_ms, const std::string& statement_type,
+                 const Json& destination = Json(), const Json& dml = Json()) {
     sqlite3_stmt* stmt = nullptr;
-    sqlite3_prepare_v2(db_, "INSERT INTO \"INFORMATION_SCHEMA.JOBS\" VALUES (?, ?, ?, ?, ?, ?, ?, 'QUERY', 'DONE', ?)", -1,
+    sqlite3_prepare_v2(db_, "INSERT INTO \"INFORMATION_SCHEMA.JOBS\" VALUES (?, ?, ?, ?, ?, ?, ?, 'QUERY', 'DONE', ?, ?, ?)", -1,
                        &stmt, nullptr);
     std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)> owned(stmt, sqlite3_finalize);
     const std::string label_text = labels.dump();
@@ -351,6 +357,11 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
     sqlite3_bind_int64(stmt, 6, billed);
     sqlite3_bind_int64(stmt, 7, slot_ms);
     sqlite3_bind_text(stmt, 8, statement_type.c_str(), -1, SQLITE_TRANSIENT);
+    const std::string destination_text = destination.dump(), dml_text = dml.dump();
+    if (destination.is_null()) sqlite3_bind_null(stmt, 9);
+    else sqlite3_bind_text(stmt, 9, destination_text.c_str(), -1, SQLITE_TRANSIENT);
+    if (dml.is_null()) sqlite3_bind_null(stmt, 10);
+    else sqlite3_bind_text(stmt, 10, dml_text.c_str(), -1, SQLITE_TRANSIENT);
     if (sqlite3_step(stmt) != SQLITE_DONE) throw std::invalid_argument(sqlite3_errmsg(db_));
   }
 

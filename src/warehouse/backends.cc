@@ -25,8 +25,8 @@ const std::vector<WarehouseBackend>& Backends() {
       {"postgres", OpenPostgres, ProbePostgresWarehouse, PostgresLocation, PostgresDialect, nullptr,
        "PostgreSQL keeps no per-statement history: pg_stat_statements sums statements without their time, user "
        "or target table, and the server log holds them only with log_statement = 'mod'"},
-      {"bigquery", OpenBigQueryWarehouse, ProbeBigQueryWarehouse, BigQueryLocation, BigQueryDialect, nullptr,
-       "reading INFORMATION_SCHEMA.JOBS as a history of writes is not built yet", OpenBigQuerySpend},
+      {"bigquery", OpenBigQueryWarehouse, ProbeBigQueryWarehouse, BigQueryLocation, BigQueryDialect,
+       OpenBigQueryHistory, "", OpenBigQuerySpend},
       {"snowflake", OpenSnowflakeWarehouse, ProbeSnowflakeWarehouse, SnowflakeLocation, SnowflakeRegistryDialect,
        OpenSnowflakeHistory, "", OpenSnowflakeSpend},
   };

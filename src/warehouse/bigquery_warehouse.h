@@ -6,6 +6,7 @@
 #include <string>
 
 #include "config/workspace.h"
+#include "warehouse/history.h"
 #include "warehouse/probe.h"
 #include "warehouse/spend.h"
 #include "warehouse/warehouse.h"
@@ -16,6 +17,9 @@ namespace dw::warehouse {
 // key file; no request is made until the first query. kNotFound/kInvalidArgument for a key file
 // that cannot be used (never quoting the key).
 Result<std::unique_ptr<Warehouse>> OpenBigQueryWarehouse(const config::WarehouseConfig& config);
+
+// The project's jobs that wrote tables (bigquery_history.cc).
+Result<std::unique_ptr<WarehouseHistory>> OpenBigQueryHistory(const config::WarehouseConfig& config);
 
 // The project's per-job bytes billed and slot time (bigquery_spend.cc).
 Result<std::unique_ptr<WarehouseSpend>> OpenBigQuerySpend(const config::WarehouseConfig& config);

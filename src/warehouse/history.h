@@ -1,5 +1,6 @@
 // A warehouse's own history of who wrote which table and when: a sibling interface of Warehouse
-// for the engines that keep one (Snowflake's ACCESS_HISTORY with QUERY_HISTORY). A team with only
+// for the engines that keep one (Snowflake's ACCESS_HISTORY with QUERY_HISTORY, BigQuery's
+// INFORMATION_SCHEMA.JOBS). A team with only
 // a warehouse and dbt has no platform API to say what changed before a wrong number; the history
 // does ("the 06:41 MERGE by AIRFLOW_SVC inserted 3,000 rows"). The change collector turns each
 // write into a `warehouse_write` event (observe/changes/warehouse_writes.h); nothing outside

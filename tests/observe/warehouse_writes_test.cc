@@ -8,6 +8,7 @@
 #include "observe/changes/change_kinds.h"
 #include "observe/changes/warehouse_writes.h"
 #include "tests/observe/change_test_support.h"
+#include "tests/warehouse/bigquery_sim_support.h"
 #include "tests/warehouse/snowflake_sim_support.h"
 #include "warehouse/history.h"
 
@@ -108,6 +109,49 @@ TEST_F(WarehouseWritesTest, AHistoryTheRoleCannotReadIsAnErrorOfThatWarehouseAlo
             std::string::npos)
       << report.platforms[0].errors[0];
   EXPECT_TRUE(Events(kWarehouseWrite).empty());
+}
+
+class BigQueryWritesTest : public test_support::ChangeStoreTest, public warehouse::test_support::BigQuerySimFixture {
+ protected:
+  BigQueryWritesTest() : ChangeStoreTest(At("2026-12-07T08:00:00Z")) {}
+};
+
+TEST_F(BigQueryWritesTest, EachJobThatWroteATableIsAChangeOnIt) {
+  auto job = [](const char* at, const char* user, const char* type, Json destination, Json dml) {
+    return Json{{"creation_time", at}, {"user_email", user}, {"statement_type", type}, {"query", std::string(type) + " ..."},
+                {"destination_table", destination}, {"dml_statistics", dml}};
+  };
+  const Json orders = {{"project_id", "dw-test"}, {"dataset_id", "shop"}, {"table_id", "orders"}};
+  Start({{"tables", Json::array()},
+         {"jobs", Json::array({
+             job("2026-12-07T06:41:00Z", "airflow@dw-test.iam.gserviceaccount.com", "MERGE", orders,
+                 {{"inserted_row_count", "3000"}, {"updated_row_count", "12"}, {"deleted_row_count", "0"}}),
+             job("2026-12-07T07:00:00Z", "dbt@dw-test.iam.gserviceaccount.com", "DELETE",
+                 {{"project_id", "dw-test"}, {"dataset_id", "shop"}, {"table_id", "order_items"}}, {{"deleted_row_count", "40"}}),
+             job("2026-12-07T07:10:00Z", "ana@example.com", "SELECT",
+                 {{"project_id", "dw-test"}, {"dataset_id", "_8f3a"}, {"table_id", "anon1"}}, Json()),  // a result table
+             job("2026-12-07T07:20:00Z", "etl@other.iam.gserviceaccount.com", "INSERT",
+                 {{"project_id", "other"}, {"dataset_id", "shop"}, {"table_id", "orders"}}, {{"inserted_row_count", "5"}}),
+         })}});
+  OpenStore();
+  ws_.warehouses["bq"] = config_;
+  config::CheckConfig c;
+  c.table = "bq.shop.orders";
+  c.warehouse = "bq";
+  c.asset_id = "table://bq/shop.orders";
+  ws_.checks = {c};
+  CollectReport report = Collect();
+  ASSERT_EQ(report.platforms.size(), 1u);
+  EXPECT_TRUE(report.platforms[0].errors.empty()) << report.ToJson().dump();
+  std::vector<store::ChangeEvent> writes = Events(kWarehouseWrite);
+  ASSERT_EQ(writes.size(), 2u) << report.ToJson().dump();
+  EXPECT_EQ(writes[0].asset_id, "table://bq/shop.orders");
+  EXPECT_EQ(writes[0].evidence["statement_type"], "MERGE");
+  EXPECT_EQ(writes[0].evidence["rows_inserted"], 3000);
+  EXPECT_EQ(writes[0].evidence["user"], "airflow@dw-test.iam.gserviceaccount.com");
+  EXPECT_EQ(writes[1].asset_id, "table://bq/shop.order_items");
+  EXPECT_EQ(writes[1].evidence["rows_deleted"], 40);
+  EXPECT_DOUBLE_EQ(writes[1].risk, 0.7);
 }
 
 TEST(WarehouseHistory, EnginesWithoutOneSayWhatTheyKeepInstead) {
