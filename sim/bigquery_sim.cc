@@ -18,7 +18,7 @@
 //
 // Script: {"project", "location"?: "US", "credentials": PATH of the service-account key file
 // whose public key verifies grants (or "public_key_pem"), "token_ttl_s"?: 3600,
-// "page_size"?: rows per page (0: all), "incomplete_polls"?: N (a job answers jobComplete:false
+// "page_size"?: rows per page (0: all), "latency_ms"?: added to every API call, "incomplete_polls"?: N (a job answers jobComplete:false
 // N times, the jobs.query answer included), "denied_datasets"?: [..] (accessDenied),
 // "tables": [{"dataset", "table", "columns": [{"name", "type", "mode"?}], "rows": [[cells]]}],
 // "jobs"?: [others' jobs in INFORMATION_SCHEMA.JOBS: {"job_id"?, "creation_time", "user_email",
@@ -41,6 +41,7 @@
 #include <mutex>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "sim/bigquery_sql.h"
 #include "sim/bigquery_values.h"
@@ -113,6 +114,7 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
     token_ttl_s_ = script.value("token_ttl_s", 3600);
     page_size_ = script.value("page_size", 0);
     incomplete_polls_ = script.value("incomplete_polls", 0);
+    latency_ms_ = script.value("latency_ms", 0);
     for (const Json& d : script.value("denied_datasets", Json::array())) catalog_.denied_datasets.insert(d.get<std::string>());
     LoadPublicKey(script);
     if (sqlite3_open(":memory:", &db_) != SQLITE_OK) throw std::runtime_error("cannot open SQLite in memory");
@@ -306,6 +308,8 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
   }
 
   bool Authorized(const httplib::Request& req, httplib::Response& res) {
+    // The network and the service's own time, added to every API call (script "latency_ms").
+    if (latency_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(latency_ms_));
     const std::string auth = req.get_header_value("Authorization");
     std::lock_guard<std::mutex> lock(mu_);
     ++api_calls_;
@@ -325,16 +329,7 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
     return true;
   }
 
-  std::string RandomHex(int bytes) {
-    static const char* kHex = "0123456789abcdef";
-    std::string out;
-    for (int i = 0; i < bytes; ++i) {
-      unsigned v = rng_() & 0xff;
-      out += kHex[v >> 4];
-      out += kHex[v & 15];
-    }
-    return out;
-  }
+  std::string RandomHex(int bytes) { return RandomHexOf(rng_, bytes); }
 
   // ---- INFORMATION_SCHEMA.JOBS ----
 
@@ -652,7 +647,7 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
   }
 
   BigQueryCatalog catalog_;
-  int token_ttl_s_ = 3600, page_size_ = 0, incomplete_polls_ = 0;
+  int token_ttl_s_ = 3600, page_size_ = 0, incomplete_polls_ = 0, latency_ms_ = 0;
   std::string client_email_;
   // Freed with the simulator, and when its constructor throws after reading it.
   std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key_{nullptr, EVP_PKEY_free};

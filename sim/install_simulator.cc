@@ -25,6 +25,9 @@ Status InstallSimulator(Platform platform, const Json& script, httplib::Server& 
     }
     FaultList fault_list{faults, std::make_shared<std::mutex>()};
     InstallCommon(server, clock, fault_list.faults, fault_list.mu);
+    // As many requests at once as a client in a hurry sends (a run's jobs in flight on a warehouse,
+    // each waiting out the script's latency): httplib's default pool is a few threads.
+    server.new_task_queue = [] { return new httplib::ThreadPool(64); };
     switch (platform) {
       case Platform::kFlink: InstallFlink(script, server, clock); break;
       case Platform::kKestra: InstallKestra(script, server, clock); break;

@@ -180,6 +180,17 @@ void InstallCommon(httplib::Server& server, std::shared_ptr<SimClock> clock,
   });
 }
 
+std::string RandomHexOf(std::mt19937_64& rng, int bytes) {
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < bytes; ++i) {
+    const unsigned v = rng() & 0xff;
+    out += kHex[v >> 4];
+    out += kHex[v & 15];
+  }
+  return out;
+}
+
 std::optional<Platform> ParsePlatform(const std::string& name) {
   if (name == "flink") return Platform::kFlink;
   if (name == "kestra") return Platform::kKestra;

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,6 +23,10 @@
 #include "base/status.h"
 
 namespace dw::sim {
+
+// `bytes` random bytes from `rng` as lower-case hex: the simulators' ids and tokens (opaque to
+// clients, unpredictable enough for a test double, never a secret).
+std::string RandomHexOf(std::mt19937_64& rng, int bytes);
 
 // The simulated "now". Script entries whose `at` is later are not visible yet. Starts at the
 // script's "now" (RFC 3339 or Unix ms); without one every entry is visible. POST /_sim/clock

@@ -22,7 +22,8 @@
 //
 // Script: {"account", "database", "users": [{"name", "private_key": PATH | "public_key_pem"}],
 // "async_polls"?: N (a statement answers 202 N times, the submission included),
-// "partition_rows"?: rows per partition (0: one), "denied_schemas"?: [..] (003001),
+// "partition_rows"?: rows per partition (0: one), "latency_ms"?: added to every API call,
+// "denied_schemas"?: [..] (003001),
 // "account_usage"?: false (the role cannot read SNOWFLAKE.ACCOUNT_USAGE), "history"?: [writes by
 // others: {"query_id"?, "start_time", "user", "query_type", "query_text"?, "query_tag"?,
 // "rows_inserted"?, "rows_updated"?, "rows_deleted"?, "bytes_written"?, "credits"? (attributed
@@ -48,6 +49,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "base/base64.h"
 #include "base/civil_date.h"
@@ -183,6 +185,7 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
     account_ = UpperText(script.at("account").get<std::string>());
     catalog_.database = script.at("database").get<std::string>();
     async_polls_ = script.value("async_polls", 0);
+    latency_ms_ = script.value("latency_ms", 0);
     partition_rows_ = script.value("partition_rows", 0);
     for (const Json& d : script.value("denied_schemas", Json::array())) catalog_.denied_schemas.insert(d.get<std::string>());
     for (const Json& u : script.at("users")) AddUser(u);
@@ -477,6 +480,8 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
   // ---- key-pair login ----
 
   bool Authorized(const httplib::Request& req, httplib::Response& res) {
+    // The network and the service's own time, added to every API call (script "latency_ms").
+    if (latency_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(latency_ms_));
     const std::string auth = req.get_header_value("Authorization");
     std::lock_guard<std::mutex> lock(mu_);
     ++api_calls_;
@@ -523,16 +528,7 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
     return true;
   }
 
-  std::string RandomHex(int bytes) {
-    static const char* kHex = "0123456789abcdef";
-    std::string out;
-    for (int i = 0; i < bytes; ++i) {
-      unsigned v = rng_() & 0xff;
-      out += kHex[v >> 4];
-      out += kHex[v & 15];
-    }
-    return out;
-  }
+  std::string RandomHex(int bytes) { return RandomHexOf(rng_, bytes); }
 
   std::string NewHandle() {
     const std::string h = RandomHex(16);
@@ -776,7 +772,7 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
   std::string account_;
   std::string login_user_;  // the user of the last accepted token (one user per simulator in practice)
   SnowflakeCatalog catalog_;
-  int async_polls_ = 0, partition_rows_ = 0;
+  int async_polls_ = 0, partition_rows_ = 0, latency_ms_ = 0;
   std::map<std::string, Pkey> keys_;
   std::map<std::string, std::string> fingerprints_;
   sqlite3* db_ = nullptr;

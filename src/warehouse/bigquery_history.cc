@@ -8,15 +8,11 @@
 #include "base/clock.h"
 #include "base/json.h"
 #include "warehouse/bigquery_warehouse.h"
+#include "warehouse/cell_values.h"
 #include "warehouse/history.h"
 
 namespace dw::warehouse {
 namespace {
-
-std::string Text(const store::SqlValue& v) {
-  const auto* s = std::get_if<std::string>(&v);
-  return s == nullptr ? "" : *s;
-}
 
 std::optional<int64_t> JsonInt(const Json& j, const char* key) {
   auto it = j.is_object() ? j.find(key) : j.end();
@@ -58,26 +54,26 @@ class BigQueryHistory final : public WarehouseHistory {
     std::vector<TableWrite> out;
     for (const store::SqlRow& row : r->rows) {
       if (row.size() != 8) return DataLoss("warehouse '" + config_.name + "': the history query returned " + std::to_string(row.size()) + " columns");
-      const Json destination = Json::parse(Text(row[4]), nullptr, /*allow_exceptions=*/false);
-      const Json dml = Json::parse(Text(row[5]), nullptr, /*allow_exceptions=*/false);
+      const Json destination = Json::parse(CellText(row[4]), nullptr, /*allow_exceptions=*/false);
+      const Json dml = Json::parse(CellText(row[5]), nullptr, /*allow_exceptions=*/false);
       const std::string project = JsonText(destination, "project_id"), dataset = JsonText(destination, "dataset_id"),
                         table = JsonText(destination, "table_id");
       if (dataset.empty() || table.empty() || (!project.empty() && project != config_.project)) continue;
       // Tables whose names start with '_' are BigQuery's anonymous result tables, not writes.
       if (dataset.rfind("_", 0) == 0) continue;
       TableWrite w;
-      w.query_id = Text(row[0]);
+      w.query_id = CellText(row[0]);
       w.table = {dataset, table};
       w.reference = dataset + "." + table;
       const auto* started = std::get_if<int64_t>(&row[1]);
       w.started_ms = started == nullptr ? 0 : *started;
-      w.user = Text(row[2]);
-      w.statement_type = Text(row[3]);
+      w.user = CellText(row[2]);
+      w.statement_type = CellText(row[3]);
       w.rows_inserted = JsonInt(dml, "inserted_row_count");
       w.rows_updated = JsonInt(dml, "updated_row_count");
       w.rows_deleted = JsonInt(dml, "deleted_row_count");
-      w.query_tag = Text(row[6]);
-      w.query_text = Text(row[7]);
+      w.query_tag = CellText(row[6]);
+      w.query_text = CellText(row[7]);
       out.push_back(std::move(w));
     }
     return out;

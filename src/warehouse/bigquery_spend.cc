@@ -5,21 +5,11 @@
 
 #include "base/clock.h"
 #include "warehouse/bigquery_warehouse.h"
+#include "warehouse/cell_values.h"
 #include "warehouse/spend.h"
 
 namespace dw::warehouse {
 namespace {
-
-std::string Text(const store::SqlValue& v) {
-  const auto* s = std::get_if<std::string>(&v);
-  return s == nullptr ? "" : *s;
-}
-
-int64_t Int(const store::SqlValue& v) {
-  if (const auto* i = std::get_if<int64_t>(&v)) return *i;
-  if (const auto* d = std::get_if<double>(&v)) return static_cast<int64_t>(*d);
-  return 0;
-}
 
 class BigQuerySpend final : public WarehouseSpend {
  public:
@@ -44,13 +34,13 @@ class BigQuerySpend final : public WarehouseSpend {
     for (const store::SqlRow& row : r->rows) {
       if (row.size() != 7) return DataLoss("warehouse '" + config_.name + "': the spend query returned " + std::to_string(row.size()) + " columns");
       QuerySpend q;
-      q.query_id = Text(row[0]);
-      q.started_ms = Int(row[1]);
-      q.user = Text(row[2]);
-      q.tag = Text(row[3]);
-      q.query_text = Text(row[4]);
-      q.bytes_billed = Int(row[5]);
-      q.slot_ms = Int(row[6]);
+      q.query_id = CellText(row[0]);
+      q.started_ms = CellInt(row[1]).value_or(0);
+      q.user = CellText(row[2]);
+      q.tag = CellText(row[3]);
+      q.query_text = CellText(row[4]);
+      q.bytes_billed = CellInt(row[5]).value_or(0);
+      q.slot_ms = CellInt(row[6]).value_or(0);
       out.push_back(std::move(q));
     }
     return out;

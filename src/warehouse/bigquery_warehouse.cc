@@ -29,6 +29,9 @@ using SteadyClock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 constexpr int kMaxAttempts = 6;
+// Jobs in flight at once from one run: BigQuery's default limit of concurrent interactive queries
+// per project is far higher; this keeps one run from taking a team's share.
+constexpr int kParallelJobs = 16;
 // One wait of jobs.query / getQueryResults on the server before it answers jobComplete:false.
 constexpr milliseconds kServerWait{10000};
 
@@ -171,29 +174,39 @@ class BigQueryWarehouse final : public Warehouse {
     return out;
   }
 
+  // A dataset's columns are read once per warehouse object, all its tables in one query: a run over
+  // a thousand tables makes one billed metadata query per dataset, not one per table.
   Result<std::optional<TableSchema>> DescribeTable(const TableId& table) override {
     if (table.schema.empty())
       return InvalidArgument("warehouse '" + name_ + "': BigQuery tables are named dataset.table ('" +
                              table.table + "' has no dataset)");
-    Result<QueryOutcome> r = Query("SELECT column_name, data_type, is_nullable FROM " + dialect_->Quote(project_) +
-                                       "." + dialect_->Quote(table.schema) +
-                                       ".INFORMATION_SCHEMA.COLUMNS WHERE table_name = " + dialect_->Param(1) +
-                                       " ORDER BY ordinal_position",
-                                   {table.table}, {});
-    // A dataset that does not exist is a table that does not exist.
-    if (!r.ok() && r.status().code() == StatusCode::kNotFound) return std::optional<TableSchema>();
-    if (!r.ok()) return r.status();
-    if (r->rows.empty()) return std::optional<TableSchema>();
-    TableSchema out;
-    out.id = table;
-    for (const SqlRow& row : r->rows) {
-      const auto* column = std::get_if<std::string>(&row.at(0));
-      const auto* type = std::get_if<std::string>(&row.at(1));
-      const auto* nullable = std::get_if<std::string>(&row.at(2));
-      if (column == nullptr || type == nullptr) continue;
-      out.columns.push_back({*column, Lower(*type), nullable == nullptr || *nullable != "NO"});
+    std::lock_guard<std::mutex> lock(catalog_mu_);
+    auto dataset = catalog_.find(table.schema);
+    if (dataset == catalog_.end()) {
+      Result<QueryOutcome> r = Query("SELECT table_name, column_name, data_type, is_nullable FROM " + dialect_->Quote(project_) +
+                                         "." + dialect_->Quote(table.schema) +
+                                         ".INFORMATION_SCHEMA.COLUMNS ORDER BY table_name, ordinal_position",
+                                     {}, {});
+      std::map<std::string, TableSchema> tables;
+      // A dataset that does not exist holds no table.
+      if (!r.ok() && r.status().code() != StatusCode::kNotFound) return r.status();
+      if (r.ok()) {
+        for (const SqlRow& row : r->rows) {
+          const auto* name = row.size() == 4 ? std::get_if<std::string>(&row[0]) : nullptr;
+          const auto* column = row.size() == 4 ? std::get_if<std::string>(&row[1]) : nullptr;
+          const auto* type = row.size() == 4 ? std::get_if<std::string>(&row[2]) : nullptr;
+          const auto* nullable = row.size() == 4 ? std::get_if<std::string>(&row[3]) : nullptr;
+          if (name == nullptr || column == nullptr || type == nullptr) continue;
+          TableSchema& t = tables[*name];
+          t.id = {table.schema, *name};
+          t.columns.push_back({*column, Lower(*type), nullable == nullptr || *nullable != "NO"});
+        }
+      }
+      dataset = catalog_.emplace(table.schema, std::move(tables)).first;
     }
-    return std::optional<TableSchema>(std::move(out));
+    auto found = dataset->second.find(table.table);
+    if (found == dataset->second.end()) return std::optional<TableSchema>();
+    return std::optional<TableSchema>(found->second);
   }
 
   Result<QueryOutcome> Query(const std::string& sql, const std::vector<SqlValue>& params,
@@ -275,6 +288,10 @@ class BigQueryWarehouse final : public Warehouse {
   Result<std::unique_ptr<Warehouse>> Reopen() override {
     return FailedPrecondition("warehouse '" + name_ + "': BigQuery parallelises scans itself");
   }
+
+  // Jobs run side by side on the service; the client is thread-safe (one curl handle per call,
+  // the token source and the catalog cache behind their own locks).
+  int ParallelStatements() const override { return kParallelJobs; }
 
   // No estimate without a dry run, which bills nothing but prices bytes, not rows.
   Result<std::optional<int64_t>> EstimateRowsRead(const TableId&, const std::string&,
@@ -372,6 +389,8 @@ class BigQueryWarehouse final : public Warehouse {
 
   std::string name_, project_, location_, api_url_;
   std::optional<int64_t> max_bytes_billed_;
+  std::mutex catalog_mu_;
+  std::map<std::string, std::map<std::string, TableSchema>> catalog_;  // dataset -> table -> columns
   std::unique_ptr<net::HttpClient> http_;
   std::shared_ptr<GoogleTokenSource> tokens_;
   std::unique_ptr<Dialect> dialect_;

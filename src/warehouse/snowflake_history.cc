@@ -6,6 +6,7 @@
 
 #include "base/clock.h"
 #include "base/json.h"
+#include "warehouse/cell_values.h"
 #include "warehouse/history.h"
 #include "warehouse/snowflake_warehouse.h"
 
@@ -46,17 +47,6 @@ std::string WorkspaceSpelling(const std::string& name) {
   return out;
 }
 
-std::optional<int64_t> Int(const store::SqlValue& v) {
-  if (const auto* i = std::get_if<int64_t>(&v)) return *i;
-  if (const auto* d = std::get_if<double>(&v)) return static_cast<int64_t>(*d);
-  return std::nullopt;
-}
-
-std::string Text(const store::SqlValue& v) {
-  const auto* s = std::get_if<std::string>(&v);
-  return s == nullptr ? "" : *s;
-}
-
 class SnowflakeHistory final : public WarehouseHistory {
  public:
   SnowflakeHistory(config::WarehouseConfig config, std::unique_ptr<Warehouse> wh)
@@ -80,7 +70,7 @@ class SnowflakeHistory final : public WarehouseHistory {
     std::vector<TableWrite> out;
     for (const store::SqlRow& row : r->rows) {
       if (row.size() != 11) return DataLoss("warehouse '" + config_.name + "': the history query returned " + std::to_string(row.size()) + " columns");
-      const Json modified = Json::parse(Text(row[3]), nullptr, /*allow_exceptions=*/false);
+      const Json modified = Json::parse(CellText(row[3]), nullptr, /*allow_exceptions=*/false);
       if (!modified.is_array()) continue;
       for (const Json& object : modified) {
         if (!object.is_object() || !object.contains("objectName") || !object["objectName"].is_string()) continue;
@@ -91,18 +81,18 @@ class SnowflakeHistory final : public WarehouseHistory {
         std::vector<std::string> parts = SplitObjectName(object["objectName"].get<std::string>());
         if (parts.size() != 3 || parts[0] != config_.database) continue;  // another database's table
         TableWrite w;
-        w.query_id = Text(row[0]);
+        w.query_id = CellText(row[0]);
         w.table = {parts[1], parts[2]};
         w.reference = WorkspaceSpelling(parts[1]) + "." + WorkspaceSpelling(parts[2]);
-        w.started_ms = Int(row[1]).value_or(0);
-        w.user = Text(row[2]);
-        w.statement_type = Text(row[4]);
-        w.rows_inserted = Int(row[5]);
-        w.rows_updated = Int(row[6]);
-        w.rows_deleted = Int(row[7]);
-        w.bytes_written = Int(row[8]);
-        w.query_tag = Text(row[9]);
-        w.query_text = Text(row[10]);
+        w.started_ms = CellInt(row[1]).value_or(0);
+        w.user = CellText(row[2]);
+        w.statement_type = CellText(row[4]);
+        w.rows_inserted = CellInt(row[5]);
+        w.rows_updated = CellInt(row[6]);
+        w.rows_deleted = CellInt(row[7]);
+        w.bytes_written = CellInt(row[8]);
+        w.query_tag = CellText(row[9]);
+        w.query_text = CellText(row[10]);
         out.push_back(std::move(w));
       }
     }

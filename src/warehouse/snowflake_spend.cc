@@ -6,22 +6,11 @@
 
 #include "base/clock.h"
 #include "warehouse/snowflake_warehouse.h"
+#include "warehouse/cell_values.h"
 #include "warehouse/spend.h"
 
 namespace dw::warehouse {
 namespace {
-
-std::string Text(const store::SqlValue& v) {
-  const auto* s = std::get_if<std::string>(&v);
-  return s == nullptr ? "" : *s;
-}
-
-double Number(const store::SqlValue& v) {
-  if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
-  if (const auto* d = std::get_if<double>(&v)) return *d;
-  if (const auto* s = std::get_if<std::string>(&v)) return std::strtod(s->c_str(), nullptr);
-  return 0;
-}
 
 class SnowflakeSpend final : public WarehouseSpend {
  public:
@@ -45,12 +34,12 @@ class SnowflakeSpend final : public WarehouseSpend {
     for (const store::SqlRow& row : r->rows) {
       if (row.size() != 6) return DataLoss("warehouse '" + config_.name + "': the spend query returned " + std::to_string(row.size()) + " columns");
       QuerySpend q;
-      q.query_id = Text(row[0]);
-      q.started_ms = static_cast<int64_t>(Number(row[1]));
-      q.user = Text(row[2]);
-      q.tag = Text(row[3]);
-      q.query_text = Text(row[4]);
-      q.credits = Number(row[5]);
+      q.query_id = CellText(row[0]);
+      q.started_ms = static_cast<int64_t>(CellNumber(row[1]));
+      q.user = CellText(row[2]);
+      q.tag = CellText(row[3]);
+      q.query_text = CellText(row[4]);
+      q.credits = CellNumber(row[5]);
       out.push_back(std::move(q));
     }
     return out;

@@ -9,6 +9,7 @@
 
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -135,29 +136,53 @@ class SnowflakeWarehouse final : public Warehouse {
     return out;
   }
 
+  // A schema's columns are read once per warehouse object, all its tables in one statement.
   Result<std::optional<TableSchema>> DescribeTable(const TableId& table) override {
-    Result<QueryOutcome> r = Query("SELECT column_name, data_type, is_nullable FROM " + Database() +
-                                       ".information_schema.columns WHERE table_schema = " + dialect_->Param(1) +
-                                       " AND table_name = " + dialect_->Param(2) + " ORDER BY ordinal_position",
-                                   {table.schema, table.table}, {});
-    if (!r.ok() && r.status().code() == StatusCode::kNotFound) return std::optional<TableSchema>();
-    if (!r.ok()) return r.status();
-    if (r->rows.empty()) return std::optional<TableSchema>();
-    TableSchema out;
-    out.id = table;
-    out.names_fold = true;
-    for (const SqlRow& row : r->rows) {
-      if (row.size() != 3) continue;
-      const auto* column = std::get_if<std::string>(&row[0]);
-      const auto* type = std::get_if<std::string>(&row[1]);
-      const auto* nullable = std::get_if<std::string>(&row[2]);
-      if (column == nullptr || type == nullptr) continue;
-      dialect_->LearnCatalogName(*column);
-      std::string lower = *type;
-      for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      out.columns.push_back({*column, lower, nullable == nullptr || *nullable != "NO"});
+    std::lock_guard<std::mutex> lock(catalog_mu_);
+    auto schema = catalog_.find(table.schema);
+    if (schema == catalog_.end()) {
+      Result<QueryOutcome> r = Query("SELECT table_name, column_name, data_type, is_nullable FROM " + Database() +
+                                         ".information_schema.columns WHERE table_schema = " + dialect_->Param(1) +
+                                         " ORDER BY table_name, ordinal_position",
+                                     {table.schema}, {});
+      if (!r.ok() && r.status().code() != StatusCode::kNotFound) return r.status();
+      std::map<std::string, TableSchema> tables;
+      if (r.ok()) {
+        for (const SqlRow& row : r->rows) {
+          if (row.size() != 4) continue;
+          const auto* name = std::get_if<std::string>(&row[0]);
+          const auto* column = std::get_if<std::string>(&row[1]);
+          const auto* type = std::get_if<std::string>(&row[2]);
+          const auto* nullable = std::get_if<std::string>(&row[3]);
+          if (name == nullptr || column == nullptr || type == nullptr) continue;
+          dialect_->LearnCatalogName(*name);
+          dialect_->LearnCatalogName(*column);
+          std::string lower = *type;
+          for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+          TableSchema& t = tables[*name];
+          t.id = {table.schema, *name};
+          t.names_fold = true;
+          t.columns.push_back({*column, lower, nullable == nullptr || *nullable != "NO"});
+        }
+      }
+      schema = catalog_.emplace(table.schema, std::move(tables)).first;
     }
-    return std::optional<TableSchema>(std::move(out));
+    auto found = schema->second.find(table.table);
+    if (found != schema->second.end()) return std::optional<TableSchema>(found->second);
+    // Asked for before the catalog was seen, a table created quoted ("orders") was folded to
+    // ORDERS: the one table whose name differs only in case is it.
+    const TableSchema* only = nullptr;
+    for (const auto& [name, t] : schema->second) {
+      if (name.size() != table.table.size() ||
+          !std::equal(name.begin(), name.end(), table.table.begin(), [](char a, char b) {
+            return std::toupper(static_cast<unsigned char>(a)) == std::toupper(static_cast<unsigned char>(b));
+          }))
+        continue;
+      if (only != nullptr) return std::optional<TableSchema>();  // "orders" and "Orders": only the exact name says
+      only = &t;
+    }
+    if (only == nullptr) return std::optional<TableSchema>();
+    return std::optional<TableSchema>(*only);
   }
 
   Result<QueryOutcome> Query(const std::string& sql, const std::vector<SqlValue>& params,
@@ -204,6 +229,10 @@ class SnowflakeWarehouse final : public Warehouse {
   Result<std::unique_ptr<Warehouse>> Reopen() override {
     return FailedPrecondition("warehouse '" + name() + "': Snowflake parallelises scans itself");
   }
+
+  // Statements run side by side on the virtual warehouse (which queues beyond its own
+  // MAX_CONCURRENCY_LEVEL, 8 by default); the client is thread-safe.
+  int ParallelStatements() const override { return 8; }
 
   Result<std::optional<int64_t>> EstimateRowsRead(const TableId&, const std::string&, const std::vector<SqlValue>&) override {
     return std::optional<int64_t>();
@@ -325,6 +354,8 @@ class SnowflakeWarehouse final : public Warehouse {
 
   config::WarehouseConfig config_;
   std::string api_url_;
+  std::mutex catalog_mu_;
+  std::map<std::string, std::map<std::string, TableSchema>> catalog_;  // schema -> table -> columns
   std::unique_ptr<net::HttpClient> http_;
   std::shared_ptr<SnowflakeJwtSource> tokens_;
   std::unique_ptr<SnowflakeDialect> dialect_;

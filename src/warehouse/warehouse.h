@@ -96,6 +96,11 @@ class Warehouse {
                                                           const std::string& where,
                                                           const std::vector<SqlValue>& params) = 0;
 
+  // How many statements the object may run at once from different threads: 1 (the default) for a
+  // connection (SQLite, PostgreSQL); more for a REST warehouse, whose calls mostly wait on the
+  // network and whose service runs them side by side.
+  virtual int ParallelStatements() const { return 1; }
+
   // The bytes running `sql` would bill, priced by the engine without running it (BigQuery's dry
   // run), or nullopt where the engine does not bill by bytes read (the default).
   virtual Result<std::optional<int64_t>> EstimateBytesBilled(const std::string& sql, const std::vector<SqlValue>& params);

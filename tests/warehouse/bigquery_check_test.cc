@@ -126,7 +126,8 @@ TEST_F(BigQueryCheckTest, ARunIsPricedBeforeItRunsAndEveryJobCarriesItsCap) {
             std::string::npos)
       << refused.status().message();
   // Refused after pricing: only the catalog was read, no check's statement ran.
-  for (const Json& job : SimState()["jobs_log"])
+  const Json refused_state = SimState();
+  for (const Json& job : refused_state["jobs_log"])
     EXPECT_NE(job["query"].get<std::string>().find("INFORMATION_SCHEMA"), std::string::npos) << job["query"];
 
   req.max_scan_bytes = 20 * kMb;

@@ -4,6 +4,9 @@
 // as a person types them.
 #include <gtest/gtest.h>
 
+#include <random>
+#include <set>
+
 #include "base/time_text.h"
 #include "config/workspace.h"
 #include "observe/metrics/monitor_query.h"
@@ -146,6 +149,79 @@ TEST_F(SnowflakeCheckTest, AMonitorQuerysNamedWindowIsBoundAsPositionalBindings)
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   ASSERT_EQ(rows->size(), 1u);
   EXPECT_EQ((*rows)[0].value, 3.0);
+}
+
+}  // namespace
+}  // namespace dw::warehouse
+
+namespace dw::warehouse {
+namespace {
+
+// Many tables at once on a REST warehouse: a seeded family of tables with random row and null
+// counts, run with the warehouse's bound on statements in flight and one table at a time. The two
+// runs agree table by table with each other and with the counts the generator put in, and progress
+// names every table once.
+class SnowflakeParallelRunTest : public ::testing::Test, public test_support::SnowflakeSimFixture {};
+
+TEST_F(SnowflakeParallelRunTest, ManyTablesAtOnceAgreeWithOneAtATimeAndWithWhatWasSeeded) {
+  std::mt19937 rng(20261207);
+  Json tables = Json::array();
+  config::Workspace ws;
+  std::map<std::string, int> nulls_of;
+  for (int t = 0; t < 40; ++t) {
+    const int rows = 1 + static_cast<int>(rng() % 30);
+    int nulls = 0;
+    Json data = Json::array();
+    for (int r = 0; r < rows; ++r) {
+      const bool null = rng() % 4 == 0;
+      nulls += null;
+      data.push_back({r, null ? Json() : Json("c" + std::to_string(r)), MinutesAgo(static_cast<int>(rng() % 120))});
+    }
+    const std::string name = "T" + std::to_string(t);
+    tables.push_back({{"schema", "SHOP"}, {"table", name}, {"rows", data},
+                      {"columns", Json::parse(R"J([{"name": "ID", "type": "NUMBER(38,0)"}, {"name": "CUSTOMER", "type": "VARCHAR"},
+                                                   {"name": "PLACED_AT", "type": "TIMESTAMP_NTZ"}])J")}});
+    config::CheckConfig c;
+    c.table = "sf.shop.t" + std::to_string(t);
+    c.warehouse = "sf";
+    c.asset_id = "table://sf/shop.t" + std::to_string(t);
+    c.spec = {{"table", c.table}, {"time_column", "placed_at"}, {"not_null", {"customer"}}, {"unique", {"id"}},
+              {"volume", {{"min_rows", 10}}}};
+    ws.checks.push_back(c);
+    nulls_of[c.asset_id] = nulls;
+  }
+  Start({{"tables", tables}, {"latency_ms", 5}});
+  ws.warehouses["sf"] = config_;
+  SimulatedClock clock(Now());
+  auto run = [&](std::optional<int> max_parallel, std::set<std::string>* progressed) {
+    observe::quality::QualityRequest req;
+    req.record = false;
+    req.max_parallel = max_parallel;
+    return observe::quality::RunQuality(ws, nullptr, clock, req, [&](size_t, size_t total, const observe::quality::TableReport& t) {
+      EXPECT_EQ(total, 40u);
+      EXPECT_TRUE(progressed->insert(t.asset_id).second) << t.asset_id << " reported twice";
+    });
+  };
+  std::set<std::string> parallel_progress, serial_progress;
+  auto parallel = run(std::nullopt, &parallel_progress);
+  auto serial = run(1, &serial_progress);
+  ASSERT_TRUE(parallel.ok() && serial.ok());
+  EXPECT_EQ(parallel_progress.size(), 40u);
+  EXPECT_EQ(serial_progress.size(), 40u);
+  ASSERT_EQ(parallel->tables.size(), 40u);
+  for (size_t i = 0; i < 40; ++i) {
+    const auto& p = parallel->tables[i];
+    const auto& s = serial->tables[i];
+    EXPECT_EQ(p.asset_id, s.asset_id);  // reported in the workspace's order, however they finished
+    ASSERT_EQ(p.outcomes.size(), s.outcomes.size()) << p.asset_id;
+    for (size_t o = 0; o < p.outcomes.size(); ++o) {
+      EXPECT_EQ(p.outcomes[o].verdict, s.outcomes[o].verdict) << p.asset_id << " " << p.outcomes[o].name;
+      EXPECT_EQ(p.outcomes[o].observed, s.outcomes[o].observed) << p.asset_id << " " << p.outcomes[o].name;
+      if (p.outcomes[o].name == "not_null:customer") {
+        EXPECT_EQ(p.outcomes[o].observed["null_count"], nulls_of[p.asset_id]) << p.asset_id;
+      }
+    }
+  }
 }
 
 }  // namespace

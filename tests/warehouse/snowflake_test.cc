@@ -220,7 +220,9 @@ class SnowflakeClientTest : public ::testing::Test, public SnowflakeSimFixture {
 };
 
 TEST_F(SnowflakeClientTest, StatementsRunWithBindingsThroughTheApisPollingAndPartitions) {
-  Start({{"tables", Json::array({Orders()})}, {"async_polls", 2}, {"partition_rows", 3},
+  Json events = {{"schema", "SHOP"}, {"table", "events"}, {"rows", Json::array()},
+                 {"columns", Json::parse(R"J([{"name": "ID", "type": "INTEGER"}])J")}};
+  Start({{"tables", Json::array({Orders(), events})}, {"async_polls", 2}, {"partition_rows", 3},
          {"denied_schemas", Json::array({"HR"})}});
   auto wh = Open();
   ASSERT_NE(wh, nullptr);
@@ -263,9 +265,18 @@ TEST_F(SnowflakeClientTest, StatementsRunWithBindingsThroughTheApisPollingAndPar
   ASSERT_TRUE(nulls.ok()) << nulls.status().ToString();
   EXPECT_EQ(nulls->rows[0][0], SqlValue(int64_t{3}));
 
+  // A table created quoted in lower case is found on the first lookup, before the catalog taught
+  // the dialect its spelling.
+  {
+    auto fresh = Open();
+    auto lower = fresh->DescribeTable(fresh->dialect().TableOf("shop", "events"));
+    ASSERT_TRUE(lower.ok() && lower->has_value()) << lower.status().ToString();
+    EXPECT_EQ((*lower)->id.table, "events");
+  }
+
   auto tables = wh->ListTables();
   ASSERT_TRUE(tables.ok()) << tables.status().ToString();
-  EXPECT_EQ(*tables, (std::vector<TableId>{{"SHOP", "ORDERS"}}));
+  EXPECT_EQ(*tables, (std::vector<TableId>{{"SHOP", "ORDERS"}, {"SHOP", "events"}}));
   EXPECT_EQ(*wh->DescribeTable(d.TableOf("shop", "nope")), std::nullopt);
 
   // Snowflake's refusals: a table that does not exist, a schema the role cannot read, bad SQL.

@@ -1,8 +1,11 @@
 #include "observe/quality/quality_run.h"
 
 #include <cctype>
+#include <condition_variable>
+#include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <thread>
 
@@ -413,38 +416,92 @@ Result<QualityReport> RunQuality(const config::Workspace& ws, store::StateStore*
     }
   }
 
-  size_t done = 0;
-  for (Target& t : targets) {
-    if (t.plan) {
-      auto start = SteadyClock::now();
-      TableRunContext ctx;
-      ctx.now_ms = ToUnixMillis(clock.Now());
-      ctx.timeout = t.warehouse->query_timeout;
-      ctx.labels = {{"dw_run", report.run_id}, {"dw_table", t.ref.QualifiedName()}};
-      ctx.record = req.record && store != nullptr;
-      if (!t.samples) ctx.sample_limit = 0;
-      // SQLite scans one statement on one core: large tables are split across the machine's cores.
-      ctx.scan_partitions = static_cast<int>(std::min(4u, std::max(1u, std::thread::hardware_concurrency())));
-      if (store != nullptr) {
-        Result<std::optional<store::CheckResultRow>> schema = store->LatestCheckResult(t.asset_id, "schema");
-        if (schema.ok() && schema->has_value()) ctx.previous_schema = (*schema)->observed;
-        Result<std::optional<store::CheckResultRow>> rows =
-            store->LatestCheckResult(t.asset_id, "row_count_change");
-        if (rows.ok() && rows->has_value() && (*rows)->observed.is_object() &&
-            (*rows)->observed.contains("rows") && (*rows)->observed["rows"].is_number_integer())
-          ctx.previous_rows = (*rows)->observed["rows"].get<int64_t>();
-      }
-      TableRunResult run = RunTablePlan(**warehouse_for(*t.warehouse), *t.plan, ctx);
-      t.report.outcomes = std::move(run.outcomes);
-      t.report.rows = run.rows;
-      t.report.queries = run.queries;
-      t.report.bytes_billed = run.bytes_billed;
-      t.report.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                 SteadyClock::now() - start).count();
+  // Each table's context, read from the store here, on this thread.
+  std::vector<TableRunContext> contexts(targets.size());
+  for (size_t i = 0; i < targets.size(); ++i) {
+    Target& t = targets[i];
+    if (!t.plan) continue;
+    TableRunContext& ctx = contexts[i];
+    ctx.now_ms = ToUnixMillis(clock.Now());
+    ctx.timeout = t.warehouse->query_timeout;
+    ctx.labels = {{"dw_run", report.run_id}, {"dw_table", t.ref.QualifiedName()}};
+    ctx.record = req.record && store != nullptr;
+    if (!t.samples) ctx.sample_limit = 0;
+    // SQLite scans one statement on one core: large tables are split across the machine's cores.
+    ctx.scan_partitions = static_cast<int>(std::min(4u, std::max(1u, std::thread::hardware_concurrency())));
+    if (store != nullptr) {
+      Result<std::optional<store::CheckResultRow>> schema = store->LatestCheckResult(t.asset_id, "schema");
+      if (schema.ok() && schema->has_value()) ctx.previous_schema = (*schema)->observed;
+      Result<std::optional<store::CheckResultRow>> rows =
+          store->LatestCheckResult(t.asset_id, "row_count_change");
+      if (rows.ok() && rows->has_value() && (*rows)->observed.is_object() &&
+          (*rows)->observed.contains("rows") && (*rows)->observed["rows"].is_number_integer())
+        ctx.previous_rows = (*rows)->observed["rows"].get<int64_t>();
     }
-    report.tables.push_back(std::move(t.report));
-    if (progress) progress(++done, targets.size(), report.tables.back());
   }
+
+  // The tables run warehouse by warehouse, as many at once as the warehouse takes statements at
+  // once (one on a SQLite or PostgreSQL connection; a REST warehouse's calls mostly wait on the
+  // network). Progress is reported here, on this thread, as each table finishes.
+  auto run_one = [&](size_t i, warehouse::Warehouse* wh) {
+    Target& t = targets[i];
+    if (!t.plan || wh == nullptr) return;
+    auto start = SteadyClock::now();
+    TableRunResult run = RunTablePlan(*wh, *t.plan, contexts[i]);
+    t.report.outcomes = std::move(run.outcomes);
+    t.report.rows = run.rows;
+    t.report.queries = run.queries;
+    t.report.bytes_billed = run.bytes_billed;
+    t.report.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - start).count();
+  };
+  size_t done = 0;
+  std::map<std::string, std::vector<size_t>> by_warehouse;
+  for (size_t i = 0; i < targets.size(); ++i) by_warehouse[targets[i].warehouse->name].push_back(i);
+  for (const auto& [name, indices] : by_warehouse) {
+    Result<warehouse::Warehouse*> opened = warehouse_for(ws.warehouses.at(name));
+    warehouse::Warehouse* wh = opened.ok() ? *opened : nullptr;  // none: its tables failed in planning
+    const size_t parallel =
+        wh != nullptr ? static_cast<size_t>(std::max(1, std::min(wh->ParallelStatements(), req.max_parallel.value_or(INT32_MAX)))) : 1;
+    if (parallel == 1 || indices.size() == 1) {
+      for (size_t i : indices) {
+        run_one(i, wh);
+        if (progress) progress(++done, targets.size(), targets[i].report);
+      }
+      continue;
+    }
+    std::mutex mu;
+    std::condition_variable finished;
+    std::deque<size_t> completed;
+    size_t next = 0;
+    std::vector<std::thread> workers;
+    for (size_t w = 0; w < std::min(parallel, indices.size()); ++w)
+      workers.emplace_back([&] {
+        for (;;) {
+          size_t i;
+          {
+            std::lock_guard<std::mutex> lock(mu);
+            if (next == indices.size()) return;
+            i = indices[next++];
+          }
+          run_one(i, wh);
+          std::lock_guard<std::mutex> lock(mu);
+          completed.push_back(i);
+          finished.notify_one();
+        }
+      });
+    for (size_t reported = 0; reported < indices.size(); ++reported) {
+      size_t i;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        finished.wait(lock, [&] { return !completed.empty(); });
+        i = completed.front();
+        completed.pop_front();
+      }
+      if (progress) progress(++done, targets.size(), targets[i].report);
+    }
+    for (std::thread& w : workers) w.join();
+  }
+  for (Target& t : targets) report.tables.push_back(std::move(t.report));
 
   if (req.record && store != nullptr) {
     std::vector<store::CheckResultRow> rows;

@@ -31,6 +31,9 @@ struct QualityRequest {
   // bills by bytes (BigQuery); the warehouses' own max_scan_bytes still apply.
   std::optional<int64_t> max_scan_bytes;
   bool record = true;                    // store the results
+  // At most this many tables at once on one warehouse (it also bounds itself: one on a SQLite or
+  // PostgreSQL connection); unset: the warehouse's own bound.
+  std::optional<int> max_parallel;
 };
 
 struct TableReport {
