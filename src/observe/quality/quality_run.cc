@@ -457,8 +457,10 @@ Result<QualityReport> RunQuality(const config::Workspace& ws, store::StateStore*
   size_t done = 0;
   std::map<std::string, std::vector<size_t>> by_warehouse;
   for (size_t i = 0; i < targets.size(); ++i) by_warehouse[targets[i].warehouse->name].push_back(i);
-  for (const auto& [name, indices] : by_warehouse) {
-    Result<warehouse::Warehouse*> opened = warehouse_for(ws.warehouses.at(name));
+  for (const auto& entry : by_warehouse) {
+    // Named, not a structured binding: the workers' lambda captures it (clang 14 cannot capture one).
+    const std::vector<size_t>& indices = entry.second;
+    Result<warehouse::Warehouse*> opened = warehouse_for(ws.warehouses.at(entry.first));
     warehouse::Warehouse* wh = opened.ok() ? *opened : nullptr;  // none: its tables failed in planning
     const size_t parallel =
         wh != nullptr ? static_cast<size_t>(std::max(1, std::min(wh->ParallelStatements(), req.max_parallel.value_or(INT32_MAX)))) : 1;
