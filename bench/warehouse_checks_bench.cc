@@ -17,6 +17,7 @@
 #include "base/clock.h"
 #include "base/json.h"
 #include "config/workspace.h"
+#include "net/http_client.h"
 #include "observe/quality/quality_run.h"
 #include "sim/sim_support.h"
 
@@ -124,8 +125,10 @@ int main(int argc, char** argv) {
   ws.warehouses["wh"] = wh;
 
   dw::SimulatedClock clock(now);
+  const std::unique_ptr<dw::net::HttpClient> http = dw::net::MakeCurlHttpClient();
   auto pass = [&](std::optional<int> max_parallel) {
     dw::observe::quality::QualityRequest req;
+    req.http = http.get();
     req.record = false;
     req.max_parallel = max_parallel;
     const auto start = Steady::now();

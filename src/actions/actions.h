@@ -764,6 +764,9 @@ struct VerifyOptions {
   // flow change resolves only once that fix (or a later revision) is live. Unset: the cause is not
   // checked, and the outcome says so.
   FlowRevisionReader current_flow_revision;
+  // The HTTP client a REST warehouse's re-run checks and monitors call through (BigQuery,
+  // Snowflake); without one their items cannot run and say so.
+  HttpClient* http = nullptr;
 };
 
 // Runs the verification plan of incident `incident_id` now: each metric re-evaluated by the

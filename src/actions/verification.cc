@@ -63,7 +63,7 @@ std::vector<VerificationTarget> ItemsOfPlanContent(const Json& content, std::vec
 
 // Runs one item now and judges it.
 VerificationTargetResult RunItem(const config::Workspace& ws, store::StateStore& store,
-                               const VerificationTarget& item, const Clock& clock) {
+                               const VerificationTarget& item, const Clock& clock, HttpClient* http) {
   VerificationTargetResult r;
   r.item = item;
   if (item.kind == "metric") {
@@ -72,7 +72,7 @@ VerificationTargetResult RunItem(const config::Workspace& ws, store::StateStore&
     Result<observe::metrics::MetricJudgement> judged = Status(StatusCode::kInternal, "not judged");
     if (is_monitor) {
       judged = observe::metrics::EvaluateMonitor(ws, store, item.metric, clock,
-                                                 incidents::MetricWindows(store), nullptr);
+                                                 incidents::MetricWindows(store), nullptr, http);
     } else {
       auto settings = observe::metrics::SettingsForMetric(ws, item.metric);
       judged = settings.ok() ? observe::metrics::JudgeLatestPoint(store, item.metric, *settings, clock,
@@ -124,6 +124,7 @@ VerificationTargetResult RunItem(const config::Workspace& ws, store::StateStore&
   }
   observe::quality::QualityRequest req;
   req.tables = {TableNameOf(item.table)};
+  req.http = http;
   Result<observe::quality::QualityReport> report = observe::quality::RunQuality(ws, &store, clock, req);
   if (!report.ok()) {
     r.sentence = "checks on " + item.table + " could not run: " + report.status().message();
@@ -158,10 +159,10 @@ VerificationTargetResult RunItem(const config::Workspace& ws, store::StateStore&
 // Runs `item` through DispatchAutonomous (the stop switch and the domain's autonomy decide).
 class ItemRunner final : public StepRunner {
  public:
-  ItemRunner(const config::Workspace& ws, store::StateStore& store, const Clock& clock)
-      : ws_(ws), store_(store), clock_(clock) {}
+  ItemRunner(const config::Workspace& ws, store::StateStore& store, const Clock& clock, HttpClient* http)
+      : ws_(ws), store_(store), clock_(clock), http_(http) {}
   Result<Json> Run(const AutonomousStep&) override {
-    last_ = RunItem(ws_, store_, *item_, clock_);
+    last_ = RunItem(ws_, store_, *item_, clock_, http_);
     return Json{{"passed", last_.passed}, {"sentence", last_.sentence}};
   }
   void Set(const VerificationTarget& item) { item_ = &item; }
@@ -171,6 +172,7 @@ class ItemRunner final : public StepRunner {
   const config::Workspace& ws_;
   store::StateStore& store_;
   const Clock& clock_;
+  HttpClient* http_;
   const VerificationTarget* item_ = nullptr;
   VerificationTargetResult last_;
 };
@@ -337,10 +339,10 @@ Result<VerificationOutcome> VerifyIncident(store::StateStore& store, const confi
   VerificationOutcome out;
   out.incident_id = incident_id;
   out.plan_source = plan->source;
-  ItemRunner runner(workspace, store, clock);
+  ItemRunner runner(workspace, store, clock, options.http);
   for (const VerificationTarget& item : plan->items) {
     if (!options.autonomous) {
-      out.items.push_back(RunItem(workspace, store, item, clock));
+      out.items.push_back(RunItem(workspace, store, item, clock, options.http));
       continue;
     }
     AutonomousStep step;

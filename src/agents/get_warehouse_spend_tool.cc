@@ -31,7 +31,7 @@ mcp::ToolSpec GetWarehouseSpendTool(const std::shared_ptr<workspace::Services>& 
     Result<TimePoint> since = config::ParseTimeOrAgo("since", args.value("since", std::string("7d")), now);
     if (!since.ok()) return mcp::ToolResult::Error(since.status().message());
     Result<observe::spend::SpendReport> report =
-        observe::spend::ReportSpend(services->workspace(), *since, now, args.value("by", std::string("model")));
+        observe::spend::ReportSpend(services->workspace(), services->http(), *since, now, args.value("by", std::string("model")));
     if (!report.ok()) return mcp::ToolResult::Error(report.status().message());
     return mcp::ToolResult::Structured(report->ToJson());
   });

@@ -108,7 +108,7 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<workspace::Services>& ser
     auto store = services->state();
     if (!store.ok()) return mcp::ToolResult::Error("state store: " + store.status().message());
     auto r = observe::metrics::MonitorMetrics(services->workspace(), **store, services->clock(),
-                                              workspace::IncidentWindows(**store), args);
+                                              workspace::IncidentWindows(**store), args, &services->http());
     if (!r.ok()) return mcp::ToolResult::Error(r.status().message());
     return mcp::ToolResult::Structured(*r);
   });

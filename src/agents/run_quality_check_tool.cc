@@ -68,6 +68,7 @@ mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<workspace::Services>& se
   t.streams = true;  // progress per table
   t.handler = WhenWorkspaceLoaded(services, [services](const Json& args, mcp::ToolCall& call) {
     observe::quality::QualityRequest req;
+    req.http = &services->http();
     if (args.contains("table")) req.tables.push_back(args["table"].get<std::string>());
     if (args.contains("checks"))
       for (const Json& c : args["checks"]) req.checks.push_back(c.get<std::string>());

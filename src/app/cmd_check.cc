@@ -85,6 +85,7 @@ int CmdCheck(const GlobalOptions& g, const CheckOptions& options) {
   if (!start) return start.exit_code;
   const auto& services = start.services;
   observe::quality::QualityRequest req;
+  req.http = &services->http();
   req.tables = options.tables;
   req.checks = options.checks;
   req.max_scan_rows = options.max_scan_rows;

@@ -34,7 +34,7 @@ int CmdSpend(const GlobalOptions& g, const std::string& since_text, const std::s
     std::cerr << "dw spend: " << since.status().message() << "\n";
     return 2;
   }
-  Result<observe::spend::SpendReport> report = observe::spend::ReportSpend(services->workspace(), *since, now, by);
+  Result<observe::spend::SpendReport> report = observe::spend::ReportSpend(services->workspace(), services->http(), *since, now, by);
   if (!report.ok()) {
     std::cerr << "dw spend: " << report.status().message() << "\n";
     return 2;

@@ -9,11 +9,11 @@
 namespace dw::warehouse {
 namespace {
 
-Result<std::unique_ptr<Warehouse>> OpenSqlite(const config::WarehouseConfig& c) {
+Result<std::unique_ptr<Warehouse>> OpenSqlite(const config::WarehouseConfig& c, HttpClient* /*http*/) {
   return OpenSqliteWarehouse(c.name, c.path, c.query_timeout);
 }
 
-Result<std::unique_ptr<Warehouse>> OpenPostgres(const config::WarehouseConfig& c) {
+Result<std::unique_ptr<Warehouse>> OpenPostgres(const config::WarehouseConfig& c, HttpClient* /*http*/) {
   return OpenPostgresWarehouse(c.name, c.dsn);
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/http.h"
 #include "base/status.h"
 #include "config/workspace.h"
 #include "warehouse/history.h"
@@ -21,20 +22,21 @@ namespace dw::warehouse {
 
 struct WarehouseBackend {
   std::string_view type;  // the workspace's `type:`, e.g. "sqlite"
-  // Opens the configured warehouse (read-only where the engine allows it).
-  Result<std::unique_ptr<Warehouse>> (*open)(const config::WarehouseConfig& config);
+  // Opens the configured warehouse (read-only where the engine allows it). `http` (which must
+  // outlive what is opened) carries a REST engine's calls; SQLite and PostgreSQL ignore it.
+  Result<std::unique_ptr<Warehouse>> (*open)(const config::WarehouseConfig& config, HttpClient* http);
   // Opens it read-only and runs a trivial query within `timeout`; never throws, never writes.
-  WarehouseProbe (*probe)(const config::WarehouseConfig& config, std::chrono::milliseconds timeout);
+  WarehouseProbe (*probe)(const config::WarehouseConfig& config, std::chrono::milliseconds timeout, HttpClient* http);
   // Where it lives, safe to show (no password).
   std::string (*location)(const config::WarehouseConfig& config);
   // How its SQL is spelled (the same object its open warehouses answer from dialect()).
   const Dialect& (*dialect)();
   // Its history of writes (warehouse/history.h), or nullptr when the engine keeps none.
-  Result<std::unique_ptr<WarehouseHistory>> (*history)(const config::WarehouseConfig& config) = nullptr;
+  Result<std::unique_ptr<WarehouseHistory>> (*history)(const config::WarehouseConfig& config, HttpClient* http) = nullptr;
   // What the engine keeps instead, when `history` is nullptr: for the error a user reads.
   std::string_view no_history_reason = "";
   // Its per-query cost (warehouse/spend.h), or nullptr when nothing is billed per query.
-  Result<std::unique_ptr<WarehouseSpend>> (*spend)(const config::WarehouseConfig& config) = nullptr;
+  Result<std::unique_ptr<WarehouseSpend>> (*spend)(const config::WarehouseConfig& config, HttpClient* http) = nullptr;
 };
 
 // The back end for `type`, or nullptr.

@@ -6,6 +6,7 @@
 
 #include "base/json.h"
 #include "base/redaction.h"
+#include "base/url_redaction.h"
 #include "warehouse/rs256_jwt.h"
 
 namespace dw::warehouse {
@@ -73,15 +74,13 @@ Result<std::string> SignServiceAccountJwt(const ServiceAccountKey& key, const st
   return jwt;
 }
 
-GoogleTokenSource::GoogleTokenSource(ServiceAccountKey key, std::string token_url, net::HttpClient& http,
-                                     const Clock& clock)
-    : key_(std::move(key)), token_url_(token_url.empty() ? key_.token_uri : std::move(token_url)),
-      http_(http), clock_(clock) {}
+GoogleTokenSource::GoogleTokenSource(ServiceAccountKey key, std::string token_url, const Clock& clock)
+    : key_(std::move(key)), token_url_(token_url.empty() ? key_.token_uri : std::move(token_url)), clock_(clock) {}
 
-Result<std::string> GoogleTokenSource::Token() {
+Result<std::string> GoogleTokenSource::Token(HttpClient& http) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!token_.empty() && clock_.Now() + kRefreshMargin < expires_) return token_;
-  return Fetch();
+  return Fetch(http);
 }
 
 void GoogleTokenSource::Invalidate() {
@@ -90,21 +89,21 @@ void GoogleTokenSource::Invalidate() {
 }
 
 // REQUIRES: mu_ held. One grant; a 5xx or unreachable endpoint is retried by the HTTP client.
-Result<std::string> GoogleTokenSource::Fetch() {
+Result<std::string> GoogleTokenSource::Fetch(HttpClient& http) {
   const TimePoint now = clock_.Now();
   Result<std::string> jwt =
       SignServiceAccountJwt(key_, token_url_, "https://www.googleapis.com/auth/bigquery", now);
   if (!jwt.ok()) return jwt.status();
   RegisterSecret(*jwt);  // a signed assertion is worth a token for an hour
-  net::HttpRequest req;
+  HttpRequest req;
   req.method = "POST";
   req.url = token_url_;
   req.headers = {{"Content-Type", "application/x-www-form-urlencoded"}};
   req.body = "grant_type=" + FormEncode(kGrantType) + "&assertion=" + FormEncode(*jwt);
   req.max_attempts = 3;
-  Result<net::HttpResponse> res = http_.Send(req);
+  Result<HttpResponse> res = http.Send(req);
   if (!res.ok())
-    return Status(res.status().code(), "the token endpoint " + net::RedactUrl(token_url_) +
+    return Status(res.status().code(), "the token endpoint " + RedactUrl(token_url_) +
                                            " could not be reached: " + res.status().message());
   Json body = Json::parse(res->body, nullptr, /*allow_exceptions=*/false);
   if (!body.is_object()) body = Json::object();
@@ -121,7 +120,7 @@ Result<std::string> GoogleTokenSource::Fetch() {
   RegisterSecret(token);
   auto expires_in = body.find("expires_in");
   if (token.empty() || expires_in == body.end() || !expires_in->is_number())
-    return Unavailable("the token endpoint " + net::RedactUrl(token_url_) +
+    return Unavailable("the token endpoint " + RedactUrl(token_url_) +
                        " answered 200 without access_token and a numeric expires_in");
   token_ = token;
   expires_ = now + std::chrono::seconds(expires_in->get<int64_t>());

@@ -13,7 +13,7 @@
 
 #include "base/clock.h"
 #include "base/status.h"
-#include "net/http_client.h"
+#include "base/http.h"
 
 namespace dw::warehouse {
 
@@ -33,16 +33,17 @@ Result<ServiceAccountKey> ReadServiceAccountKey(const std::string& path);
 Result<std::string> SignServiceAccountJwt(const ServiceAccountKey& key, const std::string& audience,
                                           const std::string& scope, TimePoint now);
 
-// The access token of one key, fetched through the project's HTTP client and cached. Thread-safe.
+// The access token of one key, cached and fetched through the caller's HTTP client (the source is
+// shared by every warehouse using the key, each with its own client). Thread-safe.
 class GoogleTokenSource {
  public:
-  // `token_url` empty: the key's token_uri. `clock` and `http` must outlive the source.
-  GoogleTokenSource(ServiceAccountKey key, std::string token_url, net::HttpClient& http, const Clock& clock);
+  // `token_url` empty: the key's token_uri. `clock` must outlive the source.
+  GoogleTokenSource(ServiceAccountKey key, std::string token_url, const Clock& clock);
 
-  // A token valid for at least kRefreshMargin more (the cached one when it is). A refused grant
-  // is kPermissionDenied with Google's error and description; kUnavailable when the endpoint
-  // cannot be reached or answers 5xx.
-  Result<std::string> Token();
+  // A token valid for at least kRefreshMargin more (the cached one when it is, else one fetched
+  // through `http`). A refused grant is kPermissionDenied with Google's error and description;
+  // kUnavailable when the endpoint cannot be reached or answers 5xx.
+  Result<std::string> Token(HttpClient& http);
   // Forgets the cached token: the API refused it (revoked, or expired early).
   void Invalidate();
 
@@ -50,11 +51,10 @@ class GoogleTokenSource {
   static constexpr std::chrono::minutes kRefreshMargin{5};
 
  private:
-  Result<std::string> Fetch();
+  Result<std::string> Fetch(HttpClient& http);
 
   ServiceAccountKey key_;
   std::string token_url_;
-  net::HttpClient& http_;
   const Clock& clock_;
   std::mutex mu_;
   std::string token_;

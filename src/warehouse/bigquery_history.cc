@@ -89,8 +89,8 @@ class BigQueryHistory final : public WarehouseHistory {
 
 }  // namespace
 
-Result<std::unique_ptr<WarehouseHistory>> OpenBigQueryHistory(const config::WarehouseConfig& config) {
-  Result<std::unique_ptr<Warehouse>> wh = OpenBigQueryWarehouse(config);
+Result<std::unique_ptr<WarehouseHistory>> OpenBigQueryHistory(const config::WarehouseConfig& config, HttpClient* http) {
+  Result<std::unique_ptr<Warehouse>> wh = OpenBigQueryWarehouse(config, http);
   if (!wh.ok()) return wh.status();
   return std::unique_ptr<WarehouseHistory>(std::make_unique<BigQueryHistory>(config, std::move(*wh)));
 }

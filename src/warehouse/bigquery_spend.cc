@@ -56,8 +56,8 @@ class BigQuerySpend final : public WarehouseSpend {
 
 }  // namespace
 
-Result<std::unique_ptr<WarehouseSpend>> OpenBigQuerySpend(const config::WarehouseConfig& config) {
-  Result<std::unique_ptr<Warehouse>> wh = OpenBigQueryWarehouse(config);
+Result<std::unique_ptr<WarehouseSpend>> OpenBigQuerySpend(const config::WarehouseConfig& config, HttpClient* http) {
+  Result<std::unique_ptr<Warehouse>> wh = OpenBigQueryWarehouse(config, http);
   if (!wh.ok()) return wh.status();
   return std::unique_ptr<WarehouseSpend>(std::make_unique<BigQuerySpend>(config, std::move(*wh)));
 }

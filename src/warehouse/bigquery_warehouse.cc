@@ -18,9 +18,10 @@
 #include <thread>
 
 #include "base/json.h"
-#include "net/http_client.h"
+#include "base/url_redaction.h"
 #include "warehouse/bigquery_auth.h"
 #include "warehouse/bigquery_rows.h"
+#include "warehouse/http_transport.h"
 
 namespace dw::warehouse {
 namespace {
@@ -132,27 +133,20 @@ Json Labels(const QueryOptions& options) {
 // key, however many warehouses use the key.
 std::shared_ptr<GoogleTokenSource> SharedTokenSource(const ServiceAccountKey& key, const std::string& key_path,
                                                      const std::string& token_url) {
-  struct Entry {
-    std::unique_ptr<net::HttpClient> http;
-    std::shared_ptr<GoogleTokenSource> source;
-  };
   static std::mutex mu;
-  static std::map<std::string, Entry> sources;
+  static std::map<std::string, std::shared_ptr<GoogleTokenSource>> sources;
   std::lock_guard<std::mutex> lock(mu);
-  Entry& e = sources[key_path + "\n" + key.client_email + "\n" + token_url];
-  if (!e.source) {
-    e.http = net::MakeCurlHttpClient();
-    e.source = std::make_shared<GoogleTokenSource>(key, token_url, *e.http, RealClock());
-  }
-  return e.source;
+  std::shared_ptr<GoogleTokenSource>& source = sources[key_path + "\n" + key.client_email + "\n" + token_url];
+  if (!source) source = std::make_shared<GoogleTokenSource>(key, token_url, RealClock());
+  return source;
 }
 
 class BigQueryWarehouse final : public Warehouse {
  public:
-  BigQueryWarehouse(const config::WarehouseConfig& c, std::shared_ptr<GoogleTokenSource> tokens)
+  BigQueryWarehouse(const config::WarehouseConfig& c, HttpClient& http, std::shared_ptr<GoogleTokenSource> tokens)
       : name_(c.name), project_(c.project), location_(c.location.empty() ? "US" : c.location),
         api_url_(c.api_url.empty() ? "https://bigquery.googleapis.com" : c.api_url),
-        max_bytes_billed_(c.max_bytes_billed), http_(net::MakeCurlHttpClient()), tokens_(std::move(tokens)),
+        max_bytes_billed_(c.max_bytes_billed), http_(http), tokens_(std::move(tokens)),
         dialect_(MakeBigQueryDialect(c.project)) {}
 
   const std::string& name() const override { return name_; }
@@ -224,7 +218,7 @@ class BigQueryWarehouse final : public Warehouse {
       if (!p.ok()) return Status(p.status().code(), "warehouse '" + name_ + "': " + p.status().message());
       body["queryParameters"].push_back(std::move(*p));
     }
-    Result<Json> r = Call("POST", net::JoinUrl(api_url_, {"bigquery", "v2", "projects", project_, "queries"}),
+    Result<Json> r = Call("POST", JoinUrl(api_url_, {"bigquery", "v2", "projects", project_, "queries"}),
                           body.dump(), deadline);
     if (!r.ok()) return r.status();
     const Json reference = r->contains("jobReference") ? (*r)["jobReference"] : Json::object();
@@ -276,7 +270,7 @@ class BigQueryWarehouse final : public Warehouse {
       if (!p.ok()) return Status(p.status().code(), "warehouse '" + name_ + "': " + p.status().message());
       body["queryParameters"].push_back(std::move(*p));
     }
-    Result<Json> r = Call("POST", net::JoinUrl(api_url_, {"bigquery", "v2", "projects", project_, "queries"}), body.dump(),
+    Result<Json> r = Call("POST", JoinUrl(api_url_, {"bigquery", "v2", "projects", project_, "queries"}), body.dump(),
                           SteadyClock::now() + std::chrono::seconds(30));
     if (!r.ok()) return r.status();
     std::optional<int64_t> processed = Int64Field(*r, "totalBytesProcessed");
@@ -323,18 +317,18 @@ class BigQueryWarehouse final : public Warehouse {
   // jobs.getQueryResults for `job`, from `page_token` ("" for the first page).
   Result<Json> Results(const std::string& job, const std::string& location, const std::string& page_token,
                        SteadyClock::time_point deadline) {
-    std::string url = net::JoinUrl(api_url_, {"bigquery", "v2", "projects", project_, "queries", job}) +
-                      "?location=" + net::EncodePathSegment(location) + "&timeoutMs=" +
+    std::string url = JoinUrl(api_url_, {"bigquery", "v2", "projects", project_, "queries", job}) +
+                      "?location=" + EncodePathSegment(location) + "&timeoutMs=" +
                       std::to_string(kServerWait.count());
-    if (!page_token.empty()) url += "&pageToken=" + net::EncodePathSegment(page_token);
+    if (!page_token.empty()) url += "&pageToken=" + EncodePathSegment(page_token);
     return Call("GET", url, "", deadline);
   }
 
   // jobs.cancel, best effort: a job past its statement's timeout would otherwise run (and bill)
   // to its end. Its own failure changes nothing for the caller, who already has the deadline.
   void Cancel(const std::string& job, const std::string& location) {
-    const std::string url = net::JoinUrl(api_url_, {"bigquery", "v2", "projects", project_, "jobs", job, "cancel"}) +
-                            "?location=" + net::EncodePathSegment(location);
+    const std::string url = JoinUrl(api_url_, {"bigquery", "v2", "projects", project_, "jobs", job, "cancel"}) +
+                            "?location=" + EncodePathSegment(location);
     (void)Call("POST", url, "", SteadyClock::now() + std::chrono::seconds(5));
   }
 
@@ -345,9 +339,9 @@ class BigQueryWarehouse final : public Warehouse {
     milliseconds backoff{100};
     bool refreshed = false;
     for (int attempt = 1;; ++attempt) {
-      Result<std::string> token = tokens_->Token();
+      Result<std::string> token = tokens_->Token(http_);
       if (!token.ok()) return Status(token.status().code(), "warehouse '" + name_ + "': " + token.status().message());
-      net::HttpRequest req;
+      HttpRequest req;
       req.method = method;
       req.url = url;
       req.body = body;
@@ -355,7 +349,7 @@ class BigQueryWarehouse final : public Warehouse {
       req.bearer_token = *token;
       const auto left = std::chrono::duration_cast<milliseconds>(deadline - SteadyClock::now());
       req.timeout = std::max(milliseconds(1000), std::min(left, kServerWait + milliseconds(20000)));
-      Result<net::HttpResponse> res = http_->Send(req);
+      Result<HttpResponse> res = http_.Send(req);
       long status = 0;
       GoogleError error;
       if (res.ok()) {
@@ -376,7 +370,7 @@ class BigQueryWarehouse final : public Warehouse {
       const bool again = res.ok() ? Retryable(status, error.reason) : res.status().code() == StatusCode::kUnavailable;
       if (!again || attempt >= kMaxAttempts || SteadyClock::now() + backoff >= deadline) {
         if (!res.ok())
-          return Status(res.status().code(), "warehouse '" + name_ + "': BigQuery at " + net::RedactUrl(api_url_) +
+          return Status(res.status().code(), "warehouse '" + name_ + "': BigQuery at " + RedactUrl(api_url_) +
                                                  " could not be reached: " + res.status().message());
         Status s = MapError(name_, status, error);
         if (again) return Unavailable(s.message() + " (still failing after " + std::to_string(attempt) + " attempts)");
@@ -391,27 +385,29 @@ class BigQueryWarehouse final : public Warehouse {
   std::optional<int64_t> max_bytes_billed_;
   std::mutex catalog_mu_;
   std::map<std::string, std::map<std::string, TableSchema>> catalog_;  // dataset -> table -> columns
-  std::unique_ptr<net::HttpClient> http_;
+  HttpClient& http_;
   std::shared_ptr<GoogleTokenSource> tokens_;
   std::unique_ptr<Dialect> dialect_;
 };
 
 }  // namespace
 
-Result<std::unique_ptr<Warehouse>> OpenBigQueryWarehouse(const config::WarehouseConfig& config) {
+Result<std::unique_ptr<Warehouse>> OpenBigQueryWarehouse(const config::WarehouseConfig& config, HttpClient* http) {
+  if (http == nullptr) return NoHttpClient(config, "BigQuery");
   if (config.project.empty()) return InvalidArgument("warehouse '" + config.name + "': a bigquery warehouse needs 'project'");
   if (config.credentials.empty())
     return InvalidArgument("warehouse '" + config.name + "': a bigquery warehouse needs 'credentials' (a service-account key file)");
   Result<ServiceAccountKey> key = ReadServiceAccountKey(config.credentials);
   if (!key.ok()) return Status(key.status().code(), "warehouse '" + config.name + "': " + key.status().message());
   auto tokens = SharedTokenSource(*key, config.credentials, config.token_url);
-  return std::unique_ptr<Warehouse>(std::make_unique<BigQueryWarehouse>(config, std::move(tokens)));
+  return std::unique_ptr<Warehouse>(std::make_unique<BigQueryWarehouse>(config, *http, std::move(tokens)));
 }
 
-WarehouseProbe ProbeBigQueryWarehouse(const config::WarehouseConfig& config, std::chrono::milliseconds timeout) {
+WarehouseProbe ProbeBigQueryWarehouse(const config::WarehouseConfig& config, std::chrono::milliseconds timeout,
+                                      HttpClient* http) {
   WarehouseProbe probe;
   const auto start = SteadyClock::now();
-  Result<std::unique_ptr<Warehouse>> wh = OpenBigQueryWarehouse(config);
+  Result<std::unique_ptr<Warehouse>> wh = OpenBigQueryWarehouse(config, http);
   Result<QueryOutcome> r = wh.ok() ? (*wh)->Query("SELECT 1", {}, {timeout}) : Result<QueryOutcome>(wh.status());
   probe.latency = std::chrono::duration_cast<milliseconds>(SteadyClock::now() - start);
   probe.reachable = r.ok();
@@ -422,7 +418,7 @@ WarehouseProbe ProbeBigQueryWarehouse(const config::WarehouseConfig& config, std
 
 std::string BigQueryLocation(const config::WarehouseConfig& config) {
   return "bigquery://" + config.project + " (" + (config.location.empty() ? "US" : config.location) + ") at " +
-         net::RedactUrl(config.api_url.empty() ? "https://bigquery.googleapis.com" : config.api_url);
+         RedactUrl(config.api_url.empty() ? "https://bigquery.googleapis.com" : config.api_url);
 }
 
 }  // namespace dw::warehouse

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "base/http.h"
 #include "base/status.h"
 #include "config/workspace.h"
 #include "warehouse/dialect.h"
@@ -53,6 +54,7 @@ class WarehouseHistory {
 // The history of the configured warehouse. kFailedPrecondition, saying what the engine does and
 // does not keep, for an engine without one (SQLite; PostgreSQL, whose pg_stat_statements aggregates
 // statements without time or table).
-Result<std::unique_ptr<WarehouseHistory>> OpenWarehouseHistory(const config::WarehouseConfig& config);
+Result<std::unique_ptr<WarehouseHistory>> OpenWarehouseHistory(const config::WarehouseConfig& config,
+                                                               HttpClient* http = nullptr);
 
 }  // namespace dw::warehouse

@@ -22,7 +22,8 @@ std::chrono::milliseconds Since(Clock::time_point start) {
 
 }  // namespace
 
-WarehouseProbe ProbeSqliteWarehouse(const config::WarehouseConfig& wh, std::chrono::milliseconds /*timeout*/) {
+WarehouseProbe ProbeSqliteWarehouse(const config::WarehouseConfig& wh, std::chrono::milliseconds /*timeout*/,
+                                     HttpClient* /*http*/) {
   WarehouseProbe p;
   auto start = Clock::now();
   std::error_code ec;
@@ -56,7 +57,8 @@ WarehouseProbe ProbeSqliteWarehouse(const config::WarehouseConfig& wh, std::chro
   return p;
 }
 
-WarehouseProbe ProbePostgresWarehouse(const config::WarehouseConfig& wh, std::chrono::milliseconds timeout) {
+WarehouseProbe ProbePostgresWarehouse(const config::WarehouseConfig& wh, std::chrono::milliseconds timeout,
+                                       HttpClient* /*http*/) {
   WarehouseProbe p;
   auto start = Clock::now();
   long secs = std::max<long>(1, static_cast<long>(timeout.count() / 1000));
@@ -82,8 +84,8 @@ WarehouseProbe ProbePostgresWarehouse(const config::WarehouseConfig& wh, std::ch
   return p;
 }
 
-WarehouseProbe ProbeWarehouse(const config::WarehouseConfig& wh, std::chrono::milliseconds timeout) {
-  if (const WarehouseBackend* backend = FindWarehouseBackend(wh.type)) return backend->probe(wh, timeout);
+WarehouseProbe ProbeWarehouse(const config::WarehouseConfig& wh, std::chrono::milliseconds timeout, HttpClient* http) {
+  if (const WarehouseBackend* backend = FindWarehouseBackend(wh.type)) return backend->probe(wh, timeout, http);
   WarehouseProbe p;
   p.detail = "unsupported warehouse type '" + wh.type + "'";
   return p;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <string>
 
+#include "base/http.h"
 #include "config/workspace.h"
 
 namespace dw::warehouse {
@@ -16,7 +17,8 @@ struct WarehouseProbe {
 };
 
 // Opens `wh` read-only and runs `SELECT 1`; never throws, never writes.
-WarehouseProbe ProbeWarehouse(const config::WarehouseConfig& wh, std::chrono::milliseconds timeout);
+WarehouseProbe ProbeWarehouse(const config::WarehouseConfig& wh, std::chrono::milliseconds timeout,
+                              HttpClient* http = nullptr);
 
 // Where the warehouse lives, safe to show: the SQLite path, or the DSN with its password hidden.
 std::string DisplayLocation(const config::WarehouseConfig& wh);

@@ -5,15 +5,16 @@
 #include <chrono>
 #include <string>
 
+#include "base/http.h"
 #include "config/workspace.h"
 #include "warehouse/probe.h"
 
 namespace dw::warehouse {
 
 // Opens the file read-only and reads its schema; a missing file is reported, never created.
-WarehouseProbe ProbeSqliteWarehouse(const config::WarehouseConfig& wh, std::chrono::milliseconds timeout);
+WarehouseProbe ProbeSqliteWarehouse(const config::WarehouseConfig& wh, std::chrono::milliseconds timeout, HttpClient* http);
 // Connects with the DSN (connect_timeout from `timeout`) and runs SELECT 1.
-WarehouseProbe ProbePostgresWarehouse(const config::WarehouseConfig& wh, std::chrono::milliseconds timeout);
+WarehouseProbe ProbePostgresWarehouse(const config::WarehouseConfig& wh, std::chrono::milliseconds timeout, HttpClient* http);
 // The SQLite path; the DSN with its password hidden.
 std::string SqliteLocation(const config::WarehouseConfig& wh);
 std::string PostgresLocation(const config::WarehouseConfig& wh);

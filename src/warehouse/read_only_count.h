@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "base/http.h"
 #include "base/status.h"
 #include "config/workspace.h"
 #include "warehouse/warehouse.h"
@@ -16,14 +17,17 @@ namespace dw::warehouse {
 // Runs `sql` (one read-only statement) on the configured warehouse with its :name parameters bound
 // from `params`, and returns the first column of the first row. Fails with kInvalidArgument for a
 // parameter without a value or no row, kPermissionDenied for SQL that writes, kDeadlineExceeded
-// after `timeout`, and the warehouse's own error (and message) otherwise.
+// after `timeout`, and the warehouse's own error (and message) otherwise. A REST warehouse's calls
+// go through `http` (OpenWarehouse).
 Result<SqlValue> RunTrustedScalar(const config::WarehouseConfig& config, const std::string& sql,
                                   const std::map<std::string, SqlValue>& params,
-                                  std::chrono::milliseconds timeout = std::chrono::seconds(30));
+                                  std::chrono::milliseconds timeout = std::chrono::seconds(30),
+                                  HttpClient* http = nullptr);
 
 // RunTrustedScalar for a count: the value must be an integer (kInvalidArgument otherwise).
 Result<int64_t> RunReadOnlyCount(const config::WarehouseConfig& warehouse, const std::string& sql,
                                  const std::map<std::string, std::string>& params,
-                                 std::chrono::milliseconds timeout = std::chrono::seconds(30));
+                                 std::chrono::milliseconds timeout = std::chrono::seconds(30),
+                                 HttpClient* http = nullptr);
 
 }  // namespace dw::warehouse

@@ -109,8 +109,8 @@ class SnowflakeHistory final : public WarehouseHistory {
 
 }  // namespace
 
-Result<std::unique_ptr<WarehouseHistory>> OpenSnowflakeHistory(const config::WarehouseConfig& config) {
-  Result<std::unique_ptr<Warehouse>> wh = OpenSnowflakeWarehouse(config);
+Result<std::unique_ptr<WarehouseHistory>> OpenSnowflakeHistory(const config::WarehouseConfig& config, HttpClient* http) {
+  Result<std::unique_ptr<Warehouse>> wh = OpenSnowflakeWarehouse(config, http);
   if (!wh.ok()) return wh.status();
   return std::unique_ptr<WarehouseHistory>(std::make_unique<SnowflakeHistory>(config, std::move(*wh)));
 }

@@ -58,8 +58,8 @@ class SnowflakeSpend final : public WarehouseSpend {
 
 }  // namespace
 
-Result<std::unique_ptr<WarehouseSpend>> OpenSnowflakeSpend(const config::WarehouseConfig& config) {
-  Result<std::unique_ptr<Warehouse>> wh = OpenSnowflakeWarehouse(config);
+Result<std::unique_ptr<WarehouseSpend>> OpenSnowflakeSpend(const config::WarehouseConfig& config, HttpClient* http) {
+  Result<std::unique_ptr<Warehouse>> wh = OpenSnowflakeWarehouse(config, http);
   if (!wh.ok()) return wh.status();
   return std::unique_ptr<WarehouseSpend>(std::make_unique<SnowflakeSpend>(config, std::move(*wh)));
 }

@@ -20,7 +20,8 @@
 
 #include "base/hex.h"
 #include "base/json.h"
-#include "net/http_client.h"
+#include "base/url_redaction.h"
+#include "warehouse/http_transport.h"
 #include "warehouse/snowflake_auth.h"
 #include "warehouse/snowflake_rows.h"
 
@@ -107,8 +108,8 @@ std::string QueryTag(const QueryOptions& options) {
 
 class SnowflakeWarehouse final : public Warehouse {
  public:
-  SnowflakeWarehouse(const config::WarehouseConfig& c, std::shared_ptr<SnowflakeJwtSource> tokens)
-      : config_(c), api_url_(c.api_url), http_(net::MakeCurlHttpClient()), tokens_(std::move(tokens)),
+  SnowflakeWarehouse(const config::WarehouseConfig& c, HttpClient& http, std::shared_ptr<SnowflakeJwtSource> tokens)
+      : config_(c), api_url_(c.api_url), http_(http), tokens_(std::move(tokens)),
         dialect_(MakeSnowflakeDialect(c.database, c.default_schema)) {
     while (api_url_.size() > 1 && api_url_.back() == '/') api_url_.pop_back();
     dialect_->LearnCatalogName(c.database);
@@ -248,7 +249,7 @@ class SnowflakeWarehouse final : public Warehouse {
 
   std::string Database() const { return dialect_->Quote(config_.database); }
 
-  std::string Url(const std::vector<std::string>& segments) const { return net::JoinUrl(api_url_, segments); }
+  std::string Url(const std::vector<std::string>& segments) const { return JoinUrl(api_url_, segments); }
 
   Result<QueryOutcome> ReadResult(const Json& result, SteadyClock::time_point deadline, SteadyClock::time_point start) {
     const Json meta = result.contains("resultSetMetaData") ? result["resultSetMetaData"] : Json();
@@ -300,7 +301,7 @@ class SnowflakeWarehouse final : public Warehouse {
         a.error = Status(token.status().code(), "warehouse '" + name() + "': " + token.status().message());
         return a;
       }
-      net::HttpRequest req;
+      HttpRequest req;
       req.method = method;
       req.url = target;
       req.body = body;
@@ -313,7 +314,7 @@ class SnowflakeWarehouse final : public Warehouse {
       const auto left = std::chrono::duration_cast<milliseconds>(deadline - SteadyClock::now());
       // The API holds a synchronous statement up to 45 s before answering 202.
       req.timeout = std::max(milliseconds(1000), std::min(left, milliseconds(60000)));
-      Result<net::HttpResponse> res = http_->Send(req);
+      Result<HttpResponse> res = http_.Send(req);
       SnowflakeError error;
       long status = 0;
       if (res.ok()) {
@@ -337,7 +338,7 @@ class SnowflakeWarehouse final : public Warehouse {
                                                           res.status().code() == StatusCode::kDeadlineExceeded;
       if (!again || attempt >= kMaxAttempts || SteadyClock::now() + backoff >= deadline) {
         if (!res.ok()) {
-          a.error = Status(res.status().code(), "warehouse '" + name() + "': Snowflake at " + net::RedactUrl(api_url_) +
+          a.error = Status(res.status().code(), "warehouse '" + name() + "': Snowflake at " + RedactUrl(api_url_) +
                                                     " could not be reached: " + res.status().message());
         } else {
           Status s = MapFailure(name(), status, error);
@@ -356,7 +357,7 @@ class SnowflakeWarehouse final : public Warehouse {
   std::string api_url_;
   std::mutex catalog_mu_;
   std::map<std::string, std::map<std::string, TableSchema>> catalog_;  // schema -> table -> columns
-  std::unique_ptr<net::HttpClient> http_;
+  HttpClient& http_;
   std::shared_ptr<SnowflakeJwtSource> tokens_;
   std::unique_ptr<SnowflakeDialect> dialect_;
 };
@@ -435,20 +436,22 @@ Result<PositionalStatement> ToQmarkBindings(const std::string& sql, const std::v
   return out;
 }
 
-Result<std::unique_ptr<Warehouse>> OpenSnowflakeWarehouse(const config::WarehouseConfig& config) {
+Result<std::unique_ptr<Warehouse>> OpenSnowflakeWarehouse(const config::WarehouseConfig& config, HttpClient* http) {
+  if (http == nullptr) return NoHttpClient(config, "Snowflake");
   for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"account", &config.account},
                                    {"user", &config.user}, {"private_key", &config.private_key},
                                    {"database", &config.database}})
     if (value->empty()) return InvalidArgument("warehouse '" + config.name + "': a snowflake warehouse needs '" + key + "'");
   Result<std::shared_ptr<SnowflakeJwtSource>> tokens = SharedJwtSource(config);
   if (!tokens.ok()) return Status(tokens.status().code(), "warehouse '" + config.name + "': " + tokens.status().message());
-  return std::unique_ptr<Warehouse>(std::make_unique<SnowflakeWarehouse>(config, std::move(*tokens)));
+  return std::unique_ptr<Warehouse>(std::make_unique<SnowflakeWarehouse>(config, *http, std::move(*tokens)));
 }
 
-WarehouseProbe ProbeSnowflakeWarehouse(const config::WarehouseConfig& config, std::chrono::milliseconds timeout) {
+WarehouseProbe ProbeSnowflakeWarehouse(const config::WarehouseConfig& config, std::chrono::milliseconds timeout,
+                                       HttpClient* http) {
   WarehouseProbe probe;
   const auto start = SteadyClock::now();
-  Result<std::unique_ptr<Warehouse>> wh = OpenSnowflakeWarehouse(config);
+  Result<std::unique_ptr<Warehouse>> wh = OpenSnowflakeWarehouse(config, http);
   Result<QueryOutcome> r = wh.ok() ? (*wh)->Query("SELECT 1", {}, {timeout, {}}) : Result<QueryOutcome>(wh.status());
   probe.latency = std::chrono::duration_cast<milliseconds>(SteadyClock::now() - start);
   probe.reachable = r.ok();
@@ -463,7 +466,7 @@ std::string SnowflakeLocation(const config::WarehouseConfig& config) {
   if (!config.compute_warehouse.empty()) extra += "warehouse " + config.compute_warehouse;
   if (!config.role.empty()) extra += (extra.empty() ? "" : ", ") + std::string("role ") + config.role;
   return "snowflake://" + config.account + "/" + config.database + (extra.empty() ? "" : " (" + extra + ")") + " at " +
-         net::RedactUrl(config.api_url);
+         RedactUrl(config.api_url);
 }
 
 }  // namespace dw::warehouse

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/http.h"
 #include "config/workspace.h"
 #include "store/sql_connection.h"
 #include "warehouse/history.h"
@@ -17,17 +18,18 @@ namespace dw::warehouse {
 
 // Opens the warehouse of `config` (account, user, private_key, database, schema, warehouse, role,
 // api_url): reads the key; no request is made until the first statement. kNotFound or
-// kInvalidArgument for a key that cannot be used (never quoting it).
-Result<std::unique_ptr<Warehouse>> OpenSnowflakeWarehouse(const config::WarehouseConfig& config);
+// kInvalidArgument for a key that cannot be used (never quoting it). Its calls go through `http`, which must outlive it; without one
+// (nullptr) it is kFailedPrecondition. The history, spend and probe below take theirs the same way.
+Result<std::unique_ptr<Warehouse>> OpenSnowflakeWarehouse(const config::WarehouseConfig& config, HttpClient* http);
 
 // The account's history of writes to the configured database (snowflake_history.cc).
-Result<std::unique_ptr<WarehouseHistory>> OpenSnowflakeHistory(const config::WarehouseConfig& config);
+Result<std::unique_ptr<WarehouseHistory>> OpenSnowflakeHistory(const config::WarehouseConfig& config, HttpClient* http);
 
 // The account's per-query compute credits (snowflake_spend.cc).
-Result<std::unique_ptr<WarehouseSpend>> OpenSnowflakeSpend(const config::WarehouseConfig& config);
+Result<std::unique_ptr<WarehouseSpend>> OpenSnowflakeSpend(const config::WarehouseConfig& config, HttpClient* http);
 
 // Signs a token and runs SELECT 1 within `timeout`; never throws.
-WarehouseProbe ProbeSnowflakeWarehouse(const config::WarehouseConfig& config, std::chrono::milliseconds timeout);
+WarehouseProbe ProbeSnowflakeWarehouse(const config::WarehouseConfig& config, std::chrono::milliseconds timeout, HttpClient* http);
 // "snowflake://ACCOUNT/DATABASE (warehouse W, role R) at API_URL": no secret is part of it.
 std::string SnowflakeLocation(const config::WarehouseConfig& config);
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/http.h"
 #include "base/status.h"
 #include "config/workspace.h"
 
@@ -39,6 +40,7 @@ class WarehouseSpend {
 
 // The spend reader of the configured warehouse; kFailedPrecondition, saying why, for an engine
 // that keeps no per-query cost (SQLite, PostgreSQL: nothing is billed per query).
-Result<std::unique_ptr<WarehouseSpend>> OpenWarehouseSpend(const config::WarehouseConfig& config);
+Result<std::unique_ptr<WarehouseSpend>> OpenWarehouseSpend(const config::WarehouseConfig& config,
+                                                           HttpClient* http = nullptr);
 
 }  // namespace dw::warehouse

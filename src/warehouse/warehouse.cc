@@ -36,29 +36,29 @@ Result<std::optional<int64_t>> Warehouse::EstimateBytesBilled(const std::string&
   return std::optional<int64_t>();
 }
 
-Result<std::unique_ptr<Warehouse>> OpenWarehouse(const config::WarehouseConfig& config) {
-  if (const WarehouseBackend* backend = FindWarehouseBackend(config.type)) return backend->open(config);
+Result<std::unique_ptr<Warehouse>> OpenWarehouse(const config::WarehouseConfig& config, HttpClient* http) {
+  if (const WarehouseBackend* backend = FindWarehouseBackend(config.type)) return backend->open(config, http);
   return InvalidArgument("warehouse '" + config.name + "' has unsupported type '" + config.type +
                          "' (supported: " + WarehouseBackendNames() + ")");
 }
 
-Result<std::unique_ptr<WarehouseHistory>> OpenWarehouseHistory(const config::WarehouseConfig& config) {
+Result<std::unique_ptr<WarehouseHistory>> OpenWarehouseHistory(const config::WarehouseConfig& config, HttpClient* http) {
   const WarehouseBackend* backend = FindWarehouseBackend(config.type);
   if (backend == nullptr)
     return InvalidArgument("warehouse '" + config.name + "' has unsupported type '" + config.type + "'");
   if (backend->history == nullptr)
     return FailedPrecondition("warehouse '" + config.name + "' (" + config.type + ") has no history of writes: " +
                               std::string(backend->no_history_reason));
-  return backend->history(config);
+  return backend->history(config, http);
 }
 
-Result<std::unique_ptr<WarehouseSpend>> OpenWarehouseSpend(const config::WarehouseConfig& config) {
+Result<std::unique_ptr<WarehouseSpend>> OpenWarehouseSpend(const config::WarehouseConfig& config, HttpClient* http) {
   const WarehouseBackend* backend = FindWarehouseBackend(config.type);
   if (backend == nullptr)
     return InvalidArgument("warehouse '" + config.name + "' has unsupported type '" + config.type + "'");
   if (backend->spend == nullptr)
     return FailedPrecondition("warehouse '" + config.name + "' (" + config.type + ") bills nothing per query");
-  return backend->spend(config);
+  return backend->spend(config, http);
 }
 
 }  // namespace dw::warehouse

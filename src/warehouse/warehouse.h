@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/http.h"
 #include "base/status.h"
 #include "config/workspace.h"
 #include "store/sql_connection.h"
@@ -107,7 +108,9 @@ class Warehouse {
 };
 
 // Opens the configured warehouse read-only. A SQLite file that does not exist is an error (never
-// created); PostgreSQL errors keep the server's message with the password removed.
-Result<std::unique_ptr<Warehouse>> OpenWarehouse(const config::WarehouseConfig& config);
+// created); PostgreSQL errors keep the server's message with the password removed. A REST warehouse
+// (BigQuery, Snowflake) calls through `http`, which must outlive it, and is kFailedPrecondition
+// without one; SQLite and PostgreSQL need none.
+Result<std::unique_ptr<Warehouse>> OpenWarehouse(const config::WarehouseConfig& config, HttpClient* http = nullptr);
 
 }  // namespace dw::warehouse

@@ -121,8 +121,8 @@ Result<Json> DescribeWorkspace(Services& services, const DescribeOptions& option
   std::vector<std::future<warehouse::WarehouseProbe>> wh_probes;
   std::vector<std::future<platforms::PlatformProbe>> pf_probes;
   for (const auto& [name, wh] : ws.warehouses)
-    wh_probes.push_back(std::async(std::launch::async, [&wh = wh, t = options.timeout] {
-      return warehouse::ProbeWarehouse(wh, t);
+    wh_probes.push_back(std::async(std::launch::async, [&wh = wh, t = options.timeout, http = &services.http()] {
+      return warehouse::ProbeWarehouse(wh, t, http);
     }));
   for (const auto& [name, pf] : ws.platforms)
     pf_probes.push_back(std::async(std::launch::async, [&pf = pf, &services, t = options.timeout] {

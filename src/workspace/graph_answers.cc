@@ -2,7 +2,7 @@
 
 #include "base/identifiers.h"
 #include "graph/ingest.h"
-#include "warehouse/read_only_count.h"
+#include "workspace/incident_desk.h"
 
 namespace dw::workspace {
 
@@ -53,14 +53,8 @@ Result<Json> BlastRadiusAnswer(Services& services, const std::vector<std::string
   });
   if (!report.ok()) return report.status();
   // Counts run outside the graph lock: they are warehouse queries.
-  graph::FillImpactCounts(&*report, since, [&](const std::string& asset, const std::string& sql,
-                                               TimePoint at) -> Result<int64_t> {
-    std::string wh_name = graph::DefaultWarehouse(ws);
-    if (auto id = ParseAssetId(asset); id.ok() && id->kind == "table") wh_name = id->instance;
-    auto wh = ws.warehouses.find(wh_name);
-    if (wh == ws.warehouses.end())
-      return FailedPrecondition("no warehouse '" + wh_name + "' to run the impact_sql of " + asset);
-    return warehouse::RunReadOnlyCount(wh->second, sql, {{"since", FormatRfc3339(at)}});
+  graph::FillImpactCounts(&*report, since, [&](const std::string& asset, const std::string& sql, TimePoint at) {
+    return CountImpact(services, asset, sql, at);
   });
   report->body["timezone"] = ws.timezone;
   report->body["warnings"] = services.graph_warnings();

@@ -6,6 +6,17 @@
 
 namespace dw::workspace {
 
+Result<int64_t> CountImpact(Services& services, const std::string& asset, const std::string& sql, TimePoint since) {
+  const config::Workspace& ws = services.workspace();
+  std::string wh_name = graph::DefaultWarehouse(ws);
+  if (auto id = ParseAssetId(asset); id.ok() && id->kind == "table") wh_name = id->instance;
+  auto wh = ws.warehouses.find(wh_name);
+  if (wh == ws.warehouses.end())
+    return FailedPrecondition("no warehouse '" + wh_name + "' to run the impact_sql of " + asset);
+  return warehouse::RunReadOnlyCount(wh->second, sql, {{"since", FormatRfc3339(since)}}, std::chrono::seconds(30),
+                                     &services.http());
+}
+
 Result<std::unique_ptr<incidents::IncidentDesk>> OpenIncidentDesk(Services& services) {
   auto store = services.state();
   if (!store.ok()) return store.status();
@@ -14,13 +25,8 @@ Result<std::unique_ptr<incidents::IncidentDesk>> OpenIncidentDesk(Services& serv
   const config::Workspace& ws = services.workspace();
   incidents::DeskOptions options = incidents::DeskOptionsFor(ws);
   // Impact counts run the asset's trusted impact_sql on the warehouse its table lives in.
-  options.impact_counter = [&ws](const std::string& asset, const std::string& sql, TimePoint since) -> Result<int64_t> {
-    std::string wh_name = graph::DefaultWarehouse(ws);
-    if (auto id = ParseAssetId(asset); id.ok() && id->kind == "table") wh_name = id->instance;
-    auto wh = ws.warehouses.find(wh_name);
-    if (wh == ws.warehouses.end())
-      return FailedPrecondition("no warehouse '" + wh_name + "' to run the impact_sql of " + asset);
-    return warehouse::RunReadOnlyCount(wh->second, sql, {{"since", FormatRfc3339(since)}});
+  options.impact_counter = [&services](const std::string& asset, const std::string& sql, TimePoint since) {
+    return CountImpact(services, asset, sql, since);
   };
   return std::make_unique<incidents::IncidentDesk>(**store, static_cast<const graph::ContextGraph*>(*graph),
                                                    services.clock(), std::move(options));

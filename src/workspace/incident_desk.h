@@ -14,4 +14,10 @@ namespace dw::workspace {
 // outlive the desk.
 Result<std::unique_ptr<incidents::IncidentDesk>> OpenIncidentDesk(Services& services);
 
+// How many rows asset `asset`'s trusted impact_sql counts since `since`, run read-only on the
+// warehouse its table lives in (the workspace's default warehouse for any other kind of asset),
+// through `services`' HTTP client where that warehouse is reached over HTTP. kFailedPrecondition
+// when no such warehouse is configured; the query's error otherwise.
+Result<int64_t> CountImpact(Services& services, const std::string& asset, const std::string& sql, TimePoint since);
+
 }  // namespace dw::workspace

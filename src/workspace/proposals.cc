@@ -35,6 +35,7 @@ actions::VerifyOptions VerifyOptionsFor(Services& services, const std::string& a
   o.actor = actor;
   o.autonomous = autonomous;
   o.current_flow_revision = KestraRevisionReader(services);
+  o.http = &services.http();
   return o;
 }
 

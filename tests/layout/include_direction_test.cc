@@ -32,7 +32,7 @@ namespace fs = std::filesystem;
 // judgement and action stages and may not include them.
 const std::vector<std::string>& StageOrder() {
   static const std::vector<std::string> kOrder = {
-      "base",      "config",  "store",  "net",       "warehouse", "platforms", "observe", "graph",
+      "base",      "config",  "store",  "warehouse", "net",       "platforms", "observe", "graph",
       "schema",    "incidents", "actions", "replay", "workspace", "desk",     "mcp",      "agents",  "app"};
   return kOrder;
 }
@@ -144,7 +144,7 @@ TEST(IncludeDirection, ReportsEveryKindOfRightwardInclude) {
   dir.Write("agents/tool.cc", "#include \"app/services.h\"\n");
   dir.Write("graph/ingest.cc", "#include \"agents/agents.h\"\n");
   dir.Write("app/cmd_watch.cc", "#include \"agents/monitor_metrics_tool.h\"\n");
-  dir.Write("net/http_client.cc", "#include \"warehouse/warehouse.h\"\n");
+  dir.Write("warehouse/bigquery_warehouse.cc", "#include \"net/http_client.h\"\n");
   dir.Write("mcp/session.cc", "#include \"app/commands.h\"\n");
   dir.Write("workspace/services.cc", "#include \"mcp/catalog.h\"\n");
   dir.Write("webpage/index.cc", "#include \"base/status.h\"\n");
@@ -161,7 +161,7 @@ TEST(IncludeDirection, ReportsEveryKindOfRightwardInclude) {
         "graph/ingest.cc:1: includes \"agents/agents.h\": nothing includes agents/",
         "app/cmd_watch.cc:1: includes \"agents/monitor_metrics_tool.h\": nothing includes agents/ (app/ may "
         "include only agents/agents.h)",
-        "net/http_client.cc:1: includes \"warehouse/warehouse.h\"", "mcp/session.cc:1: includes \"app/commands.h\"",
+        "warehouse/bigquery_warehouse.cc:1: includes \"net/http_client.h\"", "mcp/session.cc:1: includes \"app/commands.h\"",
         "workspace/services.cc:1: includes \"mcp/catalog.h\"",
         "webpage/index.cc: folder 'webpage' is not a stage of the data path",
         "main.cc:1: includes \"mcp/session.h\": main.cc only calls into app/",

@@ -48,7 +48,7 @@ TEST_F(SnowflakeSpendTest, CreditsTotalledByModelUserAndOurs) {
                                   run("2026-11-20T05:00:00Z", "LOOKER", "select 1", "looker", 9.0)})}});  // before the window
   config::Workspace ws;
   ws.warehouses["sf"] = config_;
-  auto by_model = ReportSpend(ws, At("2026-11-30T00:00:00Z"), At("2026-12-02T00:00:00Z"), "model");
+  auto by_model = ReportSpend(ws, *http_, At("2026-11-30T00:00:00Z"), At("2026-12-02T00:00:00Z"), "model");
   ASSERT_TRUE(by_model.ok()) << by_model.status().ToString();
   ASSERT_EQ(by_model->warehouses.size(), 1u);
   const WarehouseSpendReport& w = by_model->warehouses[0];
@@ -64,17 +64,17 @@ TEST_F(SnowflakeSpendTest, CreditsTotalledByModelUserAndOurs) {
   EXPECT_EQ(w.ours.queries, 1);
   EXPECT_NEAR(w.ours.credits, 0.01, 1e-9);
 
-  auto by_user = ReportSpend(ws, At("2026-11-30T00:00:00Z"), At("2026-12-02T00:00:00Z"), "user");
+  auto by_user = ReportSpend(ws, *http_, At("2026-11-30T00:00:00Z"), At("2026-12-02T00:00:00Z"), "user");
   ASSERT_TRUE(by_user.ok());
   EXPECT_EQ(by_user->warehouses[0].groups[0].key, "DBT_PROD");
-  auto by_dw = ReportSpend(ws, At("2026-11-30T00:00:00Z"), At("2026-12-02T00:00:00Z"), "dw");
+  auto by_dw = ReportSpend(ws, *http_, At("2026-11-30T00:00:00Z"), At("2026-12-02T00:00:00Z"), "dw");
   ASSERT_TRUE(by_dw.ok());
   ASSERT_EQ(by_dw->warehouses[0].groups.size(), 2u);
   EXPECT_EQ(by_dw->warehouses[0].groups[1].key, "data-workers");
   Json j = by_dw->ToJson();
   EXPECT_EQ(j["warehouses"][0]["data_workers"]["queries"], 1);
 
-  EXPECT_EQ(ReportSpend(ws, At("2026-11-30T00:00:00Z"), At("2026-12-02T00:00:00Z"), "cost").status().code(),
+  EXPECT_EQ(ReportSpend(ws, *http_, At("2026-11-30T00:00:00Z"), At("2026-12-02T00:00:00Z"), "cost").status().code(),
             StatusCode::kInvalidArgument);
 }
 
@@ -83,7 +83,7 @@ TEST_F(SnowflakeSpendTest, AnAccountWhoseUsageTheRoleCannotReadIsReportedNotFata
   config::Workspace ws;
   ws.warehouses["sf"] = config_;
   ws.warehouses["lite"] = config::WarehouseConfig{.name = "lite", .type = "sqlite", .path = ":memory:"};
-  auto r = ReportSpend(ws, At("2026-11-30T00:00:00Z"), At("2026-12-02T00:00:00Z"), "model");
+  auto r = ReportSpend(ws, *http_, At("2026-11-30T00:00:00Z"), At("2026-12-02T00:00:00Z"), "model");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->warehouses.size(), 1u);  // SQLite bills nothing per query
   EXPECT_NE(r->warehouses[0].error.find("QUERY_ATTRIBUTION_HISTORY' does not exist or not authorized"), std::string::npos)
@@ -106,7 +106,7 @@ TEST_F(BigQuerySpendTest, BytesAndSlotTimeTotalledByModelFromDbtsLabelsAndCommen
          })}});
   config::Workspace ws;
   ws.warehouses["bq"] = config_;
-  auto r = ReportSpend(ws, At("2026-11-30T00:00:00Z"), At("2026-12-02T00:00:00Z"), "model");
+  auto r = ReportSpend(ws, *http_, At("2026-11-30T00:00:00Z"), At("2026-12-02T00:00:00Z"), "model");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const WarehouseSpendReport& w = r->warehouses.at(0);
   ASSERT_TRUE(w.error.empty()) << w.error;

@@ -67,6 +67,7 @@ class BigQueryCheckTest : public ::testing::Test, public test_support::BigQueryS
 
 TEST_F(BigQueryCheckTest, AQualityRunOnTheSimulatedWarehouseFindsWhatWasSeeded) {
   observe::quality::QualityRequest req;
+  req.http = http_.get();
   req.record = false;
   auto r = observe::quality::RunQuality(workspace_, nullptr, clock_, req);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -117,6 +118,7 @@ TEST_F(BigQueryCheckTest, ARunIsPricedBeforeItRunsAndEveryJobCarriesItsCap) {
   // Each statement bills at least 10 MB (one table): the aggregate scan and the unique key's count.
   constexpr int64_t kMb = 1 << 20;
   observe::quality::QualityRequest req;
+  req.http = http_.get();
   req.record = false;
   req.max_scan_bytes = 15 * kMb;
   auto refused = observe::quality::RunQuality(workspace_, nullptr, clock_, req);
@@ -141,7 +143,7 @@ TEST_F(BigQueryCheckTest, ARunIsPricedBeforeItRunsAndEveryJobCarriesItsCap) {
 
   // The warehouse's own cap rides on every job; BigQuery refuses a job over its cap, billing nothing.
   workspace_.warehouses["bq"].max_bytes_billed = 10 * kMb;
-  auto wh = OpenWarehouse(workspace_.warehouses["bq"]);
+  auto wh = OpenWarehouse(workspace_.warehouses["bq"], http_.get());
   ASSERT_TRUE(wh.ok());
   ASSERT_TRUE((*wh)->Query("SELECT count(*) FROM `dw-test`.`shop`.`orders`", {}, {}).ok());
   EXPECT_EQ(SimState()["jobs_log"].back()["maximumBytesBilled"], std::to_string(10 * kMb));
@@ -154,6 +156,7 @@ TEST_F(BigQueryCheckTest, ARunIsPricedBeforeItRunsAndEveryJobCarriesItsCap) {
 TEST_F(BigQueryCheckTest, FreshnessFailsAnHourLaterAndAnUnreachableWarehouseIsAnError) {
   clock_.Advance(std::chrono::hours(1));
   observe::quality::QualityRequest req;
+  req.http = http_.get();
   req.record = false;
   req.checks = {"freshness"};
   auto r = observe::quality::RunQuality(workspace_, nullptr, clock_, req);
@@ -174,7 +177,7 @@ TEST_F(BigQueryCheckTest, AMonitorQuerysNamedWindowIsBoundAsBigQueryParameters) 
   auto rows = observe::metrics::RunMonitorQuery(
       config_, "SELECT count(*) FROM `dw-test`.`shop`.`orders` WHERE `placed_at` >= CAST(:window_start AS TIMESTAMP) "
                "AND `placed_at` < CAST(:window_end AS TIMESTAMP)",
-      MinutesAgo(45), MinutesAgo(5));
+      MinutesAgo(45), MinutesAgo(5), http_.get());
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   ASSERT_EQ(rows->size(), 1u);
   EXPECT_EQ((*rows)[0].value, 3.0);

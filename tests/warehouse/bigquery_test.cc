@@ -168,7 +168,7 @@ Json Orders() {
 class BigQueryClientTest : public ::testing::Test, public BigQuerySimFixture {
  protected:
   std::unique_ptr<Warehouse> Open() {
-    auto wh = OpenBigQueryWarehouse(config_);
+    auto wh = OpenBigQueryWarehouse(config_, http_.get());
     EXPECT_TRUE(wh.ok()) << wh.status().ToString();
     return wh.ok() ? std::move(*wh) : nullptr;
   }
@@ -237,7 +237,7 @@ TEST_F(BigQueryClientTest, FollowsPageTokensAndPollsAJobUntilItCompletes) {
   slow["incomplete_polls"] = 1000;
   BigQuerySimFixture other;
   other.Start(slow);
-  auto slow_wh = OpenBigQueryWarehouse(other.config_);
+  auto slow_wh = OpenBigQueryWarehouse(other.config_, http_.get());
   ASSERT_TRUE(slow_wh.ok());
   auto late = (*slow_wh)->Query("SELECT 1", {}, {std::chrono::milliseconds(600)});
   EXPECT_EQ(late.status().code(), StatusCode::kDeadlineExceeded) << late.status().ToString();
@@ -269,7 +269,7 @@ TEST_F(BigQueryClientTest, RetriesRateLimitsEvenAs403AndBackendErrorsThenSucceed
   quota["faults"] = Json::array({Fault("POST", "/bigquery/v2/projects/dw-test/queries", 403, "quotaExceeded", 1)});
   BigQuerySimFixture other;
   other.Start(quota);
-  auto q = (*OpenBigQueryWarehouse(other.config_))->Query("SELECT 1", {}, {});
+  auto q = (*OpenBigQueryWarehouse(other.config_, http_.get()))->Query("SELECT 1", {}, {});
   EXPECT_EQ(q.status().code(), StatusCode::kResourceExhausted) << q.status().ToString();
   EXPECT_NE(q.status().message().find("quotaExceeded: simulated quotaExceeded"), std::string::npos);
   EXPECT_EQ(other.SimState()["queries"], 0);
@@ -317,7 +317,7 @@ TEST_F(BigQueryClientTest, FetchesOneTokenForManyQueriesAndANewOneWhenItExpires)
   script["token_ttl_s"] = 301;
   BigQuerySimFixture short_lived;
   short_lived.Start(script);
-  auto s = OpenBigQueryWarehouse(short_lived.config_);
+  auto s = OpenBigQueryWarehouse(short_lived.config_, http_.get());
   ASSERT_TRUE(s.ok());
   ASSERT_TRUE((*s)->Query("SELECT 1", {}, {}).ok());
   ASSERT_TRUE((*s)->Query("SELECT 1", {}, {}).ok());
@@ -333,7 +333,7 @@ TEST_F(BigQueryClientTest, SimulatorRefusesWrongSignaturesExpiredGrantsAndMissin
   config::WarehouseConfig wrong = config_;
   const std::string other_pem = test_support::GenerateRsaKeyPem();
   wrong.credentials = test_support::WriteKeyFile(dir_, "other.json", other_pem);
-  auto wh = OpenBigQueryWarehouse(wrong);
+  auto wh = OpenBigQueryWarehouse(wrong, http_.get());
   ASSERT_TRUE(wh.ok());
   auto r = (*wh)->Query("SELECT 1", {}, {});
   EXPECT_EQ(r.status().code(), StatusCode::kPermissionDenied);
@@ -363,8 +363,8 @@ TEST_F(BigQueryClientTest, NoSecretReachesAnErrorMessage) {
   auto http = net::MakeCurlHttpClient();
   auto key = ReadServiceAccountKey(key_path_);
   ASSERT_TRUE(key.ok());
-  GoogleTokenSource tokens(*key, config_.token_url, *http, RealClock());
-  auto token = tokens.Token();
+  GoogleTokenSource tokens(*key, config_.token_url, RealClock());
+  auto token = tokens.Token(*http);
   ASSERT_TRUE(token.ok()) << token.status().ToString();
   EXPECT_EQ(RedactSecrets("Bearer " + *token), "Bearer ***");
   auto wh = Open();
@@ -374,7 +374,7 @@ TEST_F(BigQueryClientTest, NoSecretReachesAnErrorMessage) {
   messages.push_back(wh->Query("SELECT 1 FROM `dw-test`.`x`.`y`", {}, {}).status().message());
   config::WarehouseConfig unreachable = config_;
   unreachable.api_url = "http://127.0.0.1:1";
-  messages.push_back((*OpenBigQueryWarehouse(unreachable))->Query("SELECT 1", {}, {std::chrono::milliseconds(300)}).status().message());
+  messages.push_back((*OpenBigQueryWarehouse(unreachable, http_.get()))->Query("SELECT 1", {}, {std::chrono::milliseconds(300)}).status().message());
   const std::string pem_body = TestKeyPem().substr(40, 60);
   for (const std::string& m : messages) {
     EXPECT_FALSE(m.empty());

@@ -70,6 +70,7 @@ class SnowflakeCheckTest : public ::testing::Test, public test_support::Snowflak
 
 TEST_F(SnowflakeCheckTest, AQualityRunOnTheSimulatedWarehouseFindsWhatWasSeeded) {
   observe::quality::QualityRequest req;
+  req.http = http_.get();
   req.record = false;
   auto r = observe::quality::RunQuality(workspace_, nullptr, clock_, req);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -124,6 +125,7 @@ TEST_F(SnowflakeCheckTest, AQualityRunOnTheSimulatedWarehouseFindsWhatWasSeeded)
 TEST_F(SnowflakeCheckTest, FreshnessFailsAnHourLaterAndAnUnreachableWarehouseIsAnError) {
   clock_.Advance(std::chrono::hours(1));
   observe::quality::QualityRequest req;
+  req.http = http_.get();
   req.record = false;
   req.checks = {"freshness"};
   auto r = observe::quality::RunQuality(workspace_, nullptr, clock_, req);
@@ -145,7 +147,7 @@ TEST_F(SnowflakeCheckTest, AMonitorQuerysNamedWindowIsBoundAsPositionalBindings)
   auto rows = observe::metrics::RunMonitorQuery(
       config_, "SELECT count(*) FROM analytics.shop.orders WHERE placed_at >= to_timestamp_ntz(:window_start) "
                "AND placed_at < to_timestamp_ntz(:window_end)",
-      MinutesAgo(45), MinutesAgo(5));
+      MinutesAgo(45), MinutesAgo(5), http_.get());
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   ASSERT_EQ(rows->size(), 1u);
   EXPECT_EQ((*rows)[0].value, 3.0);
@@ -195,6 +197,7 @@ TEST_F(SnowflakeParallelRunTest, ManyTablesAtOnceAgreeWithOneAtATimeAndWithWhatW
   SimulatedClock clock(Now());
   auto run = [&](std::optional<int> max_parallel, std::set<std::string>* progressed) {
     observe::quality::QualityRequest req;
+    req.http = http_.get();
     req.record = false;
     req.max_parallel = max_parallel;
     return observe::quality::RunQuality(ws, nullptr, clock, req, [&](size_t, size_t total, const observe::quality::TableReport& t) {

@@ -213,7 +213,7 @@ class SnowflakeClientTest : public ::testing::Test, public SnowflakeSimFixture {
                 {"name": "PLACED_AT", "type": "TIMESTAMP_NTZ"}, {"name": "PAID", "type": "BOOLEAN"}])J")}};
   }
   std::unique_ptr<Warehouse> Open() {
-    auto wh = OpenWarehouse(config_);
+    auto wh = OpenWarehouse(config_, http_.get());
     EXPECT_TRUE(wh.ok()) << wh.status().ToString();
     return wh.ok() ? std::move(*wh) : nullptr;
   }
@@ -340,7 +340,7 @@ TEST_F(SnowflakeClientTest, AKeyThatIsNotTheUsersIsRefusedWithWhatToDoAndNoSecre
 
   // Unreachable: named as such, with the endpoint and no token.
   config_.api_url = "http://127.0.0.1:1";
-  auto down = OpenWarehouse(config_);
+  auto down = OpenWarehouse(config_, http_.get());
   ASSERT_TRUE(down.ok());
   auto q = (*down)->Query("SELECT 1", {}, {std::chrono::milliseconds(800), {}});
   EXPECT_FALSE(q.ok());

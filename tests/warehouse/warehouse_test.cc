@@ -8,6 +8,9 @@
 #include <chrono>
 
 #include "tests/warehouse/scratch_warehouse.h"
+#include "warehouse/history.h"
+#include "warehouse/probe.h"
+#include "warehouse/spend.h"
 
 namespace dw::warehouse {
 namespace {
@@ -179,6 +182,33 @@ TEST(WarehouseOpenTest, AnUnreachablePostgresNamesTheWarehouseAndHidesThePasswor
   EXPECT_EQ(wh.status().code(), StatusCode::kUnavailable);
   EXPECT_NE(wh.status().message().find("warehouse 'pg'"), std::string::npos) << wh.status().ToString();
   EXPECT_EQ(wh.status().message().find("s3cretpw"), std::string::npos);
+}
+
+// The REST warehouses are handed the process's HTTP client; opened without one, each of their
+// entry points says which warehouse and why instead of reaching out on its own.
+TEST(WarehouseOpenTest, ARestWarehouseOpenedWithoutAnHttpClientSaysSo) {
+  for (const char* type : {"bigquery", "snowflake"}) {
+    config::WarehouseConfig c;
+    c.name = std::string("rest_") + type;
+    c.type = type;
+    c.project = "p";
+    c.credentials = "/nonexistent/key.json";
+    c.account = "acct";
+    c.user = "u";
+    c.private_key = "/nonexistent/key.p8";
+    c.database = "db";
+    auto check = [&](const Status& s, const char* what) {
+      EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition) << type << " " << what << ": " << s.ToString();
+      EXPECT_NE(s.message().find("warehouse '" + c.name + "'"), std::string::npos) << s.ToString();
+      EXPECT_NE(s.message().find("no HTTP client"), std::string::npos) << s.ToString();
+    };
+    check(OpenWarehouse(c).status(), "open");
+    check(OpenWarehouseHistory(c).status(), "history");
+    check(OpenWarehouseSpend(c).status(), "spend");
+    WarehouseProbe probe = ProbeWarehouse(c, std::chrono::seconds(1));
+    EXPECT_FALSE(probe.reachable) << type;
+    EXPECT_NE(probe.detail.find("no HTTP client"), std::string::npos) << probe.detail;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, WarehouseTest, ::testing::Values("sqlite", "postgres"),

@@ -153,7 +153,7 @@ Result<CollectReport> CollectChanges(const config::Workspace& workspace, net::Ht
   for (const auto& [name, wh] : workspace.warehouses) {
     const warehouse::WarehouseBackend* backend = warehouse::FindWarehouseBackend(wh.type);
     if (backend == nullptr || backend->history == nullptr) continue;
-    Result<std::unique_ptr<warehouse::WarehouseHistory>> history = backend->history(wh);
+    Result<std::unique_ptr<warehouse::WarehouseHistory>> history = backend->history(wh, &http);
     PlatformPass pass;
     if (!history.ok()) {
       pass.platform = name;

@@ -225,7 +225,8 @@ Result<MetricReplay> ReplayMetric(store::StateStore& store, const std::string& m
 
 Result<MetricJudgement> EvaluateMonitor(const config::Workspace& ws, store::StateStore& store,
                                         const std::string& name, const Clock& clock,
-                                        const UnlearntWindows& unlearnt, RecordReport* recorded) {
+                                        const UnlearntWindows& unlearnt, RecordReport* recorded,
+                                        HttpClient* http) {
   const config::MonitorConfig* monitor = nullptr;
   std::vector<std::string> names;
   for (const auto& m : ws.monitors) {
@@ -239,7 +240,7 @@ Result<MetricJudgement> EvaluateMonitor(const config::Workspace& ws, store::Stat
   auto settings = SettingsFromMonitor(*monitor);
   if (!settings.ok()) return settings.status();
   settings->timezone = ws.timezone;
-  auto measured = MeasureMonitor(ws, *monitor, *settings, ToUnixMillis(clock.Now()));
+  auto measured = MeasureMonitor(ws, *monitor, *settings, ToUnixMillis(clock.Now()), http);
   if (!measured.ok()) return measured.status();
   const std::string& start = measured->window_start;
   const std::string& end = measured->window_end;

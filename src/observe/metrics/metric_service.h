@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "base/http.h"
 #include "base/json.h"
 #include "base/status.h"
 #include "config/workspace.h"
@@ -121,9 +122,11 @@ Result<MetricJudgement> JudgeLatestPoint(store::StateStore& store, const std::st
 // Runs monitor `name` now: its SQL on its warehouse (one value, stored at now), then judges it.
 // NotFound (with close names) for an unknown monitor; the query's error otherwise. A monitor with
 // only series_sql stores every (bucket, value) row it returns (a backfill) and judges the latest.
+// `http` carries a REST warehouse's calls (BigQuery, Snowflake).
 Result<MetricJudgement> EvaluateMonitor(const config::Workspace& ws, store::StateStore& store,
                                         const std::string& name, const Clock& clock,
-                                        const UnlearntWindows& unlearnt, RecordReport* recorded);
+                                        const UnlearntWindows& unlearnt, RecordReport* recorded,
+                                        HttpClient* http = nullptr);
 
 // An SVG of `metric`'s stored points within the training window, judged by replaying the
 // detector (see series_plot.h). NotFound when no point is stored.

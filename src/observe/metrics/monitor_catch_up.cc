@@ -34,7 +34,7 @@ Result<std::optional<int64_t>> LatestStored(store::StateStore& store, const std:
 }  // namespace
 
 Result<CatchUpReport> CatchUpMonitor(const config::Workspace& ws, store::StateStore& store,
-                                     const std::string& name, const Clock& clock) {
+                                     const std::string& name, const Clock& clock, HttpClient* http) {
   auto monitor = FindMonitor(ws, name);
   if (!monitor.ok()) return monitor.status();
   const config::MonitorConfig& m = **monitor;
@@ -61,7 +61,7 @@ Result<CatchUpReport> CatchUpMonitor(const config::Workspace& ws, store::StateSt
   report.queries = 1;
   auto rows = RunMonitorQuery(wh->second, m.spec["series_sql"].get<std::string>(),
                               FormatRfc3339(FromUnixMillis(report.window_start_ms)),
-                              FormatRfc3339(FromUnixMillis(now)));
+                              FormatRfc3339(FromUnixMillis(now)), http);
   if (!rows.ok()) return rows.status();
   std::vector<IncomingPoint> points;
   for (const auto& r : *rows) {
@@ -79,13 +79,13 @@ Result<CatchUpReport> CatchUpMonitor(const config::Workspace& ws, store::StateSt
 
 Result<MonitorRun> RunMonitorOnce(const config::Workspace& ws, store::StateStore& store,
                                   const std::string& name, const Clock& clock, bool check_catch_up,
-                                  const UnlearntWindows& unlearnt) {
-  return std::move(RunMonitorsOnce(ws, store, {{name, check_catch_up}}, clock, EachOf(unlearnt)).front());
+                                  const UnlearntWindows& unlearnt, HttpClient* http) {
+  return std::move(RunMonitorsOnce(ws, store, {{name, check_catch_up}}, clock, EachOf(unlearnt), http).front());
 }
 
 std::vector<Result<MonitorRun>> RunMonitorsOnce(const config::Workspace& ws, store::StateStore& store,
                                                 const std::vector<MonitorDue>& due, const Clock& clock,
-                                                const UnlearntWindowsOfMany& unlearnt) {
+                                                const UnlearntWindowsOfMany& unlearnt, HttpClient* http) {
   const size_t n = due.size();
   std::vector<std::optional<Status>> failed(n);
   std::vector<MonitorRun> runs(n);
@@ -102,7 +102,7 @@ std::vector<Result<MonitorRun>> RunMonitorsOnce(const config::Workspace& ws, sto
       continue;
     }
     if (due[i].check_catch_up) {
-      auto c = CatchUpMonitor(ws, store, name, clock);
+      auto c = CatchUpMonitor(ws, store, name, clock, http);
       if (!c.ok()) {
         failed[i] = c.status();
         continue;
@@ -122,7 +122,7 @@ std::vector<Result<MonitorRun>> RunMonitorsOnce(const config::Workspace& ws, sto
     // from the store; the others measure now.
     if (!(*monitor)->spec.contains("sql") && runs[i].catch_up) continue;
     ++runs[i].queries;
-    auto measured = MeasureMonitor(ws, **monitor, settings[i], now);
+    auto measured = MeasureMonitor(ws, **monitor, settings[i], now, http);
     if (!measured.ok()) {
       failed[i] = measured.status();
       continue;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/clock.h"
+#include "base/http.h"
 #include "base/status.h"
 #include "config/workspace.h"
 #include "observe/metrics/metric_batch.h"
@@ -31,9 +32,10 @@ struct CatchUpReport {
 // `every` (or nothing is stored), runs series_sql once over [latest point, now] and stores every
 // (bucket, value) row; otherwise does nothing (ran = false). NotFound for an unknown monitor;
 // InvalidArgument for bad settings, a NULL or unparsable bucket (nothing stored); the query's or
-// store's error otherwise.
+// store's error otherwise. `http` carries a REST warehouse's calls (BigQuery, Snowflake); the runs
+// below pass theirs on.
 Result<CatchUpReport> CatchUpMonitor(const config::Workspace& ws, store::StateStore& store,
-                                     const std::string& name, const Clock& clock);
+                                     const std::string& name, const Clock& clock, HttpClient* http = nullptr);
 
 // One scheduled run of monitor `name` as `dw watch` does it: when `check_catch_up` (first run
 // after start, or slots missed), CatchUpMonitor first; then the monitor's `sql` for the current
@@ -47,7 +49,7 @@ struct MonitorRun {
 // `unlearnt`: the windows kept out of training (see ReplayMetric).
 Result<MonitorRun> RunMonitorOnce(const config::Workspace& ws, store::StateStore& store,
                                   const std::string& name, const Clock& clock, bool check_catch_up,
-                                  const UnlearntWindows& unlearnt);
+                                  const UnlearntWindows& unlearnt, HttpClient* http = nullptr);
 
 // A monitor due now, and whether its run checks for a catch-up first (as RunMonitorOnce's
 // check_catch_up).
@@ -63,6 +65,6 @@ struct MonitorDue {
 // value, no point), as RunMonitorOnce would have answered; one failing never stops the others.
 std::vector<Result<MonitorRun>> RunMonitorsOnce(const config::Workspace& ws, store::StateStore& store,
                                                 const std::vector<MonitorDue>& due, const Clock& clock,
-                                                const UnlearntWindowsOfMany& unlearnt);
+                                                const UnlearntWindowsOfMany& unlearnt, HttpClient* http = nullptr);
 
 }  // namespace dw::observe::metrics

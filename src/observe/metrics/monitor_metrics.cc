@@ -17,7 +17,7 @@ Json ReportToJson(const std::string& metric, const RecordReport& r) {
 }  // namespace
 
 Result<Json> MonitorMetrics(const config::Workspace& ws, store::StateStore& store, const Clock& clock,
-                            const UnlearntWindows& unlearnt, const Json& args) {
+                            const UnlearntWindows& unlearnt, const Json& args, HttpClient* http) {
   if (!args.contains("record") && !args.contains("evaluate"))
     return InvalidArgument("give record (points to store) and/or evaluate (monitor names)");
   // Parse every point before writing anything, so a bad timestamp stores nothing.
@@ -78,7 +78,7 @@ Result<Json> MonitorMetrics(const config::Workspace& ws, store::StateStore& stor
   for (const Json& name : args.value("evaluate", Json::array())) {
     std::string monitor = name.get<std::string>();
     RecordReport report;
-    auto j = EvaluateMonitor(ws, store, monitor, clock, unlearnt, &report);
+    auto j = EvaluateMonitor(ws, store, monitor, clock, unlearnt, &report, http);
     if (!j.ok()) {
       errors.push_back({{"metric", monitor}, {"error", j.status().message()}});
       continue;

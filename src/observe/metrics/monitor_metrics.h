@@ -6,6 +6,7 @@
 #pragma once
 
 #include "base/clock.h"
+#include "base/http.h"
 #include "base/json.h"
 #include "base/status.h"
 #include "config/workspace.h"
@@ -21,8 +22,9 @@ namespace dw::observe::metrics {
 // timestamp holds a different stored value is rejected in its report (the stored one kept).
 // kInvalidArgument, with nothing stored, for neither key or a bad timestamp ("record M, point 3:
 // ...; nothing stored").
-// `unlearnt`: the windows kept out of training (see ReplayMetric).
+// `unlearnt`: the windows kept out of training (see ReplayMetric). `http` carries the evaluated
+// monitors' REST warehouse calls (BigQuery, Snowflake).
 Result<Json> MonitorMetrics(const config::Workspace& ws, store::StateStore& store, const Clock& clock,
-                            const UnlearntWindows& unlearnt, const Json& args);
+                            const UnlearntWindows& unlearnt, const Json& args, HttpClient* http = nullptr);
 
 }  // namespace dw::observe::metrics

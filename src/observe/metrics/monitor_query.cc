@@ -36,11 +36,11 @@ std::optional<std::string> TextOf(const warehouse::SqlValue& cell) {
 Result<std::vector<MonitorRow>> RunMonitorQuery(const config::WarehouseConfig& wh,
                                                 const std::string& sql,
                                                 const std::string& window_start,
-                                                const std::string& window_end) {
+                                                const std::string& window_end, HttpClient* http) {
   Result<warehouse::PositionalSql> bound = warehouse::BindNamedParameters(
       sql, {{"window_start", window_start}, {"window_end", window_end}}, warehouse::FindDialect(wh.type));
   if (!bound.ok()) return InvalidArgument("warehouse " + wh.name + ": " + bound.status().message());
-  Result<std::unique_ptr<warehouse::Warehouse>> opened = warehouse::OpenWarehouse(wh);
+  Result<std::unique_ptr<warehouse::Warehouse>> opened = warehouse::OpenWarehouse(wh, http);
   if (!opened.ok()) return Unavailable(opened.status().message());
   Result<warehouse::QueryOutcome> out = (*opened)->Query(bound->sql, bound->params, {wh.query_timeout});
   if (!out.ok()) return InvalidArgument(out.status().message());
@@ -60,7 +60,7 @@ Result<std::vector<MonitorRow>> RunMonitorQuery(const config::WarehouseConfig& w
 }
 
 Result<MonitorMeasurement> MeasureMonitor(const config::Workspace& ws, const config::MonitorConfig& m,
-                                          const MonitorSettings& settings, int64_t now_ms) {
+                                          const MonitorSettings& settings, int64_t now_ms, HttpClient* http) {
   const std::string& name = m.name;
   auto found = ws.warehouses.find(m.warehouse);
   if (found == ws.warehouses.end())
@@ -70,7 +70,7 @@ Result<MonitorMeasurement> MeasureMonitor(const config::Workspace& ws, const con
   MonitorMeasurement out;
   out.window_start = FormatRfc3339(FromUnixMillis(now_ms - (single ? settings.every_ms : settings.training_window_ms)));
   out.window_end = FormatRfc3339(FromUnixMillis(now_ms));
-  auto rows = RunMonitorQuery(found->second, sql, out.window_start, out.window_end);
+  auto rows = RunMonitorQuery(found->second, sql, out.window_start, out.window_end, http);
   if (!rows.ok()) return rows.status();
   if (single) {
     if (rows->size() != 1 || rows->front().bucket)

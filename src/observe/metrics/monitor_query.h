@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/http.h"
 #include "base/status.h"
 #include "config/workspace.h"
 #include "observe/metrics/metric_service.h"
@@ -22,11 +23,13 @@ struct MonitorRow {
 // Runs `sql` read-only on `wh`, binding :window_start and :window_end (RFC 3339 text) when the
 // query names them. One column: one value per row; two columns: (bucket, value). Unavailable when
 // the warehouse cannot be opened, InvalidArgument when the query fails or returns a non-numeric
-// value (with the warehouse name and the warehouse's message).
+// value (with the warehouse name and the warehouse's message). `http` carries a REST warehouse's
+// calls (BigQuery, Snowflake), which are errors without it; the functions below pass theirs on.
 Result<std::vector<MonitorRow>> RunMonitorQuery(const config::WarehouseConfig& wh,
                                                 const std::string& sql,
                                                 const std::string& window_start,
-                                                const std::string& window_end);
+                                                const std::string& window_end,
+                                                HttpClient* http = nullptr);
 
 // What monitor `m` (with `settings`, its SettingsFromMonitor) measures at `now_ms`: its `sql` over
 // the last `every` (exactly one row with one value, recorded at now), or else its `series_sql`
@@ -38,6 +41,7 @@ struct MonitorMeasurement {
   std::string window_start, window_end;
 };
 Result<MonitorMeasurement> MeasureMonitor(const config::Workspace& ws, const config::MonitorConfig& m,
-                                          const MonitorSettings& settings, int64_t now_ms);
+                                          const MonitorSettings& settings, int64_t now_ms,
+                                          HttpClient* http = nullptr);
 
 }  // namespace dw::observe::metrics

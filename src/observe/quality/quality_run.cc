@@ -292,7 +292,7 @@ Result<QualityReport> RunQuality(const config::Workspace& ws, store::StateStore*
   std::map<std::string, Result<std::unique_ptr<warehouse::Warehouse>>> open;
   auto warehouse_for = [&](const config::WarehouseConfig& cfg) -> Result<warehouse::Warehouse*> {
     auto it = open.find(cfg.name);
-    if (it == open.end()) it = open.emplace(cfg.name, warehouse::OpenWarehouse(cfg)).first;
+    if (it == open.end()) it = open.emplace(cfg.name, warehouse::OpenWarehouse(cfg, req.http)).first;
     if (!it->second.ok()) return it->second.status();
     return it->second->get();
   };

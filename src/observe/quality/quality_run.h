@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "base/http.h"
 #include "base/json.h"
 #include "base/status.h"
 #include "config/workspace.h"
@@ -34,6 +35,9 @@ struct QualityRequest {
   // At most this many tables at once on one warehouse (it also bounds itself: one on a SQLite or
   // PostgreSQL connection); unset: the warehouse's own bound.
   std::optional<int> max_parallel;
+  // The HTTP client a REST warehouse (BigQuery, Snowflake) calls through; it must outlive the
+  // run. Without one such a warehouse's checks are errors saying so; SQLite and PostgreSQL need none.
+  HttpClient* http = nullptr;
 };
 
 struct TableReport {

@@ -126,7 +126,8 @@ Json SpendReport::ToJson() const {
   return out;
 }
 
-Result<SpendReport> ReportSpend(const config::Workspace& ws, TimePoint since, TimePoint until, const std::string& by) {
+Result<SpendReport> ReportSpend(const config::Workspace& ws, HttpClient& http, TimePoint since, TimePoint until,
+                                const std::string& by) {
   if (!IsSpendDimension(by)) return InvalidArgument("by: '" + by + "' is not one of model, user, label, dw");
   if (until <= since) return InvalidArgument("since: must be before until");
   SpendReport report;
@@ -139,7 +140,7 @@ Result<SpendReport> ReportSpend(const config::Workspace& ws, TimePoint since, Ti
     WarehouseSpendReport w;
     w.warehouse = name;
     w.type = wh.type;
-    Result<std::unique_ptr<warehouse::WarehouseSpend>> reader = backend->spend(wh);
+    Result<std::unique_ptr<warehouse::WarehouseSpend>> reader = backend->spend(wh, &http);
     Result<std::vector<warehouse::QuerySpend>> queries =
         reader.ok() ? (*reader)->QueriesBetween(ToUnixMillis(since), ToUnixMillis(until), kMaxQueries)
                     : Result<std::vector<warehouse::QuerySpend>>(reader.status());

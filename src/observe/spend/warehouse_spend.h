@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "base/http.h"
 #include "base/json.h"
 #include "base/status.h"
 #include "config/workspace.h"
@@ -47,8 +48,10 @@ bool IsSpendDimension(const std::string& by);
 
 // The spend of every warehouse of `ws` that bills per query, for queries started in
 // [since, until), grouped `by`. A warehouse whose accounting cannot be read is reported with its
-// error; the others are still read. kInvalidArgument for an unknown dimension.
-Result<SpendReport> ReportSpend(const config::Workspace& ws, TimePoint since, TimePoint until, const std::string& by);
+// error; the others are still read. kInvalidArgument for an unknown dimension. The warehouses'
+// accounting is read through `http`.
+Result<SpendReport> ReportSpend(const config::Workspace& ws, HttpClient& http, TimePoint since, TimePoint until,
+                                const std::string& by);
 
 // The dbt node a query ran for ("model.shop.fct_orders"): from dbt's query comment
 // (/* {"app": "dbt", ..., "node_id": ...} */ at the start of its text), or a node_id in its tag or

@@ -60,7 +60,7 @@ Status AddMonitorJobs(WatchLoop& loop, const Env& env, int64_t /*every_ms: the m
     const metrics::UnlearntWindowsOfMany unlearnt =
         env->unlearnt_many ? env->unlearnt_many : metrics::EachOf(env->unlearnt);
     std::vector<Result<metrics::MonitorRun>> runs = metrics::RunMonitorsOnce(*env->workspace, **store, due,
-                                                                             *env->clock, unlearnt);
+                                                                             *env->clock, unlearnt, env->http);
     std::vector<std::string> ran;
     for (size_t i = 0; i < items.size(); ++i) {
       if (i >= runs.size()) {
@@ -112,6 +112,7 @@ Status AddCheckJobs(WatchLoop& loop, const Env& env, int64_t every_ms) {
            if (!store.ok()) return store.status();
            quality::QualityRequest req;
            req.tables = {table};
+           req.http = env->http;
            auto report = quality::RunQuality(*env->workspace, *store, *env->clock, req);
            if (!report.ok()) return report.status();
            if (report->record_error)
