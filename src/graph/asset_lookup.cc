@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/identifiers.h"
 #include "config/suggest.h"
 
 namespace dw::graph {
@@ -53,6 +54,9 @@ std::vector<std::string> ClosestIds(const GraphIndex& index, const std::string& 
 Result<AssetIndex> FindAsset(const GraphIndex& index, const std::string& name) {
   AssetIndex a = index.Find(name);
   if (a == kNone) a = index.FindAlias(name);
+  // How `checks:` names a table (warehouse.schema.table, warehouse.table) is a name for it too.
+  if (a == kNone && !name.starts_with("table://"))
+    if (Result<TableRef> ref = ParseTableRef(name); ref.ok()) a = index.Find(ref->AssetIdString());
   if (a != kNone) return a;
   std::vector<std::string> close = ClosestIds(index, name, 5);
   std::string msg = "no asset '" + name + "' in the context graph";

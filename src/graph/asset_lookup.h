@@ -11,7 +11,8 @@
 
 namespace dw::graph {
 
-// The asset named by `name` (a canonical id or a recorded alias). kNotFound otherwise, with the
+// The asset named by `name` (a canonical id, a recorded alias, or a table as `checks:` names it:
+// warehouse.schema.table or warehouse.table). kNotFound otherwise, with the
 // closest known ids in the message ("did you mean ...").
 Result<AssetIndex> FindAsset(const GraphIndex& index, const std::string& name);
 

@@ -1,12 +1,43 @@
 #include "graph/dbt_manifest.h"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
+#include <optional>
 #include <set>
+#include <vector>
 
+#include "graph/ingest.h"
 #include "graph/name_resolver.h"
+#include "warehouse/backends.h"
 
 namespace dw::graph {
 namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The parts of a relation name: "db"."schema"."t", `p`.`d`.`t` or db.schema.t; a dot inside
+// quotes belongs to its part.
+std::vector<std::string> RelationParts(const std::string& relation) {
+  std::vector<std::string> parts(1);
+  char quote = 0;
+  for (char c : relation) {
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+      else parts.back() += c;
+    } else if (c == '"' || c == '`') {
+      quote = c;
+    } else if (c == '.') {
+      parts.emplace_back();
+    } else {
+      parts.back() += c;
+    }
+  }
+  return parts;
+}
 
 std::string Str(const Json& j, const char* key) {
   auto it = j.find(key);
@@ -67,10 +98,72 @@ std::string UnlistedNodeId(const std::string& unique_id) {
   return "dbt://" + SanitizeInstance(unique_id.substr(a + 1, b - a - 1)) + "/" + SanitizeName(name);
 }
 
+// The table id of relation (database, schema, identifier) under `where`, or "" when it lands in
+// no warehouse.
+std::string RelationTableId(const RelationWarehouses& where, const std::string& database, const std::string& schema,
+                            const std::string& identifier) {
+  std::string warehouse;
+  bool schemas = true;
+  for (const auto& w : where.warehouses)
+    if (!database.empty() && !w.database.empty() && Lower(w.database) == Lower(database)) {
+      warehouse = w.name;
+      schemas = w.schemas;
+      break;
+    }
+  if (warehouse.empty()) {
+    warehouse = where.fallback;
+    for (const auto& w : where.warehouses)
+      if (w.name == warehouse) schemas = w.schemas;
+  }
+  if (warehouse.empty() || identifier.empty()) return "";
+  const std::string id = "table://" + warehouse + "/" + (schemas && !schema.empty() ? TablePart(schema) + "." : "") +
+                         TablePart(identifier);
+  for (const std::string& known : where.known_tables)
+    if (Lower(known) == Lower(id)) return known;
+  return id;
+}
+
+// The relation a model, seed or snapshot builds: its database, schema and alias, completed from
+// relation_name where the manifest leaves a field out. An ephemeral model builds none.
+struct BuiltTable {
+  std::string database, schema, identifier, name;  // name: relation_name as dbt wrote it
+};
+std::optional<BuiltTable> BuiltRelation(const Json& node) {
+  const Json& config = node.value("config", Json::object());
+  if (config.is_object() && config.value("materialized", Json()).is_string() &&
+      config["materialized"].get<std::string>() == "ephemeral")
+    return std::nullopt;
+  BuiltTable r{Str(node, "database"), Str(node, "schema"), Str(node, "alias"), Str(node, "relation_name")};
+  if (!r.name.empty()) {
+    std::vector<std::string> parts = RelationParts(r.name);
+    if (r.identifier.empty()) r.identifier = parts.back();
+    if (r.schema.empty() && parts.size() >= 2) r.schema = parts[parts.size() - 2];
+    if (r.database.empty() && parts.size() >= 3) r.database = parts[parts.size() - 3];
+  }
+  // A manifest that says neither (a hand-written one) does not say where the model lands.
+  if (r.name.empty() && r.schema.empty()) return std::nullopt;
+  if (r.identifier.empty()) r.identifier = Str(node, "name");
+  return r;
+}
+
 }  // namespace
 
-Result<SourceBatch> DbtManifestBatch(const Json& manifest, const std::string& warehouse,
-                                     const GraphIndex& index) {
+RelationWarehouses RelationWarehousesOf(const config::Workspace& ws) {
+  RelationWarehouses out;
+  for (const auto& [name, wh] : ws.warehouses)
+    out.warehouses.push_back({name, warehouse::WarehouseDatabase(wh), warehouse::NamesTablesWithSchemas(wh.type)});
+  out.fallback = ws.warehouses.empty() ? "" : DefaultWarehouse(ws);
+  for (const auto& c : ws.checks) out.known_tables.push_back(c.asset_id);
+  return out;
+}
+
+Result<SourceBatch> DbtManifestBatch(const Json& manifest, const std::string& warehouse, const GraphIndex& index) {
+  RelationWarehouses where;
+  where.fallback = warehouse;
+  return DbtManifestBatch(manifest, where, index);
+}
+
+Result<SourceBatch> DbtManifestBatch(const Json& manifest, const RelationWarehouses& where, const GraphIndex& index) {
   if (!manifest.is_object()) return InvalidArgument("$: a dbt manifest is a JSON object");
   const Json& meta = manifest.value("metadata", Json::object());
   std::string version = meta.is_object() ? Str(meta, "dbt_schema_version") : "";
@@ -83,7 +176,8 @@ Result<SourceBatch> DbtManifestBatch(const Json& manifest, const std::string& wa
 
   SourceBatch batch;
   batch.origin = Origin::kDbt;
-  std::map<std::string, std::string> id_of;  // unique_id -> canonical id
+  std::map<std::string, std::string> id_of;      // unique_id -> canonical id of the node itself
+  std::map<std::string, std::string> output_of;  // unique_id -> what a reader of it reads (its table)
 
   auto section = [&](const char* name) -> Result<const Json*> {
     auto it = manifest.find(name);
@@ -106,10 +200,9 @@ Result<SourceBatch> DbtManifestBatch(const Json& manifest, const std::string& wa
       std::string table = Str(src, "identifier");
       if (table.empty()) table = Str(src, "name");
       if (table.empty()) return InvalidArgument(path + ".name: missing");
-      std::string schema = Str(src, "schema");
       std::string relation = Str(src, "relation_name");
-      std::string fallback = "table://" + warehouse + "/" +
-                             (schema.empty() ? "" : TablePart(schema) + ".") + TablePart(table);
+      std::string fallback = RelationTableId(where, Str(src, "database"), Str(src, "schema"), table);
+      if (fallback.empty()) fallback = "table://unknown/" + TablePart(table);
       std::vector<std::string> names = {relation, UnquoteRelation(relation)};
       std::string id = ResolveName(index, names, "table", TablePart(table), fallback);
       AssetFacts f;
@@ -118,9 +211,11 @@ Result<SourceBatch> DbtManifestBatch(const Json& manifest, const std::string& wa
       f.notes = Str(src, "description");
       for (const std::string& n : names)
         if (!n.empty() && n != id) f.aliases.push_back(n);
+      f.aliases.push_back(uid);
       f.columns = Columns(src);
       id_of[uid] = id;
-      // An exposure is this manifest's own: its edges are restated (or go stale) with it.
+      output_of[uid] = id;
+      // A source table is read by this manifest's models: its edges are restated with it.
       batch.stale_assets.push_back(id);
       batch.assets.push_back(std::move(f));
     }
@@ -140,13 +235,34 @@ Result<SourceBatch> DbtManifestBatch(const Json& manifest, const std::string& wa
       f.id = id;
       f.owner = MetaOwner(node);
       f.notes = Str(node, "description");
-      std::string relation = Str(node, "relation_name");
-      if (!relation.empty()) {
-        f.aliases.push_back(relation);
-        f.aliases.push_back(UnquoteRelation(relation));
-      }
-      f.columns = Columns(node);
       id_of[uid] = id;
+      output_of[uid] = id;
+      // The table it builds is the asset the checks see; the model is its producer.
+      std::optional<BuiltTable> built = BuiltRelation(node);
+      std::string table = built ? RelationTableId(where, built->database, built->schema, built->identifier) : "";
+      if (!table.empty()) {
+        std::vector<std::string> names = {table, built->name, UnquoteRelation(built->name)};
+        if (!built->database.empty() && !built->schema.empty())
+          names.push_back(built->database + "." + built->schema + "." + built->identifier);
+        // A name an older graph recorded on the model itself is not the table.
+        if (std::string known = ResolveName(index, names, "table", "", table); known.starts_with("table://"))
+          table = known;
+        AssetFacts t;
+        t.id = table;
+        t.owner = f.owner;
+        t.columns = Columns(node);
+        for (const std::string& n : names)
+          if (!n.empty() && n != table && std::find(t.aliases.begin(), t.aliases.end(), n) == t.aliases.end())
+            t.aliases.push_back(n);
+        t.aliases.push_back(uid);
+        output_of[uid] = table;
+        batch.assets.push_back(std::move(t));
+        EdgeFacts e;
+        e.src = id;
+        e.dst = table;
+        batch.edges.push_back(std::move(e));
+      }
+      f.columns = Columns(node);  // what the model selects, for column-level impact through it
       batch.assets.push_back(std::move(f));
     }
 
@@ -167,6 +283,8 @@ Result<SourceBatch> DbtManifestBatch(const Json& manifest, const std::string& wa
       if (owner.is_object()) f.owner = !Str(owner, "email").empty() ? Str(owner, "email") : Str(owner, "name");
       f.notes = Str(exp, "description");
       id_of[uid] = id;
+      // An exposure is this manifest's own: the edges into it are restated (or go stale) with it.
+      batch.stale_assets.push_back(id);
       batch.assets.push_back(std::move(f));
     }
 
@@ -186,9 +304,9 @@ Result<SourceBatch> DbtManifestBatch(const Json& manifest, const std::string& wa
       for (const Json& dep : *list) {
         if (!dep.is_string()) continue;
         const std::string dep_id = dep.get<std::string>();
-        auto up = id_of.find(dep_id);
+        auto up = output_of.find(dep_id);
         std::string src;
-        if (up != id_of.end()) {
+        if (up != output_of.end()) {
           src = up->second;
         } else {
           // A model outside this (perhaps partial) manifest is still a model: a placeholder.

@@ -37,7 +37,7 @@ Result<Json> IngestDbtManifestFile(const config::Workspace& ws, ContextGraph& gr
   Json manifest = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (manifest.is_discarded()) return InvalidArgument(path.string() + ": not valid JSON");
   auto batch = graph.Read([&](const GraphIndex& index) {
-    return DbtManifestBatch(manifest, DefaultWarehouse(ws), index);
+    return DbtManifestBatch(manifest, RelationWarehousesOf(ws), index);
   });
   if (!batch.ok()) return InvalidArgument(path.string() + ": " + batch.status().message());
   auto applied = graph.Apply(*batch);

@@ -17,18 +17,23 @@ Result<std::unique_ptr<Warehouse>> OpenPostgres(const config::WarehouseConfig& c
   return OpenPostgresWarehouse(c.name, c.dsn);
 }
 
+std::string SqliteDatabase(const config::WarehouseConfig&) { return "main"; }
+std::string BigQueryDatabase(const config::WarehouseConfig& c) { return c.project; }
+std::string SnowflakeDatabase(const config::WarehouseConfig& c) { return c.database; }
+
 // Every back end, one entry each.
 const std::vector<WarehouseBackend>& Backends() {
   static const std::vector<WarehouseBackend> kBackends = {
       {"sqlite", OpenSqlite, ProbeSqliteWarehouse, SqliteLocation, SqliteDialect, nullptr,
-       "SQLite keeps no record of the statements that wrote a table"},
+       "SQLite keeps no record of the statements that wrote a table", nullptr, SqliteDatabase, /*schemas=*/false},
       {"postgres", OpenPostgres, ProbePostgresWarehouse, PostgresLocation, PostgresDialect, nullptr,
        "PostgreSQL keeps no per-statement history: pg_stat_statements sums statements without their time, user "
-       "or target table, and the server log holds them only with log_statement = 'mod'"},
+       "or target table, and the server log holds them only with log_statement = 'mod'",
+       nullptr, PostgresDatabase},
       {"bigquery", OpenBigQueryWarehouse, ProbeBigQueryWarehouse, BigQueryLocation, BigQueryDialect,
-       OpenBigQueryHistory, "", OpenBigQuerySpend},
+       OpenBigQueryHistory, "", OpenBigQuerySpend, BigQueryDatabase},
       {"snowflake", OpenSnowflakeWarehouse, ProbeSnowflakeWarehouse, SnowflakeLocation, SnowflakeRegistryDialect,
-       OpenSnowflakeHistory, "", OpenSnowflakeSpend},
+       OpenSnowflakeHistory, "", OpenSnowflakeSpend, SnowflakeDatabase},
   };
   return kBackends;
 }
@@ -44,6 +49,16 @@ const WarehouseBackend* FindWarehouseBackend(std::string_view type) {
 const Dialect* FindDialect(std::string_view type) {
   const WarehouseBackend* b = FindWarehouseBackend(type);
   return b == nullptr ? nullptr : &b->dialect();
+}
+
+std::string WarehouseDatabase(const config::WarehouseConfig& config) {
+  const WarehouseBackend* b = FindWarehouseBackend(config.type);
+  return b == nullptr || b->database == nullptr ? std::string() : b->database(config);
+}
+
+bool NamesTablesWithSchemas(std::string_view type) {
+  const WarehouseBackend* b = FindWarehouseBackend(type);
+  return b == nullptr || b->schemas;
 }
 
 std::string WarehouseBackendNames() {

@@ -37,7 +37,22 @@ struct WarehouseBackend {
   std::string_view no_history_reason = "";
   // Its per-query cost (warehouse/spend.h), or nullptr when nothing is billed per query.
   Result<std::unique_ptr<WarehouseSpend>> (*spend)(const config::WarehouseConfig& config, HttpClient* http) = nullptr;
+  // The database name other tools qualify its tables with (dbt's relation "database"."schema"."t"):
+  // SQLite's "main", PostgreSQL's dbname, BigQuery's project, Snowflake's database; "" when the
+  // configuration does not say.
+  std::string (*database)(const config::WarehouseConfig& config) = nullptr;
+  // Whether the workspace names its tables with a schema (schema.table). SQLite has the one schema
+  // "main", so its tables are named alone.
+  bool schemas = true;
 };
+
+// The database a relation naming a table of `config` carries (WarehouseBackend::database), or ""
+// when the type is unknown or the configuration does not say.
+std::string WarehouseDatabase(const config::WarehouseConfig& config);
+
+// Whether tables of warehouse type `type` are named schema.table in the workspace (false for
+// SQLite; true for the engines with schemas and for an unknown type).
+bool NamesTablesWithSchemas(std::string_view type);
 
 // The back end for `type`, or nullptr.
 const WarehouseBackend* FindWarehouseBackend(std::string_view type);

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <string_view>
 
 #include <libpq-fe.h>
 #include <sqlite3.h>
@@ -97,6 +98,18 @@ std::string DisplayLocation(const config::WarehouseConfig& wh) {
 }
 
 std::string SqliteLocation(const config::WarehouseConfig& wh) { return wh.path; }
+
+std::string PostgresDatabase(const config::WarehouseConfig& wh) {
+  // libpq's own parser reads both forms (URL and keyword/value); a DSN it refuses names nothing.
+  char* error = nullptr;
+  std::unique_ptr<PQconninfoOption, void (*)(PQconninfoOption*)> options(PQconninfoParse(wh.dsn.c_str(), &error),
+                                                                          PQconninfoFree);
+  if (error != nullptr) PQfreemem(error);
+  if (!options) return "";
+  for (const PQconninfoOption* o = options.get(); o->keyword != nullptr; ++o)
+    if (std::string_view(o->keyword) == "dbname" && o->val != nullptr) return o->val;
+  return "";
+}
 
 std::string PostgresLocation(const config::WarehouseConfig& wh) { return RedactSecrets(RedactUrl(wh.dsn)); }
 

@@ -18,5 +18,7 @@ WarehouseProbe ProbePostgresWarehouse(const config::WarehouseConfig& wh, std::ch
 // The SQLite path; the DSN with its password hidden.
 std::string SqliteLocation(const config::WarehouseConfig& wh);
 std::string PostgresLocation(const config::WarehouseConfig& wh);
+// The dbname the DSN (URL or keyword/value) names, "" when it names none or cannot be parsed.
+std::string PostgresDatabase(const config::WarehouseConfig& wh);
 
 }  // namespace dw::warehouse

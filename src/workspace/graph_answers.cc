@@ -78,9 +78,9 @@ Result<Json> AssetAnswer(Services& services, const std::string& id) {
   auto graph = services.graph();
   if (!graph.ok()) return graph.status();
   return (*graph)->Read([&](const graph::GraphIndex& index) {
-    graph::AssetIndex a = index.Find(id);
-    if (a == graph::kNone) a = index.FindAlias(id);
-    if (a == graph::kNone) return Json{{"found", false}, {"id", id}, {"closest", graph::ClosestIds(index, id, 5)}};
+    Result<graph::AssetIndex> found = graph::FindAsset(index, id);
+    if (!found.ok()) return Json{{"found", false}, {"id", id}, {"closest", graph::ClosestIds(index, id, 5)}};
+    const graph::AssetIndex a = *found;
     Json up = Json::array(), down = Json::array();
     for (graph::EdgeIndex e : index.in(a))
       if (up.size() < 100) up.push_back(graph::EdgeJson(index, e, false));

@@ -38,8 +38,14 @@ TEST_F(SourcesTest, DbtManifestV12ModelsSeedsAndDependencies) {
   EXPECT_NE(Edge("dbt://jaffle_shop/stg_payments", "dbt://jaffle_shop/orders"), nullptr);
   graph_->Read([](const GraphIndex& ix) {
     EXPECT_NE(ix.Find("dbt://jaffle_shop/raw_customers"), kNone);  // a seed
-    EXPECT_EQ(ix.FindAlias("\"jaffle_shop\".\"main\".\"customers\""), ix.Find("dbt://jaffle_shop/customers"));
-    EXPECT_EQ(ix.FindAlias("jaffle_shop.main.customers"), ix.Find("dbt://jaffle_shop/customers"));
+    // The relation a model builds is one table asset, with every name dbt gives it; the model is
+    // its producer.
+    const AssetIndex table = ix.Find("table://main/main.customers");
+    EXPECT_NE(table, kNone);
+    EXPECT_EQ(ix.FindAlias("\"jaffle_shop\".\"main\".\"customers\""), table);
+    EXPECT_EQ(ix.FindAlias("jaffle_shop.main.customers"), table);
+    EXPECT_EQ(ix.FindAlias("model.jaffle_shop.customers"), table);
+    EXPECT_NE(ix.FindEdge(ix.Find("dbt://jaffle_shop/customers"), table, Relation::kFeeds), kNone);
     for (AssetIndex a = 0; a < ix.asset_count(); ++a)
       EXPECT_EQ(ix.id(a).find("unique_customers"), std::string::npos) << ix.id(a);
     return 0;
