@@ -13,6 +13,7 @@
 #include "incidents/incident_codec.h"
 #include "incidents/incidents.h"
 #include "incidents/lifecycle.h"
+#include "incidents/own_cause.h"
 #include "incidents/release_guard.h"
 #include "incidents/severity.h"
 
@@ -54,6 +55,38 @@ SignalRef RefOf(const Signal& s) {
 
 void AddUnique(std::vector<std::string>& list, const std::string& v) {
   if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
+}
+
+// Each damaged asset of the pass whose own writers explain its own signals' shapes (own_cause.h),
+// with those writers, judged against the change events of the pass's window.
+std::map<std::string, std::vector<std::string>> OwnCausesOfPass(const graph::GraphIndex* index, const GroupingInput& in,
+                                                                 const std::vector<const Signal*>& damage_signal,
+                                                                 const std::vector<Incident>& active,
+                                                                 const EventsByAsset& events, int max_depth) {
+  struct Own {
+    std::vector<SignalShape> shapes;
+    TimePoint first_bad;
+  };
+  std::map<std::string, Own> own;
+  std::unordered_set<std::string> damaged;
+  for (const Incident& a : active) damaged.insert(a.damaged_assets.begin(), a.damaged_assets.end());
+  for (size_t i = 0; i < in.damage.size(); ++i) {
+    damaged.insert(in.damage[i].asset);
+    const Signal& s = *damage_signal[i];
+    if (s.kind == SignalKind::kChange || s.asset_id.empty()) continue;  // the release guard's: no shape of its own
+    auto [it, added] = own.try_emplace(s.asset_id, Own{{}, s.at});
+    it->second.shapes.push_back(s.shape);
+    it->second.first_bad = std::min(it->second.first_bad, s.at);
+  }
+  std::map<std::string, std::vector<std::string>> out;
+  if (events.empty()) return out;
+  auto is_damaged = [&damaged](const std::string& a) { return damaged.count(a) > 0; };
+  for (const auto& [asset, o] : own) {
+    std::vector<std::string> writers =
+        OwnCauseWriters(index, asset, o.shapes, o.first_bad, in.window, events, is_damaged, max_depth);
+    if (!writers.empty()) out[asset] = std::move(writers);
+  }
+  return out;
 }
 
 }  // namespace
@@ -229,6 +262,11 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
       o.assets.push_back(a.root_asset);
       in.open.push_back(std::move(o));
     }
+    EventsByAsset by_asset;
+    for (store::ChangeEvent& e : *events) by_asset[e.asset_id].push_back(std::move(e));
+    in.own_cause = WithIndex([&](const graph::GraphIndex* ix) {
+      return OwnCausesOfPass(ix, in, damage_signal, active, by_asset, options_.max_depth);
+    });
     std::vector<SignalGroup> groups =
         WithIndex([&](const graph::GraphIndex* ix) { return GroupSignals(ix, in); });
 

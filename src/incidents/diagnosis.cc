@@ -10,6 +10,7 @@
 #include "graph/blast_radius.h"
 #include "incidents/cause_shape.h"
 #include "incidents/lineage_walk.h"
+#include "incidents/own_cause.h"
 #include "incidents/signal_shape.h"
 #include "incidents/severity.h"
 
@@ -51,6 +52,7 @@ std::vector<std::string> EvidenceLines(const store::ChangeEvent& e) {
 
 struct Scored {
   Candidate c;
+  bool own = false;      // its change explains, on its own, the damage of a damaged asset it writes
   std::string fold_key;  // alike candidates fold into the best
 };
 
@@ -107,6 +109,9 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
     // Downstream of damaged_above, yet upstream of damage that damaged_above could not have
     // carried down: judged as a cause of that damage.
     bool own_damage = false;
+    // The damaged assets with signals of their own that it writes (itself when it is one, else
+    // those it has an edge into): its changes are judged against their damage first.
+    std::vector<std::string> writes;
   };
   std::vector<Place> places;
   if (index != nullptr) {
@@ -116,7 +121,7 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
       if (n != graph::kNone) {
         starts.push_back(n);
       } else {
-        places.push_back({a, 0, {a}, false, ""});
+        places.push_back({a, 0, {a}, false, "", false, {a}});
         d.notes.push_back(a + " is not in the context graph: only its own change events were read");
       }
     }
@@ -146,10 +151,24 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
         p.downstream_of_damage = p.path.empty() || carried(p.damaged_above, p.path.back());
         p.own_damage = !p.downstream_of_damage;
       }
+      // A damaged asset is its own writer (the statements that wrote it); another asset writes the
+      // damaged assets it has an edge into.
+      if (shapes_of.count(p.asset)) {
+        p.writes.push_back(p.asset);
+      } else {
+        for (graph::EdgeIndex ei : index->out(up[i].asset)) {
+          const graph::EdgeEntry& e = index->edge(ei);
+          const std::string& dst = index->id(e.dst);
+          if (!e.IsStale() && e.dst != up[i].asset && shapes_of.count(dst) &&
+              std::find(p.writes.begin(), p.writes.end(), dst) == p.writes.end())
+            p.writes.push_back(dst);
+        }
+      }
+      std::sort(p.writes.begin(), p.writes.end());
       places.push_back(std::move(p));
     }
   } else {
-    for (const std::string& a : damaged) places.push_back({a, 0, {a}, false, ""});
+    for (const std::string& a : damaged) places.push_back({a, 0, {a}, false, "", false, {a}});
     d.notes.push_back("no context graph: only the damaged assets' own change events were read");
   }
 
@@ -185,7 +204,20 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
   std::vector<Scored> scored;
   for (const auto& [e, p] : events) {
     const Place& place = places[p];
-    if (place.downstream_of_damage) {
+    auto others = same_asset.find(p);
+    const std::vector<store::ChangeEvent>& alike_runs = others == same_asset.end() ? none : others->second;
+    // A writer of a damaged asset is judged against that asset's own damage first: the damaged
+    // asset whose damage its change explains on its own, if any, and the shapes it is fitted to.
+    std::string own_asset;
+    std::vector<SignalShape> written_shapes;
+    for (const std::string& w : place.writes) {
+      auto found = shapes_of.find(w);
+      if (found == shapes_of.end()) continue;  // a damaged asset with no signal of its own
+      const std::vector<SignalShape>& own = found->second;
+      written_shapes.insert(written_shapes.end(), own.begin(), own.end());
+      if (own_asset.empty() && ExplainsOnItsOwn(e, own, alike_runs, index)) own_asset = w;
+    }
+    if (place.downstream_of_damage && own_asset.empty()) {
       d.ruled_out.push_back(e.kind + " on " + e.asset_id + " at " + FormatRfc3339(e.happened_at) +
                             ": downstream of the damaged " + place.damaged_above + ", so it cannot explain it");
       continue;
@@ -201,8 +233,7 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
     c.score.time_proximity = std::pow(0.5, before_ms / half_life_ms);
     c.score.lineage_distance = 1.0 / (1.0 + place.hops);
     c.score.risk = std::clamp(std::isfinite(e.risk) ? e.risk : 0.0, 0.0, 1.0);
-    auto others = same_asset.find(p);
-    ShapeFit fit = FitShape(e, shapes, others == same_asset.end() ? none : others->second, index);
+    ShapeFit fit = FitShape(e, written_shapes.empty() ? shapes : written_shapes, alike_runs, index);
     c.score.shape_fit = fit.fit;
     c.cause_kind = fit.cause_kind;
     c.score.total = kWeightTime * c.score.time_proximity + kWeightDistance * c.score.lineage_distance +
@@ -215,12 +246,20 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
                                    " before the first bad point");
     if (c.score.risk < 0.3) c.counter_evidence.push_back("its collector judged it low-risk (" + e.reason + ")");
     c.path = place.path;
-    if (place.own_damage)
+    if (place.downstream_of_damage)  // and its change explains the damage of what it writes
+      c.counter_evidence.push_back("it also reads the damaged " + place.damaged_above + ", but it writes " + own_asset +
+                                   " and its own change explains that damage: judged as a cause of " + own_asset +
+                                   ", not ruled out as downstream");
+    else if (place.own_damage)
       c.counter_evidence.push_back("it also reads the damaged " + place.damaged_above + ", whose damage does not explain " +
                                    place.path.back() + "'s: judged as a cause of the latter");
-    scored.push_back({std::move(c), e.asset_id + "\n" + fit.cause_kind + "\n" + fit.explanation});
+    scored.push_back({std::move(c), !own_asset.empty(), e.asset_id + "\n" + fit.cause_kind + "\n" + fit.explanation});
   }
+  // Each damaged asset's own writers are judged first: a change that explains, on its own, the
+  // damage of an asset it writes ranks above every change that could only have explained it from
+  // further up.
   std::sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
+    if (a.own != b.own) return a.own;
     if (a.c.score.total != b.c.score.total) return a.c.score.total > b.c.score.total;
     if (a.c.happened_at != b.c.happened_at) return a.c.happened_at > b.c.happened_at;
     return a.c.dedup_key < b.c.dedup_key;

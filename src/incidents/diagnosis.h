@@ -1,7 +1,10 @@
 // Diagnosis: the change events on an incident's damaged assets and everything upstream of them,
 // in the window before the first bad point, each scored (time proximity, lineage distance, its own
-// risk, whether it can explain the damage's shape) and explained, best first. Changes downstream
-// of the damage are listed as unable to explain it. Deterministic; terminates on cyclic graphs.
+// risk, whether it can explain the damage's shape) and explained, best first. Each damaged asset's
+// own writers are judged first, against that asset's own damage: a change that explains it on its
+// own (own_cause.h) ranks above the rest and is never ruled out as downstream of other damage.
+// Other changes downstream of the damage are listed as unable to explain it. Deterministic;
+// terminates on cyclic graphs.
 #pragma once
 
 #include "graph/blast_radius.h"

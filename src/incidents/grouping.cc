@@ -210,6 +210,14 @@ std::vector<SignalGroup> GroupSignals(const graph::GraphIndex* index, const Grou
         if (state[m] == kUnseen && is_anchor[m] != 2) compute(m);
         contribution(m, ups);
       }
+      auto own = in.own_cause.find(asset);
+      if (own != in.own_cause.end()) {
+        // A cause of its own: nothing above it shares it but its own writers' changes.
+        std::erase_if(ups, [&](size_t u) {
+          return tokens[u].kind != Token::kChange ||
+                 std::find(own->second.begin(), own->second.end(), in.changes[tokens[u].ref].asset) == own->second.end();
+        });
+      }
       relate(ups, downs);
       for (size_t u : ups)
         for (size_t d : downs)

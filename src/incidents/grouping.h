@@ -12,6 +12,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,10 @@ struct GroupingInput {
   std::vector<Damage> damage;
   std::vector<OpenIncident> open;
   std::vector<Change> changes;
+  // Damaged assets with a cause of their own (OwnCauseWriters): asset -> those writers. Such an
+  // asset is related upstream only to changes on these writers (and to what is on the asset
+  // itself); whatever lies below it still joins it.
+  std::map<std::string, std::vector<std::string>> own_cause;
   std::chrono::milliseconds window{std::chrono::hours(6)};
   size_t walk_budget = 5000000;  // upstream assets one pass may visit
 };
