@@ -394,19 +394,30 @@ void InstallKestra(const Json& script, httplib::Server& server, std::shared_ptr<
     if (req.get_param_value("source") == "true") body["source"] = now.source;
     res.set_content(body.dump(), "application/json");
   });
-  server.Get(api + R"(/flows/([^/]+)/([^/]+)/revisions)", [find_flow, clock, authorized](const httplib::Request& req, httplib::Response& res) {
+  // Every revision Kestra keeps, oldest first, each a FlowWithSource (listFlowRevisions): the
+  // dated entries visible now, and the current revision whether or not an entry dates it.
+  server.Get(api + R"(/flows/([^/]+)/([^/]+)/revisions)", [find_flow, clock, authorized, revision_now](const httplib::Request& req, httplib::Response& res) {
     if (!authorized(req, res)) return;
     const SimFlow* f = find_flow(std::string(req.matches[1]), std::string(req.matches[2]));
     if (!f) {
       Message(res, 404, "Unable to find flow " + std::string(req.matches[1]) + "." + std::string(req.matches[2]));
       return;
     }
+    const RevisionNow now = revision_now(*f);
     Json out = Json::array();
+    bool current_listed = false;
     for (const auto& r : f->revisions)
-      if (clock->Visible(r.at))
+      if (clock->Visible(r.at) && r.revision <= now.revision) {
+        current_listed |= r.revision == now.revision;
         out.push_back({{"id", f->id}, {"namespace", f->ns}, {"revision", r.revision},
                        {"source", r.source.empty() ? f->source : r.source}, {"updated", IsoMillis(r.at)}});
-    if (out.empty()) out.push_back({{"id", f->id}, {"namespace", f->ns}, {"revision", f->revision}});
+      }
+    if (!current_listed) {
+      Json current = {{"id", f->id}, {"namespace", f->ns}, {"revision", now.revision}, {"source", now.source}};
+      if (now.updated) current["updated"] = IsoMillis(*now.updated);
+      out.push_back(std::move(current));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const Json& a, const Json& b) { return a["revision"] < b["revision"]; });
     res.set_content(out.dump(), "application/json");
   });
   server.Get(api + "/triggers/search", [st, clock, authorized](const httplib::Request& req, httplib::Response& res) {

@@ -28,6 +28,7 @@
 #include "base/clock.h"
 #include "base/json.h"
 #include "base/status.h"
+#include "base/unified_diff.h"
 #include "config/workspace.h"
 #include "graph/context_graph.h"
 #include "incidents/incidents.h"
@@ -435,10 +436,8 @@ Result<std::vector<std::string>> ExpireApprovalRequests(store::StateStore& store
 // ---------------------------------------------------------------------------------------------
 // Diffs of real files (FlinkDeployment manifests, Kestra flows).
 
-// A unified diff from `before` to `after` of the file `path` (3 lines of context, headers
-// "--- a/PATH" / "+++ b/PATH", "\ No newline at end of file" where it applies); "" when equal.
-std::string MakeUnifiedDiff(const std::string& path, const std::string& before,
-                            const std::string& after);
+// MakeUnifiedDiff (base/unified_diff.h) makes them.
+using dw::MakeUnifiedDiff;
 
 // Applies `unified` to `current` with `git apply --check` semantics: every hunk's context and
 // removed lines must match `current` exactly at the line the hunk names. Returns the patched

@@ -149,6 +149,9 @@ struct Workspace {
   DeskConfig desk;
   // `incidents.group_window`: signals sharing a lineage root this close in time join one incident.
   std::chrono::milliseconds incident_group_window{std::chrono::hours(6)};
+  // `changes.initial_lookback`: how far back a collector's first pass over a platform (or a
+  // warehouse's history) reads; what happened before is the baseline. Default: the diagnosis window.
+  std::chrono::milliseconds changes_initial_lookback{std::chrono::hours(24)};
   // `watch.lease_history`: finished job leases and their runs older than this are pruned by
   // `dw watch`; at least kMinLeaseHistory (the loader refuses less).
   std::chrono::milliseconds watch_lease_history{kDefaultLeaseHistory};

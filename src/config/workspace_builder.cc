@@ -163,6 +163,11 @@ Workspace Builder::Build(const Json& doc) {
     if (w.ok() && w->count() > 0) ws.incident_group_window = *w;
     else if (w.ok()) Error("incidents.group_window", "must be longer than zero");
   }
+  if (doc.contains("changes") && doc["changes"].is_object() && doc["changes"].contains("initial_lookback")) {
+    auto l = ParseDuration(Str(doc["changes"], "initial_lookback"));
+    if (l.ok() && l->count() > 0) ws.changes_initial_lookback = *l;
+    else if (l.ok()) Error("changes.initial_lookback", "must be longer than zero");
+  }
   if (doc.contains("watch") && doc["watch"].is_object() && doc["watch"].contains("lease_history")) {
     auto h = ParseDuration(Str(doc["watch"], "lease_history"));
     if (h.ok() && *h >= kMinLeaseHistory) ws.watch_lease_history = *h;

@@ -226,6 +226,7 @@ ValueSchema BuildWorkspaceSchema() {
       Opt("monitors", List(MonitorSchema())),
       Opt("metrics", Obj({Opt("retention", Of(ValueType::kDuration))})),
       Opt("incidents", Obj({Opt("group_window", Of(ValueType::kDuration))})),
+      Opt("changes", Obj({Opt("initial_lookback", Of(ValueType::kDuration))})),
       Opt("watch", Obj({Opt("lease_history", Of(ValueType::kDuration))})),
       Opt("notify", notify),
       Opt("desk", Obj({Opt("url", Url()), Opt("trusted_proxies", List(Str()))})),

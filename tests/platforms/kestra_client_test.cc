@@ -72,7 +72,11 @@ TEST_F(KestraClientTest, TariffSyncSucceededAtFiveAfterMidnightAfterCallingV1) {
   EXPECT_NE(flow->source.find("/v1/tariffs/current"), std::string::npos);
   auto revisions = client_->FlowRevisions("pricing", "tariff_sync");
   ASSERT_TRUE(revisions.ok());
-  EXPECT_EQ(*revisions, (std::vector<int64_t>{7, 8}));
+  std::vector<int64_t> numbers;
+  for (const auto& r : *revisions) numbers.push_back(r.revision);
+  EXPECT_EQ(numbers, (std::vector<int64_t>{7, 8}));
+  EXPECT_EQ(revisions->back().updated_ms, *ParseIsoTimeMillis("2026-10-20T11:12:00Z"));
+  EXPECT_NE(revisions->back().source.find("/v1/tariffs/current"), std::string::npos);
   auto triggers = client_->Triggers();
   ASSERT_TRUE(triggers.ok()) << triggers.status().ToString();
   EXPECT_EQ(triggers->size(), 5u);

@@ -54,6 +54,27 @@ Result<Json> JsonCursor(const CollectContext& ctx, const std::string& what) {
   return j.is_object() ? j : Json::object();
 }
 
+int64_t LookbackStartMs(const CollectContext& ctx) {
+  const auto lookback = ctx.options.initial_lookback.value_or(ctx.workspace.changes_initial_lookback);
+  return ToUnixMillis(ctx.clock.Now()) - std::chrono::duration_cast<std::chrono::milliseconds>(lookback).count();
+}
+
+Result<int64_t> HistoryFloorMs(const CollectContext& ctx, bool first_pass, Collected& out) {
+  const std::string name = CursorName(ctx.platform, "history_floor");
+  auto c = ctx.store.GetCursor(name);
+  if (!c.ok()) return c.status();
+  if (c->has_value()) {
+    try {
+      return std::stoll(**c);
+    } catch (const std::exception&) {
+    }
+  }
+  // A store that collected before the floor existed has already reported what it saw: keep it so.
+  const int64_t floor = first_pass ? LookbackStartMs(ctx) : 0;
+  out.cursors[name] = std::to_string(floor);
+  return floor;
+}
+
 store::ChangeEvent MakeEvent(const CollectContext& ctx, std::string dedup_key, std::string asset_id,
                              std::string kind, int64_t happened_ms, Json evidence, double risk,
                              std::string reason) {
@@ -98,11 +119,13 @@ Result<CollectReport> CollectChanges(const config::Workspace& workspace, net::Ht
                                      store::StateStore& store, const Clock& clock,
                                      const CollectOptions& options) {
   CollectReport report;
+  CollectOptions opts = options;
+  if (!opts.initial_lookback) opts.initial_lookback = workspace.changes_initial_lookback;
   for (const auto& [name, platform] : workspace.platforms) {
     PlatformPass pass;
     pass.platform = name;
     pass.type = platform.type;
-    CollectContext ctx{workspace, platform, http, store, clock, options};
+    CollectContext ctx{workspace, platform, http, store, clock, opts};
     Collected got;
     Status s;
     if (CollectorFn collect = FindCollector(platform.type)) s = collect(ctx, got, pass);
@@ -160,7 +183,7 @@ Result<CollectReport> CollectChanges(const config::Workspace& workspace, net::Ht
       pass.type = wh.type;
       pass.errors.push_back(RedactSecrets(history.status().message()));
     } else {
-      auto got = CollectWarehouseWrites(workspace, wh, **history, store, clock, options.warehouse_initial_lookback);
+      auto got = CollectWarehouseWrites(workspace, wh, **history, store, clock, *opts.initial_lookback);
       if (!got.ok()) return got.status();
       pass = std::move(got).value();
     }

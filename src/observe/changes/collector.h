@@ -1,13 +1,16 @@
 // The change timeline collector: one incremental pass over every platform in the workspace that
 // turns what each platform reports into dated, evidenced change events in the state store.
 // Kestra executions since the last cursor, Flink restores, skipped state, exceptions and config
-// risks not yet seen, connector state transitions, new schema versions. Events carry the time the
+// risks not yet seen, connector state transitions, new schema versions. A platform's first pass
+// reads the lookback window (changes.initial_lookback) instead of setting a blind baseline. Events carry the time the
 // platform gives (or, where a platform keeps no time, the time observed, said so in the
 // evidence), a canonical asset id, a kind (change_kinds.h), evidence, and a risk weight with its
 // reason. Events are deduplicated across passes by their dedup key; cursors live in the store, so
 // a restarted process carries on where the last pass stopped.
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,11 +25,14 @@ namespace dw::observe::changes {
 struct CollectOptions {
   size_t max_log_bytes = size_t{256} << 20;  // per JobManager log file per pass
   int kestra_page_size = 500;
-  // First pass: executions started since, and flow revisions Kestra says were saved since.
-  std::chrono::hours kestra_initial_lookback{24 * 7};
   size_t kestra_log_lines = 10;  // log lines kept as evidence of a watched flow's execution
-  // First pass over a warehouse's history of writes (warehouse_writes.h): writes started since.
-  std::chrono::hours warehouse_initial_lookback{24};
+  // How far back the first pass over a platform or a warehouse's history reads (Kestra
+  // executions and flow revisions, Flink starts, restores and exceptions, warehouse writes); what
+  // is older is the baseline, never reported. Unset: the workspace's changes.initial_lookback.
+  std::optional<std::chrono::milliseconds> initial_lookback;
+  // The unified diff of a flow revision's source against the revision it replaced is cut to this
+  // many bytes (at a line end; the evidence says it was cut).
+  size_t max_diff_bytes = 16 * 1024;
 };
 
 // What one platform's part of the pass did.

@@ -1,7 +1,10 @@
 // Kafka Connect: connector state transitions, judged with the task states (a FAILED task under a
-// RUNNING connector is unhealthy). Connect keeps no time of a transition, so happened_at is when
-// the pass saw it (evidence says time_source: observed). Cursor "states" {name: signature}; the
-// first pass records a baseline and reports only connectors that are not healthy.
+// RUNNING connector is unhealthy). Connect keeps no time of a transition and no history of one
+// (its REST API answers the current state only), so happened_at is when the pass saw it and the
+// evidence says so (time_source: observed, time_bound: at_or_before: the transition happened at
+// or before that time). Cursor "states" {name: signature}. The first pass has no window to read:
+// it reports every connector that is not healthy now (a FAILED task, a restart in progress), the
+// only trace a transition before onboarding leaves; a healthy one is the baseline.
 #include "observe/changes/change_kinds.h"
 #include "observe/changes/platform_collectors.h"
 #include "platforms/kafka_connect/connect_client.h"
@@ -36,6 +39,7 @@ Status CollectKafkaConnect(const CollectContext& ctx, Collected& out, PlatformPa
         AssetIdFor("kafka-connect", ctx.platform.name, name), kConnectorState, now,
         {{"connector", name}, {"state", s.state}, {"tasks", tasks}, {"verdict", verdict},
          {"previous", first ? Json(nullptr) : (*seen)[name]}, {"time_source", "observed"},
+         {"time_bound", "at_or_before"},
          {"url", connect.call().Url({"connectors", name, "status"})}},
         risk, "connector " + name + " is " + verdict + " (connector " + s.state + ", tasks " + signature.substr(s.state.size()) + ")"));
   }

@@ -1,7 +1,10 @@
 // Flink: new job runs (deploy), restores (latest.restored), skipped operator state (from the
 // JobManager log), exceptions, status transitions, and allowNonRestoredState left on.
 // Cursors: "jobs" {jid: {m: last-modification, s: state}} (a job whose last-modification has not
-// moved is not read again) and "logs" {file: {size, mtime}} (an unchanged log file is not read again).
+// moved is not read again), "logs" {file: {size, mtime}} (an unchanged log file is not read again)
+// and "history_floor": restores, exceptions and log findings Flink dates before it (the first
+// pass's lookback, changes.initial_lookback) are the baseline (every run's start is still a deploy). The REST API keeps one
+// restore per job run (latest.restored): of several restores of one run, the latest is reported.
 #include <cstdio>
 
 #include "observe/changes/change_kinds.h"
@@ -79,6 +82,12 @@ Status CollectFlink(const CollectContext& ctx, Collected& out, PlatformPass& pas
   ++pass.requests;
   auto jobs = flink.JobsOverview();
   if (!jobs.ok()) return jobs.status();
+  auto jobs_cursor = ctx.store.GetCursor(CursorName(ctx.platform, "jobs"));
+  if (!jobs_cursor.ok()) return jobs_cursor.status();
+  // What Flink dates before the floor (the first pass's lookback) is the baseline: a job restored
+  // or failing weeks before onboarding is not a change, now or when the job moves later.
+  auto floor = HistoryFloorMs(ctx, !jobs_cursor->has_value(), out);
+  if (!floor.ok()) return floor.status();
   auto seen = JsonCursor(ctx, "jobs");
   if (!seen.ok()) return seen.status();
   Json next = Json::object();
@@ -92,7 +101,7 @@ Status CollectFlink(const CollectContext& ctx, Collected& out, PlatformPass& pas
     if (before && before->value("m", int64_t{-1}) == job.last_modification_ms &&
         before->value("s", "") == job.state)
       continue;  // nothing moved since the last pass
-    if (!before) {
+    if (!before) {  // the run live now, whenever it started: which deploy runs is context
       out.events.push_back(MakeEvent(ctx, "flink:" + p + ":" + job.jid + ":start", asset, kDeploy,
                                      job.start_time_ms,
                                      {{"job_id", job.jid}, {"job_name", job.name}, {"state", job.state}, {"url", job_url}},
@@ -110,7 +119,7 @@ Status CollectFlink(const CollectContext& ctx, Collected& out, PlatformPass& pas
     if (!cps.ok()) {
       pass.errors.push_back(cps.status().message());
       next.erase(job.jid);  // read it again next pass
-    } else if (cps->restored) {
+    } else if (cps->restored && cps->restored->restore_timestamp_ms >= *floor) {
       const auto& r = *cps->restored;
       out.events.push_back(MakeEvent(
           ctx, "flink:" + p + ":" + job.jid + ":restore:" + std::to_string(r.id) + ":" + std::to_string(r.restore_timestamp_ms),
@@ -127,14 +136,15 @@ Status CollectFlink(const CollectContext& ctx, Collected& out, PlatformPass& pas
       next.erase(job.jid);
     } else {
       for (const auto& x : *exceptions)
-        out.events.push_back(MakeEvent(
-            ctx, "flink:" + p + ":" + job.jid + ":exception:" + std::to_string(x.timestamp_ms) + ":" + x.name,
-            asset, kException, x.timestamp_ms,
-            {{"job_id", job.jid}, {"exception", x.name}, {"first_line", x.first_line}, {"trace", x.evidence},
-             {"task", x.task_name},
-             {"url", flink.call().Url({"jobs", job.jid, "exceptions"})}},
-            x.first_line.find("Cannot map checkpoint/savepoint state") != std::string::npos ? 0.7 : 0.4,
-            "the job failed or restarted on " + x.name));
+        if (x.timestamp_ms >= *floor)
+          out.events.push_back(MakeEvent(
+              ctx, "flink:" + p + ":" + job.jid + ":exception:" + std::to_string(x.timestamp_ms) + ":" + x.name,
+              asset, kException, x.timestamp_ms,
+              {{"job_id", job.jid}, {"exception", x.name}, {"first_line", x.first_line}, {"trace", x.evidence},
+               {"task", x.task_name},
+               {"url", flink.call().Url({"jobs", job.jid, "exceptions"})}},
+              x.first_line.find("Cannot map checkpoint/savepoint state") != std::string::npos ? 0.7 : 0.4,
+              "the job failed or restarted on " + x.name));
     }
     auto cfg = flink.JobManagerConfig(job.jid);
     if (!cfg.ok()) {
@@ -188,6 +198,7 @@ Status CollectFlink(const CollectContext& ctx, Collected& out, PlatformPass& pas
     std::string log_url = flink.call().Url({"jobmanager", "logs", file.name});
     std::map<std::string, const platforms::flink::RestoreLogLine*> started;  // jid -> restore line
     for (const auto& f : scanner.findings()) {
+      if (f.kind != RestoreLineKind::kRestoreStarted && f.time_ms < *floor) continue;  // the baseline
       std::string name = job_names.count(f.job_id) ? job_names[f.job_id] : (f.job_id.empty() ? "unknown-job" : f.job_id);
       std::string asset = AssetIdFor("flink", p, name);
       switch (f.kind) {

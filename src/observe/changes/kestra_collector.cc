@@ -3,12 +3,15 @@
 // watches the flows the workspace names as assets or declares in lineage.kestra_flows. Cursors:
 // "executions" (Unix ms: the search restarts at the earliest execution still running, else at the
 // newest start seen), "flows" {ns.flow: revision}, "triggers" {id: disabled}. A revision is dated
-// by the flow's `updated` where Kestra gives it; the first pass reports those within the lookback.
+// by the flow's `updated` where Kestra gives it; the first pass reports those within the lookback
+// (changes.initial_lookback). A revision's evidence carries the unified diff of its source
+// against the revision it replaced, read from the flow's revisions.
 #include <algorithm>
 #include <set>
 
 #include "observe/changes/change_kinds.h"
 #include "observe/changes/platform_collectors.h"
+#include "observe/changes/source_diff.h"
 #include "platforms/kestra/kestra_client.h"
 #include "platforms/kestra/kestra_flow_files.h"
 
@@ -82,7 +85,7 @@ Status CollectKestra(const CollectContext& ctx, Collected& out, PlatformPass& pa
   auto cursor = ctx.store.GetCursor(cursor_name);
   if (!cursor.ok()) return cursor.status();
   int64_t now = ToUnixMillis(ctx.clock.Now());
-  int64_t from = now - std::chrono::duration_cast<std::chrono::milliseconds>(ctx.options.kestra_initial_lookback).count();
+  int64_t from = LookbackStartMs(ctx);
   if (cursor->has_value()) {
     try {
       from = std::stoll(**cursor);
@@ -166,15 +169,15 @@ Status CollectKestra(const CollectContext& ctx, Collected& out, PlatformPass& pa
 
   // Revisions and triggers of the flows the workspace cares about; the first pass sets a baseline
   // and reports the revisions Kestra says were saved within the lookback.
-  const int64_t lookback_from =
-      now - std::chrono::duration_cast<std::chrono::milliseconds>(ctx.options.kestra_initial_lookback).count();
+  const int64_t lookback_from = LookbackStartMs(ctx);
   auto flows_seen = JsonCursor(ctx, "flows");
   if (!flows_seen.ok()) return flows_seen.status();
   Json flows_next = *flows_seen;
   for (const auto& flow : watched) {
     auto dot = flow.rfind('.');
+    const std::string ns = flow.substr(0, dot), id = flow.substr(dot + 1);
     ++pass.requests;
-    auto f = kestra.GetFlow(flow.substr(0, dot), flow.substr(dot + 1));
+    auto f = kestra.GetFlow(ns, id);
     if (!f.ok()) {
       if (f.status().code() != StatusCode::kNotFound) pass.errors.push_back(f.status().message());
       continue;
@@ -191,22 +194,40 @@ Status CollectKestra(const CollectContext& ctx, Collected& out, PlatformPass& pa
       changed = from_revision.get<int64_t>() != f->revision;
     } else if (platform_time && *f->updated_ms >= lookback_from) {
       // The first pass: a revision saved within the lookback (the day before onboarding, say) is
-      // history the incidents need, not part of the baseline. The revision it replaced is the one
-      // before it in the flow's history, when that can be read.
+      // history the incidents need, not part of the baseline.
       changed = true;
-      ++pass.requests;
-      auto history = kestra.FlowRevisions(flow.substr(0, dot), flow.substr(dot + 1));
-      if (history.ok())
-        for (int64_t r : *history)
-          if (r < f->revision && (from_revision.is_null() || r > from_revision.get<int64_t>())) from_revision = r;
     }
     if (changed) {
+      Json ev = {{"flow", flow}, {"to_revision", f->revision},
+                 {"time_source", platform_time ? "platform" : "observed"},
+                 {"url", kestra.call().Url({"api", "v1", kestra.tenant(), "flows", f->namespace_, f->id})}};
+      // What the save changed: the source against the revision it replaced (on the first pass,
+      // the one before it in Kestra's history), from the revisions Kestra keeps with their source.
+      ++pass.requests;
+      auto history = kestra.FlowRevisions(ns, id);
+      const platforms::kestra::Flow* before = nullptr;
+      if (history.ok()) {
+        for (const auto& r : *history)
+          if (r.revision < f->revision && (from_revision.is_null() ? (!before || r.revision > before->revision)
+                                                                   : r.revision == from_revision.get<int64_t>()))
+            before = &r;
+        if (from_revision.is_null() && before) from_revision = before->revision;
+      } else if (history.status().code() != StatusCode::kNotFound) {
+        pass.errors.push_back(history.status().message());
+      }
+      ev["from_revision"] = from_revision;
+      if (before) {
+        ev.update(SourceDiffEvidence(ns + "/" + id + ".yml", before->source, f->source, ctx.options.max_diff_bytes));
+        ev["diff_against_revision"] = before->revision;
+      } else {
+        ev["diff"] = nullptr;
+        ev["diff_note"] = !history.ok()               ? "the flow's revisions could not be read: " + history.status().message()
+                          : from_revision.is_null() ? std::string("Kestra keeps no earlier revision of this flow")
+                                                    : "Kestra no longer serves revision " + from_revision.dump() + "'s source";
+      }
       out.events.push_back(MakeEvent(
           ctx, "kestra:" + p + ":" + flow + ":revision:" + std::to_string(f->revision), AssetIdFor("kestra", p, flow),
-          kFlowRevision, at,
-          {{"flow", flow}, {"from_revision", from_revision}, {"to_revision", f->revision},
-           {"time_source", platform_time ? "platform" : "observed"},
-           {"url", kestra.call().Url({"api", "v1", kestra.tenant(), "flows", f->namespace_, f->id})}},
+          kFlowRevision, at, std::move(ev),
           0.4, "the flow was saved as revision " + std::to_string(f->revision) + ": what it runs changed"));
     }
     flows_next[flow] = f->revision;

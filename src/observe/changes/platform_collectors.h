@@ -45,6 +45,14 @@ CollectorFn FindCollector(std::string_view type);
 std::string CursorName(const config::PlatformConfig& platform, const std::string& what);
 // The stored cursor parsed as a JSON object ({} when absent or unreadable).
 Result<Json> JsonCursor(const CollectContext& ctx, const std::string& what);
+// Where the first pass's lookback window starts (Unix ms): now - the initial lookback.
+int64_t LookbackStartMs(const CollectContext& ctx);
+// The platform's history floor (Unix ms, cursor "history_floor"): what the platform dates before
+// it is the baseline, never reported, on the first pass or any later one (a job read again
+// because it moved still has its old restore). Set once, by the first pass (`first_pass`: no
+// cursor of the platform's yet) to LookbackStartMs; 0 for a platform collected before the floor
+// existed. A new floor is added to `out.cursors`.
+Result<int64_t> HistoryFloorMs(const CollectContext& ctx, bool first_pass, Collected& out);
 // A ChangeEvent with observed_at = now.
 store::ChangeEvent MakeEvent(const CollectContext& ctx, std::string dedup_key, std::string asset_id,
                              std::string kind, int64_t happened_ms, Json evidence, double risk,

@@ -57,7 +57,7 @@ std::pair<double, std::string> WriteRisk(const warehouse::TableWrite& w) {
 
 Result<PlatformPass> CollectWarehouseWrites(const config::Workspace& workspace, const config::WarehouseConfig& warehouse,
                                             warehouse::WarehouseHistory& history, store::StateStore& store,
-                                            const Clock& clock, std::chrono::hours lookback) {
+                                            const Clock& clock, std::chrono::milliseconds lookback) {
   PlatformPass pass;
   pass.platform = warehouse.name;
   pass.type = warehouse.type;
@@ -65,7 +65,7 @@ Result<PlatformPass> CollectWarehouseWrites(const config::Workspace& workspace, 
   Result<std::optional<std::string>> stored = store.GetCursor(cursor);
   if (!stored.ok()) return stored.status();
   const int64_t now = ToUnixMillis(clock.Now());
-  int64_t since = now - std::chrono::duration_cast<std::chrono::milliseconds>(lookback).count();
+  int64_t since = now - lookback.count();
   if (stored->has_value()) {
     try {
       const int64_t last = std::stoll(**stored);

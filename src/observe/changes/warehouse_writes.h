@@ -21,7 +21,7 @@ namespace dw::observe::changes {
 // history is read at most every 10 minutes (it is itself behind, and reading it is billed).
 Result<PlatformPass> CollectWarehouseWrites(const config::Workspace& workspace, const config::WarehouseConfig& warehouse,
                                             warehouse::WarehouseHistory& history, store::StateStore& store,
-                                            const Clock& clock, std::chrono::hours lookback);
+                                            const Clock& clock, std::chrono::milliseconds lookback);
 
 // The risk of a write and why: what a statement of that type with those row counts can do to
 // the numbers a table holds (deletes and replacements most, an append least).

@@ -1,5 +1,6 @@
 #include "platforms/kestra/kestra_client.h"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 
@@ -165,14 +166,23 @@ Result<Flow> KestraClient::GetFlow(const std::string& ns, const std::string& id)
   });
 }
 
-Result<std::vector<int64_t>> KestraClient::FlowRevisions(const std::string& ns,
-                                                         const std::string& id) const {
+Result<std::vector<Flow>> KestraClient::FlowRevisions(const std::string& ns, const std::string& id) const {
   auto j = call_.GetJson(Api({"flows", ns, id, "revisions"}));
   if (!j.ok()) return j.status();
-  return call_.Parse<std::vector<int64_t>>("GET /api/v1/" + tenant() + "/flows/" + ns + "/" + id + "/revisions", [&] {
+  return call_.Parse<std::vector<Flow>>("GET /api/v1/" + tenant() + "/flows/" + ns + "/" + id + "/revisions", [&] {
     if (!j->is_array()) throw ResponseShapeError("expected an array of flow revisions");
-    std::vector<int64_t> out;
-    for (const auto& f : *j) out.push_back(IntField(f, "revision"));
+    std::vector<Flow> out;
+    for (const auto& r : *j) {
+      RequireObject(r, "a flow revision");
+      Flow f;
+      f.namespace_ = ns;
+      f.id = id;
+      f.revision = IntField(r, "revision");
+      f.updated_ms = OptUpdated(r);
+      f.source = OptStringField(r, "source");
+      out.push_back(std::move(f));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const Flow& a, const Flow& b) { return a.revision < b.revision; });
     return out;
   });
 }

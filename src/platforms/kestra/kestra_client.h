@@ -102,8 +102,9 @@ class KestraClient {
   Result<FlowPage> SearchFlows(int page, int size) const;
   // GET /api/v1/{tenant}/flows/{namespace}/{id}?source=true.
   Result<Flow> GetFlow(const std::string& namespace_, const std::string& id) const;
-  // GET /api/v1/{tenant}/flows/{namespace}/{id}/revisions: the revision numbers, oldest first.
-  Result<std::vector<int64_t>> FlowRevisions(const std::string& namespace_, const std::string& id) const;
+  // GET /api/v1/{tenant}/flows/{namespace}/{id}/revisions: every revision Kestra keeps, as it
+  // answers them (FlowWithSource: revision, `updated` where given, source), oldest first.
+  Result<std::vector<Flow>> FlowRevisions(const std::string& namespace_, const std::string& id) const;
   // GET /api/v1/{tenant}/triggers/search (one page of `size`).
   Result<std::vector<Trigger>> Triggers(int page = 1, int size = 100) const;
   // GET /api/v1/{tenant}/namespaces/{ns}/kv/{key}.
