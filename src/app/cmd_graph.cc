@@ -9,6 +9,7 @@
 #include "workspace/services.h"
 #include "base/rfc3339.h"
 #include "config/duration.h"
+#include "config/time_zone.h"
 
 namespace dw::app {
 namespace {
@@ -84,7 +85,13 @@ int CmdBlastRadius(const GlobalOptions& g, const BlastRadiusCommand& c) {
   }
   PrintWarnings(*r);
   const Json& b = *r;
-  std::cout << "blast radius at " << b["now"].get<std::string>() << " (" << b["timezone"].get<std::string>()
+  // One zone for every time the answer prints: the workspace's, with its offset.
+  const config::TimeZone zone = config::ZoneOrUtc(b["timezone"].get<std::string>());
+  auto local = [&zone](const std::string& rfc3339) {
+    Result<TimePoint> t = ParseRfc3339(rfc3339);
+    return t.ok() ? config::FormatWithOffset(*t, zone) : rfc3339;
+  };
+  std::cout << "blast radius at " << local(b["now"].get<std::string>()) << " (" << zone.name()
             << "): " << b["total"] << " downstream asset(s)" << (b["truncated"].get<bool>() ? ", truncated" : "")
             << "\n";
   for (const auto& [kind, group] : b["by_kind"].items()) {
@@ -100,7 +107,7 @@ int CmdBlastRadius(const GlobalOptions& g, const BlastRadiusCommand& c) {
   for (const Json& cns : b["consumers"]) {
     std::cout << "  " << cns["id"].get<std::string>();
     if (cns.contains("next_run"))
-      std::cout << "  next run " << cns["next_run"].get<std::string>() << "  in " << cns["time_left"].get<std::string>();
+      std::cout << "  next run " << local(cns["next_run"].get<std::string>()) << "  in " << cns["time_left"].get<std::string>();
     else
       std::cout << "  schedule problem: " << cns["schedule_error"].get<std::string>();
     std::cout << (cns["customer_facing"].get<bool>() ? "  CUSTOMER-FACING" : "") << "\n";
@@ -108,7 +115,7 @@ int CmdBlastRadius(const GlobalOptions& g, const BlastRadiusCommand& c) {
   for (const Json& i : b["impact"]) {
     std::cout << "impact of " << i["asset"].get<std::string>() << ": ";
     if (i.contains("count"))
-      std::cout << i["count"] << " since " << i["since"].get<std::string>() << "\n";
+      std::cout << i["count"] << " since " << local(i["since"].get<std::string>()) << "\n";
     else if (i.contains("error"))
       std::cout << "error: " << i["error"].get<std::string>() << "\n";
     else
@@ -121,7 +128,7 @@ int CmdBlastRadius(const GlobalOptions& g, const BlastRadiusCommand& c) {
   }
   for (const auto& [origin, p] : b["provenance"].items())
     std::cout << "from " << origin << " (" << p["kind"].get<std::string>() << "): " << p["edges"]
-              << " edge(s), last seen " << p["newest_seen"].get<std::string>() << "\n";
+              << " edge(s), last seen " << local(p["newest_seen"].get<std::string>()) << "\n";
   return 0;
 }
 

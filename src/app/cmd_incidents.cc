@@ -5,6 +5,7 @@
 #include "actions/actions.h"
 #include "app/command_start.h"
 #include "app/commands.h"
+#include "config/time_zone.h"
 #include "workspace/incident_desk.h"
 #include "workspace/proposals.h"
 #include "base/rfc3339.h"
@@ -20,14 +21,14 @@ int Fail(const std::string& what, const Status& s) {
 
 std::string Sev(const incidents::Severity& s) { return "SEV" + std::to_string(s.level); }
 
-void PrintIncident(const incidents::Incident& i) {
+void PrintIncident(const incidents::Incident& i, const config::TimeZone& zone) {
   std::cout << i.id << "  " << incidents::IncidentStatusName(i.status)
             << (i.close_reason != incidents::CloseReason::kNone ? std::string(" (") + incidents::CloseReasonName(i.close_reason) + ")" : "")
             << "  " << Sev(i.severity) << "\n"
             << "  " << i.title << "\n"
             << "  root: " << i.root_asset << "  domain: " << (i.domain.empty() ? "-" : i.domain)
             << "  owner: " << (i.owner.empty() ? "-" : i.owner) << "\n"
-            << "  opened " << FormatRfc3339(i.opened_at) << ", first bad point " << FormatRfc3339(i.first_bad_at) << "\n"
+            << "  opened " << config::FormatWithOffset(i.opened_at, zone) << ", first bad point " << config::FormatWithOffset(i.first_bad_at, zone) << "\n"
             << "  severity: " << i.severity.reason << "\n"
             << "  damaged:";
   for (const std::string& a : i.damaged_assets) std::cout << " " << a;
@@ -37,32 +38,33 @@ void PrintIncident(const incidents::Incident& i) {
               << ", " << s.count << "x, " << (s.bad_now ? "still bad" : "back to normal") << "): " << s.summary << "\n";
   std::cout << "  transitions:\n";
   for (const incidents::Transition& t : i.transitions)
-    std::cout << "    " << FormatRfc3339(t.at) << "  " << (t.from.empty() ? "-" : t.from) << " -> " << t.to << "  by "
+    std::cout << "    " << config::FormatWithOffset(t.at, zone) << "  " << (t.from.empty() ? "-" : t.from) << " -> " << t.to << "  by "
               << t.actor << (t.reason.empty() ? "" : ": " + t.reason) << "\n";
   if (!i.cause_kind.empty()) std::cout << "  cause: " << i.cause_kind << " on " << i.cause_asset << "\n";
   if (i.recurrence_of) std::cout << "  recurs: " << *i.recurrence_of << "\n";
   for (const std::string& n : i.notes) std::cout << "  note: " << n << "\n";
 }
 
-void PrintNotifications(const std::vector<platforms::notify::NotificationStatus>& list) {
+void PrintNotifications(const std::vector<platforms::notify::NotificationStatus>& list,
+                        const config::TimeZone& zone) {
   std::cout << "  notifications:" << (list.empty() ? " none" : "") << "\n";
   for (const auto& n : list) {
     std::cout << "    " << n.channel << " " << n.event << ": " << n.state << " after " << n.attempts << " attempt(s), "
-              << FormatRfc3339(n.updated_at);
+              << config::FormatWithOffset(n.updated_at, zone);
     if (n.state == "sent" && n.answer.is_object() && n.answer.contains("detail") && n.answer["detail"].is_string()) std::cout << ": " << n.answer["detail"].get<std::string>();
     if (!n.last_error.empty()) std::cout << (n.state == "failed" ? ": FAILED: " : ": last error: ") << n.last_error;
     std::cout << "\n";
   }
 }
 
-void PrintDiagnosis(const incidents::Diagnosis& d) {
+void PrintDiagnosis(const incidents::Diagnosis& d, const config::TimeZone& zone) {
   std::cout << d.incident_id << ": " << d.summary << "\n"
-            << "first bad point " << FormatRfc3339(d.first_bad_at) << "; changes since " << FormatRfc3339(d.window_from)
+            << "first bad point " << config::FormatWithOffset(d.first_bad_at, zone) << "; changes since " << config::FormatWithOffset(d.window_from, zone)
             << " on " << d.assets_examined.size() << " asset(s), " << d.events_examined << " event(s)\n"
             << Sev(d.severity) << ": " << d.severity.reason << "\n";
   int rank = 0;
   for (const incidents::Candidate& c : d.ranked) {
-    std::cout << "\n" << ++rank << ". " << c.kind << " on " << c.asset_id << " at " << FormatRfc3339(c.happened_at)
+    std::cout << "\n" << ++rank << ". " << c.kind << " on " << c.asset_id << " at " << config::FormatWithOffset(c.happened_at, zone)
               << "  score " << static_cast<int>(c.score.total * 100 + 0.5) << "/100 (time "
               << static_cast<int>(c.score.time_proximity * 100 + 0.5) << ", lineage "
               << static_cast<int>(c.score.lineage_distance * 100 + 0.5) << ", risk "
@@ -148,6 +150,8 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
   if (!start) return start.exit_code;
   const auto& services = start.services;
   const Clock* clock = &services->clock();
+  // Every time an answer prints reads in the workspace's zone, with its offset.
+  const config::TimeZone zone = config::ZoneOrUtc(services->workspace().timezone);
   auto desk = workspace::OpenIncidentDesk(*services);
   if (!desk.ok()) return Fail(what, desk.status());
   const bool json = c.format == "json";
@@ -200,7 +204,7 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
     if (h->incidents.empty()) std::cout << "no incident matches\n";
     for (const incidents::Incident& i : h->incidents)
       std::cout << i.id << "  " << incidents::IncidentStatusName(i.status) << "  " << Sev(i.severity) << "  "
-                << FormatRfc3339(i.opened_at) << "  " << i.root_asset << "  " << i.title << "\n";
+                << config::FormatWithOffset(i.opened_at, zone) << "  " << i.root_asset << "  " << i.title << "\n";
     if (h->total > h->incidents.size()) std::cout << "(" << h->total << " match; --limit shows more)\n";
     for (const incidents::RecurrenceCount& r : h->recurrences)
       if (r.incidents > 1) std::cout << "recurring: " << r.cause_kind << " on " << r.asset_id << ": " << r.incidents << " incidents\n";
@@ -211,7 +215,7 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
     auto d = (*desk)->Diagnose(c.id);
     if (!d.ok()) return Fail(what, d.status());
     if (json) std::cout << incidents::DiagnosisToJson(*d).dump(2) << "\n";
-    else PrintDiagnosis(*d);
+    else PrintDiagnosis(*d, zone);
     return 0;
   }
 
@@ -283,9 +287,9 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
     if (sent) out["notifications"] = incidents::NotificationsToJson(*sent);
     std::cout << out.dump(2) << "\n";
   } else {
-    PrintIncident(*inc);
+    PrintIncident(*inc, zone);
     if (!receipt_line.empty()) std::cout << receipt_line << "\n";
-    if (sent) PrintNotifications(*sent);
+    if (sent) PrintNotifications(*sent, zone);
   }
   return 0;
 }

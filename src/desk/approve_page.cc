@@ -38,7 +38,7 @@ std::string RejectedDecisionsHtml(const actions::ProposalState& st) {
   return s;
 }
 
-std::string ProposalSummaryHtml(const actions::ProposalState& st) {
+std::string ProposalSummaryHtml(const actions::ProposalState& st, const config::TimeZone& zone) {
   std::string s = "<dl class=\"facts\"><dt>Proposal</dt><dd>" + EscapeMarkup(st.record.kind) + ": " +
                   EscapeMarkup(st.record.id) + " v" + std::to_string(st.record.version) + "</dd><dt>Incident</dt><dd>" +
                   (st.record.incident_id.empty() ? std::string("none")
@@ -46,14 +46,14 @@ std::string ProposalSummaryHtml(const actions::ProposalState& st) {
                   "</dd><dt>Status</dt><dd><strong>" +
                   EscapeMarkup(actions::ProposalStatusName(st.status)) + "</strong>";
   if (st.decided_at)
-    s += " by " + EscapeMarkup(st.decided_by) + " at " + EscapeMarkup(ShortTime(*st.decided_at)) + " through " +
+    s += " by " + EscapeMarkup(st.decided_by) + " at " + EscapeMarkup(ShortTime(*st.decided_at, zone)) + " through " +
          EscapeMarkup(st.decision_surface);
   s += "</dd>";
-  if (st.request) s += "<dt>Request expires</dt><dd>" + EscapeMarkup(ShortTime(st.request->expires_at)) + "</dd>";
+  if (st.request) s += "<dt>Request expires</dt><dd>" + EscapeMarkup(ShortTime(st.request->expires_at, zone)) + "</dd>";
   if (!st.awaiting.empty()) s += "<dt>Waits for</dt><dd>" + EscapeMarkup(actions::PartiesPhrase(st.awaiting)) + "</dd>";
   s += "</dl>\n" + RejectedDecisionsHtml(st);
   const Json content = st.record.body.contains("content") ? st.record.body["content"] : Json::object();
-  return s + ProposalReadingHtml(st.record.kind, content);
+  return s + ProposalReadingHtml(st.record.kind, content, zone);
 }
 
 std::string CsrfCookie(const std::string& csrf, const std::string& path, bool secure) {
@@ -77,6 +77,7 @@ std::string IdentityNote(const workspace::Services& services, const actions::Pro
 
 Page ApprovePage(workspace::Services& services, const std::string& token, const DeskOptions& options,
                  const actions::ProxiedIdentity& via) {
+  const config::TimeZone zone = config::ZoneOrUtc(services.workspace().timezone);
   if (options.link_key.empty()) return LinksOff();
   auto link = actions::ReadApprovalLink(token, options.link_key);
   if (!link.ok()) return MessagePage(403, "This approval link is refused", link.status().message());
@@ -86,8 +87,8 @@ Page ApprovePage(workspace::Services& services, const std::string& token, const 
                                       services.clock());
   if (!st.ok()) return StatusPage(st.status(), "The proposal could not be read");
   std::string html = "<h1>Decide " + EscapeMarkup(link->proposal_id) + "</h1>\n<p>This link is for <strong>" +
-                     EscapeMarkup(link->approver) + "</strong> and expires " + EscapeMarkup(ShortTime(link->expires_at)) +
-                     ". It decides once.</p>\n" + IdentityNote(services, via) + ProposalSummaryHtml(*st);
+                     EscapeMarkup(link->approver) + "</strong> and expires " + EscapeMarkup(ShortTime(link->expires_at, zone)) +
+                     ". It decides once.</p>\n" + IdentityNote(services, via) + ProposalSummaryHtml(*st, zone);
   Page page;
   if (st->status == actions::ProposalStatus::kPending && st->rejected.empty() &&
       services.clock().Now() < link->expires_at) {
@@ -108,6 +109,7 @@ Page ApprovePage(workspace::Services& services, const std::string& token, const 
 Page DecidePage(workspace::Services& services, const std::string& token, const std::string& content_type,
                 const std::string& form, const std::string& cookie_header, const DeskOptions& options,
                 const actions::ProxiedIdentity& via) {
+  const config::TimeZone zone = config::ZoneOrUtc(services.workspace().timezone);
   if (options.link_key.empty()) return LinksOff();
   if (content_type.rfind("application/x-www-form-urlencoded", 0) != 0)
     return MessagePage(415, "Not a form", "The decision is sent as application/x-www-form-urlencoded.");
@@ -139,12 +141,12 @@ Page DecidePage(workspace::Services& services, const std::string& token, const s
   if (!outcome->accepted) return MessagePage(403, "Refused (recorded)", outcome->reason);
   auto link = actions::ReadApprovalLink(token, options.link_key);
   std::string html = "<h1>Recorded</h1>\n<p class=\"banner good\" role=\"status\">" + EscapeMarkup(outcome->reason) +
-                     ", through the desk (web), at " + EscapeMarkup(ShortTime(services.clock().Now())) + ".</p>\n";
+                     ", through the desk (web), at " + EscapeMarkup(ShortTime(services.clock().Now(), zone)) + ".</p>\n";
   if (link.ok()) {
     if (auto st = actions::GetProposalState(**store, DeskTrust(services, options.link_key), link->proposal_id,
                                             link->version, services.clock());
         st.ok())
-      html += ProposalSummaryHtml(*st);
+      html += ProposalSummaryHtml(*st, zone);
   }
   Page page;
   page.body = Document("Recorded", html);

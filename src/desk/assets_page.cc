@@ -55,6 +55,7 @@ Page AssetsPage(workspace::Services& services, const Query& query) {
 }
 
 Page AssetPage(workspace::Services& services, const std::string& id) {
+  const config::TimeZone zone = config::ZoneOrUtc(services.workspace().timezone);
   if (id.empty() || id.size() > 500) return MessagePage(400, "Bad asset id", "An asset id has 1 to 500 characters.");
   if (!services.workspace_status().ok()) return StatusPage(services.workspace_status(), "The workspace did not load");
   auto answer = workspace::AssetAnswer(services, id);
@@ -127,7 +128,7 @@ Page AssetPage(workspace::Services& services, const std::string& id) {
       checks += "<p>Checks are configured (workspace line " + std::to_string(c.line) + ") and have not run yet.</p>\n";
       continue;
     }
-    checks += "<div class=\"scroll\" tabindex=\"0\"><table><caption>Latest run, " + EscapeMarkup(ShortTime(results->front().observed_at)) +
+    checks += "<div class=\"scroll\" tabindex=\"0\"><table><caption>Latest run, " + EscapeMarkup(ShortTime(results->front().observed_at, zone)) +
               "</caption><thead><tr><th scope=\"col\">Check</th><th scope=\"col\">Status</th><th scope=\"col\">Observed</th>"
               "<th scope=\"col\">Message</th></tr></thead><tbody>\n";
     for (const store::CheckResultRow& r : *results) {
@@ -157,7 +158,7 @@ Page AssetPage(workspace::Services& services, const std::string& id) {
     html += "<div class=\"scroll\" tabindex=\"0\"><table><thead><tr><th scope=\"col\">When</th><th scope=\"col\">Kind</th>"
             "<th scope=\"col\">Risk</th><th scope=\"col\">Why</th></tr></thead><tbody>\n";
     for (auto it = events->rbegin(); it != events->rend(); ++it)
-      html += "<tr><td class=\"nowrap\">" + EscapeMarkup(ShortTime(it->happened_at)) + "</td><td>" + EscapeMarkup(it->kind) +
+      html += "<tr><td class=\"nowrap\">" + EscapeMarkup(ShortTime(it->happened_at, zone)) + "</td><td>" + EscapeMarkup(it->kind) +
               "</td><td>" + EscapeMarkup(std::to_string(it->risk).substr(0, 4)) + "</td><td>" + EscapeMarkup(it->reason) +
               "</td></tr>\n";
     html += "</tbody></table></div>\n";
@@ -176,7 +177,7 @@ Page AssetPage(workspace::Services& services, const std::string& id) {
       html += "<ul>";
       for (const incidents::Incident& inc : *list)
         html += "<li>" + Link(IncidentHref(inc.id), inc.title) + " — SEV" + std::to_string(inc.severity.level) + ", " +
-                EscapeMarkup(incidents::IncidentStatusName(inc.status)) + ", opened " + EscapeMarkup(ShortTime(inc.opened_at)) +
+                EscapeMarkup(incidents::IncidentStatusName(inc.status)) + ", opened " + EscapeMarkup(ShortTime(inc.opened_at, zone)) +
                 "</li>";
       html += "</ul>\n";
     } else {

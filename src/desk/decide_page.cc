@@ -24,6 +24,7 @@ std::string ProxyBinding(const std::string& proposal_id, const actions::ProxiedI
 
 Page ProxyDecidePage(workspace::Services& services, const std::string& proposal_id, const actions::ProxiedIdentity& via,
                      const DeskOptions& options) {
+  const config::TimeZone zone = config::ZoneOrUtc(services.workspace().timezone);
   if (!services.workspace_status().ok()) return StatusPage(services.workspace_status(), "The workspace does not load");
   auto store = services.state();
   if (!store.ok()) return StatusPage(store.status(), "The state store could not be opened");
@@ -32,7 +33,7 @@ Page ProxyDecidePage(workspace::Services& services, const std::string& proposal_
     if (st.status().code() == StatusCode::kNotFound) return NotFoundPage("Proposal " + proposal_id);
     return StatusPage(st.status(), "The proposal could not be read");
   }
-  std::string html = "<h1>Decide " + EscapeMarkup(proposal_id) + "</h1>\n" + ProposalSummaryHtml(*st);
+  std::string html = "<h1>Decide " + EscapeMarkup(proposal_id) + "</h1>\n" + ProposalSummaryHtml(*st, zone);
   auto person = actions::TrustedProxyPerson(services.workspace(), via);
   Page page;
   if (!person.ok()) {
@@ -66,6 +67,7 @@ Page ProxyDecidePage(workspace::Services& services, const std::string& proposal_
 Page ProxyDecisionPost(workspace::Services& services, const std::string& proposal_id, const std::string& content_type,
                        const std::string& form, const std::string& cookie_header,
                        const actions::ProxiedIdentity& via, const DeskOptions& options) {
+  const config::TimeZone zone = config::ZoneOrUtc(services.workspace().timezone);
   if (!services.workspace_status().ok()) return StatusPage(services.workspace_status(), "The workspace does not load");
   if (content_type.rfind("application/x-www-form-urlencoded", 0) != 0)
     return MessagePage(415, "Not a form", "The decision is sent as application/x-www-form-urlencoded.");
@@ -97,11 +99,11 @@ Page ProxyDecisionPost(workspace::Services& services, const std::string& proposa
   if (!outcome.ok()) return StatusPage(outcome.status(), "The decision could not be recorded");
   if (!outcome->accepted) return MessagePage(403, "Refused (recorded)", outcome->reason);
   std::string html = "<h1>Recorded</h1>\n<p class=\"banner good\" role=\"status\">" + EscapeMarkup(outcome->reason) +
-                     ", through the desk (web), at " + EscapeMarkup(ShortTime(services.clock().Now())) + ".</p>\n";
+                     ", through the desk (web), at " + EscapeMarkup(ShortTime(services.clock().Now(), zone)) + ".</p>\n";
   if (auto st = actions::GetProposalState(**store, DeskTrust(services, options.link_key), proposal_id, d.version,
                                           services.clock());
       st.ok())
-    html += ProposalSummaryHtml(*st);
+    html += ProposalSummaryHtml(*st, zone);
   Page page;
   page.body = Document("Recorded", html);
   return page;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "actions/actions.h"
+#include "config/time_zone.h"
 #include "desk/csrf_token.h"
 #include "desk/request_parsing.h"
 #include "workspace/services.h"
@@ -19,7 +20,7 @@ namespace dw::desk {
 std::string CsrfCookie(const std::string& csrf, const std::string& path, bool secure);
 // The proposal's kind, id, version, incident, status (who decided, when, through which surface),
 // the request's expiry and its diffs rendered as diffs.
-std::string ProposalSummaryHtml(const actions::ProposalState& st);
+std::string ProposalSummaryHtml(const actions::ProposalState& st, const config::TimeZone& zone);
 // The form's choice and reason: Approve and Deny as radio buttons of which neither is chosen
 // (required: the browser will not send the form until the person picks one; the server refuses a
 // form without a verdict too), and the reason. Nothing is pre-selected: a decision is chosen.

@@ -30,15 +30,16 @@ std::string Link(const std::string& href, const std::string& text) {
   return "<a href=\"" + EscapeMarkup(href) + "\">" + EscapeMarkup(text) + "</a>";
 }
 
-std::string ShortTime(TimePoint t) {
-  std::string s = FormatRfc3339(t);  // 2026-11-24T14:02:00Z or with fractions
-  if (s.size() < 16) return s;
-  return s.substr(0, 10) + " " + s.substr(11, 5) + " UTC";
+std::string ShortTime(TimePoint t, const config::TimeZone& zone) {
+  const std::string s = config::FormatWithOffset(t, zone);  // 2026-11-24T15:02:00+01:00 or ...Z
+  if (s.size() < 20) return s;
+  const std::string offset = s.substr(19);
+  return s.substr(0, 10) + " " + s.substr(11, 5) + " " + (offset == "Z" ? "UTC" : offset);
 }
 
-std::string ShortTime(const std::string& rfc3339) {
+std::string ShortTime(const std::string& rfc3339, const config::TimeZone& zone) {
   auto t = ParseRfc3339(rfc3339);
-  return t.ok() ? ShortTime(*t) : rfc3339;
+  return t.ok() ? ShortTime(*t, zone) : rfc3339;
 }
 
 std::string Countdown(std::chrono::milliseconds left) {

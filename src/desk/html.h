@@ -9,6 +9,7 @@
 #include "base/clock.h"
 #include "base/markup_escape.h"
 #include "base/status.h"
+#include "config/time_zone.h"
 #include "desk/desk.h"
 
 namespace dw::desk {
@@ -23,10 +24,11 @@ std::string ReceiptHref(int64_t seq);
 // <a href="href">text</a>, both escaped.
 std::string Link(const std::string& href, const std::string& text);
 
-// "2026-11-24 14:02 UTC".
-std::string ShortTime(TimePoint t);
+// `t` in the workspace's zone, the one every time on a page reads in: "2026-11-24 14:02 UTC",
+// "2026-11-24 15:02 +01:00" (Europe/Berlin).
+std::string ShortTime(TimePoint t, const config::TimeZone& zone);
 // The same for an RFC 3339 text; the text itself when it does not parse.
-std::string ShortTime(const std::string& rfc3339);
+std::string ShortTime(const std::string& rfc3339, const config::TimeZone& zone);
 // "6h 55m", "3d 4h", "45s"; "overdue by 12m" for a negative span.
 std::string Countdown(std::chrono::milliseconds left);
 

@@ -9,7 +9,7 @@
 namespace dw::desk {
 namespace {
 
-std::string Header(const incidents::Incident& inc, TimePoint now) {
+std::string Header(const incidents::Incident& inc, TimePoint now, const config::TimeZone& zone) {
   std::string h = "<h1>" + EscapeMarkup(inc.title) + "</h1>\n<p class=\"meta\"><span class=\"sev sev" +
                   std::to_string(inc.severity.level) + "\">SEV" + std::to_string(inc.severity.level) +
                   "</span> " + EscapeMarkup(incidents::IncidentStatusName(inc.status)) + " · " +
@@ -22,7 +22,7 @@ std::string Header(const incidents::Incident& inc, TimePoint now) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*inc.severity.acts_at - now);
     fact("Acts next", "<strong class=\"deadline\">" + EscapeMarkup(Countdown(left)) + "</strong> — " +
                           Link(AssetHref(inc.severity.consumer), inc.severity.consumer) + " at " +
-                          EscapeMarkup(ShortTime(*inc.severity.acts_at)) +
+                          EscapeMarkup(ShortTime(*inc.severity.acts_at, zone)) +
                           (inc.severity.level == 1 ? " (customer-facing)" : ""));
   }
   fact("Root", Link(AssetHref(inc.root_asset), inc.root_asset));
@@ -31,21 +31,21 @@ std::string Header(const incidents::Incident& inc, TimePoint now) {
   fact("Damaged", damaged.empty() ? "none named" : damaged);
   fact("Domain", EscapeMarkup(inc.domain.empty() ? "none" : inc.domain));
   fact("Owner", EscapeMarkup(inc.owner.empty() ? "none" : inc.owner));
-  fact("First bad point", EscapeMarkup(ShortTime(inc.first_bad_at)));
-  fact("Opened", EscapeMarkup(ShortTime(inc.opened_at)));
+  fact("First bad point", EscapeMarkup(ShortTime(inc.first_bad_at, zone)));
+  fact("Opened", EscapeMarkup(ShortTime(inc.opened_at, zone)));
   if (inc.recurrence_of) fact("Recurrence of", Link(IncidentHref(*inc.recurrence_of), *inc.recurrence_of));
   h += "</dl>\n";
   return h;
 }
 
-std::string TimelineSection(std::vector<TimelineEntry> entries) {
+std::string TimelineSection(std::vector<TimelineEntry> entries, const config::TimeZone& zone) {
   std::stable_sort(entries.begin(), entries.end(),
                    [](const TimelineEntry& a, const TimelineEntry& b) { return a.at < b.at; });
   std::string s = "<section aria-labelledby=\"timeline\"><h2 id=\"timeline\">Timeline</h2>\n"
                   "<div class=\"scroll\" tabindex=\"0\"><table><thead><tr><th scope=\"col\">Time</th><th scope=\"col\">System</th>"
                   "<th scope=\"col\">What happened</th></tr></thead><tbody>\n";
   for (const TimelineEntry& e : entries)
-    s += "<tr><td class=\"nowrap\">" + EscapeMarkup(ShortTime(e.at)) + "</td><td>" + EscapeMarkup(e.system) + "</td><td>" +
+    s += "<tr><td class=\"nowrap\">" + EscapeMarkup(ShortTime(e.at, zone)) + "</td><td>" + EscapeMarkup(e.system) + "</td><td>" +
          EscapeMarkup(e.what) + "</td></tr>\n";
   return s + "</tbody></table></div></section>\n";
 }
@@ -53,6 +53,7 @@ std::string TimelineSection(std::vector<TimelineEntry> entries) {
 }  // namespace
 
 Page IncidentPage(workspace::Services& services, const std::string& id, const std::string& link_key) {
+  const config::TimeZone zone = config::ZoneOrUtc(services.workspace().timezone);
   if (id.empty() || id.size() > 200) return MessagePage(400, "Bad incident id", "An incident id has 1 to 200 characters.");
   if (!services.workspace_status().ok()) return StatusPage(services.workspace_status(), "The workspace did not load");
   auto store = services.state();
@@ -79,9 +80,9 @@ Page IncidentPage(workspace::Services& services, const std::string& id, const st
     timeline.push_back({s.first_at, s.kind == incidents::SignalKind::kChange ? SystemOf(s.asset_id) : "Data Workers",
                         s.summary});
 
-  std::string html = Header(inc, now);
+  std::string html = Header(inc, now, zone);
   if (diagnosis.ok()) {
-    html += CausesSection(*diagnosis);
+    html += CausesSection(*diagnosis, zone);
     int shown = 0;
     for (const incidents::Candidate& c : diagnosis->ranked) {
       if (shown++ == 5) break;
@@ -94,10 +95,10 @@ Page IncidentPage(workspace::Services& services, const std::string& id, const st
     html += BlastRadiusSection(services, inc, Json::object());
   }
   html += MetricPlotsSection(services, **store, inc);
-  html += ChecksSection(**store, inc);
-  html += ProposalsSection(**store, actions::TrustOf(services.workspace(), link_key), services.clock(), inc.id, &timeline);
-  html += NotificationsSection(**store, inc.id, &timeline);
-  html += TimelineSection(std::move(timeline));
+  html += ChecksSection(**store, inc, zone);
+  html += ProposalsSection(**store, actions::TrustOf(services.workspace(), link_key), services.clock(), inc.id, &timeline, zone);
+  html += NotificationsSection(**store, inc.id, &timeline, zone);
+  html += TimelineSection(std::move(timeline), zone);
   if (!inc.notes.empty()) {
     html += "<section><h2>Notes</h2><ul>";
     for (const std::string& n : inc.notes) html += "<li>" + EscapeMarkup(n) + "</li>";

@@ -39,14 +39,14 @@ std::string SystemOf(const std::string& asset_id) {
   return it != kNames.end() ? it->second : id->instance;
 }
 
-std::string CausesSection(const incidents::Diagnosis& d) {
+std::string CausesSection(const incidents::Diagnosis& d, const config::TimeZone& zone) {
   std::string s = "<section aria-labelledby=\"causes\"><h2 id=\"causes\">Causes, ranked</h2>\n<p>" +
                   EscapeMarkup(d.summary) + "</p>\n";
   if (d.ranked.empty()) return s + "</section>\n";
   s += "<ol class=\"causes\">\n";
   for (const incidents::Candidate& c : d.ranked) {
     s += "<li><p><strong>" + EscapeMarkup(c.cause_kind) + "</strong> on " + Link(AssetHref(c.asset_id), c.asset_id) +
-         " at " + EscapeMarkup(ShortTime(c.happened_at)) + " — score " + Score(c.score.total) + " (time " +
+         " at " + EscapeMarkup(ShortTime(c.happened_at, zone)) + " — score " + Score(c.score.total) + " (time " +
          Score(c.score.time_proximity) + ", lineage " + Score(c.score.lineage_distance) + ", risk " +
          Score(c.score.risk) + ", shape " + Score(c.score.shape_fit) + ")</p>\n<p>" + EscapeMarkup(c.explanation) + "</p>\n";
     if (!c.evidence.empty()) s += "<p class=\"label\">Evidence</p>" + List(c.evidence, "evidence");
@@ -64,6 +64,7 @@ std::string CausesSection(const incidents::Diagnosis& d) {
 }
 
 std::string BlastRadiusSection(workspace::Services& services, const incidents::Incident& inc, const Json& br) {
+  const config::TimeZone zone = config::ZoneOrUtc(services.workspace().timezone);
   std::string s = "<section aria-labelledby=\"blast\"><h2 id=\"blast\">Blast radius</h2>\n";
   // Consumers that act, with their deadlines, by id.
   std::map<std::string, const Json*> consumers;
@@ -122,7 +123,7 @@ std::string BlastRadiusSection(workspace::Services& services, const incidents::I
         const bool cf = cj.value("customer_facing", false) || customer_facing.count(p.id);
         p.role = cf ? NodeRole::kCustomerFacing : NodeRole::kConsumer;
         p.priority += cf ? 40 : 30;
-        p.detail = "acts " + ShortTime(cj.value("next_run", "")) + " · in " + cj.value("time_left", "?");
+        p.detail = "acts " + ShortTime(cj.value("next_run", ""), zone) + " · in " + cj.value("time_left", "?");
       } else if (customer_facing.count(p.id)) {
         p.role = NodeRole::kCustomerFacing;
         p.priority += 35;
@@ -143,7 +144,7 @@ std::string BlastRadiusSection(workspace::Services& services, const incidents::I
       const std::string id = c.value("id", "");
       const bool cf = c.value("customer_facing", false);
       s += std::string("<tr") + (cf ? " class=\"cf\"" : "") + "><td>" + Link(AssetHref(id), id) + "</td><td>" +
-           EscapeMarkup(ShortTime(c.value("next_run", ""))) + "</td><td><strong>" + EscapeMarkup(c.value("time_left", "")) +
+           EscapeMarkup(ShortTime(c.value("next_run", ""), zone)) + "</td><td><strong>" + EscapeMarkup(c.value("time_left", "")) +
            "</strong></td><td>" + (cf ? "<strong>yes</strong>" : "no") + "</td><td>" + EscapeMarkup(c.value("owner", "")) +
            "</td></tr>\n";
     }
@@ -153,7 +154,7 @@ std::string BlastRadiusSection(workspace::Services& services, const incidents::I
     for (const Json& i : br["impact"])
       if (i.contains("count"))
         s += "<p>" + EscapeMarkup(i.value("asset", "")) + ": <strong>" + EscapeMarkup(i["count"].dump()) +
-             "</strong> in reach since " + EscapeMarkup(ShortTime(i.value("since", ""))) + ".</p>\n";
+             "</strong> in reach since " + EscapeMarkup(ShortTime(i.value("since", ""), zone)) + ".</p>\n";
   }
   return s + "</section>\n";
 }
@@ -181,12 +182,12 @@ std::string MetricPlotsSection(workspace::Services& services, store::StateStore&
   return s + "</section>\n";
 }
 
-std::string ChecksSection(store::StateStore& store, const incidents::Incident& inc) {
+std::string ChecksSection(store::StateStore& store, const incidents::Incident& inc, const config::TimeZone& zone) {
   std::string rows;
   for (const incidents::SignalRef& s : inc.signals) {
     if (s.kind != incidents::SignalKind::kCheck) continue;
     rows += "<tr><td>" + EscapeMarkup(s.key) + "</td><td>" + (s.bad_now ? "<strong>failing</strong>" : "passing again") +
-            "</td><td>" + std::to_string(s.count) + "</td><td>" + EscapeMarkup(ShortTime(s.first_at)) + "</td><td>" +
+            "</td><td>" + std::to_string(s.count) + "</td><td>" + EscapeMarkup(ShortTime(s.first_at, zone)) + "</td><td>" +
             EscapeMarkup(s.summary) + "</td></tr>\n";
   }
   std::string latest;
@@ -198,7 +199,7 @@ std::string ChecksSection(store::StateStore& store, const incidents::Incident& i
       if (r.run_id != run) break;
       latest += "<tr><td>" + EscapeMarkup(r.table_ref) + "</td><td>" + EscapeMarkup(r.check_name) + "</td><td>" +
                 EscapeMarkup(store::CheckStatusName(r.status)) + "</td><td>" + EscapeMarkup(r.observed.dump()) + "</td><td>" +
-                EscapeMarkup(ShortTime(r.observed_at)) + "</td></tr>\n";
+                EscapeMarkup(ShortTime(r.observed_at, zone)) + "</td></tr>\n";
     }
   }
   if (rows.empty() && latest.empty()) return "";

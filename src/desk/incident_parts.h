@@ -24,7 +24,7 @@ struct TimelineEntry {
 std::string SystemOf(const std::string& asset_id);
 
 // The ranked causes: each with its score, explanation, evidence, counter-evidence and path.
-std::string CausesSection(const incidents::Diagnosis& diagnosis);
+std::string CausesSection(const incidents::Diagnosis& diagnosis, const config::TimeZone& zone);
 
 // The blast radius: the lineage picture from the cause through the damage to the consumers, and
 // the consumers that act with their deadlines (customer-facing marked).
@@ -36,18 +36,18 @@ std::string MetricPlotsSection(workspace::Services& services, store::StateStore&
                                const incidents::Incident& incident);
 
 // The check results the incident holds (and the latest run of each damaged table's checks).
-std::string ChecksSection(store::StateStore& store, const incidents::Incident& incident);
+std::string ChecksSection(store::StateStore& store, const incidents::Incident& incident, const config::TimeZone& zone);
 
 // The proposals of the incident, newest version each, with their diffs and approval state; their
 // events are added to `timeline`. Decisions are read under `trust`.
 std::string ProposalsSection(store::StateStore& store, const actions::DecisionTrust& trust, const Clock& clock,
                              const std::string& incident_id,
-                             std::vector<TimelineEntry>* timeline);
+                             std::vector<TimelineEntry>* timeline, const config::TimeZone& zone);
 
 // The notifications written for the incident (the outbox), each with its delivery state; added to
 // `timeline` too.
 std::string NotificationsSection(store::StateStore& store, const std::string& incident_id,
-                                 std::vector<TimelineEntry>* timeline);
+                                 std::vector<TimelineEntry>* timeline, const config::TimeZone& zone);
 
 // A unified diff as HTML: added, removed, hunk and context lines marked.
 std::string DiffBlock(const std::string& unified);

@@ -20,18 +20,19 @@ std::string Select(const std::string& name, const std::string& label, const std:
   return out + "</select></label>\n";
 }
 
-std::string DeadlineCell(const incidents::Incident& inc, TimePoint now) {
+std::string DeadlineCell(const incidents::Incident& inc, TimePoint now, const config::TimeZone& zone) {
   const incidents::Severity& s = inc.severity;
   if (!s.acts_at || s.consumer.empty()) return "<td>none within 24 h</td>";
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*s.acts_at - now);
   const std::string who = s.level == 1 ? "customer-facing " : "";
   return "<td><strong>" + EscapeMarkup(Countdown(left)) + "</strong><br><span class=\"small\">" + who +
-         Link(AssetHref(s.consumer), s.consumer) + " at " + EscapeMarkup(ShortTime(*s.acts_at)) + "</span></td>";
+         Link(AssetHref(s.consumer), s.consumer) + " at " + EscapeMarkup(ShortTime(*s.acts_at, zone)) + "</span></td>";
 }
 
 }  // namespace
 
 Page IncidentsPage(workspace::Services& services, const Query& query) {
+  const config::TimeZone zone = config::ZoneOrUtc(services.workspace().timezone);
   if (!services.workspace_status().ok()) return StatusPage(services.workspace_status(), "The workspace did not load");
   auto params = ParseIncidentListParams(query, services.workspace());
   if (!params.ok()) return StatusPage(params.status(), "Bad filter");
@@ -69,8 +70,8 @@ Page IncidentsPage(workspace::Services& services, const Query& query) {
       cause = "<td>" + EscapeMarkup(inc.cause_kind) + " on " + Link(AssetHref(inc.cause_asset), inc.cause_asset) + "</td>";
     rows += "<tr><td><span class=\"sev sev" + std::to_string(inc.severity.level) + "\">SEV" +
             std::to_string(inc.severity.level) + "</span></td><td>" + Link(IncidentHref(inc.id), inc.title) +
-            "<br><span class=\"small\">" + EscapeMarkup(inc.id) + " · opened " + EscapeMarkup(ShortTime(inc.opened_at)) +
-            "</span></td><td>" + Link(AssetHref(damaged), damaged) + "</td>" + cause + DeadlineCell(inc, now) +
+            "<br><span class=\"small\">" + EscapeMarkup(inc.id) + " · opened " + EscapeMarkup(ShortTime(inc.opened_at, zone)) +
+            "</span></td><td>" + Link(AssetHref(damaged), damaged) + "</td>" + cause + DeadlineCell(inc, now, zone) +
             "<td>" + EscapeMarkup(incidents::IncidentStatusName(inc.status)) + "</td></tr>\n";
   }
   if (matched == 0) {
@@ -80,7 +81,7 @@ Page IncidentsPage(workspace::Services& services, const Query& query) {
     html += "<p>" + std::string(capped ? "The newest " + std::to_string(filter.limit) + " read: " : "") +
             std::to_string(matched) + (matched == 1 ? " incident" : " incidents") +
             (shown < matched ? ", the newest " + std::to_string(shown) + " shown" : "") + ". Now: " +
-            EscapeMarkup(ShortTime(now)) + ".</p>\n";
+            EscapeMarkup(ShortTime(now, zone)) + ".</p>\n";
     html += "<div class=\"scroll\" tabindex=\"0\"><table class=\"incidents\">\n<thead><tr><th scope=\"col\">Severity</th>"
             "<th scope=\"col\">Incident</th><th scope=\"col\">Damaged asset</th><th scope=\"col\">Cause ranked first</th>"
             "<th scope=\"col\">Next deadline</th><th scope=\"col\">Status</th></tr></thead>\n<tbody>\n" +

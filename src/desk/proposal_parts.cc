@@ -12,17 +12,17 @@
 namespace dw::desk {
 namespace {
 
-std::string ApprovalState(const actions::ProposalState& st) {
+std::string ApprovalState(const actions::ProposalState& st, const config::TimeZone& zone) {
   std::string s = "<dl class=\"facts\">";
   s += "<dt>Status</dt><dd><strong>" + EscapeMarkup(actions::ProposalStatusName(st.status)) + "</strong></dd>";
   s += "<dt>Version</dt><dd>" + std::to_string(st.record.version) + " of " + std::to_string(st.newest_version) + "</dd>";
   s += "<dt>Drafted by</dt><dd>" + EscapeMarkup(st.record.body.value("author", "")) + " at " +
-       EscapeMarkup(ShortTime(st.record.created_at)) + "</dd>";
+       EscapeMarkup(ShortTime(st.record.created_at, zone)) + "</dd>";
   if (st.request) {
     std::string who;
     for (const std::string& a : st.request->approvers) who += (who.empty() ? "" : ", ") + a;
     s += "<dt>Approvers</dt><dd>" + EscapeMarkup(who.empty() ? "none" : who) + " (round " +
-         std::to_string(st.request->round) + ", expires " + EscapeMarkup(ShortTime(st.request->expires_at)) + ")</dd>";
+         std::to_string(st.request->round) + ", expires " + EscapeMarkup(ShortTime(st.request->expires_at, zone)) + ")</dd>";
   }
   if (!st.awaiting.empty()) {
     std::string so_far;
@@ -31,7 +31,7 @@ std::string ApprovalState(const actions::ProposalState& st) {
          (so_far.empty() ? "" : " (approved so far by " + EscapeMarkup(so_far) + ")") + "</dd>";
   }
   if (st.decided_at) {
-    s += "<dt>Decided</dt><dd>" + EscapeMarkup(st.decided_by) + " at " + EscapeMarkup(ShortTime(*st.decided_at)) +
+    s += "<dt>Decided</dt><dd>" + EscapeMarkup(st.decided_by) + " at " + EscapeMarkup(ShortTime(*st.decided_at, zone)) +
          " through " + EscapeMarkup(st.decision_surface.empty() ? "an unnamed surface" : st.decision_surface) +
          (st.decision_reason.empty() ? "" : ": " + EscapeMarkup(st.decision_reason)) + "</dd>";
   }
@@ -57,7 +57,7 @@ std::string DiffBlock(const std::string& unified) {
 
 std::string ProposalsSection(store::StateStore& store, const actions::DecisionTrust& trust, const Clock& clock,
                              const std::string& incident_id,
-                             std::vector<TimelineEntry>* timeline) {
+                             std::vector<TimelineEntry>* timeline, const config::TimeZone& zone) {
   std::string s = "<section aria-labelledby=\"proposals\"><h2 id=\"proposals\">Proposals</h2>\n";
   auto records = store.ProposalsOfIncident(incident_id);
   if (!records.ok()) return s + "<p class=\"message\">" + EscapeMarkup(records.status().message()) + "</p></section>\n";
@@ -73,9 +73,9 @@ std::string ProposalsSection(store::StateStore& store, const actions::DecisionTr
     }
     s += "<article class=\"proposal\" aria-labelledby=\"p-" + EscapeMarkup(UrlEncode(pid)) + "\"><h3 id=\"p-" +
          EscapeMarkup(UrlEncode(pid)) + "\">" + EscapeMarkup(st->record.kind) + ": " + EscapeMarkup(pid) + "</h3>\n";
-    s += ApprovalState(*st) + RejectedDecisionsHtml(*st);
+    s += ApprovalState(*st, zone) + RejectedDecisionsHtml(*st);
     const Json content = st->record.body.contains("content") ? st->record.body["content"] : Json::object();
-    s += ProposalReadingHtml(st->record.kind, content);
+    s += ProposalReadingHtml(st->record.kind, content, zone);
     s += "</article>\n";
     if (auto events = store.ActionEvents("proposal:" + pid); events.ok()) {
       for (const store::ActionEventRecord& e : *events)
@@ -90,7 +90,7 @@ std::string ProposalsSection(store::StateStore& store, const actions::DecisionTr
 }
 
 std::string NotificationsSection(store::StateStore& store, const std::string& incident_id,
-                                 std::vector<TimelineEntry>* timeline) {
+                                 std::vector<TimelineEntry>* timeline, const config::TimeZone& zone) {
   std::string s = "<section aria-labelledby=\"notifications\"><h2 id=\"notifications\">Notifications</h2>\n";
   auto outbox = store.OutboxFor(incident_id);
   if (!outbox.ok()) return s + "<p class=\"message\">" + EscapeMarkup(outbox.status().message()) + "</p></section>\n";
@@ -99,7 +99,7 @@ std::string NotificationsSection(store::StateStore& store, const std::string& in
        "<th scope=\"col\">Event</th><th scope=\"col\">Delivery</th><th scope=\"col\">Attempts</th>"
        "<th scope=\"col\">Last error</th></tr></thead><tbody>\n";
   for (const store::OutboxMessage& m : *outbox) {
-    s += "<tr><td class=\"nowrap\">" + EscapeMarkup(ShortTime(m.created_at)) + "</td><td>" + EscapeMarkup(m.channel) +
+    s += "<tr><td class=\"nowrap\">" + EscapeMarkup(ShortTime(m.created_at, zone)) + "</td><td>" + EscapeMarkup(m.channel) +
          "</td><td>" + EscapeMarkup(m.event) + "</td><td>" + EscapeMarkup(m.state) + "</td><td>" +
          std::to_string(m.attempts) + "</td><td>" + EscapeMarkup(m.last_error) + "</td></tr>\n";
     timeline->push_back({m.created_at, "notify: " + m.channel, m.event + " (" + m.state + ")"});

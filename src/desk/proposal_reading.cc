@@ -30,7 +30,7 @@ std::string Items(const Json& list, bool ordered) {
   return ordered ? "<ol>\n" + s + "</ol>\n" : "<ul>\n" + s + "</ul>\n";
 }
 
-std::string HoldSteps(const Json& content) {
+std::string HoldSteps(const Json& content, const config::TimeZone& zone) {
   std::string s;
   for (const Json& t : List(content, "targets")) {
     if (!t.is_object()) continue;
@@ -38,7 +38,7 @@ std::string HoldSteps(const Json& content) {
     s += "<li><strong>" + EscapeMarkup(Text(t, "consumer")) + "</strong>" +
          (who.empty() ? "" : " (owner " + EscapeMarkup(who) + ")") +
          (t.value("customer_facing", false) ? ", customer-facing" : "") +
-         (Text(t, "next_run").empty() ? "" : ", next run " + EscapeMarkup(ShortTime(Text(t, "next_run")))) +
+         (Text(t, "next_run").empty() ? "" : ", next run " + EscapeMarkup(ShortTime(Text(t, "next_run"), zone))) +
          ".<br>Step: " + EscapeMarkup(Text(t, "step")) + "<br>Undo: " + EscapeMarkup(Text(t, "undo")) + "</li>\n";
   }
   return s.empty() ? "" : "<p class=\"label\">What will happen</p>\n<ol>\n" + s + "</ol>\n";
@@ -72,7 +72,7 @@ std::string VerificationItems(const Json& content) {
 
 }  // namespace
 
-std::string ProposalReadingHtml(const std::string& kind, const Json& content) {
+std::string ProposalReadingHtml(const std::string& kind, const Json& content, const config::TimeZone& zone) {
   if (!content.is_object()) return "<p class=\"message\">This proposal's content is not readable.</p>\n";
   std::string s = Said("What", Text(content, "title")) + Said("Why", Text(content, "why"));
   // The blast radius in one line: every asset the proposal touches.
@@ -81,7 +81,7 @@ std::string ProposalReadingHtml(const std::string& kind, const Json& content) {
     if (a.is_string()) touches += (touches.empty() ? "" : ", ") + a.get<std::string>();
   s += Said("Touches", touches);
   if (kind == "hold") {
-    s += HoldSteps(content) + Said("Until", Text(content, "until"));
+    s += HoldSteps(content, zone) + Said("Until", Text(content, "until"));
   } else if (kind == "run_plan") {
     s += RunPlanSteps(content);
     if (!List(content, "excluded").empty()) s += "<p class=\"label\">Not rerun</p>\n" + Items(List(content, "excluded"), false);

@@ -7,11 +7,12 @@
 #include <string>
 
 #include "base/json.h"
+#include "config/time_zone.h"
 
 namespace dw::desk {
 
 // `content` is a stored proposal's content (untrusted: any field may be missing or of another
 // type, which is then left out); `kind` its proposal kind.
-std::string ProposalReadingHtml(const std::string& kind, const Json& content);
+std::string ProposalReadingHtml(const std::string& kind, const Json& content, const config::TimeZone& zone);
 
 }  // namespace dw::desk

@@ -38,6 +38,7 @@ Json ParsedBody(const std::string& body) {
 }  // namespace
 
 Page ReceiptsPage(workspace::Services& services) {
+  const config::TimeZone zone = config::ZoneOrUtc(services.workspace().timezone);
   auto store = services.state();
   if (!store.ok()) return StatusPage(store.status(), "The state store could not be opened");
   auto receipts = (*store)->Receipts();
@@ -54,7 +55,7 @@ Page ReceiptsPage(workspace::Services& services) {
       const Json body = ParsedBody(it->body);
       const Json content = body.is_object() && body.contains("content") ? body["content"] : Json::object();
       html += "<tr><td>" + Link(ReceiptHref(it->seq), std::to_string(it->seq)) + "</td><td class=\"nowrap\">" +
-              EscapeMarkup(ShortTime(it->written_at)) + "</td><td>" + EscapeMarkup(Gist(content)) + "</td><td><code>" +
+              EscapeMarkup(ShortTime(it->written_at, zone)) + "</td><td>" + EscapeMarkup(Gist(content)) + "</td><td><code>" +
               EscapeMarkup(it->hash.substr(0, 16)) + "…</code></td></tr>\n";
     }
     html += "</tbody></table></div>\n";
@@ -66,6 +67,7 @@ Page ReceiptsPage(workspace::Services& services) {
 }
 
 Page ReceiptPage(workspace::Services& services, const std::string& seq_text) {
+  const config::TimeZone zone = config::ZoneOrUtc(services.workspace().timezone);
   const std::optional<int64_t> parsed = ParsePositiveDecimal(seq_text, 18);
   if (!parsed)
     return MessagePage(400, "Bad receipt number", "A receipt is named by its sequence number, a positive integer.");
@@ -79,7 +81,7 @@ Page ReceiptPage(workspace::Services& services, const std::string& seq_text) {
   }
   const Json body = ParsedBody(receipt->body);
   std::string html = "<h1>Receipt " + std::to_string(receipt->seq) + "</h1>\n" + ChainBanner(**store) +
-                     "<dl class=\"facts\"><dt>Written</dt><dd>" + EscapeMarkup(ShortTime(receipt->written_at)) +
+                     "<dl class=\"facts\"><dt>Written</dt><dd>" + EscapeMarkup(ShortTime(receipt->written_at, zone)) +
                      "</dd><dt>Hash</dt><dd><code class=\"hash\">" + EscapeMarkup(receipt->hash) +
                      "</code></dd><dt>Previous</dt><dd>" +
                      (receipt->prev_hash.empty() ? std::string("none (the first receipt)")
