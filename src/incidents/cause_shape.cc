@@ -95,6 +95,38 @@ ShapeFit FitWrite(const store::ChangeEvent& event, const std::vector<SignalShape
   return f;
 }
 
+// What a saved revision's diff (the collector's `diff`: a unified diff of the flow's source against
+// the revision it replaced) did to the flow's appends: the first added line that appends to a table
+// (INSERT INTO, COPY INTO, a WRITE_APPEND disposition) when the revision adds more such lines than
+// it removes, else "". A revision that adds an append makes every run write its rows once more: the
+// duplicated day of a flow that now inserts twice.
+std::string AddedAppend(const Json& evidence) {
+  if (!evidence.is_object() || !evidence.contains("diff") || !evidence["diff"].is_string()) return "";
+  const std::string& diff = evidence["diff"].get_ref<const std::string&>();
+  auto appends = [](std::string line) {
+    for (char& c : line) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return line.find("INSERT INTO") != std::string::npos || line.find("COPY INTO") != std::string::npos ||
+           line.find("WRITE_APPEND") != std::string::npos;
+  };
+  int added = 0, removed = 0;
+  std::string first;
+  size_t pos = 0;
+  while (pos < diff.size()) {
+    size_t end = diff.find('\n', pos);
+    if (end == std::string::npos) end = diff.size();
+    const std::string line = diff.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.rfind("+++", 0) == 0 || line.rfind("---", 0) == 0 || line.empty()) continue;
+    if (line[0] == '+' && appends(line)) {
+      if (++added == 1) first = line;
+    } else if (line[0] == '-' && appends(line)) {
+      ++removed;
+    }
+  }
+  if (added <= removed) return "";
+  return first.size() > 300 ? first.substr(0, 300) + "..." : first;
+}
+
 }  // namespace
 
 std::string SupersededInput(const graph::GraphIndex& index, const std::string& flow, std::string* newer) {
@@ -182,6 +214,13 @@ ShapeFit FitShape(const store::ChangeEvent& event, const std::vector<SignalShape
                       std::string(drop ? ": a drop" : "");
       return f;
     }
+    if (state == "WARNING") {
+      // Kestra's WARNING: the run finished, but some task did not do what it should (a page that
+      // timed out, a task allowed to fail): what it wrote may be partial, or written again.
+      f.fit = any_data ? 0.5 : 0.4;
+      f.explanation = "the run ended in WARNING: some task did not do what it should, so what it wrote may be partial or repeated";
+      return f;
+    }
     f.fit = 0.3;
     f.explanation = "a green run can still write wrong output, but nothing in its evidence says it did";
     f.counter_evidence.push_back("the execution succeeded and read no superseded input");
@@ -205,6 +244,16 @@ ShapeFit FitShape(const store::ChangeEvent& event, const std::vector<SignalShape
 
   if (kind == k::kWarehouseWrite) return FitWrite(event, shapes);
 
+  if (kind == k::kFlowRevision) {
+    const std::string append = AddedAppend(event.evidence);
+    const bool doubling = Has(shapes, SignalShape::kDoubling), rise = Has(shapes, SignalShape::kLevelRise);
+    if (!append.empty() && (doubling || rise)) {
+      f.fit = doubling ? 0.8 : 0.7;
+      f.explanation = "the revision adds a statement that appends to what the flow writes (" + append +
+                      "): every run since writes its rows once more" + (doubling ? ", which explains a doubling" : "");
+      return f;
+    }
+  }
   if (kind == k::kDeploy || kind == k::kFlowRevision || kind == k::kConfigRisk || kind == "model_change") {
     f.fit = Has(shapes, SignalShape::kDoubling) ? 0.3 : 0.5;
     f.explanation = "a change of the job's logic or configuration can change what it writes";

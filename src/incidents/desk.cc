@@ -58,11 +58,12 @@ void AddUnique(std::vector<std::string>& list, const std::string& v) {
 }
 
 // Each damaged asset of the pass whose own writers explain its own signals' shapes (own_cause.h),
-// with those writers, judged against the change events of the pass's window.
+// with those writers, judged against the change events of the diagnosis window before its signals.
 std::map<std::string, std::vector<std::string>> OwnCausesOfPass(const graph::GraphIndex* index, const GroupingInput& in,
                                                                  const std::vector<const Signal*>& damage_signal,
                                                                  const std::vector<Incident>& active,
-                                                                 const EventsByAsset& events, int max_depth) {
+                                                                 const EventsByAsset& events,
+                                                                 std::chrono::milliseconds window, int max_depth) {
   struct Own {
     std::vector<SignalShape> shapes;
     TimePoint first_bad;
@@ -83,7 +84,7 @@ std::map<std::string, std::vector<std::string>> OwnCausesOfPass(const graph::Gra
   auto is_damaged = [&damaged](const std::string& a) { return damaged.count(a) > 0; };
   for (const auto& [asset, o] : own) {
     std::vector<std::string> writers =
-        OwnCauseWriters(index, asset, o.shapes, o.first_bad, in.window, events, is_damaged, max_depth);
+        OwnCauseWriters(index, asset, o.shapes, o.first_bad, window, events, is_damaged, max_depth);
     if (!writers.empty()) out[asset] = std::move(writers);
   }
   return out;
@@ -247,13 +248,17 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
 
   std::vector<Incident> opened;
   if (!in.damage.empty()) {
-    // Changes risky enough to tie damage together, in the window before the signals.
-    auto events = store_.ChangeEventsBetween(*earliest - options_.group_window, *latest + std::chrono::milliseconds(1));
+    // The changes of the diagnosis window before the signals: a damaged asset's own cause is judged
+    // as far back as diagnosis looks (a flow revision saved the day before that inserts twice);
+    // only those within the group window tie damage together.
+    const TimePoint group_from = *earliest - options_.group_window;
+    auto events = store_.ChangeEventsBetween(std::min(group_from, *earliest - options_.diagnosis_window),
+                                             *latest + std::chrono::milliseconds(1));
     if (!events.ok()) return events.status();
     std::unordered_set<std::string> keys;
     for (const auto& c : in.changes) keys.insert(c.key);
     for (const store::ChangeEvent& e : *events)
-      if (e.risk >= kGroupingRisk && keys.insert("change:" + e.dedup_key).second)
+      if (e.happened_at >= group_from && e.risk >= kGroupingRisk && keys.insert("change:" + e.dedup_key).second)
         in.changes.push_back({e.asset_id, "change:" + e.dedup_key, e.happened_at, e.kind});
     std::stable_sort(in.changes.begin(), in.changes.end(),
                      [](const auto& a, const auto& b) { return a.at != b.at ? a.at < b.at : a.key < b.key; });
@@ -265,7 +270,7 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
     EventsByAsset by_asset;
     for (store::ChangeEvent& e : *events) by_asset[e.asset_id].push_back(std::move(e));
     in.own_cause = WithIndex([&](const graph::GraphIndex* ix) {
-      return OwnCausesOfPass(ix, in, damage_signal, active, by_asset, options_.max_depth);
+      return OwnCausesOfPass(ix, in, damage_signal, active, by_asset, options_.diagnosis_window, options_.max_depth);
     });
     std::vector<SignalGroup> groups =
         WithIndex([&](const graph::GraphIndex* ix) { return GroupSignals(ix, in); });

@@ -30,7 +30,8 @@ std::vector<std::string> EvidenceLines(const store::ChangeEvent& e) {
   if (!ev.is_object()) return out;
   for (const char* key : {"restore_line", "log_line"})
     if (ev.contains(key) && ev[key].is_string()) out.push_back(std::string(key == std::string("log_line") ? "log: " : "restore: ") + ev[key].get<std::string>());
-  for (const char* key : {"savepoint_path", "execution_id", "job_id", "flow_revision", "state", "url", "query_id", "user",
+  for (const char* key : {"savepoint_path", "execution_id", "job_id", "flow_revision", "from_revision", "to_revision",
+                          "state", "url", "query_id", "user",
                           "statement_type", "rows_inserted", "rows_updated", "rows_deleted", "query_tag"})
     if (ev.contains(key) && ((ev[key].is_string() && !ev[key].get<std::string>().empty()) || ev[key].is_number()))
       out.push_back(std::string(key) + ": " + (ev[key].is_string() ? ev[key].get<std::string>() : ev[key].dump()));
@@ -75,7 +76,11 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
   d.incident_id = incident.id;
   d.first_bad_at = FirstBadPoint(incident);
   d.window_from = d.first_bad_at - options.diagnosis_window;
-  const TimePoint window_to = d.first_bad_at + std::chrono::milliseconds(1);
+  // Changes dated after the first bad point are read too, up to a window after it (and no later
+  // than now): one whose time is only an upper bound (seen then, happened at or before) may still
+  // have come first; one its platform dates after the damage cannot, and is dropped below.
+  const TimePoint window_to =
+      std::max(d.first_bad_at, std::min(now, d.first_bad_at + options.diagnosis_window)) + std::chrono::milliseconds(1);
 
   std::vector<SignalShape> shapes;
   for (const SignalRef& s : incident.signals) shapes.push_back(s.shape);
@@ -193,6 +198,9 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
     }
     std::stable_sort(events.begin(), events.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   }
+  events.erase(std::remove_if(events.begin(), events.end(),
+                              [&d, &options](const auto& ev) { return !MayPrecede(ev.first, d.first_bad_at, options.diagnosis_window); }),
+               events.end());
   d.events_examined = events.size();
   // The other events on the same asset (for a duplicated run): events are grouped by place.
   std::unordered_map<size_t, std::vector<store::ChangeEvent>> same_asset;
@@ -230,7 +238,12 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
     c.cause_kind = "";  // set below from the shape fit
     c.happened_at = e.happened_at;
     double before_ms = std::max<double>(0, std::chrono::duration<double, std::milli>(d.first_bad_at - e.happened_at).count());
-    c.score.time_proximity = std::pow(0.5, before_ms / half_life_ms);
+    // Seen after the first bad point, with a time that is only an upper bound: it may have come
+    // first, but nothing says how long before; weighed at most half of a change dated right before
+    // the damage, and less the later it was seen.
+    const bool seen_after = e.happened_at > d.first_bad_at;
+    const double after_ms = seen_after ? std::chrono::duration<double, std::milli>(e.happened_at - d.first_bad_at).count() : 0;
+    c.score.time_proximity = seen_after ? 0.5 * std::pow(0.5, after_ms / half_life_ms) : std::pow(0.5, before_ms / half_life_ms);
     c.score.lineage_distance = 1.0 / (1.0 + place.hops);
     c.score.risk = std::clamp(std::isfinite(e.risk) ? e.risk : 0.0, 0.0, 1.0);
     ShapeFit fit = FitShape(e, written_shapes.empty() ? shapes : written_shapes, alike_runs, index);
@@ -244,6 +257,10 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
     if (before_ms > 12 * 3600 * 1000.0)
       c.counter_evidence.push_back("it happened " + graph::HumanDuration(std::chrono::milliseconds(static_cast<int64_t>(before_ms))) +
                                    " before the first bad point");
+    if (seen_after)
+      c.counter_evidence.push_back("its platform keeps no time of it: it was seen at " + FormatRfc3339(e.happened_at) +
+                                   ", after the first bad point (" + FormatRfc3339(d.first_bad_at) +
+                                   "), and happened at or before then, so it may have come first");
     if (c.score.risk < 0.3) c.counter_evidence.push_back("its collector judged it low-risk (" + e.reason + ")");
     c.path = place.path;
     if (place.downstream_of_damage)  // and its change explains the damage of what it writes

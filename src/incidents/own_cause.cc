@@ -23,13 +23,24 @@ bool HasExplainingChange(const graph::GraphIndex* index, const std::string& writ
   if (it == events.end()) return false;
   std::vector<store::ChangeEvent> mine;
   for (const store::ChangeEvent& e : it->second)
-    if (e.happened_at <= first_bad && first_bad - e.happened_at <= window) mine.push_back(e);
+    if (MayPrecede(e, first_bad, window)) mine.push_back(e);
   for (const store::ChangeEvent& e : mine)
     if (ExplainsOnItsOwn(e, shapes, mine, index)) return true;
   return false;
 }
 
 }  // namespace
+
+bool TimeIsUpperBound(const store::ChangeEvent& event) {
+  const Json& ev = event.evidence;
+  auto it = ev.is_object() ? ev.find("time_bound") : ev.end();
+  return it != ev.end() && it->is_string() && it->get_ref<const std::string&>() == "at_or_before";
+}
+
+bool MayPrecede(const store::ChangeEvent& event, TimePoint first_bad, std::chrono::milliseconds window) {
+  if (event.happened_at <= first_bad) return first_bad - event.happened_at <= window;
+  return TimeIsUpperBound(event) && event.happened_at - first_bad <= window;
+}
 
 bool ExplainsOnItsOwn(const store::ChangeEvent& event, const std::vector<SignalShape>& shapes,
                       const std::vector<store::ChangeEvent>& others, const graph::GraphIndex* index) {

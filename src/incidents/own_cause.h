@@ -7,6 +7,7 @@
 // rules such a writer out as "downstream of the damaged table".
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -17,6 +18,16 @@
 #include "store/records.h"
 
 namespace dw::incidents {
+
+// Whether the change's time is only an upper bound: its platform keeps no time of it, so it is dated
+// when a collection pass saw it, and its evidence says the change happened at or before then
+// (`time_bound: at_or_before`, e.g. a connector found unhealthy).
+bool TimeIsUpperBound(const store::ChangeEvent& event);
+
+// Whether the change may have come before damage first bad at `first_bad`, within `window` of it:
+// dated at most `window` before it; or dated after it, by at most `window`, with a time that is only
+// an upper bound (TimeIsUpperBound). A change its platform dates after the damage cannot be its cause.
+bool MayPrecede(const store::ChangeEvent& event, TimePoint first_bad, std::chrono::milliseconds window);
 
 // A change explains damage on its own when its shape fit (FitShape) is at least this: the fits that
 // name the mechanism (a duplicated run and a doubling, an append and a rise, a delete and a drop,

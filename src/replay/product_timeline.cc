@@ -142,14 +142,17 @@ Status ProductTimeline::Observe(TimePoint now, std::vector<TimelineRow>& rows) {
         auto d = product_.Diagnose(inc.id);
         if (!d.ok()) return d.status();
         std::string cause = d->ranked.empty() ? "" : d->ranked.front().kind + " on " + d->ranked.front().asset_id;
-        if (cause != t.cause) {
+        // Another change of the same kind on the same asset is another cause (the loader's 09:00
+        // run in WARNING, collected after its 08:00 run was ranked): compared with its dedup key.
+        const std::string cause_key = d->ranked.empty() ? "" : cause + "\n" + d->ranked.front().dedup_key;
+        if (cause_key != t.cause) {
           rows.push_back({now, "Data Workers",
                           d->ranked.empty() ? "Diagnosis of " + inc.id + ": " + d->summary
                                             : "Cause ranked first for " + inc.id + ": " + cause + " at " +
                                                   FormatRfc3339(d->ranked.front().happened_at) + " (" +
                                                   d->ranked.front().explanation + ")",
                           true});
-          t.cause = cause;
+          t.cause = cause_key;
         }
       }
     }

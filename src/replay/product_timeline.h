@@ -20,7 +20,7 @@ struct IncidentTrace {
   int highest_severity = 3;  // the lowest level number seen
   std::vector<std::pair<std::string, TimePoint>> acts_next;  // (consumer, acts_at) pairs seen
   std::string status;
-  std::string cause;  // "kind on asset" last ranked first ("" before any)
+  std::string cause;  // "kind on asset", a newline and the dedup key of the change last ranked first ("" before any)
   int level = 0;      // the severity level last seen
 };
 
