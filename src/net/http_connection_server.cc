@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <functional>
+#include <string>
 #include <algorithm>
 
 #include "net/socket_wait.h"
@@ -52,7 +54,11 @@ class ConnectionStream final : public httplib::Stream {
   void StartRequest(std::chrono::milliseconds limit) {
     deadline_ = limit.count() > 0 ? std::optional(std::chrono::steady_clock::now() + limit) : std::nullopt;
     timed_out_ = false;
+    head_seen_ = false;
+    head_tail_.clear();
   }
+  // Called once per request, when the blank line that ends its head has been read.
+  void OnHead(std::function<void()> f) { on_head_ = std::move(f); }
   // Whether a read failed because the request's time was up.
   bool timed_out() const { return timed_out_; }
 
@@ -82,6 +88,7 @@ class ConnectionStream final : public httplib::Stream {
       ssize_t n;
       if (size >= sizeof buf_) {
         do n = ::recv(sock_, ptr, size, 0); while (n < 0 && errno == EINTR);
+        if (n > 0) NoteRead(ptr, static_cast<size_t>(n));
         return n;
       }
       do n = ::recv(sock_, buf_, sizeof buf_, 0); while (n < 0 && errno == EINTR);
@@ -92,6 +99,7 @@ class ConnectionStream final : public httplib::Stream {
     size_t take = std::min(size, len_ - off_);
     std::memcpy(ptr, buf_ + off_, take);
     off_ += take;
+    NoteRead(ptr, take);
     return static_cast<ssize_t>(take);
   }
   ssize_t write(const char* ptr, size_t size) override {
@@ -113,6 +121,23 @@ class ConnectionStream final : public httplib::Stream {
   size_t len_ = 0;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
   bool timed_out_ = false;
+
+  // Watches what httplib reads for the end of the request head ("\r\n\r\n", possibly split
+  // across reads).
+  void NoteRead(const char* p, size_t n) {
+    if (head_seen_ || !on_head_) return;
+    head_tail_.append(p, n);
+    if (head_tail_.find("\r\n\r\n") != std::string::npos) {
+      head_seen_ = true;
+      head_tail_.clear();
+      on_head_();
+      return;
+    }
+    if (head_tail_.size() > 3) head_tail_.erase(0, head_tail_.size() - 3);
+  }
+  std::function<void()> on_head_;
+  bool head_seen_ = false;
+  std::string head_tail_;
 };
 
 // Writes a whole short answer that ends the connection (503, 408), without waiting for a slow
@@ -183,9 +208,10 @@ bool ConnectionServer::WaitForRequest(socket_t sock) const {
   }
 }
 
-void ConnectionServer::SetAdmission(size_t per_peer, std::chrono::milliseconds request_read_limit) {
+void ConnectionServer::SetAdmission(size_t per_peer, std::chrono::milliseconds request_read_limit, size_t in_all) {
   peers_ = std::make_unique<PeerAdmission>(std::max<size_t>(per_peer, 1));
   request_read_limit_ = request_read_limit;
+  table_ = std::make_unique<ConnectionTable>(std::max<size_t>(in_all, 1));
 }
 
 bool ConnectionServer::process_and_close_socket(socket_t sock) {
@@ -213,14 +239,27 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
       if (peers) peers->Leave(peer);
     }
   } leave{peers_.get(), peer};
+  // At the cap in all, a newcomer takes the place of the connection that has waited longest for a
+  // request head; when none may be evicted it is refused like a peer over its share.
+  if (table_ && !table_->Admit(sock)) {
+    SendFinalAnswer(sock, "503 Service Unavailable", "Retry-After: 1\r\n");
+    char drop[4096];
+    while (::recv(sock, drop, sizeof drop, MSG_DONTWAIT) > 0) {
+    }
+    ::shutdown(sock, SHUT_RDWR);
+    ::close(sock);
+    return false;
+  }
   ConnectionStream stream(sock, Millis(read_timeout_sec_, read_timeout_usec_),
                           Millis(write_timeout_sec_, write_timeout_usec_));
   // Blocking reads wake every 50 ms so an idle connection notices the server stopping. (Every
   // other read polls first or does not wait.)
+  if (table_) stream.OnHead([this, sock] { table_->Served(sock); });
   timeval wake{0, 50 * 1000};
   ::setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &wake, sizeof wake);
   bool ret = false;
   for (size_t left = keep_alive_max_count_; left > 0 && svr_sock_ != INVALID_SOCKET; --left) {
+    if (table_) table_->Waiting(sock);
     if (!stream.buffered() && !WaitForRequest(sock)) break;
     stream.StartRequest(request_read_limit_);
     if (fast_ && !stream.buffered()) {
@@ -249,6 +288,7 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
     if (!ret || closed) break;
   }
   ::shutdown(sock, SHUT_RDWR);
+  if (table_) table_->Leave(sock);  // before the close, while the number is still this socket's
   ::close(sock);
   return ret;
 }

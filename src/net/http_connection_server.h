@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 
+#include "net/connection_table.h"
 #include "net/http_fast_route.h"
 #include "net/peer_admission.h"
 
@@ -39,7 +40,10 @@ class ConnectionServer final : public httplib::Server {
   // must arrive within `request_read_limit` of its first byte (else 408 and the connection
   // closes; the fast path's own limit is FastRoutes::request_read_limit_ms). REQUIRES: called
   // before listening.
-  void SetAdmission(size_t per_peer, std::chrono::milliseconds request_read_limit);
+  // At most `in_all` connections are held at once: one more takes the place of the connection
+  // that has waited longest for a request head (connection_table.h), or is answered 503 when
+  // every one is being served.
+  void SetAdmission(size_t per_peer, std::chrono::milliseconds request_read_limit, size_t in_all);
 
   // Serves `sock` on the calling thread exactly as an accepted connection (the loop below) and
   // closes it. REQUIRES: bound (the loop ends when the listening socket is closed).
@@ -53,6 +57,7 @@ class ConnectionServer final : public httplib::Server {
 
   std::optional<FastRoutes> fast_;
   std::unique_ptr<PeerAdmission> peers_;
+  std::unique_ptr<ConnectionTable> table_;
   std::chrono::milliseconds request_read_limit_{0};
 };
 

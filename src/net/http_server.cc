@@ -459,8 +459,12 @@ Status HttpServer::Start(HttpServerOptions options) {
   fast.internal_error_body = m.options.rejection_body(500, "Internal error");
   fast.log_name = m.options.log_name;
   backlog_server->SetFastRoutes(std::move(fast));
+  // The cap in all stays below the thread pool's, so a pool thread is free to run a newcomer's
+  // admission (and evict a waiting connection) even when every other thread is held.
+  const int in_all = m.options.max_connections > 0 ? std::min(m.options.max_connections, m.options.max_threads)
+                                                   : std::max({1, m.options.max_threads - 8, m.options.max_threads * 3 / 4});
   backlog_server->SetAdmission(static_cast<size_t>(std::max(1, m.options.max_connections_per_peer)),
-                               m.options.request_read_limit);
+                               m.options.request_read_limit, static_cast<size_t>(in_all));
 
   int port = m.options.port;
   if (port == 0) {

@@ -69,6 +69,11 @@ struct HttpServerOptions {
   // holds at once (one more is answered 503 with Retry-After), and the time a request's head and
   // body have to arrive after its first byte (else 408 and the connection closes).
   int max_connections_per_peer = 64;
+  // Connections held in all, from every address (a distributed slow client): one more takes the
+  // place of the connection that has waited longest for a request head, or is answered 503 when
+  // every one is being served. 0: max_threads − 8 (at least 3/4 of it), so a thread is free to
+  // admit a newcomer.
+  int max_connections = 0;
   std::chrono::milliseconds request_read_limit{std::chrono::seconds(20)};
   // Host names accepted besides loopback ones (and the bound host when it is a name or address).
   std::vector<std::string> allowed_hosts;
