@@ -627,7 +627,8 @@ struct ProposeOutcome {
 };
 Json ProposeOutcomeToJson(const ProposeOutcome& outcome);
 
-// The drafting entry of the surfaces: diagnoses incident `incident_id` (IncidentDesk over `graph`,
+// The drafting entry of the surfaces: diagnoses incident `incident_id` (whole, or a prefix one
+// incident alone has: what is stored is named after its full id; IncidentDesk over `graph`,
 // which may be null), drafts its proposals, stores each drafted one as a new version when its
 // content differs from the newest (the older version is then superseded; a sent version is never
 // changed) and, when the domain's autonomy is L2 or above, sends each new version to the domain's

@@ -54,10 +54,12 @@ Result<ApprovalRequestView> SendForApprovalWith(store::StateStore& store, const 
                                                 const std::string& proposal_id, const Clock& clock,
                                                 const std::string& actor, bool notify);
 
-// The notification channels an approval request for `rec` goes to (ChannelsCarrying): empty when
-// the workspace tells nobody, which is said instead of "sent".
-Result<std::vector<std::string>> ApprovalRequestChannels(store::StateStore& store, const config::Workspace& workspace,
-                                                         const store::ProposalRecord& rec);
+// The notification channels an approval request for `rec` (or, with `event` kEscalated, its
+// escalation) goes to (ChannelsCarrying): empty when the workspace tells nobody, which is said
+// instead of "sent" or "escalated to".
+Result<std::vector<std::string>> ApprovalRequestChannels(
+    store::StateStore& store, const config::Workspace& workspace, const store::ProposalRecord& rec,
+    platforms::notify::EventKind event = platforms::notify::EventKind::kApprovalRequested);
 
 // With `request` (an approval request or its escalation), the notice also says how to decide: a
 // signed approval link per approver the request names (not the author; recorded as link_issued

@@ -80,10 +80,10 @@ Status NotifyProposal(store::StateStore& store, const config::Workspace& workspa
 }
 
 Result<std::vector<std::string>> ApprovalRequestChannels(store::StateStore& store, const config::Workspace& workspace,
-                                                         const store::ProposalRecord& rec) {
+                                                         const store::ProposalRecord& rec,
+                                                         platforms::notify::EventKind event) {
   if (workspace.notify.empty() || rec.incident_id.empty()) return std::vector<std::string>();
-  Result<platforms::notify::IncidentNotice> n =
-      ProposalNotice(store, workspace, rec, platforms::notify::EventKind::kApprovalRequested, "");
+  Result<platforms::notify::IncidentNotice> n = ProposalNotice(store, workspace, rec, event, "");
   if (!n.ok()) return n.status();
   return platforms::notify::ChannelsCarrying(workspace, *n);
 }

@@ -342,9 +342,19 @@ Result<std::vector<std::string>> ExpireApprovalRequests(store::StateStore& store
                                .status());
         DW_RETURN_IF_ERROR(NotifyProposal(tx, workspace, clock, st->record, platforms::notify::EventKind::kEscalated,
                                           ApprovalSummary(st->record, round2), &round2));
-        line += "; escalated to " + domain->escalate_to.front() +
-                (domain->escalate_to.size() > 1 ? " and others" : "") + " until " +
-                FormatRfc3339(expires);
+        // "Escalated" only when a channel carries the escalation: without one it is recorded and
+        // nobody is told, and the line says so.
+        Result<std::vector<std::string>> channels =
+            ApprovalRequestChannels(tx, workspace, st->record, platforms::notify::EventKind::kEscalated);
+        if (!channels.ok()) return channels.status();
+        std::string via;
+        for (const std::string& c : *channels) via += (via.empty() ? "" : ", ") + c;
+        const std::string to = domain->escalate_to.front() + (domain->escalate_to.size() > 1 ? " and others" : "") +
+                               " until " + FormatRfc3339(expires);
+        line += via.empty() ? "; escalation to " + to +
+                                  " recorded; no notification channel routes it, so nobody is told (add notify: to "
+                                  "the workspace; until then they decide with dw approve or on the desk)"
+                            : "; escalated to " + to + " via " + via;
       } else {
         line += "; nowhere further to escalate: not approved";
       }

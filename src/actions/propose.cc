@@ -70,14 +70,16 @@ Result<ProposalSet> DraftIncidentProposals(const config::Workspace& workspace, s
 }
 
 Result<ProposeOutcome> ProposeForIncident(const config::Workspace& workspace, store::StateStore& store,
-                                          const graph::ContextGraph* graph, const std::string& incident_id,
+                                          const graph::ContextGraph* graph, const std::string& given_id,
                                           const Clock& clock, const DraftOptions& options) {
   const DecisionTrust trust = TrustOf(workspace);
   incidents::IncidentDesk desk(store, graph, clock, incidents::DeskOptionsFor(workspace));
+  // The desk accepts an abbreviated id; what is stored is named after the incident's full id.
+  Result<incidents::Incident> incident = desk.Get(given_id);
+  if (!incident.ok()) return incident.status();
+  const std::string incident_id = incident->id;
   Result<incidents::Diagnosis> diagnosis = desk.Diagnose(incident_id);
   if (!diagnosis.ok()) return diagnosis.status();
-  Result<incidents::Incident> incident = desk.Get(incident_id);
-  if (!incident.ok()) return incident.status();
   auto draft = [&](const graph::GraphIndex& index) {
     return DraftIncidentProposals(workspace, store, index, *incident, *diagnosis, clock, options);
   };

@@ -7,6 +7,7 @@
 #include "app/commands.h"
 #include "config/time_zone.h"
 #include "workspace/incident_desk.h"
+#include "workspace/observation_gaps.h"
 #include "workspace/proposals.h"
 #include "base/rfc3339.h"
 #include "config/duration.h"
@@ -173,8 +174,8 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
     }
     for (const std::string& id : r->updated) std::cout << "updated " << id << "\n";
     for (const std::string& id : r->resolved) std::cout << "resolved " << id << " (verified)\n";
-    for (const incidents::ObservationGap& gap : r->gaps)
-      std::cout << "observation gap: " << gap.source << ": " << gap.message << "\n";
+    for (const std::string& line : workspace::ObservationGapLines(r->gaps, clock->Now(), nullptr))
+      std::cout << line << "\n";
     for (const std::string& n : r->notes) std::cout << "note: " << n << "\n";
     return 0;
   }
@@ -211,8 +212,14 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
     return 0;
   }
 
+  // Every action below takes an incident id, whole or abbreviated to a prefix one incident alone
+  // has: resolved once, here, so what they store and print names the incident's full id.
+  Result<std::string> resolved = workspace::ResolveIncidentId(**desk, c.id);
+  if (!resolved.ok()) return Fail(what, resolved.status());
+  const std::string& id = *resolved;
+
   if (what == "diagnose") {
-    auto d = (*desk)->Diagnose(c.id);
+    auto d = (*desk)->Diagnose(id);
     if (!d.ok()) return Fail(what, d.status());
     if (json) std::cout << incidents::DiagnosisToJson(*d).dump(2) << "\n";
     else PrintDiagnosis(*d, zone);
@@ -223,7 +230,7 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
     auto store = services->state();
     if (!store.ok()) return Fail(what, store.status());
     if (!LooksLikeEmail(c.actor)) return Fail(what, InvalidArgument("--as must be your email, not '" + c.actor + "'"));
-    auto v = actions::VerifyIncident(**store, services->workspace(), **desk, c.id,
+    auto v = actions::VerifyIncident(**store, services->workspace(), **desk, id,
                                      workspace::VerifyOptionsFor(*services, c.actor), *clock);
     if (!v.ok()) return Fail(what, Status(v.status().code(), v.status().message() + " (refusal recorded)"));
     if (json) {
@@ -232,15 +239,15 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
       std::cout << v->summary << "\nplan: " << v->plan_source << "\n";
       for (const auto& item : v->items)
         std::cout << "  " << (item.passed ? "pass  " : "FAIL  ") << item.sentence << "\n";
-      if (v->resolved) std::cout << c.id << " resolved by verification\n";
-      else std::cout << c.id << " stays open; the failure is recorded and its owners are asked to look\n";
+      if (v->resolved) std::cout << id << " resolved by verification\n";
+      else std::cout << id << " stays open; the failure is recorded and its owners are asked to look\n";
       if (v->receipt) std::cout << "receipt " << v->receipt->seq << " " << v->receipt->hash << "\n";
     }
     return v->passed ? 0 : 1;
   }
 
   if (what == "propose") {
-    auto out = workspace::ProposeIncidentFixes(*services, c.id, "dw (cli)");
+    auto out = workspace::ProposeIncidentFixes(*services, id, "dw (cli)");
     if (!out.ok()) return Fail(what, out.status());
     if (json) std::cout << actions::ProposeOutcomeToJson(*out).dump(2) << "\n";
     else PrintProposals(*out);
@@ -249,17 +256,17 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
 
   Result<incidents::Incident> inc = Status(StatusCode::kInternal, "unknown action " + what);
   if (what == "show") {
-    inc = (*desk)->Get(c.id);
+    inc = (*desk)->Get(id);
   } else if (what == "ack") {
-    inc = (*desk)->Acknowledge(c.id, c.actor, c.reason);
+    inc = (*desk)->Acknowledge(id, c.actor, c.reason);
   } else if (what == "mitigate") {
-    inc = (*desk)->Mitigate(c.id, c.actor, c.reason);
+    inc = (*desk)->Mitigate(id, c.actor, c.reason);
   } else if (what == "resolve") {
-    inc = (*desk)->Resolve(c.id, c.actor, c.reason);
+    inc = (*desk)->Resolve(id, c.actor, c.reason);
   } else if (what == "close") {
     if (c.expected == c.false_positive)
       return Fail(what, InvalidArgument("say why it is closed: --expected or --false-positive (one of them)"));
-    inc = (*desk)->Close(c.id, c.actor, c.expected ? incidents::CloseReason::kExpected : incidents::CloseReason::kFalsePositive,
+    inc = (*desk)->Close(id, c.actor, c.expected ? incidents::CloseReason::kExpected : incidents::CloseReason::kFalsePositive,
                          c.reason);
   }
   if (!inc.ok()) return Fail(what, inc.status());
@@ -270,7 +277,7 @@ int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
     if (!store.ok()) return Fail(what, store.status());
     auto written = actions::WriteResolutionReceipts(**store, services->workspace(), **desk, *clock);
     if (!written.ok()) return Fail(what, Status(written.status().code(), "resolved, but the receipt was not written (the next `dw watch` pass retries): " + written.status().message()));
-    auto receipt = actions::ReceiptOfIncident(**store, c.id);
+    auto receipt = actions::ReceiptOfIncident(**store, id);
     if (receipt.ok() && receipt->has_value())
       receipt_line = "receipt " + std::to_string((*receipt)->seq) + " " + (*receipt)->hash;
   }

@@ -6,6 +6,7 @@
 #include "app/command_start.h"
 #include "app/commands.h"
 #include "platforms/notify/notify.h"
+#include "workspace/incident_desk.h"
 #include "workspace/services.h"
 
 namespace dw::app {
@@ -63,7 +64,7 @@ int CmdNotifyDeliver(const GlobalOptions& g, const std::string& format) {
   return report->failed > 0 ? 1 : 0;
 }
 
-int CmdNotifyList(const GlobalOptions& g, const std::string& incident, const std::string& format) {
+int CmdNotifyList(const GlobalOptions& g, const std::string& given, const std::string& format) {
   StartedCommand start = StartCommand(g, "notify list");
   if (!start) return start.exit_code;
   const auto& services = start.services;
@@ -72,6 +73,14 @@ int CmdNotifyList(const GlobalOptions& g, const std::string& incident, const std
     std::cerr << "dw notify list: " << store.status().message() << "\n";
     return 1;
   }
+  // The incident's id, whole or a prefix one incident alone has (2 when several have it).
+  auto desk = workspace::OpenIncidentDesk(*services);
+  Result<std::string> resolved = desk.ok() ? workspace::ResolveIncidentId(**desk, given) : Result<std::string>(desk.status());
+  if (!resolved.ok()) {
+    std::cerr << "dw notify list: " << resolved.status().message() << "\n";
+    return resolved.status().code() == StatusCode::kInvalidArgument ? 2 : 1;
+  }
+  const std::string& incident = *resolved;
   auto list = platforms::notify::NotificationsOf(**store, incident);
   if (!list.ok()) {
     std::cerr << "dw notify list: " << list.status().message() << "\n";

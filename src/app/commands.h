@@ -139,9 +139,10 @@ struct IncidentsCommand {
   int limit = 50;
   std::string format = "text";
 };
-// Exit 0 on success; 1 when the incident does not exist, the move is not allowed, a verification
-// fails or the store fails; 2 for a bad argument (a time, an actor that is not an email, close
-// without a kind).
+// An incident id may be abbreviated to a prefix one incident alone has (workspace::
+// ResolveIncidentId). Exit 0 on success; 1 when the incident does not exist, the move is not
+// allowed, a verification fails or the store fails; 2 for a bad argument (a time, an actor that is
+// not an email, close without a kind, a prefix several incidents have).
 int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c);
 
 // `dw watch [--once]`: runs the workspace's monitors on their `every:` until SIGTERM/SIGINT;
@@ -210,7 +211,8 @@ int CmdNotifyTest(const GlobalOptions& g, const std::string& channel, const std:
 // `dw notify deliver`: one delivery pass over the outbox (what `dw watch` runs every 30 s). Exit 1
 // when a message was given up.
 int CmdNotifyDeliver(const GlobalOptions& g, const std::string& format);
-// `dw notify list INCIDENT`: every notification of the incident with its delivery state.
+// `dw notify list INCIDENT`: every notification of the incident (its id, or a prefix one incident
+// alone has) with its delivery state. Exit 2 for a prefix several incidents have, naming them.
 int CmdNotifyList(const GlobalOptions& g, const std::string& incident, const std::string& format);
 
 struct ReplayCommand {

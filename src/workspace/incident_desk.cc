@@ -17,6 +17,13 @@ Result<int64_t> CountImpact(Services& services, const std::string& asset, const 
                                      &services.http());
 }
 
+Result<std::string> ResolveIncidentId(incidents::IncidentDesk& desk, const std::string& given) {
+  Result<incidents::Incident> found = desk.Get(given);
+  if (found.ok()) return found->id;
+  if (found.status().code() == StatusCode::kNotFound) return given;
+  return found.status();
+}
+
 Result<std::unique_ptr<incidents::IncidentDesk>> OpenIncidentDesk(Services& services) {
   auto store = services.state();
   if (!store.ok()) return store.status();

@@ -14,6 +14,13 @@ namespace dw::workspace {
 // outlive the desk.
 Result<std::unique_ptr<incidents::IncidentDesk>> OpenIncidentDesk(Services& services);
 
+// The full id of the incident `given` names, for every command that takes one: `given` itself, or
+// the one incident whose id starts with it (IncidentDesk::Get, which abbreviates as git does).
+// InvalidArgument naming the candidates when several start with it; `given` unchanged when no
+// incident has it, so the front door it goes to answers an unknown id as before (naming the
+// closest ids, recording a refusal); the store's error otherwise.
+Result<std::string> ResolveIncidentId(incidents::IncidentDesk& desk, const std::string& given);
+
 // How many rows asset `asset`'s trusted impact_sql counts since `since`, run read-only on the
 // warehouse its table lives in (the workspace's default warehouse for any other kind of asset),
 // through `services`' HTTP client where that warehouse is reached over HTTP. kFailedPrecondition

@@ -11,6 +11,7 @@
 #include "workspace/incident_desk.h"
 #include "platforms/notify/notify.h"
 #include "workspace/incident_windows.h"
+#include "workspace/observation_gaps.h"
 #include "workspace/proposals.h"
 #include "store/watch_leases.h"
 
@@ -272,7 +273,10 @@ std::shared_ptr<const observe::watch::WatchEnvironment> WatchEnvironmentFor(
   // Whether this process's first pass has looked for incidents whose proposals were never sent
   // (under pass_mu).
   auto looked_for_unsent = std::make_shared<bool>(false);
-  env->after_run = [services, pass_mu, drafted_sources, looked_for_unsent, say = env->say](const std::string& job) {
+  // The observation gaps' messages this process has said (under pass_mu).
+  auto said_gaps = std::make_shared<SaidGaps>();
+  env->after_run = [services, pass_mu, drafted_sources, looked_for_unsent, said_gaps,
+                    say = env->say](const std::string& job) {
     std::lock_guard<std::mutex> lock(*pass_mu);
     const std::string now = FormatRfc3339(services->clock().Now());
     auto fail = [&](const Status& s) { say(now + " incidents after " + job + ": FAILED (the next pass retries): " + s.message()); };
@@ -332,7 +336,10 @@ std::shared_ptr<const observe::watch::WatchEnvironment> WatchEnvironmentFor(
       if (!receipts.ok()) return fail(receipts.status());
       for (const std::string& line : *receipts) say(now + " " + line);
     }
-    for (const incidents::ObservationGap& g : r->gaps) say(now + " observation gap " + g.source + ": " + g.message);
+    // An error every check of every table shares (an unreachable warehouse) is said once an hour,
+    // not once per check and pass.
+    for (const std::string& line : ObservationGapLines(r->gaps, services->clock().Now(), said_gaps.get()))
+      say(now + " " + line);
   };
   // The "receipts" job's sweep: under the same mutex and cross-replica lock as the passes, so a
   // pass writing the receipts of what it resolved and this sweep are never two writers at once

@@ -33,7 +33,10 @@ TEST_F(ApprovalRequestsTest, AnExpiredApprovalEscalatesAndIsNeverGranted) {
   Result<std::vector<std::string>> said = ExpireApprovalRequests(*store_, ws_, clock_);
   ASSERT_TRUE(said.ok());
   ASSERT_EQ(said->size(), 1u);
-  EXPECT_THAT((*said)[0], HasSubstr("escalated to lead@example.com"));
+  // The workspace has no notify: the escalation is recorded, and the line says nobody is told.
+  EXPECT_THAT((*said)[0], HasSubstr("escalation to lead@example.com until "));
+  EXPECT_THAT((*said)[0], HasSubstr("recorded; no notification channel routes it, so nobody is told"));
+  EXPECT_THAT((*said)[0], ::testing::Not(HasSubstr("escalated to")));
   // A new request to escalate_to: ana is no longer asked, the lead is.
   EXPECT_EQ(StatusOf("P-1"), ProposalStatus::kPending);
   EXPECT_THAT(DecideAs("ana@example.com", "P-1", 1, Verdict::kApprove).reason,
@@ -49,6 +52,18 @@ TEST_F(ApprovalRequestsTest, AnExpiredApprovalEscalatesAndIsNeverGranted) {
   EXPECT_FALSE(DecideAs("lead@example.com", "P-1", 1, Verdict::kApprove).accepted);
   EXPECT_EQ(CountEvents("approved"), 0);
   EXPECT_TRUE(ExpireApprovalRequests(*store_, ws_, clock_)->empty());
+}
+
+// With a channel that carries escalations, the line says it escalated, and through which channel.
+TEST_F(ApprovalRequestsTest, AnEscalationAChannelCarriesSaysSoAndNamesTheChannel) {
+  ws_.notify = Json{{"console", Json::object()}};
+  Propose("P-1");
+  clock_.Advance(std::chrono::hours(2));
+  Result<std::vector<std::string>> said = ExpireApprovalRequests(*store_, ws_, clock_);
+  ASSERT_TRUE(said.ok()) << said.status().ToString();
+  ASSERT_EQ(said->size(), 1u);
+  EXPECT_THAT((*said)[0], HasSubstr("escalated to lead@example.com until "));
+  EXPECT_THAT((*said)[0], HasSubstr(" via console"));
 }
 
 TEST_F(ApprovalRequestsTest, TheEscalationApproverMayDecideTheNewRequest) {
