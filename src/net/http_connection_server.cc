@@ -148,6 +148,19 @@ void SendFinalAnswer(socket_t sock, const std::string& status, const std::string
   (void)::send(sock, text.data(), text.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
+// Answers a connection that is not admitted 503 with Retry-After at once and closes it; false.
+bool RefuseAndClose(socket_t sock) {
+  SendFinalAnswer(sock, "503 Service Unavailable", "Retry-After: 1\r\n");
+  // What the client already sent is dropped before the close, which would otherwise be a reset
+  // that can destroy the answer before the client reads it.
+  char drop[4096];
+  while (::recv(sock, drop, sizeof drop, MSG_DONTWAIT) > 0) {
+  }
+  ::shutdown(sock, SHUT_RDWR);
+  ::close(sock);
+  return false;
+}
+
 // Bytes the kernel still holds for the peer of `sock` (not yet sent, or sent and not acknowledged);
 // -1 when the kernel does not say.
 int QueuedForPeer(socket_t sock) {
@@ -220,17 +233,7 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
   if (peers_) {
     int port = 0;
     Address(sock, true, peer, port);
-    if (!peers_->Enter(peer)) {
-      SendFinalAnswer(sock, "503 Service Unavailable", "Retry-After: 1\r\n");
-      // What the client already sent is dropped before the close, which would otherwise be a
-      // reset that can destroy the answer before the client reads it.
-      char drop[4096];
-      while (::recv(sock, drop, sizeof drop, MSG_DONTWAIT) > 0) {
-      }
-      ::shutdown(sock, SHUT_RDWR);
-      ::close(sock);
-      return false;
-    }
+    if (!peers_->Enter(peer)) return RefuseAndClose(sock);
   }
   struct Leave {
     PeerAdmission* peers;
@@ -241,15 +244,7 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
   } leave{peers_.get(), peer};
   // At the cap in all, a newcomer takes the place of the connection that has waited longest for a
   // request head; when none may be evicted it is refused like a peer over its share.
-  if (table_ && !table_->Admit(sock)) {
-    SendFinalAnswer(sock, "503 Service Unavailable", "Retry-After: 1\r\n");
-    char drop[4096];
-    while (::recv(sock, drop, sizeof drop, MSG_DONTWAIT) > 0) {
-    }
-    ::shutdown(sock, SHUT_RDWR);
-    ::close(sock);
-    return false;
-  }
+  if (table_ && !table_->Admit(sock)) return RefuseAndClose(sock);
   ConnectionStream stream(sock, Millis(read_timeout_sec_, read_timeout_usec_),
                           Millis(write_timeout_sec_, write_timeout_usec_));
   // Blocking reads wake every 50 ms so an idle connection notices the server stopping. (Every

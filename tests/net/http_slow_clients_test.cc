@@ -89,6 +89,22 @@ TEST(ConnectionTableTest, AtTheCapANewcomerTakesThePlaceOfTheLongestWaiterNeverO
   for (auto& p : pairs) ::close(p[0]), ::close(p[1]);
 }
 
+// Both ends of hundreds of connections live in this process.
+void RaiseFileLimit() {
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < 4096) {
+    files.rlim_cur = std::min<rlim_t>(files.rlim_max, 4096);
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
+}
+
+// POST /api/v1/echo answers {"got": body}.
+Status AddEcho(HttpServer& server) {
+  return server.AddJsonRoute("POST", "/api/v1/echo", [](const JsonRouteRequest& r) {
+    return JsonRouteReply{200, {{"got", r.body}}};
+  });
+}
+
 // A non-blocking TCP connection from `source` to 127.0.0.1:`port`, or -1.
 int ConnectFrom(const char* source, int port) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
@@ -109,17 +125,9 @@ int ConnectFrom(const char* source, int port) {
 }
 
 TEST(HttpSlowClientsTest, FiveHundredTricklingConnectionsFromOneAddressLeaveTheOthersAnswered) {
-  // Both ends of 500 connections live in this process.
-  rlimit files{};
-  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &files), 0);
-  if (files.rlim_cur < 4096) {
-    files.rlim_cur = std::min<rlim_t>(files.rlim_max, 4096);
-    ::setrlimit(RLIMIT_NOFILE, &files);
-  }
+  RaiseFileLimit();
   HttpServer server;
-  ASSERT_TRUE(server.AddJsonRoute("POST", "/api/v1/echo", [](const JsonRouteRequest& r) {
-    return JsonRouteReply{200, {{"got", r.body}}};
-  }).ok());
+  ASSERT_TRUE(AddEcho(server).ok());
   HttpServerOptions options;
   options.max_connections_per_peer = 16;
   options.request_read_limit = std::chrono::milliseconds(1500);
@@ -199,16 +207,9 @@ TEST(HttpSlowClientsTest, FiveHundredTricklingConnectionsFromOneAddressLeaveTheO
 // pool's) lets newcomers take the place of the connections that have only trickled a head, so
 // `/healthz` and the routes still answer everyone else.
 TEST(HttpSlowClientsTest, TricklingConnectionsFromManyAddressesLeaveTheOthersAnswered) {
-  rlimit files{};
-  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &files), 0);
-  if (files.rlim_cur < 4096) {
-    files.rlim_cur = std::min<rlim_t>(files.rlim_max, 4096);
-    ::setrlimit(RLIMIT_NOFILE, &files);
-  }
+  RaiseFileLimit();
   HttpServer server;
-  ASSERT_TRUE(server.AddJsonRoute("POST", "/api/v1/echo", [](const JsonRouteRequest& r) {
-    return JsonRouteReply{200, {{"got", r.body}}};
-  }).ok());
+  ASSERT_TRUE(AddEcho(server).ok());
   HttpServerOptions options;
   options.max_connections_per_peer = 40;   // each address stays under its share
   options.max_threads = 48;                // fewer threads than trickling connections
