@@ -90,13 +90,7 @@ TEST_F(ChangeCollectorTest, PassesAreIncrementalAndDeduplicatedAcrossARestart) {
   kestra_script["now"] = "2026-11-25T00:30:00Z";
   auto kestra = StartSim(sim::Platform::kKestra, kestra_script);
   ws_.platforms["flink"] = PlatformAt("flink", "flink", flink->url());
-  auto kp = PlatformAt("kestra", "kestra", kestra->url());
-  kp.username = "admin@kestra.io";
-  kp.password = "Admin1234!";
-  ws_.platforms["kestra"] = kp;
-  config::AssetNote note;
-  note.id = "kestra://kestra/pricing.tariff_sync";
-  ws_.assets.push_back(note);
+  WatchTariffFlowAt(kestra->url());
   clock_.Set(At("2026-11-25T00:30:00Z"));
   OpenStore();
   auto first = Collect();
@@ -247,14 +241,8 @@ TEST_F(ChangeCollectorTest, FlowRevisionTriggerToggleAndSchemaVersionAreSeenOnce
   Json r = LoadScript("examples/loyalty-flink/sim/registry.json");
   r["now"] = "2026-11-24T13:00:00Z";  // before version 2
   auto registry = StartSim(sim::Platform::kSchemaRegistry, r);
-  auto kp = PlatformAt("kestra", "kestra", kestra->url());
-  kp.username = "admin@kestra.io";
-  kp.password = "Admin1234!";
-  ws_.platforms["kestra"] = kp;
+  WatchTariffFlowAt(kestra->url());
   ws_.platforms["registry"] = PlatformAt("registry", "schema-registry", registry->url());
-  config::AssetNote note;
-  note.id = "kestra://kestra/pricing.tariff_sync";
-  ws_.assets.push_back(note);
   clock_.Set(At("2026-11-25T02:36:00Z"));
   OpenStore();
   Collect();  // baseline: revision 8, triggers enabled, schema version 1

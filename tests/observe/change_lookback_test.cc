@@ -210,13 +210,7 @@ TEST_F(ChangeLookbackTest, ARevisionCarriesTheDiffOfItsSourceCutWhenLong) {
   flow["revision"] = 8;
   k["now"] = "2026-11-25T02:36:00Z";
   auto kestra = StartSim(sim::Platform::kKestra, k);
-  auto kp = PlatformAt("kestra", "kestra", kestra->url());
-  kp.username = "admin@kestra.io";
-  kp.password = "Admin1234!";
-  ws_.platforms["kestra"] = kp;
-  config::AssetNote note;
-  note.id = "kestra://kestra/pricing.tariff_sync";
-  ws_.assets.push_back(note);
+  WatchTariffFlowAt(kestra->url());
   OpenStore();
   Collect();
   auto events = Events(kFlowRevision);

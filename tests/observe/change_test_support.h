@@ -12,6 +12,7 @@
 #include "net/http_client.h"
 #include "observe/changes/collector.h"
 #include "store/state_store.h"
+#include "tests/platforms/platform_test_support.h"
 #include "tests/support/subprocess.h"
 
 namespace dw::observe::changes::test_support {
@@ -34,6 +35,17 @@ class ChangeStoreTest : public ::testing::Test {
     auto r = CollectChanges(ws_, *http_, *store_, clock_);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : CollectReport{};
+  }
+  // The Kestra simulator at `url` as the workspace's platform "kestra", signed in as its EV
+  // script's user, watching the tariff flow.
+  void WatchTariffFlowAt(const std::string& url) {
+    auto kp = dw::testing::PlatformAt("kestra", "kestra", url);
+    kp.username = "admin@kestra.io";
+    kp.password = "Admin1234!";
+    ws_.platforms["kestra"] = kp;
+    config::AssetNote note;
+    note.id = "kestra://kestra/pricing.tariff_sync";
+    ws_.assets.push_back(note);
   }
   // Every stored event of `kind`, oldest first.
   std::vector<store::ChangeEvent> Events(const std::string& kind) {
