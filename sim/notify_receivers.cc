@@ -219,6 +219,18 @@ void InstallSlack(const Json& script, httplib::Server& server, FaultList faults)
       faults.LostAnswer(req, res);
     };
   };
+  // auth.test: whether the token is good, without posting (Slack answers 200 with ok true/false).
+  server.Post("/api/auth.test", [inbox, st](const httplib::Request& req, httplib::Response& res) {
+    std::string auth = req.get_header_value("Authorization");
+    std::string error;
+    if (auth.rfind("Bearer ", 0) != 0 || auth.size() <= 7) error = "not_authed";
+    else if (!st->token.empty() && auth.substr(7) != st->token) error = "invalid_auth";
+    Json answer = error.empty() ? Json{{"ok", true}, {"url", "https://sim.slack.com/"}, {"team", "Sim Team"},
+                                       {"user", "dw-bot"}, {"team_id", "T0SIM"}, {"user_id", "U0BOT"}}
+                                : Json{{"ok", false}, {"error", error}};
+    inbox->Record(req, 200, Json{{"ok", error.empty()}});
+    res.set_content(answer.dump(), "application/json; charset=utf-8");
+  });
   server.Post("/api/chat.postMessage", api("chat.postMessage"));
   server.Post("/api/chat.update", api("chat.update"));
   server.Get("/_sim/state", [inbox, st](const httplib::Request&, httplib::Response& res) {

@@ -46,6 +46,12 @@ int RunCli(int argc, char** argv) {
 
   std::string agent;
   bool fixtures = false;
+  int doctor_timeout = 10;
+  auto* doctor = app.add_subcommand("doctor", "check everything the workspace depends on and say what to fix");
+  doctor->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  doctor->add_option("--timeout", doctor_timeout, "seconds any one check waits for an answer (default 10)")
+      ->check(CLI::Range(1, 600));
+
   auto* mcp = app.add_subcommand("mcp", "serve one agent over MCP stdio");
   mcp->add_option("AGENT", agent, "dw-incidents, dw-quality, dw-context-catalog, dw-connectors, dw-schema");
   mcp->add_flag("--conformance-fixtures", fixtures,
@@ -274,6 +280,7 @@ int RunCli(int argc, char** argv) {
   if (*init) return CmdInit(g, init_dir, init_name);
   if (*validate) return CmdValidate(g, format);
   if (*describe) return CmdDescribe(g, !no_probe, format);
+  if (*doctor) return CmdDoctor(g, format, doctor_timeout);
   if (*mcp) return CmdMcp(g, agent, fixtures);
   if (*serve) return CmdServe(g, listen, token_file, fixtures);
   if (*agents) return CmdAgents(g, check, format);

@@ -35,6 +35,9 @@ int CmdValidate(const GlobalOptions& g, const std::string& format);
 
 // `dw describe`: what is configured, with reachability probes unless `probe` is false.
 int CmdDescribe(const GlobalOptions& g, bool probe, const std::string& format);
+// `dw doctor`: checks everything the workspace depends on (workspace/doctor.h). Exit 0 all good,
+// 1 something to fix, 2 no workspace to check (or bad arguments).
+int CmdDoctor(const GlobalOptions& g, const std::string& format, int timeout_seconds);
 
 // `dw mcp AGENT`: serves one agent over stdio (or the conformance fixtures).
 int CmdMcp(const GlobalOptions& g, const std::string& agent, bool conformance_fixtures);

@@ -808,3 +808,23 @@ Result<std::optional<ReceiptRecord>> SqlStateStore::GetReceipt(int64_t seq) {
 }
 
 }  // namespace dw::store
+
+namespace dw::store {
+
+Result<std::optional<TimePoint>> SqlStateStore::ServerNow() {
+  if (conn_->backend() != "postgresql") return std::optional<TimePoint>();
+  std::optional<TimePoint> out;
+  Status s = Do(false, [&]() -> Status {
+    // clock_timestamp(), not now(): now() is the start of the transaction, which may be old.
+    Result<Rows> rows = Run("SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)", {});
+    if (!rows.ok()) return rows.status();
+    if (rows->size() != 1 || rows->at(0).size() != 1 || !std::holds_alternative<int64_t>(rows->at(0)[0]))
+      return Internal("the state store answered its clock query with an unexpected row");
+    out = FromUnixMillis(std::get<int64_t>(rows->at(0)[0]));
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+}  // namespace dw::store

@@ -14,6 +14,7 @@
 #include "store/metric_batches.h"
 #include "store/metric_snapshots.h"
 #include "store/state_store.h"
+#include "store/store_clock.h"
 #include "store/watch_leases.h"
 
 namespace dw::store {
@@ -21,7 +22,8 @@ namespace dw::store {
 class SqlStateStore final : public StateStore,
                             public MetricSnapshots,
                             public MetricBatches,
-                            public WatchLeases {
+                            public WatchLeases,
+                            public StoreClock {
  public:
   // Migrates `conn` to the newest of `migrations` and returns a store over it; the errors are
   // ApplyMigrations'. `clock` must outlive the store.
@@ -31,6 +33,8 @@ class SqlStateStore final : public StateStore,
 
   std::string backend() const override { return conn_->backend(); }
   int schema_version() const override { return schema_version_; }
+  // PostgreSQL's clock_timestamp(); nullopt on SQLite (the process's own clock).
+  Result<std::optional<TimePoint>> ServerNow() override;
 
   Status InTransaction(const std::function<Status(StateStore&)>& body) override;
 

@@ -55,6 +55,10 @@ class BigQueryDialectImpl final : public Dialect {
   }
   bool EnforcesColumnTypes() const override { return true; }
   std::string_view RowIdColumn() const override { return ""; }
+  std::string ReadGrant(const TableId& table) const override {
+    return "roles/bigquery.dataViewer on dataset " + table.schema +
+           " and roles/bigquery.jobUser on the project, for the service account of the key file";
+  }
 
  private:
   std::string project_;

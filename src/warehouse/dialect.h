@@ -72,6 +72,10 @@ class Dialect {
   // The column that numbers a table's rows densely enough to split a scan into ranges read in
   // parallel ("rowid" on SQLite), or "" when the engine has none worth splitting on.
   virtual std::string_view RowIdColumn() const = 0;
+  // What an administrator grants so that the warehouse's configured user may read `table`, in the
+  // engine's own terms (a GRANT statement, an IAM role): what `dw doctor` names when a checked
+  // table cannot be read.
+  virtual std::string ReadGrant(const TableId& table) const = 0;
 };
 
 }  // namespace dw::warehouse

@@ -30,6 +30,10 @@ class PostgresDialectImpl final : public Dialect {
   }
   bool EnforcesColumnTypes() const override { return true; }
   std::string_view RowIdColumn() const override { return ""; }
+  std::string ReadGrant(const TableId& table) const override {
+    return "GRANT USAGE ON SCHEMA " + Quote(table.schema) + " TO <user>; GRANT SELECT ON " + Table(table) +
+           " TO <user> (the user of the warehouse's dsn)";
+  }
 };
 
 }  // namespace

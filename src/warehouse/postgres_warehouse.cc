@@ -72,6 +72,9 @@ class PostgresWarehouse final : public Warehouse {
         return PermissionDenied("the query would write to warehouse '" + name_ +
                                 "'; checks and monitors only read (" + s.message() + ")");
       }
+      if (s.code() == StatusCode::kPermissionDenied)
+        return PermissionDenied("warehouse '" + name_ + "': " + s.message() +
+                                " (the warehouse's user needs USAGE on the schema and SELECT on the table)");
       return Status(s.code(), "warehouse '" + name_ + "': " + s.message());
     }
     QueryOutcome out;

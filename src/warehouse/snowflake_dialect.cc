@@ -73,6 +73,10 @@ class SnowflakeDialectImpl final : public SnowflakeDialect {
   }
   bool EnforcesColumnTypes() const override { return true; }
   std::string_view RowIdColumn() const override { return ""; }
+  std::string ReadGrant(const TableId& table) const override {
+    return "GRANT USAGE ON the database, the schema " + table.schema + " and the warehouse, and GRANT SELECT ON TABLE " +
+           Table(table) + ", TO ROLE <the role of the warehouse's user>";
+  }
 
   void LearnCatalogName(const std::string& name) const override {
     if (PlainIdentifier(name) && Upper(name) == name) return;  // the fold of itself: nothing to learn

@@ -18,6 +18,9 @@ class SqliteDialectImpl final : public Dialect {
   bool IsNativeTimeType(const std::string&) const override { return false; }
   bool EnforcesColumnTypes() const override { return false; }
   std::string_view RowIdColumn() const override { return "rowid"; }
+  std::string ReadGrant(const TableId&) const override {
+    return "read permission on the database file (and its folder) for the user that runs dw";
+  }
 };
 
 }  // namespace

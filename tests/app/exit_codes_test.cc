@@ -62,6 +62,10 @@ TEST_F(ExitCodesTest, EveryCommandFollowsTheConvention) {
       {"--workspace {U}/../unreachable validate --format json", 0, "\"valid\": true"},
       {"--workspace {L} describe --no-probe", 0, ""},
       {"--workspace {E} describe --no-probe", 2, ""},
+      // The unreachable platforms are problems to fix (1); no workspace at all is nothing to check (2).
+      {"--workspace {U} doctor --timeout 2", 1, "fix: check platforms.kestra.url"},
+      {"--workspace {E} doctor", 2, "dw init"},
+      {"--workspace {L} doctor --timeout 0", 2, ""},
       {"agents", 0, ""},
       {"mcp no-such-agent", 2, ""},
       {"--workspace {L} --now 2026-11-24T14:00:00Z check", 0, "9 passed"},

@@ -59,7 +59,15 @@ class Channel {
   virtual Delivery Send(const IncidentNotice& notice, const std::vector<std::string>& to,
                         const std::vector<std::string>& cc, const Json& thread,
                         const SendContext& ctx) const = 0;
+  // Asks the service whether it would accept this channel's credentials without posting anything
+  // (Slack's auth.test for a bot token): kDelivered when it would. nullopt where the service has
+  // no such call (incoming webhooks, Events API keys, mail), so only a real send can tell.
+  virtual std::optional<Delivery> Validate(const SendContext& /*ctx*/) const { return std::nullopt; }
 };
+
+// Ok when the workspace configures a channel `name` under notify:; otherwise NotFound naming the
+// channels it does configure.
+Status RequireConfiguredChannel(const config::Workspace& workspace, const std::string& name);
 
 // Builds the channel configured under notify.`name` (slack, teams, opsgenie, pagerduty, email, console)
 // from its validated `settings`. InvalidArgument for an unknown name, or a URL that is not https

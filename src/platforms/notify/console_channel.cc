@@ -53,6 +53,14 @@ class ConsoleChannel final : public Channel {
     d.answer = {{"via", "console"}};
     return d;
   }
+
+  // Nothing to accept or refuse: the process's own standard error.
+  std::optional<Delivery> Validate(const SendContext&) const override {
+    Delivery d;
+    d.outcome = Delivery::Outcome::kDelivered;
+    d.detail = "prints on the standard error of the process that delivers (dw watch, dw notify deliver)";
+    return d;
+  }
 };
 
 }  // namespace

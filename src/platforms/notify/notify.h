@@ -158,6 +158,24 @@ struct TestAnswer {
 Result<TestAnswer> SendTest(const config::Workspace& workspace, const std::string& channel,
                             net::HttpClient& http, net::MailClient& mail, const Clock& clock);
 
+// Whether a channel would work, found without sending a message.
+struct ChannelCheck {
+  std::string channel;
+  std::string type;         // slack, teams, ...; the channel's name when it could not be built
+  bool configured = false;  // its settings make a channel (URLs, required keys)
+  // Set when the service has a call that validates credentials without posting (Slack's
+  // auth.test): whether it accepted them. Unset otherwise: only `dw notify test` can tell.
+  std::optional<bool> accepted;
+  std::string detail;       // the service's answer or the configuration error (redacted)
+};
+
+// `dw doctor`'s look at notify.`channel`: builds the channel from its settings and, where the
+// service allows it, validates its credentials; nothing is sent. NotFound for a channel the
+// workspace does not configure.
+Result<ChannelCheck> CheckChannel(const config::Workspace& workspace, const std::string& channel,
+                                  net::HttpClient& http, net::MailClient& mail, const Clock& clock,
+                                  std::chrono::milliseconds timeout);
+
 // One outbox message as `dw incidents show` lists it.
 struct NotificationStatus {
   std::string channel;

@@ -9,12 +9,7 @@ namespace dw::platforms::notify {
 
 Result<TestAnswer> SendTest(const config::Workspace& ws, const std::string& name,
                             net::HttpClient& http, net::MailClient& mail, const Clock& clock) {
-  if (name == "link" || name == "routes" || !ws.notify.contains(name)) {
-    std::string known;
-    for (const auto& n : ChannelNames(ws)) known += (known.empty() ? "" : ", ") + n;
-    return NotFound("no channel '" + name + "' under notify: (configured: " +
-                    (known.empty() ? "none" : known) + ")");
-  }
+  DW_RETURN_IF_ERROR(RequireConfiguredChannel(ws, name));
   TestAnswer out;
   out.channel = name;
   auto channel = MakeChannel(name, ws.notify[name]);

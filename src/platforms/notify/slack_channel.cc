@@ -160,6 +160,31 @@ class SlackChannel final : public Channel {
     return d;
   }
 
+  std::optional<Delivery> Validate(const SendContext& ctx) const override {
+    if (token_.empty()) return std::nullopt;  // a webhook answers only to a post
+    net::HttpRequest req = JsonPost(api_url_ + "/auth.test", Json::object(), ctx);
+    req.bearer_token = token_;
+    auto r = ctx.http.Send(req);
+    if (!r.ok()) return FromTransportError("Slack auth.test", r.status());
+    if (auto common = JudgeCommon("Slack auth.test", *r)) return *common;
+    Delivery d;
+    Json j = Json::parse(r->body, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("ok")) {
+      d.detail = "Slack auth.test answered HTTP " + std::to_string(r->status) +
+                 " with something that is not its JSON answer: " + Excerpt(r->body);
+      return d;
+    }
+    if (j.value("ok", false)) {
+      d.outcome = Delivery::Outcome::kDelivered;
+      d.detail = "Slack accepted the bot token (team " + j.value("team", std::string("?")) + ", bot user " +
+                 j.value("user", std::string("?")) + ")";
+      return d;
+    }
+    d.detail = "Slack auth.test failed: " + j.value("error", std::string("unknown_error")) +
+               " (check the bot token in notify.slack.token)";
+    return d;
+  }
+
   std::string webhook_, token_, channel_, api_url_;
 };
 

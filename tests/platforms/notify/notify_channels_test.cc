@@ -141,6 +141,27 @@ TEST(SlackChannelTest, BotTokenPostsOnceThenEditsTheSameMessage) {
   EXPECT_EQ(received[0]["authorization"], "Bearer xoxb-test-token");
 }
 
+// `dw doctor` asks Slack about a bot token with auth.test, which posts nothing; a webhook has no
+// such call, so only a real send could tell.
+TEST(SlackChannelTest, ABotTokenIsValidatedWithoutPostingAndAWebhookIsNot) {
+  auto sim = StartReceiver(sim::Platform::kSlack, {{"token", "xoxb-right"}, {"channels", {"C0LOYALTY"}}});
+  ASSERT_NE(sim, nullptr);
+  Clients c;
+  auto good = Make("slack", {{"token", "xoxb-right"}, {"channel", "C0LOYALTY"}, {"api_url", sim->url() + "/api"}});
+  std::optional<Delivery> ok = good->Validate(c.ctx());
+  ASSERT_TRUE(ok.has_value());
+  EXPECT_EQ(ok->outcome, Outcome::kDelivered) << ok->detail;
+  auto bad = Make("slack", {{"token", "xoxb-revoked"}, {"channel", "C0LOYALTY"}, {"api_url", sim->url() + "/api"}});
+  std::optional<Delivery> refused = bad->Validate(c.ctx());
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_NE(refused->outcome, Outcome::kDelivered);
+  EXPECT_NE(refused->detail.find("invalid_auth"), std::string::npos) << refused->detail;
+  EXPECT_EQ(refused->detail.find("xoxb-revoked"), std::string::npos);
+  EXPECT_FALSE(Make("slack", {{"webhook", sim->url() + "/services/T0/B0/x"}})->Validate(c.ctx()).has_value());
+  EXPECT_TRUE(State(*sim)["messages"].empty());
+  EXPECT_TRUE(State(*sim)["posts"].empty());
+}
+
 TEST(SlackChannelTest, ApiErrorsComeBackAsSlackNamesThem) {
   auto sim = StartReceiver(sim::Platform::kSlack, {{"token", "xoxb-right"}, {"channels", {"C0LOYALTY"}}});
   ASSERT_NE(sim, nullptr);
