@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets everything up and runs every test:
 #  1. the GoogleTest suite and the scenario replays (ctest) against both state-store backends, with
-#     a throwaway PostgreSQL server started and stopped around it, from the Release build;
+#     a throwaway PostgreSQL server started and stopped around it, from the Release build; among
+#     them the docs' own tests (tests/docs/: docs/quickstart.md's commands, docs/assistants.md's
+#     client configurations, every link between the docs);
 #  1b. the README's first command, scripts/demo.sh (both seed incidents replayed end to end);
 #  2. the official MCP conformance suite against `dw serve --conformance-fixtures`;
 #  3. the official TypeScript SDK client against each agent through start-agent.sh; Google's own
