@@ -237,9 +237,10 @@ int main(int argc, char** argv) {
         auto m0 = Steady::now();
         auto batches = graph::RunEventLinesBatches(lines, ix, now, n);
         double ms = Seconds(Steady::now() - m0);
-        if (!batches.ok()) return std::fprintf(stderr, "%s\n", batches.status().ToString().c_str()), 1;
+        if (!batches.refused.empty())
+          return std::fprintf(stderr, "line %zu: %s\n", batches.refused[0].line, batches.refused[0].reason.c_str()), 1;
         std::printf("JSON lines -> batches (RunEventLinesBatches), %d thread(s): %.0f events/s\n", n,
-                    static_cast<double>(batches->size()) / ms);
+                    static_cast<double>(batches.batches.size()) / ms);
       }
     }
   }

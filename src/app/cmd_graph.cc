@@ -148,7 +148,14 @@ int CmdIngest(const GlobalOptions& g, const std::string& source, const std::stri
   Result<Json> r = graph::Ingest(services->workspace(), services->http(), **graph, what);
   if (!r.ok()) return Fail("ingest", r.status());
   std::cout << r->dump() << "\n";
-  return 0;
+  // A file of events keeps its good lines; the bad ones are named here and make the exit 1.
+  const size_t refused = r->value("refused_count", size_t{0});
+  for (const Json& line : r->value("refused", Json::array()))
+    std::cerr << "dw ingest: " << path << ":" << line["line"].get<size_t>() << ": " << line["error"].get<std::string>()
+              << "\n";
+  if (refused > r->value("refused", Json::array()).size())
+    std::cerr << "dw ingest: " << refused << " line(s) refused in all\n";
+  return refused > 0 ? 1 : 0;
 }
 
 }  // namespace dw::app

@@ -63,14 +63,25 @@ class ServicesProduct final : public replay::ReplayProduct {
   }
 
   Status PostOpenLineage(const std::string& jsonl) override {
-    net::JsonRouteRequest req;
-    req.method = "POST";
-    req.path = "/api/v1/lineage";
-    req.raw_body = jsonl;
-    net::JsonRouteReply reply = workspace::LineageRoute(*services_, req);
-    if (reply.status >= 200 && reply.status < 300) return Status::Ok();
-    return InvalidArgument("the OpenLineage intake answered HTTP " + std::to_string(reply.status) + ": " +
-                           (reply.text.empty() ? reply.body.dump() : reply.text));
+    // One request per line, as a producer posts its events (the intake takes one event or a JSON
+    // array per body, never JSON lines); the first refused line stops the scenario, named.
+    size_t number = 0;
+    for (std::string_view rest = jsonl; !rest.empty();) {
+      const size_t eol = rest.find('\n');
+      const std::string_view line = rest.substr(0, eol);
+      rest = eol == std::string_view::npos ? std::string_view() : rest.substr(eol + 1);
+      ++number;
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+      net::JsonRouteRequest req;
+      req.method = "POST";
+      req.path = "/api/v1/lineage";
+      req.raw_body = line;  // a view into `jsonl`, which outlives the call
+      net::JsonRouteReply reply = workspace::LineageRoute(*services_, req);
+      if (reply.status >= 200 && reply.status < 300) continue;
+      return InvalidArgument("line " + std::to_string(number) + ": the OpenLineage intake answered HTTP " +
+                             std::to_string(reply.status) + ": " + (reply.text.empty() ? reply.body.dump() : reply.text));
+    }
+    return Status::Ok();
   }
 
   Result<Json> CallTool(const std::string& agent, const std::string& name, const Json& arguments) override {

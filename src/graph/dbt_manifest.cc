@@ -146,6 +146,20 @@ std::optional<BuiltTable> BuiltRelation(const Json& node) {
   return r;
 }
 
+// The manifest schema versions read: every field this reader takes (resource_type, name,
+// package_name, database, schema, alias, relation_name, config.materialized, depends_on.nodes,
+// columns, meta, sources' identifier, exposures' type and owner) has the same place and meaning
+// from v7 (dbt 1.3) to v12 (dbt 1.8 to 1.11); v20 (dbt Fusion 2.0) is v12's schema.
+bool SupportedManifestVersion(const std::string& url) {
+  const std::string_view prefix = "/manifest/v";
+  size_t at = url.rfind(prefix);
+  if (at == std::string::npos || !url.ends_with(".json")) return false;
+  std::string number = url.substr(at + prefix.size(), url.size() - 5 - at - prefix.size());
+  if (number.empty() || number.size() > 3 || number.find_first_not_of("0123456789") != std::string::npos) return false;
+  int v = std::stoi(number);
+  return (v >= 7 && v <= 12) || v == 20;
+}
+
 }  // namespace
 
 RelationWarehouses RelationWarehousesOf(const config::Workspace& ws) {
@@ -169,9 +183,9 @@ Result<SourceBatch> DbtManifestBatch(const Json& manifest, const RelationWarehou
   std::string version = meta.is_object() ? Str(meta, "dbt_schema_version") : "";
   if (version.empty())
     return InvalidArgument("$.metadata.dbt_schema_version: missing; is this a dbt manifest.json?");
-  if (!version.ends_with("/manifest/v11.json") && !version.ends_with("/manifest/v12.json"))
-    return InvalidArgument("$.metadata.dbt_schema_version: '" + version +
-                           "' is not supported; dw reads manifest v11 and v12 (dbt 1.7 to 1.9)");
+  if (!SupportedManifestVersion(version))
+    return InvalidArgument("$.metadata.dbt_schema_version: '" + version + "' is not supported; " +
+                           kSupportedManifests);
   const std::string project = SanitizeInstance(Str(meta, "project_name"));
 
   SourceBatch batch;

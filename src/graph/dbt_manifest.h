@@ -1,4 +1,4 @@
-// dbt's manifest.json (schema v11 and v12) as a graph source. One physical table is one asset:
+// dbt's manifest.json (schema v7 to v12, dbt 1.3 to 1.11, and v20 of dbt Fusion) as a graph source. One physical table is one asset:
 // a model, seed or snapshot becomes dbt://<package>/<name>, the producer, with an edge to the
 // warehouse table it builds (table://<warehouse>/<schema>.<alias>, the asset the checks see);
 // sources become warehouse tables; exposures become dashboards (type dashboard) or api assets
@@ -17,6 +17,10 @@
 #include "graph/source_batch.h"
 
 namespace dw::graph {
+
+// What DbtManifestBatch reads, as its refusal of another version says it.
+inline constexpr const char* kSupportedManifests =
+    "dw reads manifest v7 to v12 (dbt 1.3 to 1.11) and v20 (dbt Fusion 2.0)";
 
 // Where the tables a manifest's relations name live.
 struct RelationWarehouses {
@@ -42,7 +46,7 @@ RelationWarehouses RelationWarehousesOf(const config::Workspace& ws);
 // database it names (case-insensitively), else of `where.fallback`; a source is stitched onto an
 // existing table asset with the same table name when there is exactly one. Fails with
 // kInvalidArgument naming the JSON path of a malformed part, or the version when the manifest is
-// not v11 or v12.
+// not one kSupportedManifests names.
 Result<SourceBatch> DbtManifestBatch(const Json& manifest, const RelationWarehouses& where, const GraphIndex& index);
 
 // DbtManifestBatch with every relation in warehouse `warehouse`.

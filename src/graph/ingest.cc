@@ -69,20 +69,33 @@ std::vector<std::string> IngestWorkspaceSources(const config::Workspace& ws, Con
   return warnings;
 }
 
+// At most this many refused lines are listed in the answer (all are counted).
+constexpr size_t kListedRefusals = 100;
+
 Result<Json> IngestOpenLineageFile(ContextGraph& graph, const std::filesystem::path& path) {
   auto text = ReadFile(path);
   if (!text.ok()) return text.status();
   // The lines are parsed across the cores (the index is only read meanwhile).
   const int threads = static_cast<int>(std::max(1u, std::min(4u, std::thread::hardware_concurrency())));
-  auto batches = graph.Read([&](const GraphIndex& index) {
+  EventLines lines = graph.Read([&](const GraphIndex& index) {
     return RunEventLinesBatches(*text, index, graph.clock().Now(), threads);
   });
-  if (!batches.ok()) return InvalidArgument(path.string() + ":" + batches.status().message());
-  size_t events = batches->size();
-  auto applied = graph.Apply(MergeBatches(std::move(batches).value()));
+  // Each line is one event: a bad line costs only itself, unless no line could be read at all.
+  if (lines.batches.empty() && !lines.refused.empty()) {
+    const RefusedLine& first = lines.refused.front();
+    return InvalidArgument(path.string() + ":" + std::to_string(first.line) + ": " + first.reason + " (no line of " +
+                           std::to_string(lines.refused.size()) + " could be read)");
+  }
+  size_t events = lines.batches.size();
+  auto applied = graph.Apply(MergeBatches(std::move(lines.batches)));
   if (!applied.ok()) return applied.status();
   Json out = SummaryJson(*applied);
   out["events"] = events;
+  out["refused_count"] = lines.refused.size();
+  Json refused = Json::array();
+  for (size_t i = 0; i < lines.refused.size() && i < kListedRefusals; ++i)
+    refused.push_back({{"line", lines.refused[i].line}, {"error", lines.refused[i].reason}});
+  out["refused"] = std::move(refused);
   return out;
 }
 

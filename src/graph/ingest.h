@@ -23,8 +23,8 @@ struct IngestSource {
   enum class Kind {
     kWorkspace,        // the workspace's notes, lineage.dbt_manifest and lineage.kestra_flows
     kDbtManifestFile,  // a dbt manifest.json at `path`
-    kOpenLineageFile,  // one OpenLineage run event per line of `path` (blank lines skipped)
-    kOpenLineageBody,  // an HTTP body: one run event or a JSON array of them
+    kOpenLineageFile,  // one OpenLineage event per line of `path` (blank lines skipped)
+    kOpenLineageBody,  // an HTTP body: one event or a JSON array of them
     kKestraApi,        // the flows of a Kestra instance, read through its REST API
   };
   Kind kind = Kind::kWorkspace;
@@ -41,13 +41,16 @@ struct IngestSource {
 };
 
 // Ingests `source` into `graph` and says what changed: the apply summary (SummaryJson) plus what
-// the kind adds: "events" (OpenLineage), "group_events" (an HTTP body: the counts are of the whole
+// the kind adds: "events" (OpenLineage), "refused_count" and "refused" (a file: the lines refused,
+// [{line, error}], the first 100 listed), "group_events" (an HTTP body: the counts are of the whole
 // commit group it joined), "platform"/"flows"/"disabled" (Kestra API), "warnings" (kWorkspace:
 // one sentence per source that failed; the others are still ingested, so this kind only fails
 // when nothing could be tried).
 // Errors: kNotFound for an unreadable file; kInvalidArgument naming the file and line or the JSON
 // path of the problem ("FILE:LINE: $.path: why", "$[2].inputs[0].name: required"); a platform's
-// own error code for the Kestra API. All or nothing: on error nothing of the source is stored.
+// own error code for the Kestra API. On error nothing of the source is stored. A file of
+// OpenLineage events is read line by line: every good line is stored and each bad one listed in
+// "refused"; it fails only when no line could be read. A body is all or nothing.
 // `http` is used by kKestraApi only.
 Result<Json> Ingest(const config::Workspace& ws, net::HttpClient& http, ContextGraph& graph,
                     const IngestSource& source);

@@ -1,5 +1,6 @@
 #include "graph/openlineage_event.h"
 
+#include <algorithm>
 #include <map>
 
 #include "base/identifiers.h"
@@ -95,7 +96,7 @@ std::string StringMember(const Json& obj, const char* key) {
   return v.is_string() ? v.get<std::string>() : std::string();
 }
 
-ResolvedDataset ResolveDataset(const Json& ds, const GraphIndex& index) {
+ResolvedDataset ResolveDataset(const Json& ds, const GraphIndex& index, std::string_view not_this) {
   std::vector<std::string> symlinks;
   const Json& facets = Member(ds, "facets");
   if (facets.is_object())
@@ -103,7 +104,7 @@ ResolvedDataset ResolveDataset(const Json& ds, const GraphIndex& index) {
       for (const Json& ident : Member(*s, "identifiers"))
         symlinks.push_back(ident["namespace"].get<std::string>() + "/" + ident["name"].get<std::string>());
   return ResolveRunEventDataset(ds["namespace"].get_ref<const std::string&>(),
-                                ds["name"].get_ref<const std::string&>(), symlinks, index);
+                                ds["name"].get_ref<const std::string&>(), symlinks, index, not_this);
 }
 
 std::string JobKind(const Json& job, const Json& run) {
@@ -113,24 +114,76 @@ std::string JobKind(const Json& job, const Json& run) {
                          StringMember(Member(rf, "processing_engine"), "name"));
 }
 
+OlEventType EventTypeOf(const Json& event) {
+  return TellEventType(StringMember(event, "schemaURL"), event.contains("run"), event.contains("job"),
+                       event.contains("dataset"));
+}
+
+// The asset of dataset `ds` (resolved as `r`), with the schema facet's columns.
+AssetFacts DatasetAsset(const Json& ds, ResolvedDataset r) {
+  AssetFacts f;
+  f.id = std::move(r.id);
+  f.aliases = std::move(r.aliases);
+  const Json& facets = Member(ds, "facets");
+  if (facets.is_object() && facets.contains("schema"))
+    if (const Json& fields = Member(facets["schema"], "fields"); fields.is_array() && !fields.empty()) {
+      Json cols = Json::array();
+      for (const Json& fld : fields) {
+        Json c{{"name", fld["name"]}};
+        if (fld.contains("type") && fld["type"].is_string()) c["type"] = fld["type"];
+        cols.push_back(c);
+      }
+      f.columns = cols;
+    }
+  return f;
+}
+
+// The columnLineage facet as edge columns, inputs named by asset id (see openlineage_reader.cc).
+Json ColumnLineage(const Json& facet, std::map<std::string, std::string>& inputs, const GraphIndex& index,
+                   std::string_view job_id) {
+  Json cols = Json::array();
+  for (const auto& [out, spec] : facet["fields"].items()) {
+    Json from = Json::array();
+    for (const Json& in : spec["inputFields"]) {
+      const std::string& ns = in["namespace"].get_ref<const std::string&>();
+      const std::string& name = in["name"].get_ref<const std::string&>();
+      auto known = inputs.find(ns + "/" + name);
+      if (known == inputs.end())
+        known = inputs.emplace(ns + "/" + name, ResolveRunEventDataset(ns, name, {}, index, job_id).id).first;
+      from.push_back(Json{{"asset", known->second}, {"column", in["field"]}});
+    }
+    cols.push_back(Json{{"column", out}, {"from", from}});
+  }
+  return cols;
+}
+
 }  // namespace
 
 Status ValidateRunEvent(const Json& event) {
   if (!event.is_object()) return Bad("$", "a run event is a JSON object");
-  if (auto it = event.find("eventType"); it != event.end() && !it->is_null()) {
+  if (auto it = event.find("eventTime"); it != event.end()) {
+    if (!it->is_string()) return Bad("$.eventTime", "expected an RFC 3339 string");
+    auto t = ParseEventTime(it->get<std::string>());
+    if (!t.ok()) return Bad("$.eventTime", t.status().message());
+  }
+  const OlEventType type = EventTypeOf(event);
+  if (type == OlEventType::kUnknown) return Bad("$", kUntoldEventType);
+  if (auto it = event.find("eventType"); type == OlEventType::kRun && it != event.end() && !it->is_null()) {
     if (!it->is_string() || !IsRunEventType(it->get_ref<const std::string&>()))
       return Bad("$.eventType", "expected one of START, RUNNING, COMPLETE, ABORT, FAIL, OTHER");
   }
-  if (auto it = event.find("eventTime"); it != event.end()) {
-    if (!it->is_string()) return Bad("$.eventTime", "expected an RFC 3339 string");
-    auto t = ParseRfc3339(it->get<std::string>());
-    if (!t.ok()) return Bad("$.eventTime", t.status().message());
+  if (type == OlEventType::kDataset) {
+    auto ds = event.find("dataset");
+    if (ds == event.end()) return Bad("$.dataset", "required");
+    return ValidateDataset(*ds, "$.dataset");
   }
-  auto run = event.find("run");
-  if (run == event.end()) return Bad("$.run", "required");
-  if (!run->is_object()) return Bad("$.run", "expected an object");
-  DW_RETURN_IF_ERROR(RequireString(*run, "runId", "$.run"));
-  DW_RETURN_IF_ERROR(OptionalObject(*run, "facets", "$.run"));
+  if (type == OlEventType::kRun) {
+    auto run = event.find("run");
+    if (run == event.end()) return Bad("$.run", "required");
+    if (!run->is_object()) return Bad("$.run", "expected an object");
+    DW_RETURN_IF_ERROR(RequireString(*run, "runId", "$.run"));
+    DW_RETURN_IF_ERROR(OptionalObject(*run, "facets", "$.run"));
+  }
   auto job = event.find("job");
   if (job == event.end()) return Bad("$.job", "required");
   if (!job->is_object()) return Bad("$.job", "expected an object");
@@ -149,15 +202,41 @@ Status ValidateRunEvent(const Json& event) {
 
 Result<SourceBatch> RunEventBatch(const Json& event, const GraphIndex& index, TimePoint now) {
   DW_RETURN_IF_ERROR(ValidateRunEvent(event));
+  const OlEventType type = EventTypeOf(event);
+  if (type == OlEventType::kDataset) {
+    const Json& ds = event["dataset"];
+    ResolvedDataset r = ResolveDataset(ds, index, {});
+    if (!IsCanonicalAssetId(r.id))
+      return Bad("$.dataset", "'" + ds["name"].get<std::string>() + "' does not make a valid asset id");
+    SourceBatch batch;
+    batch.origin = Origin::kOpenLineage;
+    batch.assets.push_back(DatasetAsset(ds, std::move(r)));
+    const std::string id = batch.assets.back().id;
+    const Json& facets = Member(ds, "facets");
+    if (facets.is_object() && Member(facets, "columnLineage").is_object()) {
+      std::map<std::string, std::string> inputs;
+      Json cols = ColumnLineage(facets["columnLineage"], inputs, index, id);
+      // In the order the facet names them (as the streaming reader does), each once.
+      std::vector<std::string> order;
+      for (const Json& c : cols)
+        for (const Json& f : c["from"]) {
+          const std::string& src = f["asset"].get_ref<const std::string&>();
+          if (src != id && IsCanonicalAssetId(src) && std::find(order.begin(), order.end(), src) == order.end())
+            order.push_back(src);
+        }
+      for (const std::string& src : order) batch.edges.push_back({src, id, "feeds", cols});
+    }
+    return batch;
+  }
   const Json& job = event["job"];
-  const Json& run = event["run"];
+  const Json& run = Member(event, "run");
   const std::string jns = job["namespace"], jname = job["name"];
   const std::string event_type = StringMember(event, "eventType").empty() ? "OTHER" : StringMember(event, "eventType");
   TimePoint at = now;
-  if (event.contains("eventTime")) at = *ParseRfc3339(event["eventTime"].get<std::string>());
+  if (event.contains("eventTime")) at = *ParseEventTime(event["eventTime"].get<std::string>());
 
   const std::string job_alias = jns + "/" + jname;
-  auto resolved_job = ResolveRunEventJob(jns, jname, JobKind(job, run), index);
+  auto resolved_job = ResolveRunEventJob(jns, jname, JobKind(job, type == OlEventType::kRun ? run : Json()), index);
   if (!resolved_job.ok()) return resolved_job.status();
   const std::string& job_id = *resolved_job;
 
@@ -175,47 +254,27 @@ Result<SourceBatch> RunEventBatch(const Json& event, const GraphIndex& index, Ti
     if (!list.is_array()) continue;
     for (size_t i = 0; i < list.size(); ++i) {
       const Json& ds = list[i];
-      ResolvedDataset r = ResolveDataset(ds, index);
+      ResolvedDataset r = ResolveDataset(ds, index, job_id);
       if (!IsCanonicalAssetId(r.id))
         return Bad(std::string("$.") + side + "[" + std::to_string(i) + "]",
                    "'" + ds["name"].get<std::string>() + "' does not make a valid asset id");
-      AssetFacts f;
-      f.id = r.id;
-      f.aliases = r.aliases;
-      const Json& facets = Member(ds, "facets");
-      if (facets.is_object() && facets.contains("schema"))
-        if (const Json& fields = Member(facets["schema"], "fields"); fields.is_array() && !fields.empty()) {
-          Json cols = Json::array();
-          for (const Json& fld : fields) {
-            Json c{{"name", fld["name"]}};
-            if (fld.contains("type") && fld["type"].is_string()) c["type"] = fld["type"];
-            cols.push_back(c);
-          }
-          f.columns = cols;
-        }
-      batch.assets.push_back(f);
+      const std::string id = r.id;
+      batch.assets.push_back(DatasetAsset(ds, std::move(r)));
       if (std::string(side) == "inputs") {
-        input_ids[ds["namespace"].get<std::string>() + "/" + ds["name"].get<std::string>()] = r.id;
-        batch.edges.push_back({r.id, job_id, "feeds", nullptr});
+        input_ids[ds["namespace"].get<std::string>() + "/" + ds["name"].get<std::string>()] = id;
+        batch.edges.push_back({id, job_id, "feeds", nullptr});
         continue;
       }
-      EdgeFacts e{job_id, r.id, "feeds", nullptr};
-      if (facets.is_object() && facets.contains("columnLineage")) {
-        Json cols = Json::array();
-        for (const auto& [out, spec] : facets["columnLineage"]["fields"].items()) {
-          Json from = Json::array();
-          for (const Json& in : spec["inputFields"]) {
-            std::string key = in["namespace"].get<std::string>() + "/" + in["name"].get<std::string>();
-            auto known = input_ids.find(key);
-            std::string asset = known != input_ids.end() ? known->second : key;
-            from.push_back(Json{{"asset", asset}, {"column", in["field"]}});
-          }
-          cols.push_back(Json{{"column", out}, {"from", from}});
-        }
-        e.columns = cols;
-      }
+      EdgeFacts e{job_id, id, "feeds", nullptr};
+      const Json& facets = Member(ds, "facets");
+      if (facets.is_object() && facets.contains("columnLineage"))
+        e.columns = ColumnLineage(facets["columnLineage"], input_ids, index, job_id);
       batch.edges.push_back(e);
     }
+  }
+  if (type == OlEventType::kJob) {
+    if (Member(event, "inputs").is_array() || Member(event, "outputs").is_array()) batch.stale_scope = job_id;
+    return batch;
   }
   if (event_type == "COMPLETE") batch.stale_scope = job_id;
   if (event_type == "COMPLETE" || event_type == "FAIL" || event_type == "ABORT") {

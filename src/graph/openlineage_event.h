@@ -1,7 +1,9 @@
-// OpenLineage run events (spec 2-0-2) as a graph source: the job and its input and output
-// datasets become assets, inputs -> job -> outputs become edges, and the schema, symlinks and
-// columnLineage dataset facets give columns, aliases and column-level edges. COMPLETE, FAIL and
-// ABORT events are kept as the job's run history.
+// OpenLineage events (spec 2-0-2: RunEvent, JobEvent, DatasetEvent) as a graph source: the job
+// and its input and output datasets become assets, inputs -> job -> outputs become edges, and the
+// schema, symlinks and columnLineage dataset facets give columns, aliases and column-level edges.
+// COMPLETE, FAIL and ABORT run events are kept as the job's run history; a JobEvent is the same
+// lineage without a run; a DatasetEvent describes one dataset (and the edges its column lineage
+// reads from). The type is told by schemaURL, else by the members present (openlineage_names.h).
 #pragma once
 
 #include <string>
@@ -15,8 +17,9 @@
 
 namespace dw::graph {
 
-// Checks the shape of one event without resolving names. Fails with kInvalidArgument whose
-// message starts with the JSON path of the first problem ("$.inputs[1].name: expected a string").
+// Checks the shape of one event of any of the three types without resolving names. Fails with
+// kInvalidArgument whose message starts with the JSON path of the first problem
+// ("$.inputs[1].name: expected a string", "$: cannot tell the event type: ...").
 Status ValidateRunEvent(const Json& event);
 
 // Validates `event` and turns it into a batch, resolving dataset and job names against `index`

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "base/identifiers.h"
+#include "base/rfc3339.h"
 #include "graph/name_resolver.h"
 
 namespace dw::graph {
@@ -27,14 +28,94 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
+// The dbt node a dbt-ol job runs, dbt://<package>/<name>, or "". A unique id
+// ([prefix.]model.<package>.<name>[.v2], seed., snapshot.) names it whatever the graph holds; the
+// older <database>.<schema>.<package>.<name> only when the graph has that model (the dots of a
+// generic name prove nothing). Trailing ".build.run"-style step names are not part of the node.
+std::string DbtNodeOfJob(std::string_view name, const GraphIndex& index) {
+  std::vector<std::string_view> parts;
+  for (size_t p = 0;;) {
+    size_t dot = name.find('.', p);
+    parts.push_back(name.substr(p, dot == std::string_view::npos ? std::string_view::npos : dot - p));
+    if (dot == std::string_view::npos) break;
+    p = dot + 1;
+  }
+  auto is_step = [](std::string_view s) {
+    return s == "build" || s == "run" || s == "test" || s == "snapshot" || s == "seed";
+  };
+  while (parts.size() > 3 && is_step(parts.back())) parts.pop_back();
+  for (size_t i = 0; i + 2 < parts.size(); ++i) {
+    if (parts[i] != "model" && parts[i] != "seed" && parts[i] != "snapshot") continue;
+    size_t rest = parts.size() - i - 1;
+    bool versioned = rest == 3 && parts.back().size() > 1 && parts.back()[0] == 'v' &&
+                     parts.back().find_first_not_of("0123456789", 1) == std::string_view::npos;
+    if (rest == 2 || versioned)
+      return "dbt://" + SanitizeInstance(parts[i + 1]) + "/" + SanitizeName(parts[i + 2]);
+  }
+  if (parts.size() >= 2) {
+    std::string id = "dbt://" + SanitizeInstance(parts[parts.size() - 2]) + "/" + SanitizeName(parts.back());
+    if (index.Find(id) != kNone) return id;
+  }
+  return "";
+}
+
+// True when `asset` already answers for a job or dataset of another OpenLineage namespace: it
+// carries the alias "<other namespace>/<name>". A short-name match onto it would merge two jobs
+// (staging/orders_load, prod/orders_load) or two datasets (the same topic on two clusters) that
+// only share a name. A job's namespace is a plain name; a dataset's may be a URI.
+bool NamedByAnotherNamespace(const GraphIndex& index, AssetIndex asset, std::string_view ns, std::string_view name,
+                             bool dataset) {
+  if (asset == kNone) return false;
+  for (const std::string& alias : index.details(asset).aliases) {
+    if (alias.size() <= name.size() + 1 || !alias.ends_with(name)) continue;
+    std::string_view prefix(alias.data(), alias.size() - name.size() - 1);
+    if (alias[prefix.size()] != '/' || prefix.empty()) continue;
+    if (!dataset && prefix.find("://") != std::string_view::npos) continue;
+    if (prefix != ns) return true;
+  }
+  return false;
+}
+
+// True when one of `names` is a recorded id or alias (the resolver matched it by name).
+bool KnownByName(const GraphIndex& index, const std::vector<std::string>& names) {
+  for (const std::string& n : names)
+    if (index.Find(n) != kNone || index.FindAlias(n) != kNone) return true;
+  return false;
+}
+
 }  // namespace
 
 bool IsRunEventType(std::string_view t) {
   return t == "START" || t == "RUNNING" || t == "COMPLETE" || t == "ABORT" || t == "FAIL" || t == "OTHER";
 }
 
+OlEventType TellEventType(std::string_view schema_url, bool has_run, bool has_job, bool has_dataset) {
+  if (size_t hash = schema_url.rfind('#'); hash != std::string_view::npos) {
+    std::string_view fragment = schema_url.substr(hash + 1);
+    std::string_view last = fragment.substr(fragment.rfind('/') + 1);
+    if (last == "RunEvent") return OlEventType::kRun;
+    if (last == "JobEvent") return OlEventType::kJob;
+    if (last == "DatasetEvent") return OlEventType::kDataset;
+  }
+  if (has_run) return OlEventType::kRun;
+  if (has_job && !has_dataset) return OlEventType::kJob;
+  if (has_dataset && !has_job) return OlEventType::kDataset;
+  return OlEventType::kUnknown;
+}
+
+Result<TimePoint> ParseEventTime(std::string_view text) {
+  auto t = ParseRfc3339(text);
+  if (t.ok() || text.size() < 19) return t;
+  // An offset is Z or +hh:mm/-hh:mm after the time; the date's own '-' come before position 10.
+  if (text.substr(10).find_first_of("Zz+-") != std::string_view::npos) return t;
+  auto utc = ParseRfc3339(std::string(text) + "Z");
+  if (utc.ok()) return utc;
+  return t;
+}
+
 ResolvedDataset ResolveRunEventDataset(const std::string& ns, const std::string& name,
-                                       const std::vector<std::string>& symlinks, const GraphIndex& index) {
+                                       const std::vector<std::string>& symlinks, const GraphIndex& index,
+                                       std::string_view not_this) {
   // Every event names its datasets, so this path avoids temporaries where it can.
   std::vector<std::string> names;
   names.reserve(1 + symlinks.size());
@@ -70,6 +151,10 @@ ResolvedDataset ResolveRunEventDataset(const std::string& ns, const std::string&
   ResolvedDataset r;
   r.id = kind == "table" ? ResolveTable(index, names, short_name, fallback)
                          : ResolveName(index, names, kind, short_name, fallback);
+  // A match by short name only onto another namespace's dataset is two datasets, not one.
+  if (r.id != fallback && NamedByAnotherNamespace(index, index.Find(r.id), ns, name, true) && !KnownByName(index, names))
+    r.id = fallback;
+  if (!not_this.empty() && r.id == not_this) r.id = std::move(fallback);
   for (std::string& n : names)
     if (n != r.id) r.aliases.push_back(std::move(n));
   return r;
@@ -90,6 +175,7 @@ Result<std::string> ResolveRunEventJob(const std::string& jns, const std::string
   if (index.Find(job_alias) != kNone) job_id = job_alias;
   if (AssetIndex aliased = job_id.empty() ? index.FindAlias(job_alias) : kNone; aliased != kNone)
     job_id = index.id(aliased);
+  if (job_id.empty() && kind == "dbt") job_id = DbtNodeOfJob(jname, index);
   if (job_id.empty()) {
     static const char* const kAll[] = {"flink", "kestra", "dbt", "job"};
     size_t found = 0;
@@ -102,7 +188,7 @@ Result<std::string> ResolveRunEventJob(const std::string& jns, const std::string
       if (n > 0 && found == 0) only = first;
       found += n;
     }
-    if (found == 1) job_id = index.id(only);
+    if (found == 1 && !NamedByAnotherNamespace(index, only, jns, jname, false)) job_id = index.id(only);
   }
   if (job_id.empty()) {
     // A job of an integration we have no kind for (Airflow, Spark, Trino, a custom client) is

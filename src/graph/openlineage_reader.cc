@@ -181,6 +181,11 @@ class EventSax {
         auto* e = static_cast<RunEventFields*>(top.obj);
         if (k == "eventType"sv) return Str(&e->event_type);
         if (k == "eventTime"sv) return Str(&e->event_time);
+        if (k == "schemaURL"sv) return Str(&e->schema_url);
+        if (k == "dataset"sv) {
+          e->dataset = OlDataset{};
+          return {Frame::kDataset, &e->dataset.shape, nullptr, &e->dataset};
+        }
         if (k == "run"sv) {
           e->run = e->run_facets = e->error_message = e->processing_engine = JsonShape::kAbsent;
           e->run_id = e->error_text = e->engine_name = ShapedString{};
@@ -376,9 +381,9 @@ Status OptionalObject(JsonShape shape, const std::string& path) {
   return Status::Ok();
 }
 
-// `side`[`index`], e.g. $.inputs[1].
-Status ValidateDataset(const OlDataset& d, std::string_view side, size_t index) {
-  auto path = [&] { return std::string(side) + "[" + std::to_string(index) + "]"; };
+// The dataset at `path()` ("$.inputs[1]", "$.dataset").
+template <typename Path>
+Status ValidateDataset(const OlDataset& d, const Path& path) {
   if (d.shape != JsonShape::kObject) return Bad(path(), "expected an object");
   DW_RETURN_IF_ERROR(RequireString(d.ns, path, ".namespace"));
   DW_RETURN_IF_ERROR(RequireString(d.name, path, ".name"));
@@ -469,21 +474,39 @@ Result<RunEventText> ParseRunEventText(std::string_view text, bool allow_array, 
   return out;
 }
 
+namespace {
+
+OlEventType EventTypeOf(const RunEventFields& e) {
+  return TellEventType(e.schema_url.shape == JsonShape::kString ? std::string_view(e.schema_url.text) : "",
+                       e.run != JsonShape::kAbsent, e.job != JsonShape::kAbsent,
+                       e.dataset.shape != JsonShape::kAbsent);
+}
+
+}  // namespace
+
 Status ValidateRunEventFields(const RunEventFields& e) {
   if (e.shape != JsonShape::kObject) return Bad("$", "a run event is a JSON object");
-  if (e.event_type.shape != JsonShape::kAbsent && e.event_type.shape != JsonShape::kNull) {
+  if (e.event_time.shape != JsonShape::kAbsent) {
+    if (e.event_time.shape != JsonShape::kString) return Bad("$.eventTime", "expected an RFC 3339 string");
+    auto t = ParseEventTime(e.event_time.text);
+    if (!t.ok()) return Bad("$.eventTime", t.status().message());
+  }
+  const OlEventType type = EventTypeOf(e);
+  if (type == OlEventType::kUnknown) return Bad("$", kUntoldEventType);
+  if (type == OlEventType::kRun && e.event_type.shape != JsonShape::kAbsent && e.event_type.shape != JsonShape::kNull) {
     if (e.event_type.shape != JsonShape::kString || !IsRunEventType(e.event_type.text))
       return Bad("$.eventType", "expected one of START, RUNNING, COMPLETE, ABORT, FAIL, OTHER");
   }
-  if (e.event_time.shape != JsonShape::kAbsent) {
-    if (e.event_time.shape != JsonShape::kString) return Bad("$.eventTime", "expected an RFC 3339 string");
-    auto t = ParseRfc3339(e.event_time.text);
-    if (!t.ok()) return Bad("$.eventTime", t.status().message());
+  if (type == OlEventType::kDataset) {
+    if (e.dataset.shape == JsonShape::kAbsent) return Bad("$.dataset", "required");
+    return ValidateDataset(e.dataset, [] { return std::string("$.dataset"); });
   }
-  if (e.run == JsonShape::kAbsent) return Bad("$.run", "required");
-  if (e.run != JsonShape::kObject) return Bad("$.run", "expected an object");
-  DW_RETURN_IF_ERROR(RequireString(e.run_id, "$.run.runId"));
-  DW_RETURN_IF_ERROR(OptionalObject(e.run_facets, "$.run.facets"));
+  if (type == OlEventType::kRun) {
+    if (e.run == JsonShape::kAbsent) return Bad("$.run", "required");
+    if (e.run != JsonShape::kObject) return Bad("$.run", "expected an object");
+    DW_RETURN_IF_ERROR(RequireString(e.run_id, "$.run.runId"));
+    DW_RETURN_IF_ERROR(OptionalObject(e.run_facets, "$.run.facets"));
+  }
   if (e.job == JsonShape::kAbsent) return Bad("$.job", "required");
   if (e.job != JsonShape::kObject) return Bad("$.job", "expected an object");
   DW_RETURN_IF_ERROR(RequireString(e.job_ns, "$.job.namespace"));
@@ -496,26 +519,105 @@ Status ValidateRunEventFields(const RunEventFields& e) {
     if (shape != JsonShape::kArray) return Bad(name, "expected an array");
     const auto& list = side == 0 ? e.in : e.out;
     for (size_t i = 0; i < list.size(); ++i)
-      DW_RETURN_IF_ERROR(ValidateDataset(list[i], name, i));
+      DW_RETURN_IF_ERROR(ValidateDataset(list[i], [&] { return std::string(name) + "[" + std::to_string(i) + "]"; }));
   }
   return Status::Ok();
 }
 
+namespace {
+
+std::vector<std::string> Symlinks(const OlDataset& d) {
+  std::vector<std::string> out;
+  if (d.facets == JsonShape::kObject && d.symlinks == JsonShape::kObject)
+    for (const OlIdentifier& ident : d.idents) out.push_back(ident.ns.text + "/" + ident.name.text);
+  return out;
+}
+
+// The asset a dataset stands for: its id, other names and the schema facet's columns.
+AssetFacts DatasetAsset(const OlDataset& d, ResolvedDataset r) {
+  AssetFacts f;
+  f.id = std::move(r.id);
+  f.aliases = std::move(r.aliases);
+  if (d.facets == JsonShape::kObject && d.schema == JsonShape::kObject && d.schema_fields == JsonShape::kArray &&
+      !d.fields.empty()) {
+    // Built member by member: nlohmann's initializer lists copy every value twice.
+    Json cols(Json::value_t::array);
+    auto& list = cols.get_ref<Json::array_t&>();
+    list.reserve(d.fields.size());
+    for (const OlSchemaField& fld : d.fields) {
+      auto& column = list.emplace_back(Json::value_t::object).get_ref<Json::object_t&>();
+      column.emplace("name", fld.name.text);
+      if (fld.type.shape == JsonShape::kString) column.emplace("type", fld.type.text);
+    }
+    f.columns = std::move(cols);
+  }
+  return f;
+}
+
+// The columnLineage facet of `d` as edge columns, each input named by its asset id: the id this
+// event gave that namespace/name (`inputs`), else what the graph resolves it to (an input listed
+// only by the run's START event is known by then), never the raw namespace/name.
+Json ColumnLineage(const OlDataset& d, std::vector<std::pair<std::string, std::string>>& inputs,
+                   const GraphIndex& index, std::string_view job_id) {
+  Json cols = Json::array();
+  for (const auto& [out, spec] : d.columns) {
+    Json from = Json::array();
+    for (const OlInputField& in : spec.inputs) {
+      std::string key = in.ns.text + "/" + in.name.text;
+      const std::string* asset = nullptr;
+      for (const auto& [k, v] : inputs)
+        if (k == key) asset = &v;
+      if (!asset) {
+        std::string id = ResolveRunEventDataset(in.ns.text, in.name.text, {}, index, job_id).id;
+        asset = &inputs.emplace_back(std::move(key), std::move(id)).second;
+      }
+      from.push_back(Json{{"asset", *asset}, {"column", in.field.text}});
+    }
+    cols.push_back(Json{{"column", out}, {"from", std::move(from)}});
+  }
+  return cols;
+}
+
+// A DatasetEvent: the dataset's facts, and an edge from each dataset its column lineage reads.
+Result<SourceBatch> DatasetEventBatch(const OlDataset& d, const GraphIndex& index) {
+  ResolvedDataset r = ResolveRunEventDataset(d.ns.text, d.name.text, Symlinks(d), index);
+  if (!IsCanonicalAssetId(r.id)) return Bad("$.dataset", "'" + d.name.text + "' does not make a valid asset id");
+  SourceBatch batch;
+  batch.origin = Origin::kOpenLineage;
+  batch.assets.push_back(DatasetAsset(d, std::move(r)));
+  const std::string& id = batch.assets.back().id;
+  if (d.facets == JsonShape::kObject && d.column_lineage == JsonShape::kObject) {
+    std::vector<std::pair<std::string, std::string>> inputs;
+    Json cols = ColumnLineage(d, inputs, index, id);
+    for (const auto& [key, src] : inputs) {
+      if (src == id || !IsCanonicalAssetId(src)) continue;
+      bool seen = false;
+      for (const EdgeFacts& e : batch.edges) seen = seen || e.src == src;
+      if (!seen) batch.edges.push_back({src, id, "feeds", cols});
+    }
+  }
+  return batch;
+}
+
+}  // namespace
+
 Result<SourceBatch> RunEventFieldsBatch(const RunEventFields& e, const GraphIndex& index, TimePoint now) {
   DW_RETURN_IF_ERROR(ValidateRunEventFields(e));
+  const OlEventType type = EventTypeOf(e);
+  if (type == OlEventType::kDataset) return DatasetEventBatch(e.dataset, index);
   const std::string& jns = e.job_ns.text;
   const std::string& jname = e.job_name.text;
   const std::string_view event_type =
       e.event_type.shape == JsonShape::kString ? std::string_view(e.event_type.text) : "OTHER";
   TimePoint at = now;
-  if (e.event_time.shape == JsonShape::kString) at = *ParseRfc3339(e.event_time.text);
+  if (e.event_time.shape == JsonShape::kString) at = *ParseEventTime(e.event_time.text);
 
   auto text_of = [](JsonShape container, const ShapedString& s) {
     return container == JsonShape::kObject && s.shape == JsonShape::kString ? std::string_view(s.text)
                                                                              : std::string_view();
   };
   const bool job_facets = e.job_facets == JsonShape::kObject;
-  const bool run_facets = e.run_facets == JsonShape::kObject;
+  const bool run_facets = type == OlEventType::kRun && e.run_facets == JsonShape::kObject;
   std::string kind = RunEventJobKind(job_facets ? text_of(e.job_type, e.integration) : std::string_view(),
                                      run_facets ? text_of(e.processing_engine, e.engine_name) : std::string_view());
   auto resolved_job = ResolveRunEventJob(jns, jname, kind, index);
@@ -538,57 +640,32 @@ Result<SourceBatch> RunEventFieldsBatch(const RunEventFields& e, const GraphInde
     const auto& list = side == 0 ? e.in : e.out;
     for (size_t i = 0; i < list.size(); ++i) {
       const OlDataset& d = list[i];
-      const bool facets = d.facets == JsonShape::kObject;
-      std::vector<std::string> symlinks;
-      if (facets && d.symlinks == JsonShape::kObject)
-        for (const OlIdentifier& ident : d.idents) symlinks.push_back(ident.ns.text + "/" + ident.name.text);
-      ResolvedDataset r = ResolveRunEventDataset(d.ns.text, d.name.text, symlinks, index);
+      ResolvedDataset r = ResolveRunEventDataset(d.ns.text, d.name.text, Symlinks(d), index, job_id);
       if (!IsCanonicalAssetId(r.id))
         return Bad(std::string(side == 0 ? "$.inputs" : "$.outputs") + "[" + std::to_string(i) + "]",
                    "'" + d.name.text + "' does not make a valid asset id");
-      AssetFacts f;
-      f.id = r.id;
-      f.aliases = std::move(r.aliases);
-      if (facets && d.schema == JsonShape::kObject && d.schema_fields == JsonShape::kArray && !d.fields.empty()) {
-        // Built member by member: nlohmann's initializer lists copy every value twice.
-        Json cols(Json::value_t::array);
-        auto& list = cols.get_ref<Json::array_t&>();
-        list.reserve(d.fields.size());
-        for (const OlSchemaField& fld : d.fields) {
-          auto& column = list.emplace_back(Json::value_t::object).get_ref<Json::object_t&>();
-          column.emplace("name", fld.name.text);
-          if (fld.type.shape == JsonShape::kString) column.emplace("type", fld.type.text);
-        }
-        f.columns = std::move(cols);
-      }
-      batch.assets.push_back(std::move(f));
+      std::string id = r.id;
+      batch.assets.push_back(DatasetAsset(d, std::move(r)));
       if (side == 0) {
         std::string key = d.ns.text + "/" + d.name.text;
         bool replaced = false;
         for (auto& [k, v] : input_ids)
-          if (k == key) v = r.id, replaced = true;
-        if (!replaced) input_ids.emplace_back(std::move(key), r.id);
-        batch.edges.push_back({std::move(r.id), job_id, "feeds", nullptr});
+          if (k == key) v = id, replaced = true;
+        if (!replaced) input_ids.emplace_back(std::move(key), id);
+        batch.edges.push_back({std::move(id), job_id, "feeds", nullptr});
         continue;
       }
-      EdgeFacts edge{job_id, r.id, "feeds", nullptr};
-      if (facets && d.column_lineage != JsonShape::kAbsent) {
-        Json cols = Json::array();
-        for (const auto& [out, spec] : d.columns) {
-          Json from = Json::array();
-          for (const OlInputField& in : spec.inputs) {
-            std::string key = in.ns.text + "/" + in.name.text;
-            std::string asset = key;
-            for (const auto& [k, v] : input_ids)
-              if (k == key) asset = v;
-            from.push_back(Json{{"asset", std::move(asset)}, {"column", in.field.text}});
-          }
-          cols.push_back(Json{{"column", out}, {"from", std::move(from)}});
-        }
-        edge.columns = std::move(cols);
-      }
+      EdgeFacts edge{job_id, std::move(id), "feeds", nullptr};
+      if (d.facets == JsonShape::kObject && d.column_lineage != JsonShape::kAbsent)
+        edge.columns = ColumnLineage(d, input_ids, index, job_id);
       batch.edges.push_back(std::move(edge));
     }
+  }
+  if (type == OlEventType::kJob) {
+    // A JobEvent declares what the job reads and writes: it replaces the job's earlier edges when
+    // it lists either side (one that only describes the job leaves them).
+    if (e.inputs == JsonShape::kArray || e.outputs == JsonShape::kArray) batch.stale_scope = job_id;
+    return batch;
   }
   if (event_type == "COMPLETE") batch.stale_scope = job_id;
   if (event_type == "COMPLETE" || event_type == "FAIL" || event_type == "ABORT") {
@@ -609,8 +686,7 @@ Result<SourceBatch> RunEventTextBatch(std::string_view text, const GraphIndex& i
   return RunEventFieldsBatch(read->events.front(), index, now);
 }
 
-Result<std::vector<SourceBatch>> RunEventLinesBatches(std::string_view text, const GraphIndex& index,
-                                                      TimePoint now, int threads) {
+EventLines RunEventLinesBatches(std::string_view text, const GraphIndex& index, TimePoint now, int threads) {
   struct Line {
     std::string_view text;
     size_t number;
@@ -625,34 +701,35 @@ Result<std::vector<SourceBatch>> RunEventLinesBatches(std::string_view text, con
     if (line.find_first_not_of(" \t\r") != std::string_view::npos) lines.push_back({line, number});
   }
   std::vector<std::optional<SourceBatch>> out(lines.size());
+  std::vector<std::string> why(lines.size());
   const size_t workers = std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(std::max(threads, 1)),
                                                               lines.size() / 256 + 1));
-  // Each worker takes one contiguous slice and stops at its first bad line.
-  std::vector<Status> first_error(workers);
-  std::vector<size_t> error_line(workers, SIZE_MAX);
+  // Each worker takes one contiguous slice; a bad line is noted and the next one read.
   auto work = [&](size_t w) {
     size_t begin = lines.size() * w / workers, end = lines.size() * (w + 1) / workers;
     for (size_t i = begin; i < end; ++i) {
       auto b = RunEventTextBatch(lines[i].text, index, now);
-      if (!b.ok()) {
-        first_error[w] = b.status();
-        error_line[w] = lines[i].number;
-        return;
+      if (b.ok()) {
+        out[i] = std::move(b).value();
+      } else {
+        why[i] = b.status().message();
       }
-      out[i] = std::move(b).value();
     }
   };
   std::vector<std::thread> pool;
   for (size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
   work(0);
   for (auto& t : pool) t.join();
-  for (size_t w = 0; w < workers; ++w)
-    if (error_line[w] != SIZE_MAX)
-      return InvalidArgument(std::to_string(error_line[w]) + ": " + first_error[w].message());
-  std::vector<SourceBatch> batches;
-  batches.reserve(out.size());
-  for (auto& b : out) batches.push_back(std::move(*b));
-  return batches;
+  EventLines result;
+  result.batches.reserve(out.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i]) {
+      result.batches.push_back(std::move(*out[i]));
+    } else {
+      result.refused.push_back({lines[i].number, std::move(why[i])});
+    }
+  }
+  return result;
 }
 
 }  // namespace dw::graph

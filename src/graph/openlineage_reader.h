@@ -60,10 +60,12 @@ struct OlDataset {
   std::map<std::string, OlColumnSpec> columns;  // sorted, like a DOM object's members
 };
 
-// One run event as read. Duplicate keys: the last one wins, as in nlohmann's DOM.
+// One event as read (a RunEvent, JobEvent or DatasetEvent). Duplicate keys: the last one wins, as
+// in nlohmann's DOM.
 struct RunEventFields {
   JsonShape shape = JsonShape::kAbsent;
-  ShapedString event_type, event_time;
+  ShapedString event_type, event_time, schema_url;
+  OlDataset dataset;  // a DatasetEvent's `dataset`
   JsonShape run = JsonShape::kAbsent, run_facets = JsonShape::kAbsent;
   ShapedString run_id;
   JsonShape error_message = JsonShape::kAbsent, processing_engine = JsonShape::kAbsent;
@@ -99,11 +101,23 @@ Result<SourceBatch> RunEventFieldsBatch(const RunEventFields& event, const Graph
 // "not valid JSON" or the validator's "$.path: why".
 Result<SourceBatch> RunEventTextBatch(std::string_view text, const GraphIndex& index, TimePoint now);
 
-// Every non-blank line of `text` (JSON lines) -> its batch, in line order, the lines split across
-// `threads` threads (1 = this thread only). REQUIRES: `index` is not written meanwhile (hold the
-// graph's shared lock). Fails with kInvalidArgument "LINE: why" for the first bad line in file
-// order (1-based), and no batches.
-Result<std::vector<SourceBatch>> RunEventLinesBatches(std::string_view text, const GraphIndex& index,
-                                                      TimePoint now, int threads);
+// A line of a JSON-lines text that was refused: its number (1-based, blank lines counted) and why
+// ("not valid JSON", "$.run.runId: required").
+struct RefusedLine {
+  size_t line = 0;
+  std::string reason;
+};
+
+// What a JSON-lines text gave: the batch of every good line, in line order, and every refused one.
+struct EventLines {
+  std::vector<SourceBatch> batches;
+  std::vector<RefusedLine> refused;
+};
+
+// Every non-blank line of `text` (JSON lines) -> its batch, the lines split across `threads`
+// threads (1 = this thread only). Each line stands alone: a bad line is refused with its number
+// and reason, and every other line is still read. REQUIRES: `index` is not written meanwhile
+// (hold the graph's shared lock).
+EventLines RunEventLinesBatches(std::string_view text, const GraphIndex& index, TimePoint now, int threads);
 
 }  // namespace dw::graph

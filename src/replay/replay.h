@@ -222,7 +222,8 @@ class ReplayProduct {
   virtual Result<std::vector<incidents::Incident>> Incidents(const std::string& asset_id) = 0;
   // The desk's diagnosis of incident `id` at the clock's now, as diagnose_incident answers it.
   virtual Result<incidents::Diagnosis> Diagnose(const std::string& id) = 0;
-  // Posts OpenLineage run events (JSON lines) to the intake as `dw serve` would receive them.
+  // Posts OpenLineage events (JSON lines) to the intake as `dw serve` would receive them: one
+  // request per line. Fails naming the first line the intake refused.
   virtual Status PostOpenLineage(const std::string& jsonl) = 0;
   // Calls tool `name` of `agent` through the real MCP dispatch (initialize, tools/call) and
   // returns the tools/call result (structuredContent, content, isError).

@@ -38,6 +38,14 @@ class ExitCodesTest : public ::testing::Test {
                "  kestra: {type: kestra, url: \"http://127.0.0.1:1\"}\n"
                "  flink: {type: flink, url: \"http://127.0.0.1:1\"}\n");
     tmp_.Write("events/a.jsonl", "");
+    // One good JobEvent between two bad lines, and a file of bad lines only.
+    tmp_.Write("events/mixed.jsonl",
+               "{oops\n"
+               R"({"job": {"namespace": "airflow", "name": "dag.load"}, "outputs": [{"namespace": "postgres://db:5432", "name": "shop.public.orders"}]})"
+               "\n"
+               R"({"producer": "x"})"
+               "\n");
+    tmp_.Write("events/bad.jsonl", "{oops\n[1]\n");
   }
   CommandResult Dw(const std::string& args) { return RunCommand(kDw + " " + args); }
 
@@ -89,6 +97,8 @@ TEST_F(ExitCodesTest, EveryCommandFollowsTheConvention) {
       {"--workspace {L} incidents list --until soon", 2, "--until: 'soon'"},
       {"--workspace {L} ingest openlineage {T}/events", 2, "is a directory"},
       {"--workspace {L} ingest openlineage {T}/events/a.jsonl", 0, ""},
+      {"--workspace {L} ingest openlineage {T}/events/mixed.jsonl", 1, "mixed.jsonl:3: $: cannot tell the event type"},
+      {"--workspace {L} ingest openlineage {T}/events/bad.jsonl", 2, "bad.jsonl:1: not valid JSON (no line of 2"},
       {"--workspace {L} ingest dbt {T}/no-such-manifest.json", 2, "cannot read"},
       {"--workspace {L} ingest kestra", 2, ""},  // no Kestra platform
       {"--workspace {U} ingest kestra", 2, ""},  // unreachable

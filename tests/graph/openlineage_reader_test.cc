@@ -220,7 +220,7 @@ TEST_F(OpenLineageReaderTest, AgreesOnRepeatedKeysAndBrokenText) {
     ExpectSame(broken, "broken: " + broken.substr(0, 20));
 }
 
-TEST_F(OpenLineageReaderTest, JsonLinesAcrossThreadsKeepLineOrderAndReportTheFirstBadLine) {
+TEST_F(OpenLineageReaderTest, JsonLinesAcrossThreadsKeepLineOrderAndReportEveryBadLine) {
   Json e = FlinkEvent("OL-flink1-expected_kafka.json");
   std::string text;
   for (int i = 0; i < 1200; ++i) {
@@ -230,10 +230,10 @@ TEST_F(OpenLineageReaderTest, JsonLinesAcrossThreadsKeepLineOrderAndReportTheFir
   }
   for (int threads : {1, 4}) {
     auto b = graph_->Read([&](const GraphIndex& ix) { return RunEventLinesBatches(text, ix, clock_.Now(), threads); });
-    ASSERT_TRUE(b.ok()) << b.status().ToString();
-    ASSERT_EQ(b->size(), 1200u);
-    EXPECT_EQ((*b)[0].runs.at(0).run_id, "run-0");
-    EXPECT_EQ((*b)[1199].runs.at(0).run_id, "run-1199");
+    ASSERT_TRUE(b.refused.empty()) << b.refused[0].reason;
+    ASSERT_EQ(b.batches.size(), 1200u);
+    EXPECT_EQ(b.batches[0].runs.at(0).run_id, "run-0");
+    EXPECT_EQ(b.batches[1199].runs.at(0).run_id, "run-1199");
   }
   // Break the events on lines 302 and 1000 (line numbers count the blank lines).
   std::vector<std::string> lines;
@@ -247,8 +247,13 @@ TEST_F(OpenLineageReaderTest, JsonLinesAcrossThreadsKeepLineOrderAndReportTheFir
   for (const std::string& l : lines) broken += l + "\n";
   for (int threads : {1, 4}) {
     auto b = graph_->Read([&](const GraphIndex& ix) { return RunEventLinesBatches(broken, ix, clock_.Now(), threads); });
-    ASSERT_FALSE(b.ok());
-    EXPECT_EQ(b.status().message(), "302: not valid JSON") << threads;
+    // Each bad line is refused on its own; the 1,198 others are read.
+    ASSERT_EQ(b.refused.size(), 2u) << threads;
+    EXPECT_EQ(b.refused[0].line, 302u);
+    EXPECT_EQ(b.refused[0].reason, "not valid JSON");
+    EXPECT_EQ(b.refused[1].line, 1000u);
+    EXPECT_EQ(b.refused[1].reason, "$.run.runId: required");
+    EXPECT_EQ(b.batches.size(), 1198u) << threads;
   }
 }
 

@@ -114,11 +114,14 @@ TEST_F(SourcesTest, DbtSourcesStitchOntoNotedTablesAndExposuresBecomeDashboards)
 
 TEST_F(SourcesTest, DbtManifestOfAnUnknownVersionIsRefused) {
   Json m = ReadJson(TestData("dbt-manifest-v12-duckdb-example.json"));
-  m["metadata"]["dbt_schema_version"] = "https://schemas.getdbt.com/dbt/manifest/v7.json";
-  auto b = Dbt(m);
-  ASSERT_FALSE(b.ok());
-  EXPECT_NE(b.status().message().find("v7.json"), std::string::npos);
-  EXPECT_NE(b.status().message().find("v11 and v12"), std::string::npos);
+  for (const char* old : {"v6", "v1", "v13", "vX", "v"}) {
+    m["metadata"]["dbt_schema_version"] = std::string("https://schemas.getdbt.com/dbt/manifest/") + old + ".json";
+    auto b = Dbt(m);
+    ASSERT_FALSE(b.ok()) << old;
+    EXPECT_NE(b.status().message().find(std::string(old) + ".json"), std::string::npos);
+    EXPECT_NE(b.status().message().find("dw reads manifest v7 to v12 (dbt 1.3 to 1.11) and v20"), std::string::npos)
+        << b.status().message();
+  }
   m.erase("metadata");
   EXPECT_FALSE(Dbt(m).ok());
   m = ReadJson(TestData("dbt-manifest-v12-duckdb-example.json"));
@@ -226,7 +229,18 @@ TEST_F(SourcesTest, MalformedEventsNameTheJsonPath) {
     std::function<void(Json&)> breakit;
     std::string path;
   } cases[] = {
-      {[](Json& e) { e.erase("run"); }, "$.run"},
+      // Without `run` an event is a JobEvent, unless its schemaURL says it is a RunEvent.
+      {[](Json& e) {
+         e.erase("run");
+         e["schemaURL"] = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent";
+       }, "$.run"},
+      {[](Json& e) {
+         e.erase("run");
+         e.erase("job");
+       }, "$"},
+      {[](Json& e) {
+         e["schemaURL"] = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent";
+       }, "$.dataset"},
       {[](Json& e) { e["job"]["name"] = 7; }, "$.job.name"},
       {[](Json& e) { e["eventType"] = "DONE"; }, "$.eventType"},
       {[](Json& e) { e["eventTime"] = "yesterday"; }, "$.eventTime"},

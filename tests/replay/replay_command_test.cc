@@ -103,6 +103,33 @@ TEST_F(ReplayCommandTest, TheClockDrivesTheSimulatorAndTheCollectorAndVerdictsCo
   EXPECT_EQ(j["rows"][0]["system"], "Kafka Connect");
 }
 
+TEST_F(ReplayCommandTest, AnOpenLineageFileOfSeveralLinesArrivesLineByLineAndABadLineIsNamed) {
+  // Three events (a START and COMPLETE of one run, then a JobEvent): posted as one body they were
+  // refused as "not valid JSON" and the scenario's lineage never arrived.
+  const std::string start =
+      R"({"eventType": "START", "eventTime": "2026-11-24T09:00:00Z", "run": {"runId": "r1"},
+          "job": {"namespace": "airflow", "name": "shop.load_orders"},
+          "inputs": [{"namespace": "postgres://db:5432", "name": "shop.public.raw_orders"}]})";
+  std::string one_line = start;
+  for (char& c : one_line)
+    if (c == '\n') c = ' ';
+  const std::string complete =
+      R"({"eventType": "COMPLETE", "eventTime": "2026-11-24T09:01:00Z", "run": {"runId": "r1"}, "job": {"namespace": "airflow", "name": "shop.load_orders"}, "outputs": [{"namespace": "postgres://db:5432", "name": "shop.public.orders"}]})";
+  const std::string job_event =
+      R"({"schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent", "job": {"namespace": "airflow", "name": "shop.report"}, "inputs": [{"namespace": "postgres://db:5432", "name": "shop.public.orders"}]})";
+  dir_.Write("events.jsonl", one_line + "\n" + complete + "\n\n" + job_event + "\n");
+  const std::string events = "events:\n  - at: 2026-11-24T09:05:00Z\n    system: Airflow\n    says: the load ran\n"
+                             "    openlineage: events.jsonl\n";
+  auto r = Replay(std::string(kHead) + events + "expect:\n  - no_incident: {}\n");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ((r.out + r.err).find("OpenLineage intake answered"), std::string::npos) << r.out << r.err;
+  // The same file with its second line broken: the replay's problems name the line and why.
+  dir_.Write("events.jsonl", one_line + "\n{\"run\": 1}\n" + job_event + "\n");
+  r = Replay(std::string(kHead) + events + "expect:\n  - no_incident: {}\n");
+  EXPECT_NE((r.out + r.err).find("line 2: the OpenLineage intake answered HTTP 400: {\"error\":\"$.run: expected an object\"}"),
+            std::string::npos) << r.out << r.err;
+}
+
 TEST_F(ReplayCommandTest, AnApprovalTheProductCannotCarryOutFailsInTheVerdicts) {
   auto r = Replay(std::string(kHead) +
                   "events:\n  - at: 2026-11-24T09:00:00Z\n    person: {as: ana@example.com, does: approve, proposal: hold}\n"
