@@ -10,7 +10,7 @@
 
 #include "actions/drafting.h"
 #include "base/rfc3339.h"
-#include "config/cron.h"
+#include "graph/next_act.h"
 #include "graph/blast_radius.h"
 
 namespace dw::actions {
@@ -148,10 +148,8 @@ DraftedProposal DraftRunPlan(const DraftContext& c, const std::vector<std::strin
       plan.excluded.push_back(id + ": rebuilt by the step that builds it");
       continue;
     }
-    const std::string& schedule = c.index.details(r.asset).schedule;
     int64_t next_ms = INT64_MAX;
-    if (!schedule.empty())
-      if (Result<TimePoint> n = config::NextRun(schedule, c.clock.Now(), c.ws.timezone); n.ok()) next_ms = ToUnixMillis(*n);
+    if (auto act = graph::NextActOf(c.index.details(r.asset), c.clock.Now(), c.ws.timezone)) next_ms = graph::NextActOrder(*act);
     later.push_back({r.depth, next_ms, id});
   }
   std::stable_sort(later.begin(), later.end(), [](const Later& a, const Later& b) {

@@ -108,6 +108,8 @@ int CmdBlastRadius(const GlobalOptions& g, const BlastRadiusCommand& c) {
     std::cout << "  " << cns["id"].get<std::string>();
     if (cns.contains("next_run"))
       std::cout << "  next run " << local(cns["next_run"].get<std::string>()) << "  in " << cns["time_left"].get<std::string>();
+    else if (cns.contains("acts"))
+      std::cout << "  " << cns["acts"].get<std::string>();
     else
       std::cout << "  schedule problem: " << cns["schedule_error"].get<std::string>();
     std::cout << (cns["customer_facing"].get<bool>() ? "  CUSTOMER-FACING" : "") << "\n";
@@ -147,6 +149,7 @@ int CmdIngest(const GlobalOptions& g, const std::string& source, const std::stri
                                                         : graph::IngestSource::OpenLineageFile(path);
   Result<Json> r = graph::Ingest(services->workspace(), services->http(), **graph, what);
   if (!r.ok()) return Fail("ingest", r.status());
+  PrintWarnings(*r);  // flows skipped or partly read, with their reasons
   std::cout << r->dump() << "\n";
   // A file of events keeps its good lines; the bad ones are named here and make the exit 1.
   const size_t refused = r->value("refused_count", size_t{0});

@@ -103,6 +103,9 @@ Json AssetJson(const GraphIndex& index, AssetIndex a, bool full) {
          {"customer_facing", (e.flags & kCustomerFacing) != 0},
          {"origins", OriginNames(e.origins)}};
   if (!d.schedule.empty()) j["schedule"] = d.schedule;
+  if (!d.schedule_timezone.empty()) j["schedule_timezone"] = d.schedule_timezone;
+  if (d.schedule_disabled) j["schedule_disabled"] = true;
+  if (!d.disabled_since.empty()) j["disabled_since"] = d.disabled_since;
   if (!d.tags.empty()) j["tags"] = d.tags;
   if (full) {
     j["notes"] = d.notes;

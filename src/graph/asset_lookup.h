@@ -36,7 +36,8 @@ struct AssetMatches {
 // The assets matching every set field of `query`.
 AssetMatches SearchAssets(const GraphIndex& index, const AssetQuery& query);
 
-// {id, kind, domain, owner, placeholder, customer_facing, origins[], schedule?, tags?} of `a`;
+// {id, kind, domain, owner, placeholder, customer_facing, origins[], schedule?, schedule_timezone?,
+// schedule_disabled?, disabled_since?, tags?} of `a`;
 // with `full`, also notes, aliases, columns, impact_sql (whether defined), edge counts.
 Json AssetJson(const GraphIndex& index, AssetIndex a, bool full = false);
 

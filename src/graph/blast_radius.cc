@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <map>
 
-#include "config/cron.h"
 #include "graph/asset_lookup.h"
+#include "graph/next_act.h"
 
 namespace dw::graph {
 
@@ -89,7 +89,7 @@ Result<BlastRadiusReport> BlastRadius(const GraphIndex& index, const std::vector
   std::map<std::string, OwnerGroup> owners;
   Json consumers = Json::array(), customer_facing = Json::array(), placeholders = Json::array();
   std::vector<std::pair<int64_t, Json>> timed;
-  std::map<std::string, Result<TimePoint>> next_runs;
+  std::map<std::string, NextAct> next_acts;
   for (const Reached& r : walk.reached) {
     const std::string& id = index.id(r.asset);
     const AssetEntry& e = index.asset(r.asset);
@@ -110,29 +110,20 @@ Result<BlastRadiusReport> BlastRadius(const GraphIndex& index, const std::vector
     if (e.flags & kPlaceholder) placeholders.push_back(id);
     if (!d.impact_sql.empty()) report.impact_queries.push_back({id, d.impact_sql});
     if (d.schedule.empty()) continue;
+    // Many consumers share a schedule: compute each one's next run once.
+    std::string key = d.schedule + '\n' + d.schedule_timezone + (d.schedule_disabled ? "\nD" + d.disabled_since : "");
+    auto cached = next_acts.find(key);
+    if (cached == next_acts.end()) cached = next_acts.emplace(key, *NextActOf(d, now, o.timezone)).first;
+    const NextAct* act = &cached->second;
     Json c{{"id", id},
            {"kind", index.kind_name(r.asset)},
            {"owner", index.str(e.owner)},
            {"domain", index.str(e.domain)},
            {"depth", r.depth},
            {"customer_facing", (e.flags & kCustomerFacing) != 0},
-           {"schedule", d.schedule},
-           {"timezone", o.timezone}};
-    // Many consumers share a schedule: compute each one's next run once.
-    auto cached = next_runs.find(d.schedule);
-    if (cached == next_runs.end())
-      cached = next_runs.emplace(d.schedule, config::NextRun(d.schedule, now, o.timezone)).first;
-    const Result<TimePoint>& next = cached->second;
-    if (!next.ok()) {
-      c["schedule_error"] = next.status().message();
-      timed.emplace_back(INT64_MAX, std::move(c));
-      continue;
-    }
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*next - now);
-    c["next_run"] = FormatRfc3339(*next);
-    c["time_left_seconds"] = left.count() / 1000;
-    c["time_left"] = HumanDuration(left);
-    timed.emplace_back(ToUnixMillis(*next), std::move(c));
+           {"schedule", d.schedule}};
+    WriteNextAct(*act, now, &c);
+    timed.emplace_back(NextActOrder(*act), std::move(c));
   }
   std::stable_sort(timed.begin(), timed.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });

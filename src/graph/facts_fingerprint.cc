@@ -69,6 +69,9 @@ uint64_t FactsFingerprint(const AssetFacts& f) {
   h = MixString(h, f.domain);
   h = MixString(h, f.owner);
   h = MixString(h, f.schedule);
+  h = MixString(h, f.schedule_timezone);
+  h = Mix(h, f.schedule_disabled ? 1 : 0);
+  h = MixString(h, f.disabled_since);
   h = Mix(h, f.customer_facing ? (*f.customer_facing ? 2 : 1) : 0);
   h = MixList(h, f.tags);
   h = MixString(h, f.impact_sql);

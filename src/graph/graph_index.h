@@ -27,6 +27,9 @@ enum AssetFlag : uint8_t { kCustomerFacing = 1, kPlaceholder = 2 };
 // The rarely present, variable-size facts of an asset; kept apart so most assets cost little.
 struct AssetDetails {
   std::string schedule;
+  std::string schedule_timezone;  // empty: the workspace's zone
+  bool schedule_disabled = false;
+  std::string disabled_since;
   std::string impact_sql;
   std::string notes;
   std::vector<std::string> tags;

@@ -9,12 +9,16 @@ namespace dw::graph {
 namespace {
 
 constexpr Origin kPriority[] = {Origin::kNotes, Origin::kDbt, Origin::kKestra, Origin::kOpenLineage};
+constexpr const char* kScheduleKeys[] = {"schedule", "schedule_timezone", "schedule_disabled", "disabled_since"};
 
 Json FactsJson(const AssetFacts& f, TimePoint now) {
   Json j = Json::object();
   if (!f.domain.empty()) j["domain"] = f.domain;
   if (!f.owner.empty()) j["owner"] = f.owner;
   if (!f.schedule.empty()) j["schedule"] = f.schedule;
+  if (!f.schedule_timezone.empty()) j["schedule_timezone"] = f.schedule_timezone;
+  if (f.schedule_disabled) j["schedule_disabled"] = true;
+  if (!f.disabled_since.empty()) j["disabled_since"] = f.disabled_since;
   if (f.customer_facing) j["customer_facing"] = *f.customer_facing;
   if (!f.tags.empty()) j["tags"] = f.tags;
   if (!f.impact_sql.empty()) j["impact_sql"] = f.impact_sql;
@@ -73,12 +77,29 @@ store::GraphAsset MergeAssetFacts(const std::optional<store::GraphAsset>& existi
   merged = FirstByPriority(sources, "owner");
   rec.owner = merged.is_string() ? merged.get<std::string>() : "";
   Json& a = rec.attrs;
-  for (const char* key : {"schedule", "impact_sql", "notes", "columns", "customer_facing"}) {
+  for (const char* key : {"impact_sql", "notes", "columns", "customer_facing"}) {
     Json v = FirstByPriority(sources, key);
     if (v.is_null()) {
       a.erase(key);
     } else {
       a[key] = v;
+    }
+  }
+  // A schedule's zone and state come from the source that gave the schedule, never mixed with
+  // another source's cron.
+  const Json* scheduler = nullptr;
+  for (Origin o : kPriority) {
+    auto it = sources.find(OriginName(o));
+    if (it != sources.end() && it->is_object() && it->contains("schedule")) {
+      scheduler = &*it;
+      break;
+    }
+  }
+  for (const char* key : kScheduleKeys) {
+    if (scheduler != nullptr && scheduler->contains(key)) {
+      a[key] = (*scheduler)[key];
+    } else {
+      a.erase(key);
     }
   }
   // Tags and aliases are unions: every source's names are names of the asset.
@@ -130,10 +151,16 @@ bool AssetFactsUnchanged(const store::GraphAsset& existing, const AssetFacts& fa
     return true;
   };
   if (!same_string("domain", facts.domain) || !same_string("owner", facts.owner) ||
-      !same_string("schedule", facts.schedule) || !same_string("impact_sql", facts.impact_sql) ||
+      !same_string("schedule", facts.schedule) || !same_string("schedule_timezone", facts.schedule_timezone) ||
+      !same_string("disabled_since", facts.disabled_since) || !same_string("impact_sql", facts.impact_sql) ||
       !same_string("notes", facts.notes) || !same_list("tags", facts.tags) ||
       !same_list("aliases", facts.aliases))
     return false;
+  if (facts.schedule_disabled) {
+    ++keys;
+    auto it = mine.find("schedule_disabled");
+    if (it == mine.end() || !it->is_boolean() || !it->get<bool>()) return false;
+  }
   if (facts.customer_facing) {
     ++keys;
     auto it = mine.find("customer_facing");
@@ -176,6 +203,10 @@ Status IndexAssetRecord(const store::GraphAsset& record, GraphIndex* index) {
       if (auto o = ParseOrigin(name)) e.origins |= static_cast<uint8_t>(1u << static_cast<int>(*o));
   AssetDetails d;
   d.schedule = StringOr(attrs, "schedule");
+  d.schedule_timezone = StringOr(attrs, "schedule_timezone");
+  if (auto it = attrs.find("schedule_disabled"); it != attrs.end() && it->is_boolean())
+    d.schedule_disabled = it->get<bool>();
+  d.disabled_since = StringOr(attrs, "disabled_since");
   d.impact_sql = StringOr(attrs, "impact_sql");
   d.notes = StringOr(attrs, "notes");
   d.tags = StringList(attrs, "tags");

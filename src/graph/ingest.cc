@@ -12,6 +12,7 @@
 #include "platforms/kestra/kestra_flow_files.h"
 #include "graph/notes_source.h"
 #include "graph/openlineage_event.h"
+#include "warehouse/backends.h"
 
 namespace dw::graph {
 namespace {
@@ -56,14 +57,16 @@ std::vector<std::string> IngestWorkspaceSources(const config::Workspace& ws, Con
     if (!r.ok()) warnings.push_back("lineage.dbt_manifest: " + r.status().message());
   }
   if (!ws.lineage.kestra_flows.empty()) {
-    KestraFlowOptions options{platforms::kestra::FlowFolderInstance(ws), DefaultWarehouse(ws)};
-    auto batch = graph.Read([&](const GraphIndex& index) {
+    KestraFlowOptions options = KestraOptionsOf(ws, platforms::kestra::FlowFolderInstance(ws));
+    auto read = graph.Read([&](const GraphIndex& index) {
       return KestraFlowsBatch(ws.lineage.kestra_flows, options, index);
     });
-    if (!batch.ok()) {
-      warnings.push_back(batch.status().message());
-    } else if (auto r = graph.Apply(*batch); !r.ok()) {
-      warnings.push_back("lineage.kestra_flows: " + r.status().message());
+    if (!read.ok()) {
+      warnings.push_back(read.status().message());
+    } else {
+      for (std::string& w : KestraReadWarnings(*read, "lineage.kestra_flows")) warnings.push_back(std::move(w));
+      if (auto r = graph.Apply(read->batch); !r.ok())
+        warnings.push_back("lineage.kestra_flows: " + r.status().message());
     }
   }
   return warnings;
@@ -162,6 +165,13 @@ Json SummaryJson(const ApplySummary& s) {
   return Json{{"assets_described", s.assets_described}, {"placeholders_added", s.placeholders_added},
               {"edges_added", s.edges_added},           {"edges_refreshed", s.edges_refreshed},
               {"edges_marked_stale", s.edges_marked_stale}, {"runs_recorded", s.runs_recorded}};
+}
+
+KestraFlowOptions KestraOptionsOf(const config::Workspace& ws, const std::string& instance) {
+  KestraFlowOptions options{instance, DefaultWarehouse(ws), {}};
+  for (const auto& [name, wh] : ws.warehouses)
+    options.warehouses.push_back({name, wh.type, warehouse::WarehouseDatabase(wh)});
+  return options;
 }
 
 std::string DefaultWarehouse(const config::Workspace& ws) {

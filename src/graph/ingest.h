@@ -13,6 +13,7 @@
 #include "config/workspace.h"
 #include "graph/context_graph.h"
 #include "graph/kestra_api_ingest.h"
+#include "graph/kestra_flows.h"
 #include "graph/openlineage_reader.h"
 #include "net/http_client.h"
 
@@ -43,9 +44,10 @@ struct IngestSource {
 // Ingests `source` into `graph` and says what changed: the apply summary (SummaryJson) plus what
 // the kind adds: "events" (OpenLineage), "refused_count" and "refused" (a file: the lines refused,
 // [{line, error}], the first 100 listed), "group_events" (an HTTP body: the counts are of the whole
-// commit group it joined), "platform"/"flows"/"disabled" (Kestra API), "warnings" (kWorkspace:
-// one sentence per source that failed; the others are still ingested, so this kind only fails
-// when nothing could be tried).
+// commit group it joined), "platform"/"flows"/"disabled"/"flows_read"/"flows_skipped"/"flows_partly_read" and
+// "warnings" (Kestra API: a flow that cannot be read is skipped, not fatal), "warnings" (kWorkspace:
+// one sentence per source that failed, and per Kestra flow skipped or partly read; the others are
+// still ingested, so this kind only fails when nothing could be tried).
 // Errors: kNotFound for an unreadable file; kInvalidArgument naming the file and line or the JSON
 // path of the problem ("FILE:LINE: $.path: why", "$[2].inputs[0].name: required"); a platform's
 // own error code for the Kestra API. On error nothing of the source is stored. A file of
@@ -58,6 +60,10 @@ Result<Json> Ingest(const config::Workspace& ws, net::HttpClient& http, ContextG
 // The warehouse that tables named by dbt sources and Kestra SQL live in: the only configured one,
 // else "main" when configured, else the first by name ("main" when none is configured).
 std::string DefaultWarehouse(const config::Workspace& ws);
+
+// How the Kestra reader places the flows of platform `instance` of `ws`: tables in the default
+// warehouse unless a task's JDBC url names another of the workspace's warehouses (or one of its own).
+KestraFlowOptions KestraOptionsOf(const config::Workspace& ws, const std::string& instance);
 
 // {added, refreshed, ...} of one Apply.
 Json SummaryJson(const ApplySummary& s);

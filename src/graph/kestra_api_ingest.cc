@@ -68,34 +68,51 @@ Result<Json> IngestKestraFlowsFromApi(const config::Workspace& ws, net::HttpClie
       break;
   }
 
-  KestraFlowOptions flow_options{name, DefaultWarehouse(ws)};
-  SourceBatch batch;
+  KestraFlowOptions flow_options = KestraOptionsOf(ws, name);
+  KestraFlowsRead read;
+  SourceBatch& batch = read.batch;
   batch.origin = Origin::kKestra;
   batch.stale_prefixes.push_back("kestra://" + SanitizeInstance(name) + "/");
   size_t disabled = 0;
   for (const auto& listed : flows) {
     std::string label = name + " flow " + listed.namespace_ + "." + listed.id;
+    // A call that fails is the platform's problem, not the flow's: nothing is stored, so that a
+    // flow the server could not serve this once does not lose its edges.
     auto flow = client.GetFlow(listed.namespace_, listed.id);
     if (!flow.ok()) return Status(flow.status().code(), label + ": " + flow.status().message());
-    if (flow->source.empty()) return InvalidArgument(label + ": the API returned no source for the flow");
+    // A flow that cannot be read is skipped with its reason; the others are still read.
+    if (flow->source.empty()) {
+      read.skipped.push_back(label + ": the API returned no source for the flow");
+      continue;
+    }
     auto [ns, id] = DeclaredName(flow->source);
-    if (!ns.empty() && !id.empty() && (ns != listed.namespace_ || id != listed.id))
-      return InvalidArgument(label + ": its source declares " + ns + "." + id);
+    if (!ns.empty() && !id.empty() && (ns != listed.namespace_ || id != listed.id)) {
+      read.skipped.push_back(label + ": its source declares " + ns + "." + id);
+      continue;
+    }
     size_t first_new = batch.assets.size();
+    std::vector<std::string> problems;
     Status added = graph.Read([&](const GraphIndex& index) {
-      return AddKestraFlow(flow->source, label, flow_options, index, &batch);
+      return AddKestraFlow(flow->source, label, flow_options, index, &batch, &problems);
     });
-    if (!added.ok()) return added;
+    if (!added.ok()) {
+      read.skipped.push_back(added.message());
+      continue;
+    }
+    ++read.flows;
+    if (!problems.empty()) ++read.partly_read_flows;
+    read.partly.insert(read.partly.end(), problems.begin(), problems.end());
     if (flow->disabled) {
       // A disabled flow still describes where data would go, but it will not act: no next run.
       ++disabled;
-      std::string suffix = "/" + listed.namespace_ + "." + listed.id;
+      const std::string flow_id = "kestra://" + SanitizeInstance(name) + "/" + SanitizeName(listed.namespace_) + "." +
+                                  SanitizeName(listed.id);
       for (size_t i = first_new; i < batch.assets.size(); ++i) {
         auto& a = batch.assets[i];
-        if (a.id.rfind("kestra://", 0) != 0 || a.id.size() < suffix.size() ||
-            a.id.compare(a.id.size() - suffix.size(), suffix.size(), suffix) != 0)
-          continue;
-        a.schedule.clear();
+        if (a.id != flow_id) continue;
+        a.schedule_disabled = true;
+        // The revision that disabled it was saved at `updated`: disabled at least since then.
+        if (flow->updated_ms) a.disabled_since = FormatRfc3339(FromUnixMillis(*flow->updated_ms));
         a.notes = "Disabled in Kestra." + (a.notes.empty() ? "" : " " + a.notes);
       }
     }
@@ -106,6 +123,10 @@ Result<Json> IngestKestraFlowsFromApi(const config::Workspace& ws, net::HttpClie
   out["platform"] = name;
   out["flows"] = flows.size();
   out["disabled"] = disabled;
+  out["flows_read"] = read.flows;
+  out["flows_skipped"] = read.skipped.size();
+  out["flows_partly_read"] = read.partly_read_flows;
+  out["warnings"] = KestraReadWarnings(read, name);
   return out;
 }
 

@@ -20,10 +20,13 @@ struct KestraFlowIngestOptions {
 
 // Lists every flow of the platform (GET .../flows/search, page by page), fetches each one's source
 // (GET .../flows/{namespace}/{id}?source=true) and applies all of them as one read-whole Kestra
-// source. All or nothing: an unreachable platform, a refused call, a flow whose source is missing,
-// is not a flow, or names another namespace/id than the API listed fails the whole ingestion with
-// the flow named, and nothing is stored. Returns the apply summary plus {"platform", "flows",
-// "disabled"}.
+// source. An unreachable platform or a refused call fails the whole ingestion with the flow named,
+// and nothing is stored. A flow whose source is missing, is not a flow, or names another
+// namespace/id than the API listed is skipped with its reason (the others are read); a value of a
+// flow that cannot be read is left out with its reason. A disabled flow keeps its edges and its
+// schedule, marked disabled (since the revision that disabled it was saved). Returns the apply
+// summary plus {"platform", "flows" (listed), "disabled", "flows_read", "flows_skipped",
+// "flows_partly_read", "warnings" (a count line, then one line per skipped flow or value left out)}.
 Result<Json> IngestKestraFlowsFromApi(const config::Workspace& ws, net::HttpClient& http,
                                       ContextGraph& graph, const KestraFlowIngestOptions& options);
 

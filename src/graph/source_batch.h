@@ -28,13 +28,19 @@ struct AssetFacts {
   std::string id;  // canonical
   std::string domain;
   std::string owner;
-  std::string schedule;  // cron, workspace time zone
+  std::string schedule;  // cron (config/cron.h)
   std::optional<bool> customer_facing;
   std::vector<std::string> tags;
   std::string impact_sql;  // trusted workspace SQL with a :since parameter
   std::string notes;
   std::vector<std::string> aliases;  // other names of the same dataset
   Json columns;                      // [{name, type}] when the source knows the schema; else null
+  // Of the schedule (last, so that positional initialisers written before them still hold):
+  // the IANA zone its wall-clock times are in (empty: the workspace's `timezone:`), and whether the
+  // scheduler will not run it (a disabled trigger or flow: no next run), since when if known.
+  std::string schedule_timezone;
+  bool schedule_disabled = false;
+  std::string disabled_since;  // RFC 3339
 };
 
 // Data moves from `src` to `dst` (a job reads src; a job writes dst), or `src` triggers `dst`.

@@ -1,8 +1,11 @@
-// A small table-reference extractor for the SQL in Kestra query tasks: which tables a statement
-// writes (INSERT, MERGE, CREATE TABLE/VIEW, UPDATE, DELETE, TRUNCATE targets) and reads (FROM,
-// JOIN and MERGE ... USING sources). It is a scanner, not a parser: comments, string literals and
-// Jinja/Pebble expressions ({{ }}, {% %}) are skipped; names of WITH clauses, subqueries and
-// table functions are not tables.
+// A small table-reference extractor for the SQL of Kestra tasks and triggers: which tables a
+// statement writes (INSERT [OR REPLACE|IGNORE], REPLACE, MERGE, CREATE TABLE/VIEW, UPDATE, DELETE,
+// TRUNCATE, COPY ... FROM targets) and reads (FROM, JOIN, MERGE ... USING, DELETE ... USING, COPY
+// ... TO). It is a scanner, not a parser: comments, string literals (standard, E'...', $tag$...$tag$)
+// and Jinja/Pebble tags ({% %}, {# #}) are skipped; a {{ expression }} standing where a name is
+// stays in the name as written (the caller decides what it stands for); names of WITH clauses,
+// subqueries and table functions are not tables; an upsert's DO UPDATE / ON DUPLICATE KEY UPDATE,
+// FOR UPDATE and ON DELETE/UPDATE name no table.
 #pragma once
 
 #include <string>

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "base/rfc3339.h"
-#include "config/cron.h"
+#include "graph/next_act.h"
 #include "graph/blast_radius.h"
 #include "schema/schema.h"
 
@@ -177,18 +177,10 @@ Result<Json> AssessImpact(const graph::GraphIndex& index, const std::string& sub
     if (IsJob(kind) && r.depth == 1) sinks.push_back(j);
     if (kind == "table") tables.push_back(j);
     if (kind == "dbt") models.push_back(j);
-    const std::string& schedule = index.details(a).schedule;
-    if (!schedule.empty()) {
+    if (std::optional<graph::NextAct> act = graph::NextActOf(index.details(a), now, options.timezone)) {
       Json c = j;
-      c["schedule"] = schedule;
-      auto next = config::NextRun(schedule, now, options.timezone);
-      if (next.ok()) {
-        c["next_run"] = FormatRfc3339(*next);
-        c["time_left"] = graph::HumanDuration(std::chrono::duration_cast<std::chrono::milliseconds>(*next - now));
-        c["time_left_seconds"] = std::chrono::duration_cast<std::chrono::seconds>(*next - now).count();
-      } else {
-        c["schedule_error"] = next.status().message();
-      }
+      c["schedule"] = index.details(a).schedule;
+      graph::WriteNextAct(*act, now, &c);
       consumers.push_back(c);
     }
   }

@@ -1,6 +1,6 @@
 // `dw ingest kestra`: the EV incident's flows read through the Kestra API (the simulator) instead of
 // a folder: the tariff chain tariff_sync -> KV -> rate_session -> rated_sessions is found, paging
-// is followed, a disabled flow loses its next run, and a bad flow stores nothing.
+// is followed, a disabled flow never acts next, and a flow that cannot be read is skipped alone.
 #include "graph/kestra_api_ingest.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include "base/rfc3339.h"
 #include "sim/sim_support.h"
 #include "tests/support/subprocess.h"
+#include "graph/next_act.h"
 
 namespace dw::graph {
 namespace {
@@ -97,8 +98,11 @@ TEST_F(KestraFlowIngestTest, FindsTheTariffChainAcrossPagesOfFlows) {
   EXPECT_EQ(EdgeCount(), edges);
 }
 
-TEST_F(KestraFlowIngestTest, ADisabledFlowKeepsItsEdgesButHasNoNextRun) {
-  Start(Json::array({FlowFromExample("finance", "rate_audit", /*disabled=*/true)}));
+TEST_F(KestraFlowIngestTest, ADisabledFlowKeepsItsEdgesAndItsScheduleButNeverActsNext) {
+  Json flow = FlowFromExample("finance", "rate_audit", /*disabled=*/true);
+  // The revision that disabled it was saved on the 20th.
+  flow["revisions"] = Json::array({{{"revision", 3}, {"at", "2026-11-20T08:00:00Z"}, {"source", flow["source"]}}});
+  Start(Json::array({flow}));
   auto r = Ingest();
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ((*r)["disabled"], 1);
@@ -107,23 +111,40 @@ TEST_F(KestraFlowIngestTest, ADisabledFlowKeepsItsEdgesButHasNoNextRun) {
     EXPECT_NE(a, graph::kNone);
     if (a == graph::kNone) return 0;
     EXPECT_FALSE(ix.out(a).empty());  // it still writes the mismatch table
-    EXPECT_TRUE(ix.details(a).schedule.empty());
+    EXPECT_FALSE(ix.details(a).schedule.empty());
+    EXPECT_TRUE(ix.details(a).schedule_disabled);
+    EXPECT_EQ(ix.details(a).disabled_since, "2026-11-20T08:00:00.000Z");
     EXPECT_EQ(ix.details(a).notes.rfind("Disabled in Kestra.", 0), 0u) << ix.details(a).notes;
+    auto act = graph::NextActOf(ix.details(a), *ParseRfc3339("2026-11-25T02:30:00Z"), "UTC");
+    EXPECT_TRUE(act && act->state == graph::NextAct::State::kDisabled);
     return 0;
   });
 }
 
-TEST_F(KestraFlowIngestTest, AFlowWhoseSourceNamesAnotherFlowFailsTheWholeIngestion) {
+TEST_F(KestraFlowIngestTest, AFlowThatCannotBeReadIsSkippedWithItsReasonAndTheOthersAreStored) {
   Json liar = FlowFromExample("energy", "rate_session");
   liar["id"] = "rate_session_v2";  // listed under one id, its YAML declares another
-  Start(Json::array({FlowFromExample("pricing", "tariff_sync"), liar}));
-  size_t before = EdgeCount();
+  Json broken = {{"namespace", "energy"}, {"id", "broken"}, {"revision", 1}, {"disabled", false},
+                 {"source", "id: broken\nnamespace: energy\ntasks: ["}};
+  Json half = {{"namespace", "energy"}, {"id", "half"}, {"revision", 1}, {"disabled", false},
+               {"source", "id: half\nnamespace: energy\ntasks:\n  - id: q\n    type: io.kestra.plugin.jdbc.postgresql.Query\n"
+                          "    sql: \"INSERT INTO marts.{{ inputs.t SELECT 1\"\n  - id: ok\n"
+                          "    type: io.kestra.plugin.jdbc.postgresql.Query\n    sql: INSERT INTO marts.ok SELECT 1\n"}};
+  Start(Json::array({FlowFromExample("pricing", "tariff_sync"), liar, broken, half}));
   auto r = Ingest();
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(r.status().message().find("energy.rate_session_v2"), std::string::npos) << r.status().message();
-  EXPECT_NE(r.status().message().find("declares energy.rate_session"), std::string::npos);
-  EXPECT_EQ(EdgeCount(), before);  // all or nothing: tariff_sync's edges were not stored either
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)["flows"], 4);
+  EXPECT_EQ((*r)["flows_read"], 2);
+  EXPECT_EQ((*r)["flows_skipped"], 2);
+  EXPECT_EQ((*r)["flows_partly_read"], 1);
+  std::string warnings = (*r)["warnings"].dump();
+  EXPECT_NE(warnings.find("2 flow(s) skipped, 1 partly read, 2 read"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("energy.rate_session_v2: its source declares energy.rate_session"), std::string::npos);
+  EXPECT_NE(warnings.find("energy.broken:"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("energy.half: task q: sql: the template"), std::string::npos) << warnings;
+  // The readable flows and the readable part of the half-read one are stored.
+  EXPECT_TRUE(HasEdge("kestra://kestra-prod/pricing.tariff_sync", "kv://kestra-prod/pricing/tariffs_current"));
+  EXPECT_TRUE(HasEdge("kestra://kestra-prod/energy.half", "table://main/marts.ok"));
 }
 
 TEST_F(KestraFlowIngestTest, WrongCredentialsAndUnknownPlatformsAreClearErrorsWithoutTheSecret) {
