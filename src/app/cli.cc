@@ -9,6 +9,7 @@
 #include "app/cli_actions.h"
 #include "app/commands.h"
 #include "app/redacted_output.h"
+#include "base/build_info.h"
 #include "base/log.h"
 
 namespace dw::app {
@@ -23,7 +24,8 @@ int RunCli(int argc, char** argv) {
   app.fallthrough();
   GlobalOptions g;
   if (const char* lvl = std::getenv("DW_LOG_LEVEL")) g.log_level = lvl;
-  app.set_version_flag("--version", std::string("dw ") + DW_VERSION);
+  app.set_version_flag("--version", std::string("dw ") + DW_VERSION + " (commit " + BuildCommit() + ", " +
+                                         BuildType() + " build)");
   app.add_option("-w,--workspace", g.workspace,
                  "workspace folder (default: $DW_WORKSPACE, else the current directory)");
   app.add_option("--log-level", g.log_level, "stderr log level: trace, debug, info, warn, error, off");
@@ -51,6 +53,11 @@ int RunCli(int argc, char** argv) {
   doctor->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
   doctor->add_option("--timeout", doctor_timeout, "seconds any one check waits for an answer (default 10)")
       ->check(CLI::Range(1, 600));
+
+  std::string reference_out = "docs/reference";
+  auto* reference = app.add_subcommand("reference", "write the reference pages generated from the code (commands, workspace keys, MCP tools)");
+  reference->add_option("--out", reference_out, "folder to write commands.md, workspace-keys.md and tools.md to")
+      ->capture_default_str();
 
   auto* mcp = app.add_subcommand("mcp", "serve one agent over MCP stdio");
   mcp->add_option("AGENT", agent, "dw-incidents, dw-quality, dw-context-catalog, dw-connectors, dw-schema");
@@ -281,6 +288,7 @@ int RunCli(int argc, char** argv) {
   if (*validate) return CmdValidate(g, format);
   if (*describe) return CmdDescribe(g, !no_probe, format);
   if (*doctor) return CmdDoctor(g, format, doctor_timeout);
+  if (*reference) return CmdReference(app, reference_out);
   if (*mcp) return CmdMcp(g, agent, fixtures);
   if (*serve) return CmdServe(g, listen, token_file, fixtures);
   if (*agents) return CmdAgents(g, check, format);

@@ -11,6 +11,10 @@
 #include "base/clock.h"
 #include "base/status.h"
 
+namespace CLI {
+class App;  // CLI11; only cli.cc and cmd_reference.cc include it
+}  // namespace CLI
+
 namespace dw::app {
 
 struct GlobalOptions {
@@ -35,6 +39,10 @@ int CmdValidate(const GlobalOptions& g, const std::string& format);
 
 // `dw describe`: what is configured, with reachability probes unless `probe` is false.
 int CmdDescribe(const GlobalOptions& g, bool probe, const std::string& format);
+// `dw reference --out DIR`: writes the reference pages generated from `app` (the whole command
+// line), the workspace schema and the agents' catalogs (commands.md, workspace-keys.md, tools.md).
+// 0 written, 2 the folder or a page could not be written.
+int CmdReference(const CLI::App& app, const std::string& out_dir);
 // `dw doctor`: checks everything the workspace depends on (workspace/doctor.h). Exit 0 all good,
 // 1 something to fix, 2 no workspace to check (or bad arguments).
 int CmdDoctor(const GlobalOptions& g, const std::string& format, int timeout_seconds);

@@ -22,7 +22,15 @@ std::string Q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 TEST(AppCliTest, PrintsVersion) {
   auto r = RunCommand(kDw + " --version");
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_EQ(r.out, std::string("dw ") + DW_VERSION + "\n");
+  // The version, the commit the binary was built from and its build type.
+  EXPECT_TRUE(std::regex_match(r.out, std::regex(std::string("dw ") + DW_VERSION +
+                                                 " \\(commit ([0-9a-f]{12}(-modified)?|unknown), [A-Za-z]+[^)]* build\\)\n")))
+      << r.out;
+  // In a checkout, the commit named is the one checked out (when the binary is this tree's).
+  auto head = RunCommand("git -C " + Q(DW_SOURCE_DIR) + " rev-parse --short=12 HEAD 2>/dev/null");
+  if (head.exit_code == 0 && head.out.size() == 13) {
+    EXPECT_NE(r.out.find("commit " + head.out.substr(0, 12)), std::string::npos) << r.out << " vs HEAD " << head.out;
+  }
 }
 
 TEST(AppCliTest, UnknownCommandIsAUsageError) {

@@ -74,6 +74,8 @@ TEST_F(ExitCodesTest, EveryCommandFollowsTheConvention) {
       {"--workspace {U} doctor --timeout 2", 1, "fix: check platforms.kestra.url"},
       {"--workspace {E} doctor", 2, "dw init"},
       {"--workspace {L} doctor --timeout 0", 2, ""},
+      {"reference --out {T}/ref", 0, "wrote"},
+      {"reference --out /proc/dw-cannot-write-here", 2, "cannot"},
       {"agents", 0, ""},
       {"mcp no-such-agent", 2, ""},
       {"--workspace {L} --now 2026-11-24T14:00:00Z check", 0, "9 passed"},
