@@ -211,9 +211,9 @@ ValueSchema BuildWorkspaceSchema() {
   });
   ValueSchema lineage = Obj({
       Opt("dbt_manifest", Str()),
-      Opt("dbt_tests", Bool()),
       Opt("openlineage", Bool()),
       Opt("kestra_flows", Str()),
+      Opt("dbt_tests", Bool()),
   });
   ValueSchema notify = NotifySchema();
   return Obj({
