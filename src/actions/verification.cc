@@ -139,7 +139,9 @@ VerificationTargetResult RunItem(const config::Workspace& ws, store::StateStore&
       ++matched;
       observed[o.name] = HashableJson({{"status", observe::quality::VerdictName(o.verdict)}, {"observed", o.observed}});
       threshold[o.name] = HashableJson(o.threshold);
-      if (o.verdict != observe::quality::Verdict::kPass && o.verdict != observe::quality::Verdict::kSkipped)
+      // A warn-level check warns; it does not hold back a verified fix.
+      if (o.verdict != observe::quality::Verdict::kPass && o.verdict != observe::quality::Verdict::kSkipped &&
+          o.verdict != observe::quality::Verdict::kWarn)
         failing.push_back(o.name + " " + observe::quality::VerdictName(o.verdict) + ": " + o.message);
     }
   r.observed = observed;

@@ -22,6 +22,7 @@ const char* Tag(observe::quality::Verdict v) {
     case observe::quality::Verdict::kFail: return "FAIL ";
     case observe::quality::Verdict::kError: return "ERROR";
     case observe::quality::Verdict::kSkipped: return "SKIP ";
+    case observe::quality::Verdict::kWarn: return "WARN ";
   }
   return "?";
 }
@@ -64,15 +65,25 @@ void PrintText(const observe::quality::QualityReport& report) {
           std::cout << "         sample " << row.dump() << "\n";
         }
       }
+      if (o.failing_rows_query) std::cout << "         failing rows: " << *o.failing_rows_query << "\n";
     }
     for (const std::string& n : t.notes) std::cout << "  note: " << n << "\n";
   }
+  if (report.dbt) {
+    const observe::quality::DbtReport& d = *report.dbt;
+    std::cout << "\ndbt tests of " << (d.project.empty() ? d.manifest : d.project) << ": " << d.tests << " in the manifest, "
+              << d.imported << " imported as checks, " << d.not_imported.size() << " not imported\n";
+    for (const observe::quality::DbtTestNotImported& n : d.not_imported)
+      std::cout << "  NOT IMPORTED  " << n.name << (n.model.empty() ? "" : " (" + n.model + ")") << ": " << n.reason << "\n";
+  }
   std::cout << "\n"
             << report.Count(observe::quality::Verdict::kPass) + report.Count(observe::quality::Verdict::kFail) +
-                   report.Count(observe::quality::Verdict::kError) + report.Count(observe::quality::Verdict::kSkipped)
+                   report.Count(observe::quality::Verdict::kError) + report.Count(observe::quality::Verdict::kSkipped) +
+                   report.Count(observe::quality::Verdict::kWarn)
             << " checks on " << report.tables.size() << (report.tables.size() == 1 ? " table: " : " tables: ")
             << report.Count(observe::quality::Verdict::kPass) << " passed, "
             << report.Count(observe::quality::Verdict::kFail) << " failed, "
+            << report.Count(observe::quality::Verdict::kWarn) << " warned, "
             << report.Count(observe::quality::Verdict::kError) << " errors, "
             << report.Count(observe::quality::Verdict::kSkipped) << " skipped (run " << report.run_id
             << (report.record_error ? ", NOT recorded: " + *report.record_error : "") << ")\n";

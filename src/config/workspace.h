@@ -96,6 +96,7 @@ struct AssetNote {
 
 struct LineageConfig {
   std::string dbt_manifest;  // absolute path or empty
+  bool dbt_tests = false;    // the manifest's tests run as checks (observe/quality/dbt_tests.h)
   bool openlineage = false;
   std::string kestra_flows;  // folder of Kestra flow YAML, absolute, or empty
 };

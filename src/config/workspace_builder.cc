@@ -416,6 +416,9 @@ void Builder::BuildLineage(const Json& doc, Workspace* ws) {
   const Json& l = Section(doc, "lineage", empty);
   ws->lineage.dbt_manifest = Resolve(Str(l, "dbt_manifest"));
   ws->lineage.openlineage = l.value("openlineage", false);
+  ws->lineage.dbt_tests = l.value("dbt_tests", false);
+  if (ws->lineage.dbt_tests && ws->lineage.dbt_manifest.empty())
+    Error("lineage.dbt_tests", "needs lineage.dbt_manifest: the manifest whose tests become checks");
   ws->lineage.kestra_flows = Resolve(Str(l, "kestra_flows"));
 }
 

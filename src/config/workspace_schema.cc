@@ -68,6 +68,8 @@ ValueSchema CheckSchema() {
       Req("sql", Str()),
       Opt("must_be", Num()),
       Opt("between", List(Num(), 2)),
+      Opt("level", Enum({"warn", "fail"})),
+      Opt("failing_rows", Str()),
   });
   custom.exactly_one_of = {{"must_be", "between"}};
   ValueSchema row_count_change =
@@ -89,6 +91,8 @@ ValueSchema CheckSchema() {
       Opt("row_count_change", row_count_change),
       Opt("custom", List(custom)),
       Opt("pii", List(Str())),
+      Opt("tune", Map(Obj({Opt("level", Enum({"warn", "fail"})), Opt("max_fraction", Num(0)),
+                           Opt("mostly", Num(0))}))),
   });
 }
 
@@ -209,6 +213,7 @@ ValueSchema BuildWorkspaceSchema() {
       Opt("dbt_manifest", Str()),
       Opt("openlineage", Bool()),
       Opt("kestra_flows", Str()),
+      Opt("dbt_tests", Bool()),
   });
   ValueSchema notify = NotifySchema();
   return Obj({

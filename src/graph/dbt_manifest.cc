@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "config/cron.h"
 #include "graph/ingest.h"
 #include "graph/name_resolver.h"
 #include "warehouse/backends.h"
@@ -296,6 +297,24 @@ Result<SourceBatch> DbtManifestBatch(const Json& manifest, const RelationWarehou
       const Json& owner = exp.value("owner", Json::object());
       if (owner.is_object()) f.owner = !Str(owner, "email").empty() ? Str(owner, "email") : Str(owner, "name");
       f.notes = Str(exp, "description");
+      // What the exposure says about its consumer: customer-facing (meta.customer_facing, or a
+      // high maturity: what dbt itself calls the exposures people depend on), and when it acts
+      // (meta.schedule, a cron in the workspace's time zone).
+      const Json& meta = exp.value("meta", Json::object());
+      if (meta.is_object() && meta.contains("customer_facing")) {
+        if (!meta["customer_facing"].is_boolean())
+          return InvalidArgument(path + ".meta.customer_facing: expected true or false");
+        f.customer_facing = meta["customer_facing"].get<bool>();
+      } else if (Lower(Str(exp, "maturity")) == "high") {
+        f.customer_facing = true;
+      }
+      if (meta.is_object() && meta.contains("schedule")) {
+        const std::string cron = meta["schedule"].is_string() ? meta["schedule"].get<std::string>() : "";
+        Result<config::CronSchedule> parsed = config::ParseCron(cron);
+        if (!parsed.ok())
+          return InvalidArgument(path + ".meta.schedule: expected a cron schedule (" + parsed.status().message() + ")");
+        f.schedule = cron;
+      }
       id_of[uid] = id;
       // An exposure is this manifest's own: the edges into it are restated (or go stale) with it.
       batch.stale_assets.push_back(id);

@@ -15,6 +15,7 @@
 #include "observe/changes/timeline.h"
 #include "observe/metrics/metric_batch.h"
 #include "observe/metrics/metric_service.h"
+#include "observe/quality/dbt_tests.h"
 
 namespace dw::incidents {
 
@@ -122,6 +123,13 @@ Status GatherChecks(const config::Workspace& ws, store::StateStore& store, const
                     SignalBatch* out) {
   std::set<std::string> tables;
   for (const auto& c : ws.checks) tables.insert(c.asset_id);
+  if (ws.lineage.dbt_tests) {
+    // The tables the manifest's imported tests run on record results too; an unreadable manifest
+    // leaves them out here as the check runs refuse it there.
+    auto dbt = observe::quality::ImportDbtTestsFile(ws.lineage.dbt_manifest, observe::quality::DbtRelationPlacesOf(ws));
+    if (dbt.ok())
+      for (const auto& t : dbt->tables) tables.insert(t.ref.AssetIdString());
+  }
   for (const std::string& table : tables) {
     auto rows = store.CheckResultsFor(table, 500);
     if (!rows.ok()) return rows.status();
@@ -143,10 +151,13 @@ Status GatherChecks(const config::Workspace& ws, store::StateStore& store, const
       s.key = key;
       s.asset_id = r.table_ref;
       s.at = r.observed_at;
-      s.bad = r.status == store::CheckStatus::kFail;
+      // A check whose level is warn is recorded as a failure marked level: warn: shown, never an
+      // incident by itself (docs/quality.md, "Levels and allowed rates").
+      const bool warn_only = r.threshold.is_object() && r.threshold.value("level", Json()) == Json("warn");
+      s.bad = r.status == store::CheckStatus::kFail && !warn_only;
       s.value = ObservedNumber(r);
       s.shape = s.bad ? ShapeOfCheck(r) : SignalShape::kUnknown;
-      s.summary = r.check_name + " on " + r.table_ref + (s.bad ? " failed" : " passed") +
+      s.summary = r.check_name + " on " + r.table_ref + (s.bad ? " failed" : warn_only && r.status == store::CheckStatus::kFail ? " warned" : " passed") +
                   (r.message.empty() ? "" : ": " + r.message);
       s.evidence = {{"run_id", r.run_id}, {"check", r.check_name}, {"status", store::CheckStatusName(r.status)},
                     {"observed", r.observed}, {"threshold", r.threshold}, {"observed_at", FormatRfc3339(r.observed_at)}};

@@ -112,6 +112,54 @@ TEST_F(SourcesTest, DbtSourcesStitchOntoNotedTablesAndExposuresBecomeDashboards)
   });
 }
 
+// An exposure says who owns its consumer, whether customers see it (meta.customer_facing, or
+// maturity high) and when it acts (meta.schedule); a malformed one is refused naming its path.
+TEST_F(SourcesTest, DbtExposureCarriesOwnerCustomerFacingAndSchedule) {
+  auto manifest = [](Json exposures) {
+    return Json{{"metadata", {{"dbt_schema_version", "https://schemas.getdbt.com/dbt/manifest/v12.json"},
+                              {"project_name", "shop"}}},
+                {"nodes",
+                 {{"model.shop.orders",
+                   {{"name", "orders"}, {"package_name", "shop"}, {"resource_type", "model"}, {"schema", "main"},
+                    {"alias", "orders"}}}}},
+                {"exposures", std::move(exposures)}};
+  };
+  auto exposure = [](const std::string& name, Json extra) {
+    Json e = {{"name", name}, {"type", "application"}, {"owner", {{"email", name + "@example.com"}}},
+              {"depends_on", {{"nodes", {"model.shop.orders"}}}}};
+    e.update(extra);
+    return e;
+  };
+  auto b = Dbt(manifest({{"exposure.shop.statements",
+                          exposure("statements", {{"meta", {{"customer_facing", true}, {"schedule", "0 6 * * *"}}}})},
+                         {"exposure.shop.board", exposure("board", {{"maturity", "high"}})},
+                         {"exposure.shop.draft", exposure("draft", {{"maturity", "low"}})},
+                         {"exposure.shop.internal",
+                          exposure("internal", {{"maturity", "high"}, {"meta", {{"customer_facing", false}}}})}}));
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  Apply(*b);
+  graph_->Read([](const GraphIndex& ix) {
+    auto facts = [&](const std::string& id) {
+      AssetIndex a = ix.Find(id);
+      EXPECT_NE(a, kNone) << id;
+      return a == kNone ? std::make_tuple(std::string(), false, std::string())
+                        : std::make_tuple(ix.str(ix.asset(a).owner), (ix.asset(a).flags & kCustomerFacing) != 0,
+                                          ix.details(a).schedule);
+    };
+    EXPECT_EQ(facts("api://shop/statements"), std::make_tuple(std::string("statements@example.com"), true, std::string("0 6 * * *")));
+    EXPECT_EQ(std::get<1>(facts("api://shop/board")), true);
+    EXPECT_EQ(std::get<1>(facts("api://shop/draft")), false);
+    EXPECT_EQ(std::get<1>(facts("api://shop/internal")), false);  // said outright: not customer-facing
+    return 0;
+  });
+  for (Json meta : {Json{{"customer_facing", "yes"}}, Json{{"schedule", "every morning"}}}) {
+    auto bad = Dbt(manifest({{"exposure.shop.x", exposure("x", {{"meta", meta}})}}));
+    ASSERT_FALSE(bad.ok()) << meta.dump();
+    EXPECT_NE(bad.status().message().find("$.exposures['exposure.shop.x'].meta."), std::string::npos)
+        << bad.status().message();
+  }
+}
+
 TEST_F(SourcesTest, DbtManifestOfAnUnknownVersionIsRefused) {
   Json m = ReadJson(TestData("dbt-manifest-v12-duckdb-example.json"));
   for (const char* old : {"v6", "v1", "v13", "vX", "v"}) {

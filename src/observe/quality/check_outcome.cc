@@ -8,6 +8,7 @@ const char* VerdictName(Verdict v) {
     case Verdict::kFail: return "fail";
     case Verdict::kError: return "error";
     case Verdict::kSkipped: return "skipped";
+    case Verdict::kWarn: return "warn";
   }
   return "error";
 }
@@ -19,6 +20,7 @@ Json CheckOutcome::ToJson() const {
             {"message", message},   {"duration_ms", duration_ms}};
   j["rows_scanned"] = rows_scanned ? Json(*rows_scanned) : Json();
   if (sample) j["sample"] = *sample;
+  if (failing_rows_query) j["failing_rows_query"] = *failing_rows_query;
   return j;
 }
 

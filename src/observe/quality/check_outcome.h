@@ -12,9 +12,11 @@
 
 namespace dw::observe::quality {
 
-enum class Verdict { kPass, kFail, kError, kSkipped };
+// kWarn: the check failed and its level is warn (check_spec.h, CheckLevel): shown and recorded,
+// fails no run and opens no incident by itself.
+enum class Verdict { kPass, kFail, kError, kSkipped, kWarn };
 
-// "pass", "fail", "error", "skipped".
+// "pass", "fail", "error", "skipped", "warn".
 const char* VerdictName(Verdict v);
 
 struct CheckOutcome {
@@ -28,6 +30,9 @@ struct CheckOutcome {
   int64_t duration_ms = 0;      // time of the query (or queries) that measured it
   std::optional<int64_t> rows_scanned;  // rows the measuring query read, where known
   std::optional<Json> sample;   // failed rows (at most 10; pii columns masked), failures only
+  // The query listing the rows behind a failure (warn included), pii columns masked, literals
+  // inlined, for a person to run; or why there is none (in `message`). Failures only.
+  std::optional<std::string> failing_rows_query;
 
   // The outcome as the JSON that `dw check --format json` and run_quality_check return.
   Json ToJson() const;

@@ -5,6 +5,7 @@
 
 #include "config/duration.h"
 #include "config/suggest.h"
+#include "observe/quality/table_plan.h"
 
 namespace dw::observe::quality {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 const std::vector<std::string>& KnownKeys() {
   static const std::vector<std::string> keys = {
       "table",  "time_column", "not_null",         "unique", "freshness", "volume",
-      "accepted_values", "range", "schema", "row_count_change", "custom", "pii"};
+      "accepted_values", "range", "schema", "row_count_change", "custom", "pii", "tune"};
   return keys;
 }
 
@@ -68,12 +69,79 @@ Result<std::chrono::milliseconds> DurationAt(const Json& v, const std::string& p
   return *d;
 }
 
+Result<CheckLevel> LevelAt(const Json& v, const std::string& path) {
+  if (v.is_string() && v.get<std::string>() == "fail") return CheckLevel::kFail;
+  if (v.is_string() && v.get<std::string>() == "warn") return CheckLevel::kWarn;
+  return Bad(path, "expected warn or fail");
+}
+
+// A fraction in [0, 1].
+Result<double> FractionAt(const Json& v, const std::string& path) {
+  if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1)
+    return Bad(path, "expected a fraction between 0 and 1");
+  return v.get<double>();
+}
+
+// `tune:` {<check name or type>: {level, max_fraction | mostly}}, each key a check `spec` declares.
+Status ParseTune(const Json& value, const std::string& at, TableCheckSpec& spec) {
+  if (!value.is_object()) return Bad(at, "expected a mapping of check name or type to {level, max_fraction}");
+  std::vector<std::string> known;
+  for (const auto& [name, type] : CheckNames(spec)) {
+    known.push_back(name);
+    if (std::find(known.begin(), known.end(), type) == known.end()) known.push_back(type);
+  }
+  for (const auto& [key, t] : value.items()) {
+    const std::string kat = at + "." + key;
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      return Bad(kat, "no check of this table is called so" + config::DidYouMean(key, known));
+    if (!t.is_object()) return Bad(kat, "expected {level, max_fraction}");
+    DW_RETURN_IF_ERROR(OnlyKeys(t, kat, {"level", "max_fraction", "mostly"}));
+    CheckTuning tuning;
+    if (t.contains("level")) {
+      Result<CheckLevel> l = LevelAt(t["level"], kat + ".level");
+      if (!l.ok()) return l.status();
+      tuning.level = *l;
+    }
+    if (t.contains("max_fraction") && t.contains("mostly"))
+      return Bad(kat, "give max_fraction or mostly (1 - max_fraction), not both");
+    for (const char* rate : {"max_fraction", "mostly"}) {
+      if (!t.contains(rate)) continue;
+      const std::string type = key.substr(0, key.find(':'));
+      if (type != "not_null" && type != "accepted_values" && type != "range")
+        return Bad(kat + "." + rate, "allowed rates apply to not_null, accepted_values and range");
+      Result<double> f = FractionAt(t[rate], kat + "." + rate);
+      if (!f.ok()) return f.status();
+      tuning.max_fraction = std::string(rate) == "mostly" ? 1.0 - *f : *f;
+    }
+    spec.tune.emplace_back(key, tuning);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 bool TableCheckSpec::Empty() const {
   return not_null.empty() && unique.empty() && !freshness_max_age && !volume &&
          accepted_values.empty() && range.empty() && !schema && !row_count_change &&
-         custom.empty();
+         custom.empty() && imported.empty();
+}
+
+CheckTuning TableCheckSpec::TuningOf(const std::string& name, const std::string& type) const {
+  for (const ImportedTest& t : imported)
+    if (t.name == name) return t.tuning;
+  const CheckTuning* by_type = nullptr;
+  for (const auto& [key, tuning] : tune) {
+    if (key == name) return tuning;
+    if (key == type) by_type = &tuning;
+  }
+  if (type == "custom")
+    for (const CustomSpec& c : custom)
+      if ("custom:" + c.name == name) {
+        CheckTuning t = by_type ? *by_type : CheckTuning{};
+        if (c.level == CheckLevel::kWarn) t.level = CheckLevel::kWarn;
+        return t;
+      }
+  return by_type ? *by_type : CheckTuning{};
 }
 
 Result<TableCheckSpec> ParseCheckSpec(const Json& block, const std::string& path,
@@ -84,7 +152,7 @@ Result<TableCheckSpec> ParseCheckSpec(const Json& block, const std::string& path
     const std::string at = path + "." + key;
     auto known = std::find(KnownKeys().begin(), KnownKeys().end(), key) != KnownKeys().end();
     if (!known) return Bad(at, "unknown check" + config::DidYouMean(key, KnownKeys()));
-    if (key == "table") continue;
+    if (key == "table" || key == "tune") continue;  // tune names checks: read after them
     if (key == "time_column") {
       Result<std::string> c = Column(value, at);
       if (!c.ok()) return c.status();
@@ -197,7 +265,7 @@ Result<TableCheckSpec> ParseCheckSpec(const Json& block, const std::string& path
         const Json& c = value[i];
         const std::string item = at + "[" + std::to_string(i) + "]";
         if (!c.is_object()) return Bad(item, "expected {name, sql, must_be | between}");
-        DW_RETURN_IF_ERROR(OnlyKeys(c, item, {"name", "sql", "must_be", "between"}));
+        DW_RETURN_IF_ERROR(OnlyKeys(c, item, {"name", "sql", "must_be", "between", "level", "failing_rows"}));
         CustomSpec cs;
         if (!c.contains("name") || !c["name"].is_string() || c["name"].get<std::string>().empty())
           return Bad(item + ".name", "expected a non-empty name");
@@ -217,12 +285,23 @@ Result<TableCheckSpec> ParseCheckSpec(const Json& block, const std::string& path
           if (cs.between->first > cs.between->second)
             return Bad(item + ".between", "low is larger than high");
         }
+        if (c.contains("level")) {
+          Result<CheckLevel> l = LevelAt(c["level"], item + ".level");
+          if (!l.ok()) return l.status();
+          cs.level = *l;
+        }
+        if (c.contains("failing_rows")) {
+          if (!c["failing_rows"].is_string() || c["failing_rows"].get<std::string>().empty())
+            return Bad(item + ".failing_rows", "expected a query listing the failing rows");
+          cs.failing_rows = c["failing_rows"].get<std::string>();
+        }
         if (cs.must_be.has_value() == cs.between.has_value())
           return Bad(item, "needs exactly one of must_be and between");
         spec.custom.push_back(std::move(cs));
       }
     }
   }
+  if (block.contains("tune")) DW_RETURN_IF_ERROR(ParseTune(block["tune"], path + ".tune", spec));
   if (!spec.unique.empty()) spec.sample_key = spec.unique.front();
   if (spec.freshness_max_age && !spec.time_column)
     return Bad(path + ".freshness", "needs time_column: the column that says when a row landed");

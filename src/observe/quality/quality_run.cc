@@ -7,12 +7,14 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "base/identifiers.h"
 #include "base/log.h"
 #include "config/suggest.h"
 #include "observe/quality/check_spec.h"
+#include "observe/quality/dbt_tests.h"
 #include "observe/quality/table_plan.h"
 #include "observe/quality/table_run.h"
 #include "warehouse/warehouse.h"
@@ -100,7 +102,55 @@ Result<bool> InlineCheckTable(const config::Workspace& ws, const TableRef& ref, 
                   config::ClosestList(asset_id, known));
 }
 
-Result<std::vector<Target>> ResolveTargets(const config::Workspace& ws, const QualityRequest& req) {
+// Adds the imported dbt tests of `dbt` to `targets`: onto the target of the same table (one scan
+// per table), else as a table of their own. With `names` set, only those tables.
+Status AddDbtTests(const config::Workspace& ws, const QualityRequest& req, const DbtTestImport& dbt,
+                   const std::set<std::string>* names, std::vector<Target>& targets) {
+  for (const DbtTestsOfTable& table : dbt.tables) {
+    const std::string asset_id = table.ref.AssetIdString();
+    if (names != nullptr && !names->count(asset_id)) continue;
+    if (!ws.warehouses.count(table.ref.warehouse)) continue;
+    Target* into = nullptr;
+    for (Target& t : targets)
+      if (t.asset_id == asset_id) into = &t;
+    TableCheckSpec selected;
+    for (const ImportedTest& t : table.tests)
+      if (req.checks.empty() || std::find(req.checks.begin(), req.checks.end(), t.name) != req.checks.end() ||
+          std::find(req.checks.begin(), req.checks.end(), t.test) != req.checks.end())
+        selected.imported.push_back(t);
+    if (into != nullptr) {
+      for (ImportedTest& t : selected.imported) into->spec.imported.push_back(std::move(t));
+      continue;
+    }
+    Target t;
+    t.ref = table.ref;
+    t.asset_id = asset_id;
+    t.warehouse = &ws.warehouses.at(table.ref.warehouse);
+    t.spec = std::move(selected);
+    t.named = names != nullptr;
+    targets.push_back(std::move(t));
+  }
+  return Status::Ok();
+}
+
+// With dbt tests in the run: drops the tables left without a selected check, and refuses a
+// selection entry that names no check of any table.
+Status CheckSelection(const QualityRequest& req, std::vector<Target>& targets) {
+  std::vector<std::string> all;
+  for (const Target& t : targets)
+    for (const auto& [name, type] : CheckNames(t.spec)) {
+      all.push_back(name);
+      all.push_back(type);
+    }
+  for (const std::string& s : req.checks)
+    if (std::find(all.begin(), all.end(), s) == all.end())
+      return InvalidArgument("no configured check or dbt test is called '" + s + "'" + config::ClosestList(s, all));
+  std::erase_if(targets, [](const Target& t) { return CheckNames(t.spec).empty(); });
+  return Status::Ok();
+}
+
+Result<std::vector<Target>> ResolveTargets(const config::Workspace& ws, const QualityRequest& req,
+                                           const std::optional<DbtTestImport>& dbt) {
   std::vector<Target> targets;
   if (req.inline_check && req.tables.size() != 1)
     return InvalidArgument("an inline check applies to exactly one table; name it in `table`");
@@ -117,17 +167,33 @@ Result<std::vector<Target>> ResolveTargets(const config::Workspace& ws, const Qu
     Result<TableCheckSpec> spec = ParseCheckSpec(c.spec, "checks[" + std::to_string(c.line) + "]",
                                                  SpecSource::kWorkspace);
     if (!spec.ok()) return spec.status();
-    Result<TableCheckSpec> selected = SelectChecks(*spec, req.checks);
+    std::vector<std::string> own = req.checks;
+    if (dbt) {
+      // With dbt tests, a selection entry may name only dbt tests: it selects nothing here, and
+      // one that names nothing anywhere is refused once every table is known (CheckSelection).
+      std::vector<std::pair<std::string, std::string>> names = CheckNames(*spec);
+      std::erase_if(own, [&](const std::string& s) {
+        return std::none_of(names.begin(), names.end(), [&](const auto& n) { return n.first == s || n.second == s; });
+      });
+    }
+    Result<TableCheckSpec> selected = dbt && own.empty() && !req.checks.empty()
+                                          ? Result<TableCheckSpec>(TableCheckSpec{})
+                                          : SelectChecks(*spec, own);
     if (!selected.ok())
       return Status(selected.status().code(), c.asset_id + ": " + selected.status().message());
+    selected->pii = spec->pii;
+    selected->sample_key = spec->sample_key;
     t.spec = *selected;
     t.named = named;
     targets.push_back(std::move(t));
     return Status::Ok();
   };
   if (req.tables.empty()) {
-    if (ws.checks.empty()) return InvalidArgument("the workspace configures no checks (see `checks:` in docs/workspace.md)");
+    if (ws.checks.empty() && (!dbt || dbt->tables.empty()))
+      return InvalidArgument("the workspace configures no checks (see `checks:` in docs/workspace.md)");
     for (const config::CheckConfig& c : ws.checks) DW_RETURN_IF_ERROR(add_config(c, false));
+    if (dbt) DW_RETURN_IF_ERROR(AddDbtTests(ws, req, *dbt, nullptr, targets));
+    if (dbt) DW_RETURN_IF_ERROR(CheckSelection(req, targets));
     return targets;
   }
   for (const std::string& text : req.tables) {
@@ -145,6 +211,11 @@ Result<std::vector<Target>> ResolveTargets(const config::Workspace& ws, const Qu
         if (c.asset_id != asset_id) continue;
         configured = true;
         DW_RETURN_IF_ERROR(add_config(c, true));
+      }
+      if (dbt) {
+        const std::set<std::string> one = {asset_id};
+        DW_RETURN_IF_ERROR(AddDbtTests(ws, req, *dbt, &one, targets));
+        for (const DbtTestsOfTable& d : dbt->tables) configured = configured || d.ref.AssetIdString() == asset_id;
       }
       if (!configured) {
         return NotFound("no checks are configured for " + asset_id +
@@ -179,6 +250,7 @@ Result<std::vector<Target>> ResolveTargets(const config::Workspace& ws, const Qu
     }
     targets.push_back(std::move(t));
   }
+  if (dbt && !req.inline_check) DW_RETURN_IF_ERROR(CheckSelection(req, targets));
   return targets;
 }
 
@@ -264,27 +336,50 @@ Json QualityReport::ToJson() const {
             {"summary",
              {{"tables", static_cast<int>(tables.size())},
               {"checks", Count(Verdict::kPass) + Count(Verdict::kFail) + Count(Verdict::kError) +
-                             Count(Verdict::kSkipped)},
+                             Count(Verdict::kSkipped) + Count(Verdict::kWarn)},
               {"passed", Count(Verdict::kPass)},
               {"failed", Count(Verdict::kFail)},
               {"errors", Count(Verdict::kError)},
-              {"skipped", Count(Verdict::kSkipped)}}},
+              {"skipped", Count(Verdict::kSkipped)},
+              {"warned", Count(Verdict::kWarn)}}},
             {"tables", tables_json},
             {"recorded", !record_error.has_value()}};
   if (record_error) j["record_error"] = *record_error;
+  if (dbt) {
+    Json refused = Json::array();
+    for (const DbtTestNotImported& n : dbt->not_imported)
+      refused.push_back({{"test", n.name}, {"unique_id", n.unique_id}, {"model", n.model}, {"reason", n.reason}});
+    j["dbt"] = {{"manifest", dbt->manifest}, {"project", dbt->project}, {"tests", dbt->tests},
+                {"imported", dbt->imported}, {"not_imported", refused}};
+  }
   return j;
 }
 
 Result<QualityReport> RunQuality(const config::Workspace& ws, store::StateStore* store,
                                  const Clock& clock, const QualityRequest& req,
                                  const QualityProgress& progress) {
-  Result<std::vector<Target>> resolved = ResolveTargets(ws, req);
+  std::optional<DbtTestImport> dbt;
+  if (ws.lineage.dbt_tests && !req.inline_check) {
+    Result<DbtTestImport> imported = ImportDbtTestsFile(ws.lineage.dbt_manifest, DbtRelationPlacesOf(ws));
+    if (!imported.ok()) return Status(imported.status().code(), "lineage.dbt_tests: " + imported.status().message());
+    dbt = std::move(*imported);
+  }
+  Result<std::vector<Target>> resolved = ResolveTargets(ws, req, dbt);
   if (!resolved.ok()) return resolved.status();
   std::vector<Target>& targets = *resolved;
   QualityReport report;
   report.run_id = NewRunId();
   report.started_at = clock.Now();
   report.incremental = req.since.has_value();
+  if (dbt) {
+    DbtReport d;
+    d.manifest = ws.lineage.dbt_manifest;
+    d.project = dbt->project;
+    d.tests = dbt->tests;
+    for (const DbtTestsOfTable& t : dbt->tables) d.imported += static_cast<int>(t.tests.size());
+    d.not_imported = dbt->not_imported;
+    report.dbt = std::move(d);
+  }
   std::optional<int64_t> since_ms;
   if (req.since) since_ms = ToUnixMillis(*req.since);
 
@@ -518,7 +613,14 @@ Result<QualityReport> RunQuality(const config::Workspace& ws, store::StateStore*
         r.status = o.verdict == Verdict::kPass   ? store::CheckStatus::kPass
                    : o.verdict == Verdict::kFail ? store::CheckStatus::kFail
                                                  : store::CheckStatus::kError;
+        // A warning is recorded as a failure whose threshold says level: warn (the store knows
+        // pass, fail and error); the incidents stage opens nothing for it (signal_gathering.cc).
+        if (o.verdict == Verdict::kWarn) r.status = store::CheckStatus::kFail;
         r.observed = o.observed;
+        if (o.failing_rows_query) {
+          if (!r.observed.is_object()) r.observed = Json::object();
+          r.observed["failing_rows_query"] = *o.failing_rows_query;
+        }
         r.threshold = o.threshold;
         r.rows_scanned = o.rows_scanned.value_or(-1);
         r.duration_ms = o.duration_ms;
@@ -557,6 +659,16 @@ const Json& QualityReportSchema() {
       "started_at": {"type": "string"},
       "incremental": {"type": "boolean"},
       "status": {"enum": ["pass", "fail", "error"]},
+      "dbt": {
+        "type": "object",
+        "required": ["manifest", "project", "tests", "imported", "not_imported"],
+        "properties": {
+          "manifest": {"type": "string"}, "project": {"type": "string"},
+          "tests": {"type": "integer"}, "imported": {"type": "integer"},
+          "not_imported": {"type": "array", "items": {"type": "object",
+            "required": ["test", "unique_id", "model", "reason"]}}
+        }
+      },
       "summary": {
         "type": "object",
         "required": ["tables", "checks", "passed", "failed", "errors", "skipped"],
@@ -591,7 +703,8 @@ const Json& QualityReportSchema() {
                 "properties": {
                   "name": {"type": "string"},
                   "type": {"type": "string"},
-                  "status": {"enum": ["pass", "fail", "error", "skipped"]},
+                  "status": {"enum": ["pass", "fail", "error", "skipped", "warn"]},
+                  "failing_rows_query": {"type": "string"},
                   "message": {"type": "string"},
                   "duration_ms": {"type": "integer"},
                   "rows_scanned": {"type": ["integer", "null"]},

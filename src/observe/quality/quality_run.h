@@ -18,6 +18,7 @@
 #include "base/status.h"
 #include "config/workspace.h"
 #include "observe/quality/check_outcome.h"
+#include "observe/quality/dbt_tests.h"
 #include "store/state_store.h"
 
 namespace dw::observe::quality {
@@ -54,17 +55,29 @@ struct TableReport {
   std::vector<std::string> notes;
 };
 
+// What a run took from the dbt manifest (lineage.dbt_tests): every test imported or listed with why
+// not.
+struct DbtReport {
+  std::string manifest;
+  std::string project;
+  int tests = 0;     // test nodes in the manifest
+  int imported = 0;  // run as checks (those a table or check selection kept out included)
+  std::vector<DbtTestNotImported> not_imported;
+};
+
 struct QualityReport {
   std::string run_id;
   TimePoint started_at;
   bool incremental = false;
   std::vector<TableReport> tables;
   std::optional<std::string> record_error;  // set when results could not be stored
+  std::optional<DbtReport> dbt;             // set when the workspace imports dbt tests
 
   // {run_id, started_at, incremental, tables: [...], summary: {checks, passed, failed, errors,
-  // skipped}}.
+  // skipped, warned}, dbt?: {manifest, project, tests, imported, not_imported: [...]}}.
   Json ToJson() const;
-  // 0 when every check that ran passed, 1 when one failed, 2 when one could not run (error).
+  // 0 when every check that ran passed (or only warned), 1 when one failed, 2 when one could not
+  // run (error).
   int ExitCode() const;
   // Counts per verdict.
   int Count(Verdict v) const;

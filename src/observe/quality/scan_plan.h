@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -34,6 +35,17 @@ struct AggregateScan {
   // not), so a scan reads no more than the declared checks need.
   std::vector<std::pair<std::string, std::pair<int, int>>> min_max;
   std::vector<std::pair<std::string, int>> out_of_range;  // range column -> rows outside the range
+  // An imported dbt test's two cells: the rows its `where` keeps, and what it measures (rows
+  // failing its condition; duplicated keys; non-NULL rows for at_least_one; the newest time).
+  struct Imported {
+    std::string name;
+    int rows = -1;
+    int measure = -1;
+  };
+  std::vector<Imported> imported;
+  // The statement holds subqueries (duplicated keys, relationships): it reads the table as a
+  // whole and cannot be split into rowid ranges.
+  bool whole_table = false;
 };
 
 // The filter every query of a run shares: "" or "WHERE <time column> >= $1" for an incremental
@@ -52,7 +64,21 @@ RowFilter MakeRowFilter(const warehouse::Dialect& d, const std::optional<TimeCol
 // (the caller validated them). `window_start_ms` is bound when spec.volume has a window.
 AggregateScan CompileAggregateScan(const warehouse::Dialect& d, const warehouse::TableSchema& table,
                                    const TableCheckSpec& spec, const std::optional<TimeColumn>& time,
-                                   const RowFilter& filter, std::optional<int64_t> window_start_ms);
+                                   const RowFilter& filter, std::optional<int64_t> window_start_ms,
+                                   const std::map<std::string, TimeColumn>& recency = {});
+
+// The condition a row of `table` fails imported test `t` on ("" for tests that count no failing
+// rows: unique keys, at_least_one, recency), its values bound into `params`.
+std::string ImportedFailingCondition(const warehouse::Dialect& d, const warehouse::TableId& table,
+                                     const ImportedTest& t, std::vector<warehouse::SqlValue>& params);
+
+// A SQL literal for `v` a person can paste: numbers as written, text quoted with '' doubled,
+// NULL for null.
+std::string SqlLiteral(const warehouse::SqlValue& v);
+
+// The statement with its placeholders ($N in the dialect's spelling) replaced by literals, for
+// printing: "the query that lists the failing rows" a person runs by hand.
+std::string InlineParams(const warehouse::Dialect& d, const BoundQuery& q);
 
 // SELECT count(*) of the keys of `key` that occur more than once (rows with a NULL key part are
 // not keys, as in dbt's unique test).
@@ -72,6 +98,25 @@ struct SampleRequest {
 // key and its count).
 BoundQuery CompileSample(const warehouse::Dialect& d, const warehouse::TableId& table,
                          const SampleRequest& request, const RowFilter& filter, int limit);
+
+// "SELECT <every column of table, pii ones as '***'> FROM table WHERE [filter AND] condition": the
+// rows behind a failure, personal columns masked in the query itself so whoever runs it sees no
+// more than the check's sample did.
+std::string FailingRowsSelect(const warehouse::Dialect& d, const warehouse::TableSchema& table,
+                              const std::vector<std::string>& pii, const RowFilter& filter,
+                              const std::string& condition);
+
+// The rows of `table` failing check `request` (kDuplicateKey: every row of a duplicated key), as
+// a statement with literals (InlineParams), for a person to run.
+std::string FailingRowsQuery(const warehouse::Dialect& d, const warehouse::TableSchema& table,
+                             const std::vector<std::string>& pii, const RowFilter& filter,
+                             const SampleRequest& request);
+
+// The same for imported test `t`: its failing rows under its where, or, for a test that fails on
+// no particular row (at_least_one, recency), the query that shows what it measured.
+std::string ImportedFailingRowsQuery(const warehouse::Dialect& d, const warehouse::TableSchema& table,
+                                     const std::vector<std::string>& pii, const RowFilter& filter,
+                                     const ImportedTest& t);
 
 // The parameter for a value from accepted_values: numbers and booleans as numbers, strings as text.
 warehouse::SqlValue ValueParam(const Json& v);

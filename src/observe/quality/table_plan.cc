@@ -37,6 +37,7 @@ std::vector<std::pair<std::string, std::string>> CheckNames(const TableCheckSpec
   if (spec.schema) out.emplace_back("schema", "schema");
   if (spec.row_count_change) out.emplace_back("row_count_change", "row_count_change");
   for (const CustomSpec& c : spec.custom) out.emplace_back("custom:" + c.name, "custom");
+  for (const ImportedTest& t : spec.imported) out.emplace_back(t.name, t.test);
   return out;
 }
 
@@ -64,6 +65,9 @@ Result<TableCheckSpec> SelectChecks(const TableCheckSpec& spec,
   out.time_column = spec.time_column;
   out.pii = spec.pii;
   out.sample_key = spec.sample_key;
+  out.tune = spec.tune;
+  for (const ImportedTest& t : spec.imported)
+    if (wanted(t.name, t.test)) out.imported.push_back(t);
   for (const std::string& c : spec.not_null)
     if (wanted("not_null:" + c, "not_null")) out.not_null.push_back(c);
   for (const auto& key : spec.unique)
@@ -142,6 +146,22 @@ Result<TablePlan> PlanTable(warehouse::Warehouse& wh, const warehouse::TableSche
     if (!spec.volume->window || plan.time) run.volume = spec.volume;
     else plan.refused["volume"] = time_problem.empty() ? "volume.window needs time_column" : time_problem;
   }
+  for (const ImportedTest& t : spec.imported) {
+    std::vector<std::string> columns = t.key;
+    if (!t.column.empty()) columns.push_back(t.column);
+    if (!admit(t.name, columns)) continue;
+    if (t.kind == ImportedTest::Kind::kRecency) {
+      Result<TimeColumn> tc = ResolveTimeColumn(wh, table, t.column);
+      if (!tc.ok()) {
+        if (tc.status().code() != StatusCode::kInvalidArgument) return tc.status();
+        plan.refused[t.name] = tc.status().message();
+        continue;
+      }
+      plan.recency[t.name] = *tc;
+    }
+    run.imported.push_back(t);
+  }
+  run.tune = spec.tune;
   std::string pii_missing = Missing(table, spec.pii);
   if (!pii_missing.empty()) {
     // A pii column that does not exist is a configuration mistake, but masking is keyed by name,
@@ -151,7 +171,8 @@ Result<TablePlan> PlanTable(warehouse::Warehouse& wh, const warehouse::TableSche
 
   const bool aggregates = !run.not_null.empty() || run.freshness_max_age || run.volume ||
                           !run.accepted_values.empty() || !run.range.empty() ||
-                          run.row_count_change.has_value() || !run.unique.empty();
+                          run.row_count_change.has_value() || !run.unique.empty() ||
+                          !run.imported.empty();
   plan.scans = (aggregates ? 1 : 0) + static_cast<int>(run.unique.size());
   return plan;
 }

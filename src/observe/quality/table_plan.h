@@ -25,6 +25,7 @@ struct TablePlan {
   std::optional<TimeColumn> time;
   std::optional<int64_t> since_ms;
   RowFilter filter;
+  std::map<std::string, TimeColumn> recency;  // imported recency test name -> its time column
   int scans = 0;  // passes over the table's (filtered) rows: the aggregate scan and one per key set
 };
 

@@ -1,6 +1,7 @@
 #include "observe/quality/table_run.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 
@@ -84,11 +85,11 @@ std::string HumanAge(int64_t ms) {
 std::optional<AggregateScan> CompilePlannedScan(const warehouse::Dialect& d, const TablePlan& plan, int64_t now_ms) {
   const TableCheckSpec& r = plan.runnable;
   bool needed = !r.not_null.empty() || r.freshness_max_age || r.volume || !r.accepted_values.empty() ||
-                !r.range.empty() || r.row_count_change || !r.unique.empty();
+                !r.range.empty() || r.row_count_change || !r.unique.empty() || !r.imported.empty();
   if (!needed) return std::nullopt;
   std::optional<int64_t> window_start;
   if (r.volume && r.volume->window) window_start = now_ms - r.volume->window->count();
-  return CompileAggregateScan(d, plan.table, r, plan.time, plan.filter, window_start);
+  return CompileAggregateScan(d, plan.table, r, plan.time, plan.filter, window_start, plan.recency);
 }
 
 class TableRunner {
@@ -104,7 +105,7 @@ class TableRunner {
         Emit(Errored(name, type, refused->second));
         continue;
       }
-      Emit(Evaluate(name, type));
+      Emit(Tuned(Evaluate(name, type)));
     }
     return std::move(result_);
   }
@@ -126,8 +127,9 @@ class TableRunner {
     // time column's index (a rowid range would make SQLite ignore it), and a bare count(*) is
     // answered from the smallest index, which a rowid range cannot use either.
     const bool reads_columns = !scan_->nulls.empty() || scan_->max_time || scan_->rows_in_window ||
-                               !scan_->invalid.empty() || !scan_->min_max.empty();
-    const int partitions = plan_.filter.where.empty() && reads_columns ? ctx_.scan_partitions : 1;
+                               !scan_->invalid.empty() || !scan_->min_max.empty() || !scan_->imported.empty();
+    const int partitions =
+        plan_.filter.where.empty() && reads_columns && !scan_->whole_table ? ctx_.scan_partitions : 1;
     std::optional<Result<warehouse::QueryOutcome>> split = RunPartitionedScan(
         wh_, plan_.table.id, *scan_, {partitions, ctx_.partition_min_rows, ctx_.timeout});
     if (split) ++result_.queries;  // one logical statement, run in parts
@@ -151,7 +153,47 @@ class TableRunner {
     return o;
   }
 
+  const ImportedTest* ImportedNamed(const std::string& name) const {
+    for (const ImportedTest& t : plan_.runnable.imported)
+      if (t.name == name) return &t;
+    return nullptr;
+  }
+
+  // Applies the check's tuning: an allowed rate (not_null, accepted_values, range) turns a failure
+  // within it into a pass, and a warn level turns a failure into a warning. Imported tests carry
+  // their rate in their own evaluation.
+  CheckOutcome Tuned(CheckOutcome o) {
+    const CheckTuning tuning = plan_.declared.TuningOf(o.name, o.type);
+    if (tuning.max_fraction && ImportedNamed(o.name) == nullptr && o.observed.is_object() &&
+        (o.verdict == Verdict::kFail || o.verdict == Verdict::kPass)) {
+      const char* counted = o.type == "not_null" ? "null_count" : o.type == "accepted_values" ? "invalid_count"
+                            : o.type == "range" ? "out_of_range" : nullptr;
+      if (counted != nullptr && o.observed.contains(counted) && o.observed[counted].is_number()) {
+        const double failing = o.observed[counted].get<double>();
+        const double rows = result_.rows ? static_cast<double>(*result_.rows) : 0.0;
+        const double fraction = rows > 0 ? failing / rows : 0.0;
+        o.observed["failing_fraction"] = fraction;
+        o.threshold["max_fraction"] = *tuning.max_fraction;
+        if (o.verdict == Verdict::kFail && fraction <= *tuning.max_fraction) {
+          o.verdict = Verdict::kPass;
+          o.message += ", within the allowed " + FormatRate(*tuning.max_fraction);
+          o.sample.reset();
+          o.failing_rows_query.reset();
+        } else if (o.verdict == Verdict::kFail) {
+          o.message += ", over the allowed " + FormatRate(*tuning.max_fraction);
+        }
+      }
+    }
+    if (tuning.level == CheckLevel::kWarn && o.threshold.is_object()) o.threshold["level"] = "warn";
+    else if (tuning.level == CheckLevel::kWarn) o.threshold = {{"level", "warn"}};
+    if (o.verdict == Verdict::kFail && tuning.level == CheckLevel::kWarn) o.verdict = Verdict::kWarn;
+    return o;
+  }
+
   CheckOutcome Evaluate(const std::string& name, const std::string& type) {
+    const ImportedTest* imported = ImportedNamed(name);
+    if (imported != nullptr && !scan_error_.empty()) return Errored(name, type, scan_error_);
+    if (imported != nullptr) return Imported(*imported);
     const bool aggregate = type == "not_null" || type == "freshness" || type == "volume" ||
                            type == "accepted_values" || type == "range" || type == "unique" ||
                            type == "row_count_change";
@@ -186,6 +228,7 @@ class TableRunner {
       req.kind = SampleRequest::Kind::kNull;
       req.column = column;
       req.key = SampleKey(plan_, column);
+      o.failing_rows_query = FailingRowsQuery(d_, plan_.table, plan_.declared.pii, plan_.filter, req);
       if (req.key.empty()) o.message += "; no sample: declare a unique key to identify rows";
       else AttachSample(o, req);
     }
@@ -441,16 +484,20 @@ class TableRunner {
     bool ok = spec->must_be ? std::fabs(*value - *spec->must_be) <= 1e-9 * std::max(1.0, std::fabs(*spec->must_be))
                             : *value >= spec->between->first && *value <= spec->between->second;
     o.verdict = ok ? Verdict::kPass : Verdict::kFail;
+    std::string why;
+    if (!ok) o.failing_rows_query = CustomFailingRows(*spec, &why);
     o.message = custom_name + " returned " + CellJson(cell).dump() +
                 (ok ? "" : spec->must_be ? ", expected " + Num(*spec->must_be)
                                          : ", expected between " + Num(spec->between->first) +
                                                " and " + Num(spec->between->second));
+    if (!why.empty()) o.message += "; no failing-rows query: " + why;
     return o;
   }
 
   // Runs the sample query for a failed check and attaches its rows, pii columns masked. A sample
   // that cannot be fetched is noted in the message; the verdict stands.
   void AttachSample(CheckOutcome& o, const SampleRequest& req) {
+    o.failing_rows_query = FailingRowsQuery(d_, plan_.table, plan_.declared.pii, plan_.filter, req);
     if (ctx_.sample_limit <= 0) return;  // samples withheld for this table (quality_run.cc)
     Result<warehouse::QueryOutcome> out =
         Query(CompileSample(d_, plan_.table.id, req, plan_.filter, ctx_.sample_limit));
@@ -472,6 +519,102 @@ class TableRunner {
       rows.push_back(std::move(row));
     }
     o.sample = std::move(rows);
+  }
+
+  // A custom check's failing rows: its own `failing_rows`, else its count folded into a listing
+  // ("SELECT count(*) FROM <rest>" becomes "SELECT <columns> FROM <rest>", pii masked), else
+  // nothing, with why in `why`.
+  std::optional<std::string> CustomFailingRows(const CustomSpec& c, std::string* why) const {
+    if (!c.failing_rows.empty()) return c.failing_rows;
+    std::string lower;
+    for (char ch : c.sql) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    size_t at = lower.find_first_not_of(" \t\r\n");
+    const std::string head = "select count(*) from ";
+    std::string compact;  // the head with runs of blanks as one space
+    size_t i = at == std::string::npos ? lower.size() : at;
+    for (; i < lower.size() && compact.size() < head.size(); ++i) {
+      const bool blank = std::isspace(static_cast<unsigned char>(lower[i])) != 0;
+      if (blank && (compact.empty() || compact.back() == ' ')) continue;
+      compact += blank ? ' ' : lower[i];
+    }
+    for (const char* word : {" group by ", " having ", " union ", " limit ", ";"}) {
+      if (lower.find(word) != std::string::npos) {
+        *why = std::string("its query has") + (word[0] == ';' ? " several statements" : std::string(word).substr(0, std::string(word).size() - 1)) +
+               ", so its count cannot be turned into the rows it counts; add failing_rows to the check";
+        return std::nullopt;
+      }
+    }
+    if (compact != head) {
+      *why = "its query is not SELECT count(*) FROM ..., so the rows it counts cannot be listed from it; "
+             "add failing_rows to the check";
+      return std::nullopt;
+    }
+    std::string cols;
+    for (const std::string& name : plan_.table.ColumnNames()) {
+      const bool masked = std::count(plan_.declared.pii.begin(), plan_.declared.pii.end(), name) > 0;
+      cols += (cols.empty() ? "" : ", ") + (masked ? "'***' AS " + d_.Quote(name) : d_.Quote(name));
+    }
+    return "SELECT " + cols + " FROM " + c.sql.substr(i);
+  }
+
+  CheckOutcome Imported(const ImportedTest& t) {
+    using Kind = ImportedTest::Kind;
+    CheckOutcome o = Measured(t.name, t.test);
+    const AggregateScan::Imported* m = nullptr;
+    for (const AggregateScan::Imported& x : scan_->imported)
+      if (x.name == t.name) m = &x;
+    const int64_t rows = Count(row_[static_cast<size_t>(m->rows)]);
+    const SqlValue& cell = row_[static_cast<size_t>(m->measure)];
+    Json threshold = {{"dbt_test", t.test}, {"model", t.model}};
+    if (!t.where.empty()) threshold["where"] = t.where;
+    const std::string scope = t.where.empty() ? "" : " (where " + t.where + ")";
+    bool failed = false;
+    if (t.kind == Kind::kUniqueKey) {
+      const int64_t dups = Count(cell);
+      std::string key;
+      for (const std::string& c : t.key) key += (key.empty() ? "" : ",") + c;
+      o.observed = {{"duplicated_keys", dups}, {"rows", rows}};
+      threshold["max_duplicated_keys"] = 0;
+      failed = dups > 0;
+      o.message = failed ? Plural(dups, "key") + " of (" + key + ") occur more than once" + scope
+                         : "every (" + key + ") occurs once" + scope;
+    } else if (t.kind == Kind::kAtLeastOne) {
+      const int64_t present = Count(cell);
+      o.observed = {{"non_null_rows", present}, {"rows", rows}};
+      threshold["min_non_null_rows"] = 1;
+      failed = present == 0;
+      o.message = failed ? t.column + " has no non-NULL value in " + Plural(rows, "row") + scope
+                         : t.column + " has a value in " + Plural(present, "row") + scope;
+    } else if (t.kind == Kind::kRecency) {
+      std::optional<int64_t> latest = plan_.recency.at(t.name).ToMillis(cell);
+      threshold["max_age"] = config::FormatDuration(t.max_age);
+      if (!latest) {
+        o.observed = {{"latest", nullptr}};
+        failed = true;
+        o.message = "no row has a value in " + t.column + scope;
+      } else {
+        const int64_t age = ctx_.now_ms - *latest;
+        o.observed = {{"latest", FormatRfc3339(FromUnixMillis(*latest))}, {"age_seconds", static_cast<double>(age) / 1000.0}};
+        failed = age > t.max_age.count();
+        o.message = "newest " + t.column + " is " + HumanAge(std::max<int64_t>(age, 0)) + " old" +
+                    (failed ? ", older than " + config::FormatDuration(t.max_age) : "") + scope;
+      }
+    } else {
+      const int64_t failing = Count(cell);
+      const double fraction = rows > 0 ? static_cast<double>(failing) / static_cast<double>(rows) : 0.0;
+      o.observed = {{"failing_rows", failing}, {"rows", rows}, {"failing_fraction", fraction}};
+      const double allowed = t.tuning.max_fraction.value_or(0.0);
+      threshold["max_fraction"] = allowed;
+      failed = allowed > 0 ? fraction > allowed : failing > 0;
+      o.message = failing == 0 ? "no row fails, of " + Plural(rows, "row") + scope
+                               : Plural(failing, "row") + " of " + std::to_string(rows) + " fail (" + FormatRate(fraction) +
+                                     (allowed > 0 ? failed ? ", over the allowed " : ", within the allowed " : "") +
+                                     (allowed > 0 ? FormatRate(allowed) : "") + ")" + scope;
+    }
+    o.threshold = threshold;
+    o.verdict = failed ? Verdict::kFail : Verdict::kPass;
+    if (failed) o.failing_rows_query = ImportedFailingRowsQuery(d_, plan_.table, plan_.declared.pii, plan_.filter, t);
+    return o;
   }
 
   static std::string FormatRate(double rate) {

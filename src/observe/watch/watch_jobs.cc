@@ -1,6 +1,7 @@
 #include "observe/watch/watch_jobs.h"
 
 #include <map>
+#include <set>
 
 #include "observe/changes/collector.h"
 #include "observe/metrics/metric_batch.h"
@@ -104,10 +105,26 @@ Status AddMonitorJobs(WatchLoop& loop, const Env& env, int64_t /*every_ms: the m
 // One job per checked table, in its warehouse's group (so checks and monitors on one warehouse
 // never run at the same time). Each run is a full `dw check` of that table, recorded.
 Status AddCheckJobs(WatchLoop& loop, const Env& env, int64_t every_ms) {
-  for (const auto& c : env->workspace->checks) {
-    std::string table = c.asset_id;
+  // The checked tables: the workspace's blocks, then (lineage.dbt_tests) the tables the
+  // manifest's imported tests name; a manifest that cannot be read is said, and the workspace's
+  // own checks are still watched (each dbt table's run would refuse it alike).
+  std::vector<std::pair<std::string, std::string>> tables;  // asset id, warehouse
+  std::set<std::string> seen;
+  for (const auto& c : env->workspace->checks)
+    if (seen.insert(c.asset_id).second) tables.emplace_back(c.asset_id, c.warehouse);
+  if (env->workspace->lineage.dbt_tests) {
+    auto dbt = quality::ImportDbtTestsFile(env->workspace->lineage.dbt_manifest,
+                                           quality::DbtRelationPlacesOf(*env->workspace));
+    if (!dbt.ok()) env->say("lineage.dbt_tests: " + dbt.status().message() + "; the dbt tests are not watched");
+    if (dbt.ok())
+      for (const auto& t : dbt->tables)
+        if (env->workspace->warehouses.count(t.ref.warehouse) && seen.insert(t.ref.AssetIdString()).second)
+          tables.emplace_back(t.ref.AssetIdString(), t.ref.warehouse);
+  }
+  for (const auto& [asset_id, warehouse] : tables) {
+    std::string table = asset_id;
     DW_RETURN_IF_ERROR(loop.AddJob(
-        {"check:" + table, "warehouse:" + c.warehouse, every_ms, [env, table](int64_t, int) -> Status {
+        {"check:" + table, "warehouse:" + warehouse, every_ms, [env, table](int64_t, int) -> Status {
            auto store = env->state();
            if (!store.ok()) return store.status();
            quality::QualityRequest req;
@@ -120,6 +137,7 @@ Status AddCheckJobs(WatchLoop& loop, const Env& env, int64_t every_ms) {
            env->say(FormatRfc3339(env->clock->Now()) + " check " + table + ": " +
                     std::to_string(report->Count(quality::Verdict::kPass)) + " passed, " +
                     std::to_string(report->Count(quality::Verdict::kFail)) + " failed, " +
+                    std::to_string(report->Count(quality::Verdict::kWarn)) + " warned, " +
                     std::to_string(report->Count(quality::Verdict::kError)) + " errors");
            if (env->after_run) env->after_run("check:" + table);
            return Status::Ok();
