@@ -34,6 +34,8 @@ Status SqlStateStore::SaveTableWatchStates(const std::vector<TableWatchStateReco
   for (const TableWatchStateRecord& rec : records)
     if (rec.asset_id.empty()) return InvalidArgument("table watch state: the asset id must not be empty");
   if (records.empty()) return Status::Ok();
+  // The state carries sentences (a verdict, a column's type as the engine spelled it): bound as
+  // prose, so a secret quoted into one is stored as "***".
   return Do(true, [&]() -> Status {
     const SqlValue now = TimeCell(clock_.Now());
     for (const TableWatchStateRecord& rec : records)
@@ -41,7 +43,7 @@ Status SqlStateStore::SaveTableWatchStates(const std::vector<TableWatchStateReco
                              "VALUES ($1, $2, $3, $4) ON CONFLICT (asset_id) DO UPDATE SET "
                              "warehouse = excluded.warehouse, state = excluded.state, "
                              "updated_at = excluded.updated_at",
-                             {rec.asset_id, rec.warehouse, rec.state, now})
+                             {rec.asset_id, rec.warehouse, ProseCell(rec.state), now})
                              .status());
     return Status::Ok();
   });

@@ -79,12 +79,24 @@ TEST_F(TablesCliTest, ARefreshListsEveryTableLearningWithItsDeclaredChecksThenSe
   EXPECT_NE(none.out.find("no watched table matches main.nothing*"), std::string::npos) << none.out;
 }
 
+TEST_F(TablesCliTest, DwWatchRunsTheMetadataPassAsItsTablesJob) {
+  CommandResult r = Dw("watch --once --now 2026-11-24T14:00:00Z");
+  EXPECT_NE(r.out.find("tables main: 1 watched (1 learning, 0 late)"), std::string::npos) << r.out << r.err;
+  CommandResult listed = Dw("tables --format json --now 2026-11-24T14:05:00Z");
+  Json doc = Json::parse(listed.out, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << listed.out;
+  ASSERT_EQ(doc["tables"].size(), 1u);
+  EXPECT_EQ(doc["tables"][0]["first_seen"], "2026-11-24T14:00:00Z");
+}
+
 TEST_F(TablesCliTest, AutoMonitorFalseSaysItIsOffAndReadsNothing) {
   std::ofstream(dir_ / "dataworkers.yaml", std::ios::app) << "\nauto_monitor: false\n";
   CommandResult r = Dw("tables --refresh --now 2026-11-24T14:00:00Z");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("auto_monitor is off"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("warehouse main: "), std::string::npos) << r.out;
+  CommandResult watch = Dw("watch --once --now 2026-11-24T14:00:00Z");
+  EXPECT_EQ(watch.out.find(" tables main"), std::string::npos) << watch.out;
 }
 
 }  // namespace
