@@ -172,6 +172,12 @@ int RunCli(int argc, char** argv) {
   spend->add_option("--since", spend_since, "a timestamp, or this long ago (default 7d)");
   spend->add_option("--by", spend_by, "model, user, label or dw")->check(CLI::IsMember({"model", "user", "label", "dw"}));
   spend->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  std::string tables_pattern;
+  bool tables_refresh = false;
+  auto* tables = app.add_subcommand("tables", "every table the automatic monitors watch: cadence, last load, verdict");
+  tables->add_option("PATTERN", tables_pattern, "a glob over warehouse.schema.table (SQLite: warehouse.table)");
+  tables->add_flag("--refresh", tables_refresh, "run one metadata pass over the warehouses first (records, like dw watch)");
+  tables->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
   auto* collect = app.add_subcommand("collect", "one pass of the change timeline over every platform");
   collect->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
   collect->add_option("--max-log-bytes", max_log_bytes,
@@ -308,6 +314,7 @@ int RunCli(int argc, char** argv) {
 
   if (*collect) return CmdCollect(g, format, max_log_bytes);
   if (*spend) return CmdSpend(g, spend_since, spend_by, format);
+  if (*tables) return CmdTables(g, tables_pattern, tables_refresh, format);
 
   if (*score) return CmdMonitorScore(g, score_opts);
   if (*plot) return CmdMonitorPlot(g, plot_metric, plot_out);

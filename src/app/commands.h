@@ -125,6 +125,13 @@ int CmdCollect(const GlobalOptions& g, const std::string& format, const std::str
 // others are reported), 2 for an unusable workspace or option.
 int CmdSpend(const GlobalOptions& g, const std::string& since, const std::string& by, const std::string& format);
 
+// `dw tables [PATTERN] [--refresh] [--format json]`: every table the automatic monitors know
+// (docs/auto-monitors.md): its monitors, learnt cadence, last load, last verdict and the checks
+// declared beside them; --refresh runs one metadata pass first. Exit 0 when every table is on time
+// or learning, 1 when one is late, changed or abnormal or a warehouse could not be read, 2 for an
+// unusable workspace or store.
+int CmdTables(const GlobalOptions& g, const std::string& pattern, bool refresh, const std::string& format);
+
 struct MonitorScoreOptions {
   std::string file;
   std::string seasonality = "auto";

@@ -101,7 +101,13 @@ Json SchemaValidator::Validate(const YAML::Node& node, const ValueSchema& schema
                                const std::string& path) {
   (*positions_)[path] = SourcePos{node.Mark().line + 1, node.Mark().column + 1};
   switch (schema.type) {
-    case ValueType::kObject: return ValidateObject(node, schema, path);
+    case ValueType::kObject:
+      if (schema.or_bool && node.IsScalar()) {
+        ValueSchema on_off;
+        on_off.type = ValueType::kBool;
+        return ValidateScalar(node, on_off, path);
+      }
+      return ValidateObject(node, schema, path);
     case ValueType::kMap: return ValidateMap(node, schema, path);
     case ValueType::kList: return ValidateList(node, schema, path);
     case ValueType::kColumnSet:

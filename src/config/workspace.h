@@ -128,6 +128,14 @@ struct MonitorConfig {
   int line = 0;
 };
 
+// `auto_monitor:`: the automatic monitors of every table (docs/auto-monitors.md).
+struct AutoMonitorConfig {
+  bool enabled = true;                // `auto_monitor: false` (or `enabled: false`) turns them off
+  std::vector<std::string> exclude;   // glob patterns over "<warehouse>.<schema>.<table>" (* and ?)
+  std::chrono::milliseconds every{std::chrono::minutes(15)};      // the metadata pass's period
+  std::chrono::milliseconds learning{std::chrono::hours(24 * 7)};  // a table's first stretch: learnt, not judged
+};
+
 struct Workspace {
   std::filesystem::path dir;   // absolute folder holding dataworkers.yaml
   std::filesystem::path file;  // absolute path of dataworkers.yaml
@@ -156,6 +164,7 @@ struct Workspace {
   // `watch.lease_history`: finished job leases and their runs older than this are pruned by
   // `dw watch`; at least kMinLeaseHistory (the loader refuses less).
   std::chrono::milliseconds watch_lease_history{kDefaultLeaseHistory};
+  AutoMonitorConfig auto_monitor;
 };
 
 // One problem found in a workspace file.

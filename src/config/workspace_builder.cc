@@ -35,6 +35,7 @@ class Builder {
   void BuildChecks(const Json& doc, Workspace* ws);
   void BuildMonitors(const Json& doc, Workspace* ws);
   void BuildDesk(const Json& doc, Workspace* ws);
+  void BuildAutoMonitor(const Json& doc, Workspace* ws);
 
   // Reports `message` at the position of `path`, or of its nearest recorded parent.
   void Error(const std::string& path, std::string message);
@@ -175,6 +176,7 @@ Workspace Builder::Build(const Json& doc) {
       Error("watch.lease_history",
             "must be at least 10m (--status and the accounting of each job slot's run need recent history)");
   }
+  BuildAutoMonitor(doc, &ws);
   BuildDesk(doc, &ws);
   auto notify = doc.find("notify");
   if (notify != doc.end() && notify->is_object()) {
@@ -208,6 +210,34 @@ void Builder::BuildDesk(const Json& doc, Workspace* ws) {
     auto range = ParseIpRange(proxies[i].get<std::string>());
     if (!range.ok()) Error(Index("desk.trusted_proxies", i), range.status().message());
     else ws->desk.trusted_proxies.push_back(range->text);
+  }
+}
+
+// auto_monitor: true/false, or {enabled, exclude, every, learning}.
+void Builder::BuildAutoMonitor(const Json& doc, Workspace* ws) {
+  auto am = doc.find("auto_monitor");
+  if (am == doc.end()) return;
+  if (am->is_boolean()) {
+    ws->auto_monitor.enabled = am->get<bool>();
+    return;
+  }
+  if (!am->is_object()) return;
+  if (am->contains("enabled") && (*am)["enabled"].is_boolean()) ws->auto_monitor.enabled = (*am)["enabled"].get<bool>();
+  const Json& exclude = am->value("exclude", Json::array());
+  for (size_t i = 0; i < exclude.size(); ++i) {
+    if (!exclude[i].is_string()) continue;
+    std::string pattern = exclude[i].get<std::string>();
+    if (pattern.empty()) Error(Index("auto_monitor.exclude", i), "must not be empty (a glob such as main.staging_*)");
+    else ws->auto_monitor.exclude.push_back(std::move(pattern));
+  }
+  if (am->contains("every")) {
+    auto every = ParseDuration(Str(*am, "every"));
+    if (every.ok() && *every >= std::chrono::minutes(1)) ws->auto_monitor.every = *every;
+    else if (every.ok()) Error("auto_monitor.every", "must be at least 1m (each pass reads every table's metadata)");
+  }
+  if (am->contains("learning")) {
+    auto learning = ParseDuration(Str(*am, "learning"));
+    if (learning.ok()) ws->auto_monitor.learning = *learning;
   }
 }
 

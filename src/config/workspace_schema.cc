@@ -56,6 +56,18 @@ ValueSchema Obj(std::vector<Field> fields) {
 Field Req(std::string key, ValueSchema v) { return Field{std::move(key), std::move(v), true}; }
 Field Opt(std::string key, ValueSchema v) { return Field{std::move(key), std::move(v), false}; }
 
+// `auto_monitor:` true, false, or its settings (docs/auto-monitors.md).
+ValueSchema AutoMonitorSchema() {
+  ValueSchema s = Obj({
+      Opt("enabled", Bool()),
+      Opt("exclude", List(Str())),
+      Opt("every", Of(ValueType::kDuration)),
+      Opt("learning", Of(ValueType::kDuration)),
+  });
+  s.or_bool = true;
+  return s;
+}
+
 ValueSchema MinMax() {
   ValueSchema s = Obj({Opt("min", Num()), Opt("max", Num())});
   s.at_least_one_of = {{"min", "max"}};
@@ -233,6 +245,7 @@ ValueSchema BuildWorkspaceSchema() {
       Opt("incidents", Obj({Opt("group_window", Of(ValueType::kDuration))})),
       Opt("changes", Obj({Opt("initial_lookback", Of(ValueType::kDuration))})),
       Opt("watch", Obj({Opt("lease_history", Of(ValueType::kDuration))})),
+      Opt("auto_monitor", AutoMonitorSchema()),
       Opt("notify", notify),
       Opt("desk", Obj({Opt("url", Url()), Opt("trusted_proxies", List(Str()))})),
   });
@@ -264,7 +277,7 @@ std::string DescribeType(const ValueSchema& schema) {
     }
     case ValueType::kList: return "a list";
     case ValueType::kMap:
-    case ValueType::kObject: return "a mapping (key: value)";
+    case ValueType::kObject: return schema.or_bool ? "true, false or a mapping (key: value)" : "a mapping (key: value)";
     case ValueType::kColumnSet: return "a column name or a list of column names";
   }
   return "a value";

@@ -48,6 +48,7 @@ struct ValueSchema {
   std::optional<double> minimum;         // kInt, kNumber
   SecretKind secret = SecretKind::kNone;  // kString, kUrl
   bool name_keys = false;                // kMap: keys must be IsValidConfigName
+  bool or_bool = false;                  // kObject: true or false may stand for the whole object (on/off)
 };
 
 struct Field {

@@ -11,6 +11,8 @@
 #include "incidents/incidents.h"
 #include "incidents/release_guard.h"
 #include "incidents/signal_shape.h"
+#include "observe/auto_monitor/auto_monitor.h"
+#include "observe/auto_monitor/auto_series.h"
 #include "observe/changes/change_kinds.h"
 #include "observe/changes/timeline.h"
 #include "observe/metrics/metric_batch.h"
@@ -87,7 +89,8 @@ Status GatherMetrics(const config::Workspace& ws, store::StateStore& store, cons
   auto names = store.MetricNames();
   if (!names.ok()) return names.status();
   for (const std::string& name : *names) {
-    if (done.count(name) || name.rfind("quality:", 0) != 0) continue;
+    const bool automatic = ws.auto_monitor.enabled && observe::auto_monitor::ParseAutoSeries(name).has_value();
+    if (done.count(name) || (name.rfind("quality:", 0) != 0 && !automatic)) continue;
     auto settings = observe::metrics::SettingsForMetric(ws, name);
     if (!settings.ok()) continue;
     assets.push_back(settings->asset_id);
@@ -109,10 +112,24 @@ Status GatherMetrics(const config::Workspace& ws, store::StateStore& store, cons
     assets = std::move(fresh_assets);
   }
   auto judged = observe::metrics::JudgeLatestPoints(store, batch, clock, MetricWindowsOfMany(store));
+  // An automatic monitor's table in its learning stretch is judged (the detector learns) but not
+  // signalled: its first week says "learning", never an incident.
+  std::map<std::string, int64_t> learning_until;
+  for (const auto& m : batch)
+    if (observe::auto_monitor::ParseAutoSeries(m.metric)) {
+      auto got = observe::auto_monitor::LearningUntilByAsset(ws, store);
+      if (!got.ok()) return got.status();
+      learning_until = *std::move(got);
+      break;
+    }
   for (size_t i = 0; i < batch.size(); ++i) {
     if (!judged[i].ok()) {
       if (judged[i].status().code() == StatusCode::kNotFound) continue;  // no point yet
       return judged[i].status();
+    }
+    if (auto series = observe::auto_monitor::ParseAutoSeries(batch[i].metric)) {
+      auto until = learning_until.find(series->asset_id);
+      if (until == learning_until.end() || judged[i]->latest.ts_ms < until->second) continue;
     }
     AddMetricSignal(batch[i].metric, batch[i].settings, assets[i], *judged[i], options, out);
   }

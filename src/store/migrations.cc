@@ -374,6 +374,19 @@ constexpr std::string_view kV16 = R"sql(
 ALTER TABLE metric_marks ADD COLUMN author TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Version 17: what the automatic monitors learnt about each table of a warehouse (observe/
+// auto_monitor): its first sighting, last counters and columns, the times it was seen to change.
+// One row per table, the state an opaque text the observe stage owns.
+constexpr std::string_view kV17 = R"sql(
+CREATE TABLE table_watch_states (
+  asset_id   TEXT PRIMARY KEY CHECK (asset_id <> ''),
+  warehouse  TEXT NOT NULL,
+  state      TEXT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX table_watch_states_by_warehouse ON table_watch_states (warehouse, asset_id);
+)sql";
+
 constexpr std::array kMigrations = {
     Migration{1, "check results, metric points, change events, cursors, graph, incidents, receipts",
               kV1},
@@ -393,7 +406,8 @@ constexpr std::array kMigrations = {
               "postgresql"},
     Migration{15, "action events by subject and kind (the approval-request sweep)", kV15},
     Migration{16, "metric marks name their author", kV16},
-    // Add version 17 here.
+    Migration{17, "what the automatic monitors learnt per table", kV17},
+    // Add version 18 here.
 };
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "store/metric_snapshots.h"
 #include "store/state_store.h"
 #include "store/store_clock.h"
+#include "store/table_watch_states.h"
 #include "store/watch_leases.h"
 
 namespace dw::store {
@@ -23,6 +24,7 @@ class SqlStateStore final : public StateStore,
                             public MetricSnapshots,
                             public MetricBatches,
                             public WatchLeases,
+                            public TableWatchStates,
                             public StoreClock {
  public:
   // Migrates `conn` to the newest of `migrations` and returns a store over it; the errors are
@@ -107,6 +109,10 @@ class SqlStateStore final : public StateStore,
   Result<int64_t> AppendActionEvent(const ActionEventRecord& event) override;
   Result<std::vector<ActionEventRecord>> ActionEvents(const std::string& subject) override;
   Result<std::vector<ActionEventRecord>> ActionEventsOfOpenRequests() override;
+
+  // In sql_table_watch_states.cc.
+  Result<std::vector<TableWatchStateRecord>> LoadTableWatchStates(const std::string& warehouse) override;
+  Status SaveTableWatchStates(const std::vector<TableWatchStateRecord>& records) override;
 
   // In sql_outbox.cc.
   Result<bool> EnqueueOutbox(const OutboxMessage& message) override;

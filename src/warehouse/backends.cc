@@ -25,11 +25,12 @@ std::string SnowflakeDatabase(const config::WarehouseConfig& c) { return c.datab
 const std::vector<WarehouseBackend>& Backends() {
   static const std::vector<WarehouseBackend> kBackends = {
       {"sqlite", OpenSqlite, ProbeSqliteWarehouse, SqliteLocation, SqliteDialect, nullptr,
-       "SQLite keeps no record of the statements that wrote a table", nullptr, SqliteDatabase, /*schemas=*/false},
+       "SQLite keeps no record of the statements that wrote a table", nullptr, SqliteDatabase, /*schemas=*/false,
+       ReadSqliteCatalog},
       {"postgres", OpenPostgres, ProbePostgresWarehouse, PostgresLocation, PostgresDialect, nullptr,
        "PostgreSQL keeps no per-statement history: pg_stat_statements sums statements without their time, user "
        "or target table, and the server log holds them only with log_statement = 'mod'",
-       nullptr, PostgresDatabase},
+       nullptr, PostgresDatabase, /*schemas=*/true, ReadPostgresCatalog},
       {"bigquery", OpenBigQueryWarehouse, ProbeBigQueryWarehouse, BigQueryLocation, BigQueryDialect,
        OpenBigQueryHistory, "", OpenBigQuerySpend, BigQueryDatabase},
       {"snowflake", OpenSnowflakeWarehouse, ProbeSnowflakeWarehouse, SnowflakeLocation, SnowflakeRegistryDialect,

@@ -16,6 +16,7 @@
 #include "warehouse/history.h"
 #include "warehouse/probe.h"
 #include "warehouse/spend.h"
+#include "warehouse/table_catalog.h"
 #include "warehouse/warehouse.h"
 
 namespace dw::warehouse {
@@ -44,6 +45,9 @@ struct WarehouseBackend {
   // Whether the workspace names its tables with a schema (schema.table). SQLite has the one schema
   // "main", so its tables are named alone.
   bool schemas = true;
+  // Its catalog reader (table_catalog.h): every table's row count, change counters and columns
+  // from metadata; nullptr where none is built yet.
+  Result<CatalogRead> (*catalog)(Warehouse& wh, const std::vector<std::string>& schemas) = nullptr;
 };
 
 // The database a relation naming a table of `config` carries (WarehouseBackend::database), or ""

@@ -14,7 +14,7 @@ TEST(WatchJobsTest, TheObserveStagesKindsAndTheirDefaultPeriods) {
   for (const WatchJobKind& k : ObserveWatchJobKinds()) got.emplace_back(k.name, k.every_ms);
   const int64_t minute = 60 * 1000;
   EXPECT_EQ(got, (std::vector<std::pair<std::string, int64_t>>{
-                     {"monitors", 0}, {"checks", 60 * minute}, {"collect", 5 * minute}, {"prune-metrics", 24 * 60 * minute}}));
+                     {"monitors", 0}, {"checks", 60 * minute}, {"collect", 5 * minute}, {"tables", 15 * minute}, {"prune-metrics", 24 * 60 * minute}}));
 }
 
 TEST(WatchJobsTest, AddingAJobIsOneRegistration) {

@@ -16,6 +16,7 @@
 #include "base/redaction.h"
 #include "store/metric_snapshots.h"
 #include "store/state_store.h"
+#include "store/table_watch_states.h"
 #include "store_test_support.h"
 
 namespace dw::store {
@@ -188,6 +189,11 @@ TEST_F(RedactedRowsTest, NoSecretQuotedInAnErrorIsStoredInClearInAnyTable) {
   sent.state = "failed";
   sent.last_error = Leaky("second attempt");
   ASSERT_TRUE(s.UpdateOutbox(sent).ok());
+
+  ASSERT_NE(TableWatchStatesOf(s), nullptr);
+  ASSERT_TRUE(TableWatchStatesOf(s)
+                  ->SaveTableWatchStates({{"table://pg/public.orders", "pg", LeakyDoc("table state").dump(), {}}})
+                  .ok());
 
   // A receipt is hashed as written: its writer redacts before hashing, and the chain verifies.
   auto receipt = actions::WriteReceipt(s, LeakyDoc("receipt"), clock_);

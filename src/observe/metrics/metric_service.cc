@@ -1,5 +1,7 @@
 #include "observe/metrics/metric_service.h"
 
+#include "observe/auto_monitor/auto_series.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -7,6 +9,7 @@
 
 #include "config/duration.h"
 #include "config/suggest.h"
+#include "observe/auto_monitor/auto_series.h"
 #include "observe/metrics/metric_batch.h"
 #include "observe/metrics/metric_replayer.h"
 #include "observe/metrics/monitor_query.h"
@@ -272,6 +275,11 @@ Result<MonitorSettings> SettingsForMetric(const config::Workspace& ws, const std
     auto s = SettingsFromMonitor(m);
     if (s.ok()) s->timezone = ws.timezone;
     return s;
+  }
+  // An automatic monitor's series (observe/auto_monitor) has the settings of its measure.
+  if (auto automatic = auto_monitor::AutoSeriesSettings(metric)) {
+    automatic->timezone = ws.timezone;
+    return *automatic;
   }
   MonitorSettings s;
   s.asset_id = AssetOfQualitySeries(metric);

@@ -3,12 +3,14 @@
 #include <map>
 #include <set>
 
+#include "observe/auto_monitor/auto_monitor.h"
 #include "observe/changes/collector.h"
 #include "observe/metrics/metric_batch.h"
 #include "observe/metrics/metric_service.h"
 #include "observe/metrics/monitor_catch_up.h"
 #include "observe/metrics/retention.h"
 #include "observe/quality/quality_run.h"
+#include "warehouse/table_catalog.h"
 
 namespace dw::observe::watch {
 namespace {
@@ -172,6 +174,48 @@ Status AddCollectJob(WatchLoop& loop, const Env& env, int64_t every_ms) {
                       }});
 }
 
+// One metadata pass per warehouse whose engine has a catalog reader, on `auto_monitor.every`, in
+// the warehouse's group (observe/auto_monitor). A warehouse whose engine has none gets no job: the
+// pass would only say so every time (`dw tables` says it).
+Status AddAutoMonitorJobs(WatchLoop& loop, const Env& env, int64_t every_ms) {
+  const config::Workspace& ws = *env->workspace;
+  if (!ws.auto_monitor.enabled) return Status::Ok();
+  const int64_t every = ws.auto_monitor.every.count() > 0 ? ws.auto_monitor.every.count() : every_ms;
+  for (const auto& [name, wh] : ws.warehouses) {
+    if (!warehouse::HasTableCatalog(wh.type)) continue;
+    const std::string warehouse = name;
+    auto said = std::make_shared<std::set<std::string>>();  // each missing grant is said once
+    DW_RETURN_IF_ERROR(loop.AddJob(
+        {"tables:" + warehouse, "warehouse:" + warehouse, every, [env, warehouse, said](int64_t, int) -> Status {
+           auto store = env->state();
+           if (!store.ok()) return store.status();
+           auto_monitor::PassOptions options;
+           options.only = warehouse;
+           options.http = env->http;
+           options.unlearnt = env->unlearnt_many ? env->unlearnt_many : metrics::EachOf(env->unlearnt);
+           auto report = auto_monitor::RunAutoMonitorPass(*env->workspace, **store, *env->clock, options);
+           if (!report.ok()) return report.status();
+           size_t late = 0, learning = 0;
+           for (const auto& t : report->tables) {
+             late += t.verdict == "late";
+             learning += t.learning;
+           }
+           for (const auto& pass : report->warehouses) {
+             if (!pass.status.ok()) return pass.status;
+             env->say(FormatRfc3339(env->clock->Now()) + " tables " + warehouse + ": " + std::to_string(pass.tables) +
+                      " watched (" + std::to_string(learning) + " learning, " + std::to_string(late) + " late), " +
+                      std::to_string(pass.events.size()) + " change(s) seen, " + std::to_string(pass.statements) +
+                      " catalog statement(s)");
+             for (const std::string& problem : pass.problems)
+               if (said->insert(problem).second) env->say("  " + problem);
+           }
+           if (env->after_run) env->after_run("tables:" + warehouse);
+           return Status::Ok();
+         }}));
+  }
+  return Status::Ok();
+}
+
 // Metric points older than their retention are deleted (observe/metrics/retention.h).
 Status AddPruneJob(WatchLoop& loop, const Env& env, int64_t every_ms) {
   return loop.AddJob({"prune-metrics", "state", every_ms, [env](int64_t, int) -> Status {
@@ -193,6 +237,7 @@ std::vector<WatchJobKind> ObserveWatchJobKinds() {
       {"monitors", 0, AddMonitorJobs},
       {"checks", 60 * kMinute, AddCheckJobs},
       {"collect", 5 * kMinute, AddCollectJob},
+      {"tables", 15 * kMinute, AddAutoMonitorJobs},
       {"prune-metrics", 24 * 60 * kMinute, AddPruneJob},
   };
 }

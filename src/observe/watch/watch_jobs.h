@@ -52,7 +52,8 @@ struct WatchJobKind {
 };
 
 // The observe stage's kinds, in the order they are added: "monitors", "checks" (hourly),
-// "collect" (every 5 minutes), "prune-metrics" (daily).
+// "collect" (every 5 minutes), "tables" (the automatic monitors' metadata pass, every
+// auto_monitor.every), "prune-metrics" (daily).
 std::vector<WatchJobKind> ObserveWatchJobKinds();
 
 // Adds the jobs of every kind in `kinds` to `loop`; stops at the first failure.
