@@ -186,4 +186,28 @@ Result<TableRef> ParseTableRef(std::string_view text) {
   return ref;
 }
 
+std::vector<std::string> RelationParts(std::string_view relation) {
+  std::vector<std::string> parts(1);
+  char quote = 0;
+  for (char c : relation) {
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+      else parts.back() += c;
+    } else if (c == '"' || c == '`') {
+      quote = c;
+    } else if (c == '.') {
+      parts.emplace_back();
+    } else {
+      parts.back() += c;
+    }
+  }
+  return parts;
+}
+
+std::string AsciiLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 }  // namespace dw

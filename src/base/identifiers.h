@@ -59,4 +59,11 @@ struct TableRef {
 // than three dot-separated parts, or an empty part.
 Result<TableRef> ParseTableRef(std::string_view text);
 
+// The parts of a relation name as dbt and the warehouses write it: "db"."schema"."t",
+// `p`.`d`.`t` or db.schema.t; a dot inside quotes belongs to its part, and the quotes go.
+std::vector<std::string> RelationParts(std::string_view relation);
+
+// `s` with its ASCII letters in lower case (names compared as engines fold unquoted ones).
+std::string AsciiLower(std::string_view s);
+
 }  // namespace dw

@@ -9,11 +9,7 @@
 namespace dw::graph {
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+std::string Lower(std::string_view s) { return AsciiLower(s); }
 
 }  // namespace
 

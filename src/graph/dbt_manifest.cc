@@ -1,3 +1,4 @@
+#include "base/identifiers.h"
 #include "graph/dbt_manifest.h"
 
 #include <algorithm>
@@ -20,25 +21,6 @@ std::string Lower(std::string s) {
   return s;
 }
 
-// The parts of a relation name: "db"."schema"."t", `p`.`d`.`t` or db.schema.t; a dot inside
-// quotes belongs to its part.
-std::vector<std::string> RelationParts(const std::string& relation) {
-  std::vector<std::string> parts(1);
-  char quote = 0;
-  for (char c : relation) {
-    if (quote != 0) {
-      if (c == quote) quote = 0;
-      else parts.back() += c;
-    } else if (c == '"' || c == '`') {
-      quote = c;
-    } else if (c == '.') {
-      parts.emplace_back();
-    } else {
-      parts.back() += c;
-    }
-  }
-  return parts;
-}
 
 std::string Str(const Json& j, const char* key) {
   auto it = j.find(key);

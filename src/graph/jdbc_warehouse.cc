@@ -1,3 +1,4 @@
+#include "base/identifiers.h"
 #include "graph/jdbc_warehouse.h"
 
 #include <algorithm>
@@ -8,11 +9,7 @@
 namespace dw::graph {
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+std::string Lower(std::string_view s) { return AsciiLower(s); }
 
 // The value of `key` among `a=b` pairs separated by any of `separators`, case-insensitively.
 std::string Param(std::string_view text, std::string_view key, std::string_view separators) {

@@ -1,3 +1,4 @@
+#include "base/identifiers.h"
 #include "observe/quality/dbt_tests.h"
 
 #include <algorithm>
@@ -32,24 +33,6 @@ const Json& Obj(const Json& j, const char* key) {
   return it != j.end() && it->is_object() ? *it : empty;
 }
 
-// The parts of "db"."schema"."t" or db.schema.t.
-std::vector<std::string> RelationParts(const std::string& relation) {
-  std::vector<std::string> parts(1);
-  char quote = 0;
-  for (char c : relation) {
-    if (quote != 0) {
-      if (c == quote) quote = 0;
-      else parts.back() += c;
-    } else if (c == '"' || c == '`') {
-      quote = c;
-    } else if (c == '.') {
-      parts.emplace_back();
-    } else {
-      parts.back() += c;
-    }
-  }
-  return parts;
-}
 
 // A column name as dbt writes it: plain, or quoted ("Id", `Id`) when the test sets quote: true.
 // nullopt for an expression (coalesce(a, b), a || b), which is not a column of the table.
