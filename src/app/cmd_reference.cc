@@ -138,8 +138,12 @@ std::string ToolsPage() {
   // workspace gives services that explain that, which is enough here.
   auto services = workspace::Services::Load(std::filesystem::path("/nonexistent/dw-reference"), RealClock());
   std::map<std::string, std::vector<std::string>> served_by;
-  for (const agents::AgentInfo& a : agents::AllAgents())
-    for (const mcp::ToolSpec& t : agents::BuildAgentCatalog(a, services)->tools()) served_by[t.name].push_back(a.name);
+  // Each catalog is held while its tools are read: a range-for over a temporary's member would
+  // read freed memory.
+  for (const agents::AgentInfo& a : agents::AllAgents()) {
+    auto catalog = agents::BuildAgentCatalog(a, services);
+    for (const mcp::ToolSpec& t : catalog->tools()) served_by[t.name].push_back(a.name);
+  }
   auto all = agents::BuildCombinedCatalog(services);
   std::ostringstream out;
   out << "# MCP tool reference\n\n"
@@ -148,7 +152,8 @@ std::string ToolsPage() {
          "schema of its structured result. Transports, limits and examples: [tools.md](../tools.md).\n\n";
   for (const agents::AgentInfo& a : agents::AllAgents()) {
     out << "- `" << a.name << "`:";
-    for (const mcp::ToolSpec& t : agents::BuildAgentCatalog(a, services)->tools()) out << " `" << t.name << "`";
+    auto catalog = agents::BuildAgentCatalog(a, services);
+    for (const mcp::ToolSpec& t : catalog->tools()) out << " `" << t.name << "`";
     out << "\n";
   }
   out << "\n";
