@@ -95,13 +95,7 @@ Result<Json> IngestKestraFlowsFromApi(const config::Workspace& ws, net::HttpClie
     Status added = graph.Read([&](const GraphIndex& index) {
       return AddKestraFlow(flow->source, label, flow_options, index, &batch, &problems);
     });
-    if (!added.ok()) {
-      read.skipped.push_back(added.message());
-      continue;
-    }
-    ++read.flows;
-    if (!problems.empty()) ++read.partly_read_flows;
-    read.partly.insert(read.partly.end(), problems.begin(), problems.end());
+    if (!read.Count(added, problems)) continue;
     if (flow->disabled) {
       // A disabled flow still describes where data would go, but it will not act: no next run.
       ++disabled;

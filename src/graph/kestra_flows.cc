@@ -412,14 +412,7 @@ Result<KestraFlowsRead> KestraFlowsBatch(const std::filesystem::path& folder, co
     std::stringstream ss;
     ss << in.rdbuf();
     std::vector<std::string> problems;
-    Status added = AddKestraFlow(ss.str(), f.string(), options, index, &read.batch, &problems);
-    if (!added.ok()) {
-      read.skipped.push_back(added.message());
-      continue;
-    }
-    ++read.flows;
-    if (!problems.empty()) ++read.partly_read_flows;
-    read.partly.insert(read.partly.end(), problems.begin(), problems.end());
+    read.Count(AddKestraFlow(ss.str(), f.string(), options, index, &read.batch, &problems), problems);
   }
   return read;
 }

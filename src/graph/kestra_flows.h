@@ -46,6 +46,19 @@ struct KestraFlowsRead {
   std::vector<std::string> skipped;  // one sentence per file or flow not read at all
   std::vector<std::string> partly;   // one sentence per value left out of a flow that was read
   size_t partly_read_flows = 0;      // flows with at least one value left out
+
+  // Counts one flow's outcome: `added` (AddKestraFlow's status) not ok is a flow skipped with its
+  // message; otherwise a flow read, partly when `problems` names values left out. Returns added.ok().
+  bool Count(const Status& added, const std::vector<std::string>& problems) {
+    if (!added.ok()) {
+      skipped.push_back(added.message());
+      return false;
+    }
+    ++flows;
+    if (!problems.empty()) ++partly_read_flows;
+    partly.insert(partly.end(), problems.begin(), problems.end());
+    return true;
+  }
 };
 
 // Reads every *.yml and *.yaml file under `folder` (recursively, in path order) into one batch of

@@ -116,6 +116,28 @@ std::string FailingRowsSelect(const Dialect& d, const warehouse::TableSchema& ta
   return "SELECT " + cols + " FROM " + d.Table(table.id) + AndOrWhere(filter, condition);
 }
 
+// The condition a row of `request.column` (`col`, quoted) fails by, for the kinds judged on one
+// column's values (null, not accepted, out of range); its values are bound into `params`. Both the
+// failing-rows query and the sample read it, so the two always list the same rows.
+static std::string ValueCondition(const Dialect& d, const SampleRequest& request, const std::string& col,
+                                  std::vector<SqlValue>& params) {
+  using Kind = SampleRequest::Kind;
+  switch (request.kind) {
+    case Kind::kNull:
+      return col + " IS NULL";
+    case Kind::kNotAccepted: {
+      std::vector<SqlValue> bound;
+      for (const Json& v : request.accepted) bound.push_back(ValueParam(v));
+      return col + " IS NOT NULL AND " + col + " NOT IN (" + AddParams(d, params, bound) + ")";
+    }
+    case Kind::kOutOfRange:
+      return OutOfRange(d, request.column, request.range, params);
+    case Kind::kDuplicateKey:
+      break;
+  }
+  return "";
+}
+
 std::string FailingRowsQuery(const Dialect& d, const warehouse::TableSchema& table,
                              const std::vector<std::string>& pii, const RowFilter& filter,
                              const SampleRequest& request) {
@@ -126,16 +148,9 @@ std::string FailingRowsQuery(const Dialect& d, const warehouse::TableSchema& tab
   std::string condition;
   switch (request.kind) {
     case Kind::kNull:
-      condition = col + " IS NULL";
-      break;
-    case Kind::kNotAccepted: {
-      std::vector<SqlValue> bound;
-      for (const Json& v : request.accepted) bound.push_back(ValueParam(v));
-      condition = col + " IS NOT NULL AND " + col + " NOT IN (" + AddParams(d, q.params, bound) + ")";
-      break;
-    }
+    case Kind::kNotAccepted:
     case Kind::kOutOfRange:
-      condition = OutOfRange(d, request.column, request.range, q.params);
+      condition = ValueCondition(d, request, col, q.params);
       break;
     case Kind::kDuplicateKey: {
       const std::string cols = Join(d, request.key);
@@ -293,16 +308,9 @@ BoundQuery CompileSample(const Dialect& d, const warehouse::TableId& table,
   const std::string col = d.Quote(request.column);
   switch (request.kind) {
     case Kind::kNull:
-      condition = col + " IS NULL";
-      break;
-    case Kind::kNotAccepted: {
-      std::vector<SqlValue> bound;
-      for (const Json& v : request.accepted) bound.push_back(ValueParam(v));
-      condition = col + " IS NOT NULL AND " + col + " NOT IN (" + AddParams(d, q.params, bound) + ")";
-      break;
-    }
+    case Kind::kNotAccepted:
     case Kind::kOutOfRange:
-      condition = OutOfRange(d, request.column, request.range, q.params);
+      condition = ValueCondition(d, request, col, q.params);
       break;
     case Kind::kDuplicateKey:
       break;
