@@ -158,7 +158,17 @@ int CmdIngest(const GlobalOptions& g, const std::string& source, const std::stri
               << "\n";
   if (refused > r->value("refused", Json::array()).size())
     std::cerr << "dw ingest: " << refused << " line(s) refused in all\n";
-  return refused > 0 ? 1 : 0;
+  if (refused > 0) return 1;
+  // Kestra flows the same way: a flow that could not be read is named on stderr (above) and the
+  // others are stored; the run is partial (1), or did nothing when no listed flow could be read (2).
+  const size_t skipped = r->value("flows_skipped", size_t{0});
+  if (skipped == 0) return 0;
+  if (r->value("flows_read", size_t{0}) == 0) {
+    std::cerr << "dw ingest: none of the " << skipped << " flow(s) listed could be read\n";
+    return 2;
+  }
+  std::cerr << "dw ingest: " << skipped << " flow(s) skipped; the others were stored\n";
+  return 1;
 }
 
 }  // namespace dw::app

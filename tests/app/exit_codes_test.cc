@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "sim/sim_support.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/example_workspace.h"
 #include "tests/support/subprocess.h"
@@ -144,6 +145,47 @@ TEST_F(ExitCodesTest, LineageAcceptsTheShortDirectionsTheReadmeShows) {
   EXPECT_EQ(a["nodes"], b["nodes"]);
   EXPECT_EQ(a["edges"].size(), b["edges"].size());
   EXPECT_GT(a["edges"].size(), 0u);
+}
+
+// `dw ingest kestra` keeps what it could read: flows that could not be read are named and make
+// the run partial (1); when no listed flow could be read it did nothing (2); all read is 0.
+TEST_F(ExitCodesTest, IngestKestraIsPartialWhenFlowsAreSkippedAndFailsWhenNoneIsRead) {
+  const Json good = {{"namespace", "shop"}, {"id", "load"}, {"revision", 1}, {"disabled", false},
+                     {"source", "id: load\nnamespace: shop\ntasks:\n  - id: q\n"
+                                "    type: io.kestra.plugin.jdbc.postgresql.Query\n"
+                                "    sql: INSERT INTO raw.orders SELECT 1\n"}};
+  const Json unparsable = {{"namespace", "shop"}, {"id", "broken"}, {"revision", 1}, {"disabled", false},
+                           {"source", "id: broken\nnamespace: shop\ntasks: ["}};
+  const Json misnamed = {{"namespace", "shop"}, {"id", "listed_as"}, {"revision", 1}, {"disabled", false},
+                         {"source", "id: declared_as\nnamespace: shop\ntasks: []\n"}};
+  struct Case {
+    Json flows;
+    int code;
+    std::vector<std::string> says;  // on stderr
+  };
+  const std::vector<Case> cases = {
+      {Json::array({good}), 0, {}},
+      {Json::array({good, unparsable}), 1, {"shop.broken", "1 flow(s) skipped; the others were stored"}},
+      {Json::array({misnamed, good, unparsable}), 1, {"shop.listed_as: its source declares shop.declared_as",
+                                                       "2 flow(s) skipped"}},
+      {Json::array({unparsable, misnamed}), 2, {"none of the 2 flow(s) listed could be read"}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE("case " + std::to_string(i));
+    Json script = {{"now", "2026-11-25T02:30:00Z"}, {"tenant", "main"}, {"flows", cases[i].flows}};
+    auto sim = sim::RunningSim::Start(sim::Platform::kKestra, script);
+    ASSERT_TRUE(sim.ok()) << sim.status().ToString();
+    const std::filesystem::path ws = tmp_.path() / ("kestra-" + std::to_string(i));
+    tmp_.Write("kestra-" + std::to_string(i) + "/dataworkers.yaml",
+               "version: 1\nname: k\nwarehouses:\n  main: {type: sqlite, path: warehouse.db}\n"
+               "platforms:\n  kestra: {type: kestra, url: \"" + (*sim)->url() + "\", tenant: main}\n");
+    CommandResult r = Dw("--workspace " + Q(ws) + " ingest kestra");
+    EXPECT_EQ(r.exit_code, cases[i].code) << r.out << r.err;
+    for (const std::string& s : cases[i].says) EXPECT_NE(r.err.find(s), std::string::npos) << s << "\n" << r.err;
+    if (cases[i].code == 1) {
+      EXPECT_NE(r.out.find("\"flows_read\":1"), std::string::npos) << r.out;
+    }
+  }
 }
 
 TEST_F(ExitCodesTest, GlobalOptionsWorkAfterTheCommand) {
