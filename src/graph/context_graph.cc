@@ -82,11 +82,18 @@ Status ContextGraph::Refresh() {
   return ReloadIndex();
 }
 
+void ContextGraph::SetWarehouses(std::vector<KnownWarehouse> warehouses) {
+  auto shared = std::make_shared<const std::vector<KnownWarehouse>>(std::move(warehouses));
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  index_.set_warehouses(std::move(shared));
+}
+
 Status ContextGraph::ReloadIndex() {
   GraphIndex fresh;
   std::string fresh_gen;
   DW_RETURN_IF_ERROR(LoadFromStore(&fresh, &fresh_gen));
   std::unique_lock<std::shared_mutex> lock(mu_);
+  fresh.set_warehouses(index_.shared_warehouses());
   index_ = std::move(fresh);
   generation_ = fresh_gen;
   return Status::Ok();

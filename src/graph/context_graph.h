@@ -63,6 +63,10 @@ class ContextGraph {
   // The checks Apply makes before writing: canonical ids, known relations. kInvalidArgument.
   static Status ValidateSourceBatch(const SourceBatch& batch);
 
+  // Sets the workspace's warehouses the names of intake are placed in (GraphIndex::warehouses);
+  // kept across reloads. Call once after Load, before intake.
+  void SetWarehouses(std::vector<KnownWarehouse> warehouses);
+
   // Reloads the index when another process changed the graph since this one loaded or last
   // applied (the store's graph generation moved). Cheap when nothing changed; returns at once when
   // a write of this process is running (that write picks up other processes' writes first).

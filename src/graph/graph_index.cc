@@ -13,6 +13,11 @@ std::string_view ShortName(std::string_view id) {
   return cut == std::string_view::npos ? rest : rest.substr(cut + 1);
 }
 
+const std::vector<KnownWarehouse>& GraphIndex::warehouses() const {
+  static const std::vector<KnownWarehouse> kNoWarehouses;
+  return warehouses_ ? *warehouses_ : kNoWarehouses;
+}
+
 std::string_view MatchName(std::string_view id) {
   if (id.starts_with("table://")) return ShortName(id);
   size_t scheme = id.find("://");

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "graph/jdbc_warehouse.h"
 #include "graph/source_batch.h"
 
 namespace dw::graph {
@@ -111,6 +112,15 @@ class GraphIndex {
   const Json& edge_columns(EdgeIndex e) const;
   void set_edge_columns(EdgeIndex e, Json columns);
 
+  // The workspace's warehouses: intake places a dataset named by the OpenLineage naming spec in
+  // one of them (openlineage_stitch.h). Empty when the graph is read without a workspace. They are
+  // the names' context, not graph content: ContextGraph carries them across reloads.
+  const std::vector<KnownWarehouse>& warehouses() const;
+  void set_warehouses(std::shared_ptr<const std::vector<KnownWarehouse>> warehouses) {
+    warehouses_ = std::move(warehouses);
+  }
+  const std::shared_ptr<const std::vector<KnownWarehouse>>& shared_warehouses() const { return warehouses_; }
+
   // Pre-sizes for a known graph (loading from the store, benchmarks).
   void Reserve(size_t assets, size_t edges);
   // Gives back the spare capacity of the asset and edge arrays (after a load of unknown size).
@@ -132,6 +142,7 @@ class GraphIndex {
   std::vector<std::vector<EdgeIndex>> out_;
   std::vector<std::vector<EdgeIndex>> in_;
   std::unordered_map<EdgeIndex, Json> edge_columns_;
+  std::shared_ptr<const std::vector<KnownWarehouse>> warehouses_;
   // Built on the first FindByShortName, then kept up to date by Intern.
   // Readers share the index (ContextGraph's shared lock), so the first build is guarded.
   mutable std::unordered_multimap<std::string, AssetIndex, StringHash, std::equal_to<>> by_short_name_;

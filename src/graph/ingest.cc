@@ -168,10 +168,13 @@ Json SummaryJson(const ApplySummary& s) {
 }
 
 KestraFlowOptions KestraOptionsOf(const config::Workspace& ws, const std::string& instance) {
-  KestraFlowOptions options{instance, DefaultWarehouse(ws), {}};
-  for (const auto& [name, wh] : ws.warehouses)
-    options.warehouses.push_back({name, wh.type, warehouse::WarehouseDatabase(wh)});
-  return options;
+  return KestraFlowOptions{instance, DefaultWarehouse(ws), KnownWarehousesOf(ws)};
+}
+
+std::vector<KnownWarehouse> KnownWarehousesOf(const config::Workspace& ws) {
+  std::vector<KnownWarehouse> out;
+  for (const auto& [name, wh] : ws.warehouses) out.push_back({name, wh.type, warehouse::WarehouseDatabase(wh)});
+  return out;
 }
 
 std::string DefaultWarehouse(const config::Workspace& ws) {

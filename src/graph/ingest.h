@@ -65,6 +65,10 @@ std::string DefaultWarehouse(const config::Workspace& ws);
 // warehouse unless a task's JDBC url names another of the workspace's warehouses (or one of its own).
 KestraFlowOptions KestraOptionsOf(const config::Workspace& ws, const std::string& instance);
 
+// The workspace's warehouses as the graph's readers match names against them (name, type, the
+// database their tables carry).
+std::vector<KnownWarehouse> KnownWarehousesOf(const config::Workspace& ws);
+
 // {added, refreshed, ...} of one Apply.
 Json SummaryJson(const ApplySummary& s);
 

@@ -38,6 +38,17 @@ std::string SanitizeInstance(std::string_view text) {
   return out.empty() ? "unknown" : out;
 }
 
+std::string SanitizeTablePart(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+              c == '$' || c == '.';
+    out += ok ? c : '_';
+  }
+  return out;
+}
+
 std::string SanitizeName(std::string_view text) {
   std::string out;
   for (char c : text) {

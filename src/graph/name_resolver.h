@@ -26,6 +26,10 @@ std::string ResolveTable(const GraphIndex& index, const std::vector<std::string>
 // become '-' ("kafka-cluster-prod:9092" -> "kafka-cluster-prod-9092"); "unknown" when empty.
 std::string SanitizeInstance(std::string_view text);
 
+// A table's `schema.table` made usable in a table id: characters other than letters, digits, '_',
+// '-', '$' and '.' become '_'.
+std::string SanitizeTablePart(std::string_view text);
+
 // `text` made usable as an id's name: whitespace and characters ids forbid become '_'.
 std::string SanitizeName(std::string_view text);
 

@@ -5,6 +5,7 @@
 #include "base/identifiers.h"
 #include "base/rfc3339.h"
 #include "graph/name_resolver.h"
+#include "graph/openlineage_stitch.h"
 
 namespace dw::graph {
 namespace {
@@ -83,6 +84,16 @@ bool KnownByName(const GraphIndex& index, const std::vector<std::string>& names)
   return false;
 }
 
+// The id of a dataset the naming spec placed at `stitched` in a workspace warehouse: that table
+// when the graph has it (also as the engine folds unquoted names to lower case), else `stitched`,
+// new. Never a table of the same short name elsewhere, nor one an earlier event's alias pointed
+// to: the namespace says which database it is in, and its aliases move to it.
+std::string PlacedTableId(const GraphIndex& index, const std::string& stitched) {
+  if (index.Find(stitched) != kNone) return stitched;
+  if (std::string lower = AsciiLower(stitched); index.Find(lower) != kNone) return lower;
+  return stitched;
+}
+
 }  // namespace
 
 bool IsRunEventType(std::string_view t) {
@@ -135,13 +146,18 @@ ResolvedDataset ResolveRunEventDataset(const std::string& ns, const std::string&
     size_t prev = last == std::string_view::npos || last == 0 ? std::string_view::npos : n.rfind('.', last - 1);
     if (prev != std::string_view::npos) n = n.substr(prev + 1);
     fallback.reserve(8 + instance.size() + 1 + n.size());
-    fallback.append("table://").append(instance).append("/");
-    for (char c : n) {
-      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                c == '_' || c == '-' || c == '$' || c == '.';
-      fallback += ok ? c : '_';
-    }
+    fallback.append("table://").append(instance).append("/").append(SanitizeTablePart(n));
     short_name = ShortName(fallback);
+    // Named by the naming spec in a system the workspace has warehouses of: that decides.
+    if (!index.warehouses().empty())
+      if (auto placed = ParseOlWarehouseDataset(ns, name))
+        if (std::string stitched = StitchOlDataset(*placed, index.warehouses()); !stitched.empty()) {
+          ResolvedDataset r;
+          r.id = PlacedTableId(index, stitched);
+          for (std::string& n2 : names)
+            if (n2 != r.id) r.aliases.push_back(std::move(n2));
+          return r;
+        }
   } else {
     sanitized = SanitizeName(name);
     fallback.reserve(kind.size() + 3 + instance.size() + 1 + sanitized.size());

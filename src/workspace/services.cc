@@ -61,6 +61,7 @@ Result<graph::ContextGraph*> Services::graph() {
     auto loaded = graph::ContextGraph::Load(*store, *clock_);
     if (!loaded.ok()) return loaded.status();
     graph_ = std::move(loaded).value();
+    graph_->SetWarehouses(graph::KnownWarehousesOf(*workspace_));
     auto ingested = graph::Ingest(*workspace_, *http_, *graph_, graph::IngestSource::Workspace());
     if (!ingested.ok()) return ingested.status();
     graph_warnings_ = (*ingested)["warnings"].get<std::vector<std::string>>();
