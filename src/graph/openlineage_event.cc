@@ -39,6 +39,8 @@ Status OptionalObject(const Json& obj, const char* key, const std::string& path)
 Status ValidateDataset(const Json& ds, const std::string& path) {
   if (!ds.is_object()) return Bad(path, "expected an object");
   DW_RETURN_IF_ERROR(RequireString(ds, "namespace", path));
+  if (std::string why = DatasetNamespaceProblem(ds["namespace"].get_ref<const std::string&>()); !why.empty())
+    return Bad(path + ".namespace", why);
   DW_RETURN_IF_ERROR(RequireString(ds, "name", path));
   DW_RETURN_IF_ERROR(OptionalObject(ds, "facets", path));
   const Json& facets = Member(ds, "facets");
@@ -82,6 +84,9 @@ Status ValidateDataset(const Json& ds, const std::string& path) {
         const std::string ip = p + ".inputFields[" + std::to_string(i) + "]";
         if (!(*in)[i].is_object()) return Bad(ip, "expected an object");
         DW_RETURN_IF_ERROR(RequireString((*in)[i], "namespace", ip));
+        if (std::string why = DatasetNamespaceProblem((*in)[i]["namespace"].get_ref<const std::string&>());
+            !why.empty())
+          return Bad(ip + ".namespace", why);
         DW_RETURN_IF_ERROR(RequireString((*in)[i], "name", ip));
         DW_RETURN_IF_ERROR(RequireString((*in)[i], "field", ip));
       }

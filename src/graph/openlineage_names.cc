@@ -96,6 +96,26 @@ std::string PlacedTableId(const GraphIndex& index, const std::string& stitched) 
 
 }  // namespace
 
+std::string DatasetNamespaceProblem(std::string_view ns) {
+  for (char c : ns)
+    if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f)
+      return "'" + std::string(ns.substr(0, 80)) + "' holds whitespace or a control character; a dataset namespace "
+             "is scheme://authority (postgres://db:5432) or a plain name";
+  const size_t sep = ns.find("://");
+  if (sep == std::string_view::npos) return "";
+  const std::string_view scheme = ns.substr(0, sep), authority = ns.substr(sep + 3);
+  bool scheme_ok = !scheme.empty() && std::isalpha(static_cast<unsigned char>(scheme[0]));
+  for (char c : scheme)
+    scheme_ok = scheme_ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.');
+  if (!scheme_ok)
+    return "'" + std::string(ns.substr(0, 80)) + "': the scheme before :// must start with a letter and hold only "
+           "letters, digits, '+', '-' and '.'";
+  if ((authority.empty() || authority.front() == '/') && scheme != "file")
+    return "'" + std::string(ns.substr(0, 80)) + "' names no datasource after ://; write " + std::string(scheme) +
+           "://host[:port] (the OpenLineage naming spec)";
+  return "";
+}
+
 bool IsRunEventType(std::string_view t) {
   return t == "START" || t == "RUNNING" || t == "COMPLETE" || t == "ABORT" || t == "FAIL" || t == "OTHER";
 }

@@ -33,6 +33,13 @@ inline constexpr const char* kUntoldEventType =
 // such times too). Fails with kInvalidArgument quoting the text.
 Result<TimePoint> ParseEventTime(std::string_view text);
 
+// Why `ns` is not a dataset namespace the naming spec allows, or "" when it is. A namespace is
+// `scheme:[//authority]` (`postgres://db:5432`, `s3://bucket`, `bigquery`, `file`), or a plain name
+// as Marquez's own examples use (`food_delivery`): never blank, never with whitespace or control
+// characters, a scheme before `://` of letters, digits, '+', '-' and '.' starting with a letter,
+// and an authority after it (only `file://` may leave it out).
+std::string DatasetNamespaceProblem(std::string_view ns);
+
 // A dataset's canonical id and its other names (namespace/name and symlinks that are not the id).
 struct ResolvedDataset {
   std::string id;

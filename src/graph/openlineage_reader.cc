@@ -386,6 +386,7 @@ template <typename Path>
 Status ValidateDataset(const OlDataset& d, const Path& path) {
   if (d.shape != JsonShape::kObject) return Bad(path(), "expected an object");
   DW_RETURN_IF_ERROR(RequireString(d.ns, path, ".namespace"));
+  if (std::string why = DatasetNamespaceProblem(d.ns.text); !why.empty()) return Bad(path() + ".namespace", why);
   DW_RETURN_IF_ERROR(RequireString(d.name, path, ".name"));
   if (d.facets != JsonShape::kAbsent && d.facets != JsonShape::kObject && d.facets != JsonShape::kNull)
     return Bad(path() + ".facets", "expected an object");
@@ -434,6 +435,7 @@ Status ValidateDataset(const OlDataset& d, const Path& path) {
         const OlInputField& in = spec.inputs[i];
         if (in.shape != JsonShape::kObject) return Bad(ip(), "expected an object");
         DW_RETURN_IF_ERROR(RequireString(in.ns, ip, ".namespace"));
+        if (std::string why = DatasetNamespaceProblem(in.ns.text); !why.empty()) return Bad(ip() + ".namespace", why);
         DW_RETURN_IF_ERROR(RequireString(in.name, ip, ".name"));
         DW_RETURN_IF_ERROR(RequireString(in.field, ip, ".field"));
       }
