@@ -63,9 +63,9 @@ Result<Story> ConnectSinkTaskFailed(uint64_t seed) {
                                                  root.substr(0, root.find(':')) + "); the connector stays RUNNING", "", "", ""});
   d.story.damaged_asset = w.asset;
   d.story.cause = {{"connector_state"}, s.asset};
-  d.story.first_bad_write = first_short;
+  d.story.first_bad_write = fail;  // the failed partition's rows stop landing then
   d.story.shape += ", " + std::to_string(s.partitions) + " partitions, " + std::to_string(s.per_10m) + " rows/10m";
-  AddDistractors(rng, d, w, *first_short);
+  AddDistractors(rng, d, w, fail);
   ExpectIncident(d);
   return Render(std::move(d));
 }

@@ -15,7 +15,7 @@ Result<Story> MondayRush(uint64_t seed) {
   int rush_from = rng.Int(8, 9), rush_to = rng.Int(12, 13);
   double weekend = rng.Real(0.5, 0.8);
   d.world_note = "Orders follow the week; every Monday from " + std::to_string(rush_from) + ":00 the hourly volume rises " +
-                 std::to_string(static_cast<int>(rush * 10) / 10.0).substr(0, 3) + "x, as in six weeks of history.";
+                 std::to_string(static_cast<int>(rush * 10) / 10.0).substr(0, 3) + "x, as in eight weeks of history.";
   auto expected = [&](TimePoint hour_start) {
     int64_t h = ToUnixMillis(hour_start) / 3600000;
     int hod = static_cast<int>(h % 24), dow = static_cast<int>(((h / 24) + 3) % 7);  // 1970-01-01 was a Thursday: Monday = 0
@@ -25,19 +25,21 @@ Result<Story> MondayRush(uint64_t seed) {
     return v;
   };
   std::string csv = "timestamp,value\n";
-  for (TimePoint h = Minutes(d.start, -42 * 24 * 60); h < d.start; h = Minutes(h, 60))
-    csv += Ts(h) + "," + std::to_string(std::lround(expected(h) * rng.Real(1 - noise, 1 + noise))) + "\n";
+  for (TimePoint h = Minutes(d.start, -56 * 24 * 60); h < d.start; h = Minutes(h, 60))
+    // A monitor's point at h measures the hour before it (the window [h - 1h, h)).
+    csv += Ts(h) + "," + std::to_string(std::lround(expected(Minutes(h, -60)) * rng.Real(1 - noise, 1 + noise))) + "\n";
   d.history[w.table + "_per_hour"] = csv;
   d.monitor_yaml.push_back("  - name: " + w.table + "_per_hour\n    warehouse: main\n    asset: " + w.asset + "\n    sql: \"SELECT count(*) FROM " +
                            w.table + " WHERE landed_at >= :window_start AND landed_at < :window_end\"\n    every: 1h\n"
                            "    seasonality: hour_of_week\n    direction: both\n    training_window: 42d\n");
   d.setup_sql = CreateTableSql(w) + ArrivalsSql(w, Minutes(d.start, -60), 3590, static_cast<int>(expected(Minutes(d.start, -60))), 0, w.table + "-pre");
+  // Each hour's rows are written as it opens, each with its own landing time (see AddSinkArrivals).
   for (int k = 1; k <= 6; ++k) {
     TimePoint end = Minutes(d.start, 60 * k), from = Minutes(end, -60);
     int n = static_cast<int>(std::lround(expected(from) * rng.Real(1 - noise, 1 + noise)));
     int64_t hod = (ToUnixMillis(from) / 3600000) % 24;
     bool rushing = hod >= rush_from && hod < rush_to;
-    d.events.push_back({end, "Shop + warehouse", std::to_string(n) + " " + w.table + " in the hour" + (rushing ? " (the Monday rush, as every Monday)" : ""),
+    d.events.push_back({from, "Shop + warehouse", std::to_string(n) + " " + w.table + " in the hour" + (rushing ? " (the Monday rush, as every Monday)" : ""),
                         ArrivalsSql(w, from, 3590, n, 0, w.table + "-" + std::to_string(k)), "", ""});
   }
   d.story.shape += ", " + std::to_string(base) + " rows/h base, rush x" + std::to_string(rush).substr(0, 4);

@@ -62,6 +62,7 @@ struct Draft {
   Story story;
   TimePoint start, end;
   std::string world_note;                  // dataworkers.yaml's opening comment
+  std::map<std::string, std::string> domains;  // domain -> its owner
   std::vector<std::string> asset_yaml;     // entries under assets:, each "  - id: ...\n..." text
   std::vector<std::string> check_yaml;     // entries under checks:
   std::vector<std::string> monitor_yaml;   // entries under monitors:
