@@ -12,7 +12,7 @@ seed=${3:-1000}
 dw="$build/dw"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-families=$("$dw" replay --family '?' 2>&1 | sed -n 's/.*the families are: \(.*\))$/\1/p' | tr -d ',')
+families=$("$dw" replay --family '?' 2>&1 | sed -n 's/.*the families are: \(.*\))$/\1/p' | tr -d ',' || true)
 start=$(date +%s)
 for f in $families; do
   "$dw" replay --family "$f" --seed "$seed" --count "$count" --format json >"$out/$f.json" 2>/dev/null || true
