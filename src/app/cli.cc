@@ -278,7 +278,12 @@ int RunCli(int argc, char** argv) {
   notify_list->add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
   ReplayCommand replay_cmd;
   auto* replay = app.add_subcommand("replay", "play a scenario folder against the product on a simulated clock");
-  replay->add_option("DIR", replay_cmd.dir, "scenario folder (holds scenario.yaml)")->required();
+  replay->add_option("DIR", replay_cmd.dir, "scenario folder (holds scenario.yaml)");
+  replay->add_option("--family", replay_cmd.family, "generate and replay variants of this scenario family");
+  replay->add_option("--seed", replay_cmd.seed, "the first variant's seed (the others follow: N+1, ...)");
+  replay->add_option("--count", replay_cmd.count, "how many variants");
+  replay->add_option("--out", replay_cmd.out, "write the variants here (one scenario folder each) and keep them");
+  replay->add_flag("--no-replay", replay_cmd.no_replay, "only write the variants (needs --out)");
   replay->add_option("--format", replay_cmd.format, "text or json")->check(CLI::IsMember({"text", "json"}));
   replay->add_option("--keep-scratch", replay_cmd.keep_scratch,
                      "replay in this new folder and keep it (the workspace copy, its warehouse and state)");

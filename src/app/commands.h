@@ -237,10 +237,19 @@ struct ReplayCommand {
   std::string dir;           // the scenario folder (holding scenario.yaml)
   std::string format = "text";
   std::string keep_scratch;  // when set: replay in this (new) folder and keep it afterwards
+  // --family NAME: generate that family's variants instead (docs/scenarios.md, Families).
+  std::string family;
+  uint64_t seed = 1;
+  int count = 1;
+  std::string out;         // where the variants are written (default: a temporary folder, removed)
+  bool no_replay = false;  // write the variants only (needs --out)
 };
 
 // `dw replay DIR`: plays a scenario (docs/scenarios.md) against the product on a simulated clock.
 // Exit 0 when every expectation holds, 1 when one fails, 2 when the scenario is malformed.
+// `dw replay --family NAME --seed N --count K [--out DIR] [--no-replay]`: writes K variants of the
+// family and replays each; exit 0 when every variant concluded what was planted (its cause first,
+// or quiet), 1 when one did not, 2 for bad input (an unknown family, a count or seed out of bounds).
 int CmdReplay(const GlobalOptions& g, const ReplayCommand& c);
 
 }  // namespace dw::app

@@ -159,9 +159,24 @@ Verdict CheckIncident(const Expectation& x, ReplayProduct& product, const Produc
   auto d = product.Diagnose(inc.id);
   if (!d.ok()) return Failed(x, "the diagnosis of " + inc.id + " failed: " + d.status().message());
   if (want.cause) {
-    if (d->ranked.empty()) return Failed(x, "a cause ranked first, but the diagnosis of " + inc.id + " found " + Ranking(*d));
+    // Where the expected cause ranks, if at all: "ranked third" and "not among the candidates"
+    // are different failures of a diagnosis (the second says it never looked at that change).
+    int rank = 0;
+    for (size_t i = 0; i < d->ranked.size() && rank == 0; ++i)
+      if (CauseMismatch(*want.cause, d->ranked[i]).empty()) rank = static_cast<int>(i) + 1;
+    auto failed = [&](std::string detail) {
+      Verdict v = Failed(x, std::move(detail));
+      v.opened_at = inc.opened_at;
+      v.cause_rank = rank;
+      return v;
+    };
+    if (d->ranked.empty()) return failed("a cause ranked first, but the diagnosis of " + inc.id + " found " + Ranking(*d));
     std::string miss = CauseMismatch(*want.cause, d->ranked.front());
-    if (!miss.empty()) return Failed(x, "the cause ranked first has " + miss + "; ranking: " + Ranking(*d));
+    if (!miss.empty())
+      return failed("the cause ranked first has " + miss + "; the expected cause " +
+                    (rank > 0 ? "is ranked " + std::to_string(rank)
+                              : "is not among the " + std::to_string(d->ranked.size()) + " candidates at all") +
+                    "; ranking: " + Ranking(*d));
     seen += ", cause " + Describe(d->ranked.front()) + " ranked first";
   }
   if (want.second_cause) {
@@ -190,6 +205,20 @@ Verdict CheckIncident(const Expectation& x, ReplayProduct& product, const Produc
     seen += ", " + std::to_string(*count) + " in reach of " + want_impact.asset;
   }
   return Ok(x, seen);
+}
+
+// CheckIncident with the incident's opening time and the cause's rank kept on every verdict.
+Verdict CheckIncidentRanked(const Expectation& x, ReplayProduct& product, const ProductTimeline& timeline) {
+  Verdict v = CheckIncident(x, product, timeline);
+  if (v.ok && x.incident->cause) v.cause_rank = 1;
+  if (!v.opened_at) {
+    auto found = product.Incidents(x.incident->asset);
+    if (found.ok() && !found->empty())
+      v.opened_at = std::min_element(found->begin(), found->end(), [](const auto& a, const auto& b) {
+                      return a.opened_at < b.opened_at;
+                    })->opened_at;
+  }
+  return v;
 }
 
 Verdict CheckNoIncident(const Expectation& x, ReplayProduct& product) {
@@ -235,7 +264,7 @@ Verdict CheckTool(const Expectation& x, ReplayProduct& product) {
 
 Verdict CheckExpectation(const Expectation& x, store::StateStore& store, ReplayProduct& product,
                          const ProductTimeline& timeline) {
-  if (x.incident) return CheckIncident(x, product, timeline);
+  if (x.incident) return CheckIncidentRanked(x, product, timeline);
   if (x.no_incident) return CheckNoIncident(x, product);
   if (x.change) return CheckChange(x, store);
   return CheckTool(x, product);

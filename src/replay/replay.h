@@ -264,6 +264,11 @@ struct Verdict {
   int line = 0;
   bool ok = false;
   std::string detail;  // "ok", or what was expected and what was seen
+  // Incident expectations: when the incident opened, and where the diagnosis ranks the expected
+  // cause (1-based; 0: not among the candidates at all, which is not the same as ranked second;
+  // -1: not judged, e.g. no incident or no cause expected).
+  std::optional<TimePoint> opened_at;
+  int cause_rank = -1;
 };
 
 // One seed-page row beside the first timeline row of this replay that holds its `ours` words.

@@ -59,8 +59,12 @@ Json ReplayReport::ToJson() const {
     rows_json.push_back({{"at", FormatRfc3339(r.at)}, {"system", r.system}, {"what", r.what},
                          {"by", r.product ? "data_workers" : "world"}});
   Json verdicts_json = Json::array();
-  for (const auto& v : verdicts)
-    verdicts_json.push_back({{"expectation", v.expectation}, {"line", v.line}, {"ok", v.ok}, {"detail", v.detail}});
+  for (const auto& v : verdicts) {
+    Json j = {{"expectation", v.expectation}, {"line", v.line}, {"ok", v.ok}, {"detail", v.detail}};
+    if (v.opened_at) j["opened_at"] = FormatRfc3339(*v.opened_at);
+    if (v.cause_rank >= 0) j["cause_rank"] = v.cause_rank;
+    verdicts_json.push_back(std::move(j));
+  }
   Json seed_json = Json::array();
   for (const auto& c : seed)
     seed_json.push_back({{"seed_at", FormatRfc3339(c.seed.at)}, {"system", c.seed.system}, {"what", c.seed.what},
