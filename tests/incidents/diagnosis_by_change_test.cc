@@ -147,8 +147,9 @@ TEST_P(DiagnosisByChange, AnExceptionalRunOutranksTheRoutineRunsOfItsFlowAndSays
     EXPECT_TRUE(Contains(top.evidence, how)) << Dump(d);
     // The routine runs rank below it, said to be routine.
     for (size_t i = 1; i < d.ranked.size(); ++i)
-      if (d.ranked[i].asset_id == asset && d.ranked[i].kind == k::kExecution)
+      if (d.ranked[i].asset_id == asset && d.ranked[i].kind == k::kExecution) {
         EXPECT_TRUE(Contains(d.ranked[i].counter_evidence, "routine: " + usual)) << Dump(d);
+      }
   }
 }
 
@@ -160,7 +161,7 @@ TEST_P(DiagnosisByChange, TheFacetsOfOneFlinkReleaseAreOneCandidateAndTheNextIsA
     std::mt19937 rng(static_cast<uint32_t>(seed * 104729 + 3));
     const std::string s = std::to_string(seed);
     const std::string job = "flink://flink/points" + s, table = "table://main/balances" + s;
-    const std::string enrich = "flink://flink/enrich" + s, topic = "topic://kafka/points" + s;
+    const std::string enrich = "flink://flink/enrich" + s, topic = "kafka://prod/points" + s;
     const std::string fixups = "kestra://kestra/points.fixups" + s;
     UseEdges({{enrich, topic}, {topic, job}, {job, table}, {fixups, table}, {table, "sync://hightouch/tiers" + s}});
     const TimePoint t0 = DayOf(seed) + std::chrono::hours(Uniform(rng, 4, 14)) + minutes(Uniform(rng, 0, 59));
@@ -270,7 +271,7 @@ TEST_P(DiagnosisByChange, TheWriterOfTheDamagedTableIsJudgedBeforeAnythingUpstre
     const std::string raw = "table://main/raw_orders" + s, mart = "table://main/mart" + s;
     const std::string load = "kestra://kestra/shop.load" + s, writer = "kestra://kestra/shop.mart" + s;
     const std::string upstream = "flink://flink/orders" + s;
-    UseEdges({{upstream, "topic://kafka/orders" + s}, {"topic://kafka/orders" + s, load}, {load, raw}, {raw, writer}, {writer, mart}});
+    UseEdges({{upstream, "kafka://prod/orders" + s}, {"kafka://prod/orders" + s, load}, {load, raw}, {raw, writer}, {writer, mart}});
     const TimePoint first_bad = DayOf(seed) + std::chrono::hours(Uniform(rng, 6, 18));
     // A risky change upstream, closer to the damage than the writer's.
     AddEvent("flink:flink:u" + s + ":config", upstream, k::kConfigRisk, Iso(first_bad - minutes(Uniform(rng, 5, 30))), 0.6,
