@@ -41,7 +41,10 @@ mcp::ToolSpec DiagnoseIncidentTool(const std::shared_ptr<workspace::Services>& s
           "required": ["total", "time_proximity", "lineage_distance", "risk", "shape_fit"]},
         "explanation": {"type": "string"}, "evidence": {"type": "array", "items": {"type": "string"}},
         "counter_evidence": {"type": "array", "items": {"type": "string"}},
-        "path": {"type": "array", "items": {"type": "string"}}},
+        "path": {"type": "array", "items": {"type": "string"}},
+        "facets": {"type": "array", "items": {"type": "object", "properties": {
+          "kind": {"type": "string"}, "asset": {"type": "string"}, "happened_at": {"type": "string"},
+          "dedup_key": {"type": "string"}}, "required": ["kind", "asset", "happened_at", "dedup_key"]}}},
         "required": ["rank", "asset", "kind", "happened_at", "score", "explanation", "evidence", "counter_evidence", "path"]}},
       "assets_examined": {"type": "array", "items": {"type": "string"}},
       "events_examined": {"type": "integer"},

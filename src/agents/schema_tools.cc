@@ -143,6 +143,7 @@ mcp::ToolSpec AssessImpactTool(const std::shared_ptr<workspace::Services>& servi
                        {"consumers", asset_list},
                        {"owners", {{"type", "array"}}},
                        {"not_affected", {{"type", "array"}}},
+                       {"table_lineage_only", {{"type", "array"}}},
                        {"truncated", {{"type", "boolean"}}},
                        {"summary", {{"type", "string"}}}}}};
   t.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = true};

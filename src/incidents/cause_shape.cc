@@ -127,6 +127,15 @@ std::string AddedAppend(const Json& evidence) {
   return first.size() > 300 ? first.substr(0, 300) + "..." : first;
 }
 
+bool SameExecution(const store::ChangeEvent& a, const store::ChangeEvent& b) {
+  auto id = [](const store::ChangeEvent& e) {
+    auto it = e.evidence.is_object() ? e.evidence.find("execution_id") : e.evidence.end();
+    return it != e.evidence.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  const std::string x = id(a);
+  return !x.empty() && x == id(b);
+}
+
 }  // namespace
 
 std::string SupersededInput(const graph::GraphIndex& index, const std::string& flow, std::string* newer) {
@@ -148,7 +157,8 @@ std::string SupersededInput(const graph::GraphIndex& index, const std::string& f
 }
 
 ShapeFit FitShape(const store::ChangeEvent& event, const std::vector<SignalShape>& shapes,
-                  const std::vector<store::ChangeEvent>& others, const graph::GraphIndex* index) {
+                  const std::vector<store::ChangeEvent>& others, const graph::GraphIndex* index,
+                  const RunProfile* profile) {
   ShapeFit f;
   f.cause_kind = event.kind;
   const bool any_data = std::any_of(shapes.begin(), shapes.end(), DataShape);
@@ -170,7 +180,7 @@ ShapeFit FitShape(const store::ChangeEvent& event, const std::vector<SignalShape
     return f;
   }
 
-  if (kind == k::kExecution || kind == "replay") {
+  if (kind == k::kExecution || kind == k::kExecutionReplay) {
     std::string state = event.evidence.is_object() ? event.evidence.value("state", std::string()) : "";
     // A stale input: the flow reads a source the graph knows a newer version of, and its evidence
     // shows the call.
@@ -191,14 +201,33 @@ ShapeFit FitShape(const store::ChangeEvent& event, const std::vector<SignalShape
         return f;
       }
     }
-    bool duplicated = kind == "replay";
-    const bool scheduled = index && index->Find(event.asset_id) != graph::kNone &&
-                           !index->details(index->Find(event.asset_id)).schedule.empty();
+    bool duplicated = kind == k::kExecutionReplay;
+    RunProfile learnt;
+    if (profile == nullptr) {
+      learnt = LearnRuns(others);
+      profile = &learnt;
+    }
+    const bool scheduled = profile->cadence || (index && index->Find(event.asset_id) != graph::kNone &&
+                                                !index->details(index->Find(event.asset_id)).schedule.empty());
     if (!duplicated && scheduled) {
+      // Two runs for one slot: closer than half the flow's usual gap (an hour when it has none
+      // yet). A run that looks like the last N beside one that does not is the slot's own run; the
+      // other is the duplicate.
+      const auto slot = profile->cadence ? std::chrono::duration_cast<std::chrono::milliseconds>(*profile->cadence) / 2
+                                         : std::chrono::milliseconds(std::chrono::hours(1));
+      const bool within_slot_inclusive = !profile->cadence;
+      auto routine = [&](const store::ChangeEvent& r) {
+        RunJudgement j = JudgeRun(r, *profile, others);
+        return j.known && !j.exceptional;
+      };
+      const bool me_routine = routine(event);
       for (const store::ChangeEvent& o : others) {
         if (o.id == event.id || o.dedup_key == event.dedup_key || o.asset_id != event.asset_id || o.kind != event.kind) continue;
-        auto gap = o.happened_at > event.happened_at ? o.happened_at - event.happened_at : event.happened_at - o.happened_at;
-        if (gap <= std::chrono::hours(1)) duplicated = true;
+        if (SameExecution(o, event)) continue;  // one run seen in two states
+        auto gap = RunStart(o) > RunStart(event) ? RunStart(o) - RunStart(event) : RunStart(event) - RunStart(o);
+        if (!(within_slot_inclusive ? gap <= slot : gap < slot)) continue;
+        if (me_routine && !routine(o)) continue;
+        duplicated = true;
       }
     }
     if (duplicated) {

@@ -10,6 +10,7 @@
 
 #include "graph/graph_index.h"
 #include "incidents/incidents.h"
+#include "incidents/routine_runs.h"
 #include "store/records.h"
 
 namespace dw::incidents {
@@ -24,9 +25,12 @@ struct ShapeFit {
 
 // How well `event` explains the damage shapes `shapes` (the incident's data signals; empty when it
 // has only change signals). `others` are the other change events examined (for duplicated runs);
-// `index` may be null.
+// `index` may be null. `profile` is what is usual for the flow's runs (learnt from `others` when
+// null): two runs closer than half its cadence are a duplicated run, unless this one looks like
+// the last N and the other does not (then the other is the duplicate); a replay always is.
 ShapeFit FitShape(const store::ChangeEvent& event, const std::vector<SignalShape>& shapes,
-                  const std::vector<store::ChangeEvent>& others, const graph::GraphIndex* index);
+                  const std::vector<store::ChangeEvent>& others, const graph::GraphIndex* index,
+                  const RunProfile* profile = nullptr);
 
 // The input of `flow` (a canonical id) that a newer version supersedes in the graph, e.g.
 // api://pricing/v1/tariffs/current when api://pricing/v2/tariffs/current exists; "" when none.

@@ -9,10 +9,13 @@
 
 #include "graph/blast_radius.h"
 #include "incidents/cause_shape.h"
+#include "incidents/change_facets.h"
 #include "incidents/lineage_walk.h"
 #include "incidents/own_cause.h"
+#include "incidents/routine_runs.h"
 #include "incidents/signal_shape.h"
 #include "incidents/severity.h"
+#include "observe/changes/change_kinds.h"
 
 namespace dw::incidents {
 
@@ -20,6 +23,11 @@ namespace {
 
 constexpr size_t kWalkBudget = 20000;
 constexpr size_t kPerAssetQueries = 64;  // more upstream assets than this: one range scan
+// What is usual for a flow's runs is learnt from this long before the window too (a daily flow has
+// one run in a day), for at most this many flows.
+constexpr auto kRunHistory = std::chrono::hours(24 * 7);
+constexpr size_t kRunHistoryAssets = 16;
+constexpr size_t kMaxEvidenceLines = 24;
 
 std::string Hhmm(TimePoint t) { return FormatRfc3339(t).substr(11, 5); }
 
@@ -55,7 +63,13 @@ struct Scored {
   Candidate c;
   bool own = false;      // its change explains, on its own, the damage of a damaged asset it writes
   std::string fold_key;  // alike candidates fold into the best
+  size_t change = 0;     // the change it is a facet of (GroupFacets)
+  std::string reason;    // the collector's, for the facet line
 };
+
+bool IsRunEvent(const store::ChangeEvent& e) {
+  return e.kind == observe::changes::kExecution || e.kind == observe::changes::kExecutionReplay;
+}
 
 }  // namespace
 
@@ -202,18 +216,44 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
                               [&d, &options](const auto& ev) { return !MayPrecede(ev.first, d.first_bad_at, options.diagnosis_window); }),
                events.end());
   d.events_examined = events.size();
-  // The other events on the same asset (for a duplicated run): events are grouped by place.
+  // The other runs on the same asset (for a duplicated run, and what is usual for the flow):
+  // events are grouped by place.
   std::unordered_map<size_t, std::vector<store::ChangeEvent>> same_asset;
   for (const auto& [e, p] : events)
-    if (e.kind == "execution") same_asset[p].push_back(e);
+    if (IsRunEvent(e)) same_asset[p].push_back(e);
+  // Runs before the window teach what is usual (a daily flow runs once a day): read for the
+  // flows with runs in the window, a bounded few.
+  {
+    std::vector<size_t> flows;
+    for (const auto& [p, runs] : same_asset) flows.push_back(p);
+    std::sort(flows.begin(), flows.end());
+    if (flows.size() > kRunHistoryAssets) {
+      d.notes.push_back("what is usual for a flow's runs was learnt from the window alone for " +
+                        std::to_string(flows.size() - kRunHistoryAssets) + " flow(s)");
+      flows.resize(kRunHistoryAssets);
+    }
+    for (size_t p : flows) {
+      auto got = store.ChangeEventsFor(places[p].asset, d.window_from - kRunHistory, d.window_from);
+      if (!got.ok()) return got.status();
+      for (store::ChangeEvent& e : *got)
+        if (IsRunEvent(e)) same_asset[p].push_back(std::move(e));
+    }
+  }
+  std::unordered_map<size_t, RunProfile> profiles;
+  for (const auto& [p, runs] : same_asset) profiles.emplace(p, LearnRuns(runs));
   const std::vector<store::ChangeEvent> none;
+  const RunProfile no_profile;
 
   const double half_life_ms = 6.0 * 3600 * 1000;
   std::vector<Scored> scored;
+  std::vector<const store::ChangeEvent*> scored_events;  // parallel to scored
+  std::vector<bool> scored_exceptional;
   for (const auto& [e, p] : events) {
     const Place& place = places[p];
     auto others = same_asset.find(p);
     const std::vector<store::ChangeEvent>& alike_runs = others == same_asset.end() ? none : others->second;
+    auto prof = profiles.find(p);
+    const RunProfile& profile = prof == profiles.end() ? no_profile : prof->second;
     // A writer of a damaged asset is judged against that asset's own damage first: the damaged
     // asset whose damage its change explains on its own, if any, and the shapes it is fitted to.
     std::string own_asset;
@@ -246,13 +286,26 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
     c.score.time_proximity = seen_after ? 0.5 * std::pow(0.5, after_ms / half_life_ms) : std::pow(0.5, before_ms / half_life_ms);
     c.score.lineage_distance = 1.0 / (1.0 + place.hops);
     c.score.risk = std::clamp(std::isfinite(e.risk) ? e.risk : 0.0, 0.0, 1.0);
-    ShapeFit fit = FitShape(e, written_shapes.empty() ? shapes : written_shapes, alike_runs, index);
+    const double collector_risk = c.score.risk;
+    ShapeFit fit = FitShape(e, written_shapes.empty() ? shapes : written_shapes, alike_runs, index, &profile);
+    // A run that looks like the last N of its flow is weak evidence unless its own evidence names
+    // a mechanism (a stale input, a second run for the slot); an exceptional one is a change a
+    // person or the platform made, weighed as one.
+    const RunJudgement run = JudgeRun(e, profile, alike_runs);
+    if (run.known && !run.exceptional && fit.cause_kind == e.kind) {
+      fit.fit *= 0.5;
+      c.score.risk = std::min(c.score.risk, 0.1);
+      fit.counter_evidence.insert(fit.counter_evidence.begin(), "routine: " + run.sentence);
+    } else if (run.exceptional) {
+      c.score.risk = std::max(c.score.risk, 0.5);
+    }
     c.score.shape_fit = fit.fit;
     c.cause_kind = fit.cause_kind;
     c.score.total = kWeightTime * c.score.time_proximity + kWeightDistance * c.score.lineage_distance +
                     kWeightRisk * c.score.risk + kWeightShape * c.score.shape_fit;
     c.explanation = fit.explanation;
     c.evidence = EvidenceLines(e);
+    if (run.exceptional) c.evidence.insert(c.evidence.begin(), "exceptional: " + run.sentence);
     c.counter_evidence = fit.counter_evidence;
     if (before_ms > 12 * 3600 * 1000.0)
       c.counter_evidence.push_back("it happened " + graph::HumanDuration(std::chrono::milliseconds(static_cast<int64_t>(before_ms))) +
@@ -261,7 +314,7 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
       c.counter_evidence.push_back("its platform keeps no time of it: it was seen at " + FormatRfc3339(e.happened_at) +
                                    ", after the first bad point (" + FormatRfc3339(d.first_bad_at) +
                                    "), and happened at or before then, so it may have come first");
-    if (c.score.risk < 0.3) c.counter_evidence.push_back("its collector judged it low-risk (" + e.reason + ")");
+    if (collector_risk < 0.3 && !run.exceptional) c.counter_evidence.push_back("its collector judged it low-risk (" + e.reason + ")");
     c.path = place.path;
     if (place.downstream_of_damage)  // and its change explains the damage of what it writes
       c.counter_evidence.push_back("it also reads the damaged " + place.damaged_above + ", but it writes " + own_asset +
@@ -270,7 +323,15 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
     else if (place.own_damage)
       c.counter_evidence.push_back("it also reads the damaged " + place.damaged_above + ", whose damage does not explain " +
                                    place.path.back() + "'s: judged as a cause of the latter");
-    scored.push_back({std::move(c), !own_asset.empty(), e.asset_id + "\n" + fit.cause_kind + "\n" + fit.explanation});
+    scored.push_back({std::move(c), !own_asset.empty(), e.asset_id + "\n" + fit.cause_kind + "\n" + fit.explanation, 0, e.reason});
+    scored_events.push_back(&e);
+    scored_exceptional.push_back(run.exceptional);
+  }
+  // One change, one candidate: the facets of one change (change_facets.h) are ranked once, by
+  // the best of them, with the others gathered as its evidence.
+  {
+    const std::vector<size_t> change = GroupFacets(scored_events, scored_exceptional);
+    for (size_t i = 0; i < scored.size(); ++i) scored[i].change = change[i];
   }
   // Each damaged asset's own writers are judged first: a change that explains, on its own, the
   // damage of an asset it writes ranks above every change that could only have explained it from
@@ -281,11 +342,32 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
     if (a.c.happened_at != b.c.happened_at) return a.c.happened_at > b.c.happened_at;
     return a.c.dedup_key < b.c.dedup_key;
   });
-  // Fold alike candidates (the same kind of change on the same asset, explained the same way: a
-  // thousand green runs of one flow) into the best of them.
+  // Gather each change's facets into its best one, then fold alike candidates (the same kind of
+  // change on the same asset, explained the same way: a thousand green runs of one flow) into the
+  // best of them.
+  std::unordered_map<size_t, size_t> head_of;  // change -> index in scored of its best facet
+  std::vector<Scored*> heads;
+  for (size_t i = 0; i < scored.size(); ++i) {
+    auto [it, first] = head_of.emplace(scored[i].change, i);
+    if (first) {
+      heads.push_back(&scored[i]);
+      continue;
+    }
+    Candidate& head = scored[it->second].c;
+    const Candidate& f = scored[i].c;
+    Facet facet{f.kind, f.asset_id, f.happened_at, f.dedup_key};
+    head.facets.push_back(facet);
+    std::string line = "same change: the " + f.kind + (f.asset_id == head.asset_id ? "" : " on " + f.asset_id) + " at " +
+                       Hhmm(f.happened_at) + (scored[i].reason.empty() ? "" : " (" + scored[i].reason.substr(0, 200) + ")");
+    head.evidence.push_back(line);
+    for (const std::string& l : f.evidence)
+      if (head.evidence.size() < kMaxEvidenceLines && std::find(head.evidence.begin(), head.evidence.end(), l) == head.evidence.end())
+        head.evidence.push_back(l);
+  }
   std::unordered_map<std::string, size_t> folded;  // fold key -> index in d.ranked
   std::vector<size_t> alike;
-  for (Scored& s : scored) {
+  for (Scored* sp : heads) {
+    Scored& s = *sp;
     auto it = folded.find(s.fold_key);
     if (it != folded.end()) {
       ++alike[it->second];
@@ -322,6 +404,15 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
   return d;
 }
 
+namespace {
+Json FacetsToJson(const std::vector<Facet>& facets) {
+  Json out = Json::array();
+  for (const Facet& f : facets)
+    out.push_back({{"kind", f.kind}, {"asset", f.asset_id}, {"happened_at", FormatRfc3339(f.happened_at)}, {"dedup_key", f.dedup_key}});
+  return out;
+}
+}  // namespace
+
 Json DiagnosisToJson(const Diagnosis& d) {
   Json ranked = Json::array();
   int rank = 0;
@@ -341,7 +432,8 @@ Json DiagnosisToJson(const Diagnosis& d) {
                       {"explanation", c.explanation},
                       {"evidence", c.evidence},
                       {"counter_evidence", c.counter_evidence},
-                      {"path", c.path}});
+                      {"path", c.path},
+                      {"facets", FacetsToJson(c.facets)}});
   }
   return {{"incident_id", d.incident_id},
           {"first_bad_at", FormatRfc3339(d.first_bad_at)},

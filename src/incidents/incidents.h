@@ -266,6 +266,15 @@ struct ScoreParts {
   double total = 0;
 };
 
+// Another event of the same change as a candidate (a Flink release's restore beside its skipped
+// state, a flow's revision beside the runs that ran it: change_facets.h).
+struct Facet {
+  std::string kind;
+  std::string asset_id;
+  TimePoint happened_at;
+  std::string dedup_key;
+};
+
 struct Candidate {
   int64_t event_id = 0;
   std::string dedup_key;
@@ -280,6 +289,9 @@ struct Candidate {
   std::vector<std::string> evidence;          // log line, execution id, URL, ...
   std::vector<std::string> counter_evidence;  // what speaks against it
   std::vector<std::string> path;  // assets from the change to the damaged asset, both included
+  // The other events of the same change, ranked with it rather than after it (their evidence is
+  // gathered into `evidence`); empty when the change has one event.
+  std::vector<Facet> facets;
 };
 
 struct Diagnosis {

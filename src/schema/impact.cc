@@ -93,6 +93,9 @@ Result<Json> AssessImpact(const graph::GraphIndex& index, const std::string& sub
   }
   Json not_affected = Json::array();
   std::set<graph::AssetIndex> unaffected_seen;
+  // Hops the graph knows only as table lineage (no column edges, no known columns): the changed
+  // fields are carried across them whole, and the answer says so rather than widen silently.
+  std::set<std::pair<graph::AssetIndex, graph::AssetIndex>> table_hops;
   size_t steps = 0;
   bool truncated = false;
   while (!queue.empty() && !followed.empty()) {
@@ -130,6 +133,7 @@ Result<Json> AssessImpact(const graph::GraphIndex& index, const std::string& sub
       } else {
         next.columns = from.columns;
         next.lineage = Lineage::kTable;
+        table_hops.insert({a, b});
       }
       if (next.columns.empty()) {
         if (!reached.count(b) && unaffected_seen.insert(b).second)
@@ -191,6 +195,9 @@ Result<Json> AssessImpact(const graph::GraphIndex& index, const std::string& sub
   for (const auto& [o, list] : owners) owner_list.push_back({{"owner", o}, {"assets", list}});
   Json topics = Json::array();
   for (auto r : roots) topics.push_back(index.id(r));
+  Json table_only = Json::array();
+  for (const auto& [from_asset, to_asset] : table_hops)
+    if (reached.count(to_asset)) table_only.push_back({{"from", index.id(from_asset)}, {"to", index.id(to_asset)}});
 
   std::string summary;
   if (followed.empty()) {
@@ -202,6 +209,10 @@ Result<Json> AssessImpact(const graph::GraphIndex& index, const std::string& sub
               " table(s), " + std::to_string(models.size()) + " dbt model(s), " + std::to_string(consumers.size()) + " scheduled consumer(s)";
     if (!consumers.empty()) summary += "; next to act: " + consumers[0]["asset"].get<std::string>() +
                                        (consumers[0].contains("time_left") ? " in " + consumers[0]["time_left"].get<std::string>() : "");
+    if (!table_only.empty())
+      summary += "; " + std::to_string(table_only.size()) + " hop(s) have table lineage only (first: " +
+                 table_only[0]["from"].get<std::string>() + " -> " + table_only[0]["to"].get<std::string>() +
+                 "), so what lies past them may read none of the changed fields";
     if (!verdict.compatible) summary += "; the registry would refuse it at " + std::string(LevelName(verdict.level));
     else if (verdict.level == Level::kNone) summary += "; under NONE the registry accepts it, so readers break silently";
   }
@@ -218,6 +229,7 @@ Result<Json> AssessImpact(const graph::GraphIndex& index, const std::string& sub
               {"consumers", consumers},
               {"owners", owner_list},
               {"not_affected", not_affected},
+              {"table_lineage_only", table_only},
               {"truncated", truncated},
               {"summary", summary}};
 }

@@ -85,6 +85,23 @@ TEST_F(SchemaToolsTest, TheRenameUnderNoneReachesTheColumnTheModelsThatSelectItA
   EXPECT_TRUE(crm_owner);
 }
 
+// Where a hop has only table lineage (the sync's columns are unknown), the answer says which hop
+// carried every changed field whole, instead of widening silently.
+TEST_F(SchemaToolsTest, AHopWithOnlyTableLineageIsNamedInTheAnswer) {
+  auto r = Call("assess_impact", {{"subject", "orders-value"}, {"schema", Fixture("orders-v2-renamed.avsc")}});
+  ASSERT_FALSE(r.is_error) << ErrorText(r);
+  const Json& b = *r.structured;
+  bool sync_hop = false;
+  for (const auto& h : b["table_lineage_only"]) {
+    sync_hop |= h.value("to", "") == "sync://hightouch/customers-to-crm";
+    EXPECT_TRUE(Lists(b["reached"], h.value("to", ""))) << h.dump();
+  }
+  EXPECT_TRUE(sync_hop) << b["table_lineage_only"].dump();
+  EXPECT_NE(b["summary"].get<std::string>().find("have table lineage only"), std::string::npos) << b["summary"];
+  // Hops with column lineage or known columns are not listed.
+  for (const auto& h : b["table_lineage_only"]) EXPECT_NE(h.value("to", ""), "table://main/shop.orders");
+}
+
 TEST_F(SchemaToolsTest, ForwardAgainstTheRegistryNamesTheRemovedField) {
   auto r = Call("check_compatibility", {{"subject", "orders-value"}, {"schema", Fixture("orders-v2-renamed.avsc")}, {"level", "FORWARD"}});
   ASSERT_FALSE(r.is_error) << ErrorText(r);

@@ -49,6 +49,12 @@ Result<PlatformPass> CollectDbtManifestChanges(const config::Workspace& ws, stor
   std::string generated_text;
   if (manifest.contains("metadata") && manifest["metadata"].is_object())
     generated_text = manifest["metadata"].value("generated_at", "");
+  // The run that wrote the manifest: its models' events are one change (incidents/change_facets.h),
+  // and dbt's query comment names it in the statements the run sent.
+  std::string invocation_id;
+  if (manifest.contains("metadata") && manifest["metadata"].is_object() && manifest["metadata"].contains("invocation_id") &&
+      manifest["metadata"]["invocation_id"].is_string())
+    invocation_id = manifest["metadata"]["invocation_id"].get<std::string>();
   if (auto ms = ParseIsoTimeMillis(generated_text); ms && FromUnixMillis(*ms) <= now) generated = FromUnixMillis(*ms);
   std::vector<store::ChangeEvent> events;
   for (const auto& [id, node] : manifest["nodes"].items()) {
@@ -70,6 +76,7 @@ Result<PlatformPass> CollectDbtManifestChanges(const config::Workspace& ws, stor
                   {"manifest", ws.lineage.dbt_manifest},
                   {"time_source", generated == now ? "observed" : "manifest generated_at"}};
     if (node.contains("original_file_path")) e.evidence["file"] = node["original_file_path"];
+    if (!invocation_id.empty()) e.evidence["invocation_id"] = invocation_id;
     e.risk = 0.4;
     e.reason = "the model's code changed (its manifest checksum moved): what it builds may have changed";
     events.push_back(std::move(e));

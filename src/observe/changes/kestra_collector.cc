@@ -126,6 +126,17 @@ Status CollectKestra(const CollectContext& ctx, Collected& out, PlatformPass& pa
         tasks.push_back({{"task_id", t.task_id}, {"state", t.state}, {"outputs", outputs}});
       }
       ev["task_runs"] = tasks;
+      // What started it and how it went: diagnosis tells a routine run from an exceptional one by
+      // these (incidents/routine_runs.h). A run Kestra names no trigger for was started by a
+      // person or the API.
+      ev["trigger"] = e.has_trigger ? Json{{"type", e.trigger_type}, {"id", e.trigger_id}} : Json(nullptr);
+      if (!e.trigger_date.empty()) ev["scheduled_date"] = e.trigger_date;
+      if (!e.labels.empty()) ev["labels"] = e.labels;
+      if (!e.state_history.empty()) ev["state_history"] = e.state_history;
+      Json retried = Json::array();
+      for (const auto& t : e.task_runs)
+        if (t.attempts > 1) retried.push_back(t.task_id);
+      if (!retried.empty()) ev["retried_tasks"] = retried;
       std::string dedup = "kestra:" + p + ":" + e.id + ":" + e.state;
       if (watched.count(flow)) {
         // Read the logs only for executions not stored yet: they are the evidence of what it called.

@@ -50,10 +50,18 @@ Execution ParseExecution(const Json& j) {
       tr.task_id = StringField(t, "taskId");
       tr.state = StringField(ObjectField(t, "state"), "current");
       if (t.contains("outputs") && t["outputs"].is_object()) tr.outputs = t["outputs"];
+      if (t.contains("attempts") && t["attempts"].is_array()) tr.attempts = static_cast<int>(t["attempts"].size());
       e.task_runs.push_back(std::move(tr));
     }
   }
   if (j.contains("labels") && j["labels"].is_array()) e.labels = j["labels"];
+  if (j.contains("trigger") && j["trigger"].is_object()) {
+    const Json& t = j["trigger"];
+    e.has_trigger = true;
+    e.trigger_type = OptStringField(t, "type");
+    e.trigger_id = OptStringField(t, "id");
+    if (t.contains("variables") && t["variables"].is_object()) e.trigger_date = OptStringField(t["variables"], "date");
+  }
   if (j.contains("originalId") && j["originalId"].is_string()) e.original_id = j["originalId"].get<std::string>();
   if (st.contains("histories") && st["histories"].is_array())
     for (const auto& h : st["histories"])

@@ -17,6 +17,7 @@ struct TaskRun {
   std::string task_id;
   std::string state;
   Json outputs = Json::object();
+  int attempts = 0;  // attempts[] length: more than one means the task was retried
 };
 
 struct Execution {
@@ -32,6 +33,14 @@ struct Execution {
   Json labels = Json::array();
   std::string original_id;  // originalId: another execution's id when this one replays it
   std::vector<std::string> state_history;  // state.histories[].state, oldest first (RESTARTED for a replay)
+  // trigger: what started it. `has_trigger` false when Kestra names none (a run started from the UI
+  // or the API); else trigger.type (io.kestra.plugin.core.trigger.Schedule, ...), trigger.id and,
+  // for a schedule, the slot it ran for (trigger.variables.date; differs from start_ms for a backfill
+  // or a late run).
+  bool has_trigger = false;
+  std::string trigger_type;
+  std::string trigger_id;
+  std::string trigger_date;
   // True for a state an execution does not leave (SUCCESS, FAILED, WARNING, KILLED, CANCELLED, SKIPPED).
   bool terminal() const;
 };
