@@ -18,20 +18,9 @@ Result<Story> KestraRevisionNullsColumn(uint64_t seed) {
     return LoadStyle{true, after ? 2 : 1, 1, after};
   });
   std::string select = "INSERT INTO " + w.table + " (id, customer_id, amount) SELECT id, {{ row.customer_id }}, amount FROM staging." + w.table;
-  std::string cron = std::to_string(l.minute) + " * * * *";
-  d.kestra["flows"].push_back({{"namespace", l.ns}, {"id", l.flow}, {"revision", 1}, {"source", LoaderSource(l.ns, l.flow, select, cron)},
-                               {"revisions", Json::array({{{"revision", 2}, {"at", Ts(saved)},
-                                                           {"source", LoaderSource(l.ns, l.flow, select.replace(select.find("row.customer_id"), 15, "row.customerId"), cron)}}})},
-                               {"triggers", Json::array({{{"id", "schedule"}, {"disabled", false}}})}});
-  d.events.push_back({saved, "Kestra", "Revision 2 of " + l.ns + "." + l.flow + " is saved: customer_id now read from row.customerId", "", "", ""});
-  AddLoadedTableChecks(d, w, "90m");
-  TimePoint first_bad{};
-  for (TimePoint r : runs)
-    if (r > saved) { first_bad = r + std::chrono::seconds(5); break; }
-  d.story.damaged_asset = w.asset;
-  d.story.cause = {{"flow_revision", "execution"}, l.asset};
-  d.story.first_bad_write = first_bad;
-  d.story.shape += ", " + std::to_string(l.rows) + " rows/h";
+  std::string revised = select;
+  revised.replace(revised.find("row.customer_id"), 15, "row.customerId");
+  TimePoint first_bad = PlantLoaderRevision(d, w, l, runs, saved, select, revised, "customer_id now read from row.customerId");
   AddDistractors(rng, d, w, first_bad);
   ExpectIncident(d);
   return Render(std::move(d));

@@ -19,19 +19,7 @@ Result<Story> KestraUnitChange(uint64_t seed) {
   std::string select = "INSERT INTO " + w.table + " (id, customer_id, amount) SELECT id, customer_id, amount_eur FROM staging." + w.table;
   std::string revised = select;
   revised.replace(revised.find("amount_eur"), 10, "amount_cents");
-  std::string cron = std::to_string(l.minute) + " * * * *";
-  d.kestra["flows"].push_back({{"namespace", l.ns}, {"id", l.flow}, {"revision", 1}, {"source", LoaderSource(l.ns, l.flow, select, cron)},
-                               {"revisions", Json::array({{{"revision", 2}, {"at", Ts(saved)}, {"source", LoaderSource(l.ns, l.flow, revised, cron)}}})},
-                               {"triggers", Json::array({{{"id", "schedule"}, {"disabled", false}}})}});
-  d.events.push_back({saved, "Kestra", "Revision 2 of " + l.ns + "." + l.flow + " is saved: amount now read from amount_cents", "", "", ""});
-  AddLoadedTableChecks(d, w, "90m");
-  TimePoint first_bad{};
-  for (TimePoint r : runs)
-    if (r > saved) { first_bad = r + std::chrono::seconds(5); break; }
-  d.story.damaged_asset = w.asset;
-  d.story.cause = {{"flow_revision", "execution"}, l.asset};
-  d.story.first_bad_write = first_bad;
-  d.story.shape += ", " + std::to_string(l.rows) + " rows/h";
+  TimePoint first_bad = PlantLoaderRevision(d, w, l, runs, saved, select, revised, "amount now read from amount_cents");
   AddDistractors(rng, d, w, first_bad);
   ExpectIncident(d);
   return Render(std::move(d));

@@ -55,6 +55,30 @@ void AddLoadedTableChecks(Draft& d, const ShopWorld& w, const std::string& max_a
                          "    unique: [id]\n    freshness: {max_age: " + max_age + "}\n    range: {amount: {min: 0, max: 1000}}\n");
 }
 
+TimePoint PlantLoaderRevision(Draft& d, const ShopWorld& w, const HourlyLoader& l, const std::vector<TimePoint>& runs,
+                         TimePoint saved, const std::string& before, const std::string& after,
+                         const std::string& what) {
+  const std::string cron = std::to_string(l.minute) + " * * * *";
+  d.kestra["flows"].push_back({{"namespace", l.ns}, {"id", l.flow}, {"revision", 1},
+                               {"source", LoaderSource(l.ns, l.flow, before, cron)},
+                               {"revisions", Json::array({{{"revision", 2}, {"at", Ts(saved)},
+                                                           {"source", LoaderSource(l.ns, l.flow, after, cron)}}})},
+                               {"triggers", Json::array({{{"id", "schedule"}, {"disabled", false}}})}});
+  d.events.push_back({saved, "Kestra", "Revision 2 of " + l.ns + "." + l.flow + " is saved: " + what, "", "", ""});
+  AddLoadedTableChecks(d, w, "90m");
+  TimePoint first_bad{};
+  for (TimePoint r : runs)
+    if (r > saved) {
+      first_bad = r + std::chrono::seconds(5);
+      break;
+    }
+  d.story.damaged_asset = w.asset;
+  d.story.cause = {{"flow_revision", "execution"}, l.asset};
+  d.story.first_bad_write = first_bad;
+  d.story.shape += ", " + std::to_string(l.rows) + " rows/h";
+  return first_bad;
+}
+
 void AddSinkArrivals(Rng& rng, Draft& d, const ShopWorld& w, SinkStream& s,
                      const std::function<double(TimePoint window_end, int part)>& landed) {
   d.asset_yaml.push_back("  - id: kafka://prod/" + w.table + "\n    domain: " + w.domain + "\n");

@@ -34,6 +34,14 @@ std::vector<TimePoint> AddHourlyLoads(Rng& rng, Draft& d, const ShopWorld& w, Ho
 // Checks of an hourly-loaded table (freshness, not null, unique, range of amounts in euros).
 void AddLoadedTableChecks(Draft& d, const ShopWorld& w, const std::string& max_age);
 
+// The cause of the revision families: revision 2 of loader `l`, saved at `saved`, changes its
+// SELECT from `before` to `after` (`what` says how, on the timeline). Serves both revisions from
+// the Kestra simulator, adds the table's checks, and plants the revision (or the executions that
+// ran it) as the cause of `w`'s damage. Returns its first bad write: the first run after the save.
+TimePoint PlantLoaderRevision(Draft& d, const ShopWorld& w, const HourlyLoader& l, const std::vector<TimePoint>& runs,
+                         TimePoint saved, const std::string& before, const std::string& after,
+                         const std::string& what);
+
 struct SinkStream {
   std::string name, asset;  // connect://connect/<name>
   int partitions = 2;
