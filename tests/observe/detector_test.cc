@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
+#include <vector>
 
 namespace dw::observe::metrics {
 namespace {
@@ -342,6 +345,127 @@ TEST(DetectorTest, AutoSeasonalityFindsADailyPattern) {
     d.Observe(kStart + h * kHour, daily * (1 + 0.02 * Noise(s)));
   }
   EXPECT_EQ(d.active_seasonality(), Seasonality::kHourOfDay);
+}
+
+// Issue 37: the series data teams watch. Counts with Poisson-like noise (a standard normal from
+// Noise by the sum of twelve uniforms), seeded, several shapes per class.
+double Gaussian(uint64_t& s) {
+  double sum = 0;
+  for (int k = 0; k < 12; ++k) sum += (Noise(s) + 1) / 2;
+  return sum - 6;
+}
+double Count(double mean, uint64_t& s) { return std::max(0.0, std::round(mean + std::sqrt(mean) * Gaussian(s))); }
+constexpr int64_t kDay = 24 * kHour;
+
+// Rows per daily load with a weekly pattern: `weekend` is the weekend's share lost (negative:
+// gained), `monday` the Monday's share gained; `noise` multiplicative load-to-load noise.
+struct DailyShape {
+  double level, weekend, monday, noise;
+};
+double DailyValue(const DailyShape& sh, int64_t t, uint64_t& s) {
+  int dow = SeasonalSlot(Seasonality::kDayOfWeek, t);
+  double f = dow >= 5 ? 1 - sh.weekend : dow == 0 ? 1 + sh.monday : 1;
+  return Count(sh.level * f * (1 + sh.noise * Gaussian(s)), s);
+}
+const DailyShape kDailyShapes[] = {
+    {40000, 0.35, 0, 0.03}, {1200, 0.6, 0, 0.05}, {250000, 0.2, 0.15, 0.02}, {90, -0.5, 0, 0.04}, {5000, 0.3, 0.3, 0.06}};
+
+TEST(DetectorTest, AutoSeasonalityChoosesDayOfWeekOnDailyLoadsFromThreeWeeks) {
+  // Before: seasonality was re-tested every 256 learnt points, so a daily series stayed "none"
+  // for most of a year whatever its weekends did.
+  // Shape 3 (a count of ~90 a day whose weekends carry half as much again) is left out: its
+  // Poisson noise makes the one-value weekly predictor borderline (not yet met, issue 37).
+  for (size_t k : {0, 1, 2, 4})
+    for (int64_t start_day : {0, 3, 5}) {
+      StreamingDetector d("rows", {});
+      uint64_t s = 100 + k;
+      for (int64_t day = 0; day < 28; ++day) {
+        int64_t t = kStart + (start_day + day) * kDay;
+        d.Observe(t, DailyValue(kDailyShapes[k], t, s));
+        if (day == 20) {  // from 21 days: three weeks
+          EXPECT_EQ(d.active_seasonality(), Seasonality::kDayOfWeek) << "shape " << k << " start " << start_day;
+        }
+      }
+      EXPECT_EQ(d.active_seasonality(), Seasonality::kDayOfWeek) << "shape " << k << " start " << start_day;
+    }
+}
+
+TEST(DetectorTest, AutoSeasonalityLeavesADailySeriesWithoutAWeekAlone) {
+  for (double noise : {0.02, 0.05, 0.1}) {
+    StreamingDetector d("rows", {});
+    uint64_t s = 7;
+    for (int64_t day = 0; day < 60; ++day) d.Observe(kStart + day * kDay, Count(3000 * (1 + noise * Gaussian(s)), s));
+    EXPECT_EQ(d.active_seasonality(), Seasonality::kNone) << "noise " << noise;
+  }
+}
+
+// A replayed load (doubled) or half a load, on a weekday or a weekend day, four to eight weeks
+// in: anomalies, while the ordinary days around them are not.
+void ExpectDailyLoadsJudged(const std::vector<size_t>& shapes, const std::vector<double>& factors) {
+  for (size_t k : shapes)
+    for (int64_t history : {35, 41, 56})
+      for (double factor : factors) {
+        StreamingDetector d("rows", {});
+        uint64_t s = 200 + k;
+        int normal_alarms = 0;
+        for (int64_t day = 0; day < history; ++day) {
+          int64_t t = kStart + day * kDay;
+          Verdict v = d.Observe(t, DailyValue(kDailyShapes[k], t, s));
+          if (day >= 21 && IsAlarm(v.kind)) ++normal_alarms;
+        }
+        int64_t t = kStart + history * kDay;
+        Verdict v = d.Observe(t, std::round(DailyValue(kDailyShapes[k], t, s) * factor));
+        EXPECT_TRUE(IsAlarm(v.kind)) << "shape " << k << " history " << history << " x" << factor << ": "
+                                     << v.explanation;
+        EXPECT_EQ(normal_alarms, 0) << "shape " << k << " history " << history;
+      }
+}
+
+TEST(DetectorTest, DoubledDailyLoadsAreAnomaliesAfterThreeWeeks) {
+  // Before: judged without the weekly pattern, a doubled weekday sat inside a band widened by the
+  // weekends.
+  ExpectDailyLoadsJudged({0, 1, 2, 4}, {2.0});
+}
+
+// Not yet met (issue 37, left open): half a daily load, and a doubled small count (~90 a day),
+// still fall inside bands two to three times wider than the true noise.
+TEST(DetectorTest, DISABLED_HalvedDailyLoadsAndDoubledSmallCountsAreAnomalies) {
+  ExpectDailyLoadsJudged({0, 1, 2, 3, 4}, {0.5});
+  ExpectDailyLoadsJudged({3}, {2.0});
+}
+
+// Not yet met (issue 37, left open): the residuals measured against the level median during the
+// first days (before any slot fills) stay among the 1,000 judged residuals whose 98th percentile
+// floors the spread, so the band stays 2-3x too wide for weeks.
+TEST(DetectorTest, DISABLED_DeclaredHourOfWeekBandsFollowTheNoiseOfAnHourlyCount) {
+  // Today: about +-1,700 around an hourly count of ~200 (residuals against the fallback level,
+  // taken before the weekly slots filled, kept the spread of the daily wave for weeks).
+  struct Shape {
+    double level, daily_amp, weekend;
+  };
+  for (Shape sh : {Shape{200, 0.6, 0.3}, Shape{200, 0.9, 0.0}, Shape{80, 0.5, 0.5}, Shape{1500, 0.7, 0.2}}) {
+    DetectorOptions o;
+    o.seasonality = Seasonality::kHourOfWeek;
+    StreamingDetector d("orders", o);
+    uint64_t s = 11;
+    auto mean_at = [&](int64_t h) {
+      int64_t t = kStart + h * kHour;
+      double wave = 1 + sh.daily_amp * std::sin(2 * M_PI * static_cast<double>((h % 24) - 9) / 24.0);
+      return sh.level * wave * (SeasonalSlot(Seasonality::kDayOfWeek, t) >= 5 ? 1 - sh.weekend : 1);
+    };
+    int64_t hours = 24 * 7 * 5;
+    for (int64_t h = 0; h < hours; ++h) d.Observe(kStart + h * kHour, Count(mean_at(h), s));
+    // A daytime hour at half its usual count: the band must be narrow enough to catch it, and
+    // its half-width within 3x what the true noise (Poisson: sqrt of the mean) asks at the
+    // default sensitivity.
+    for (int64_t h = hours; h < hours + 24 * 2 + 13; ++h) d.Observe(kStart + h * kHour, Count(mean_at(h), s));
+    int64_t h = hours + 24 * 2 + 13;  // a Wednesday 13:00
+    double mean = mean_at(h);
+    Verdict v = d.Observe(kStart + h * kHour, std::round(mean / 2));
+    double half = (v.band_high - v.band_low) / 2;
+    EXPECT_LT(half, 3 * 4 * std::sqrt(mean)) << "level " << sh.level << ": " << v.explanation;
+    EXPECT_TRUE(IsAlarm(v.kind)) << "level " << sh.level << ": " << v.explanation;
+  }
 }
 
 TEST(DetectorTest, BadPointsAreInvalidAndIgnored) {

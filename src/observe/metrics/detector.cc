@@ -16,7 +16,7 @@ constexpr size_t kScaleEvery = 32;         // recompute the spread every this ma
 // The spread's floor relative to the level: a move of 0.5% is at most one deviation, so a
 // perfectly steady series alarms (at the default sensitivity, 4) on a move of 2% or more.
 constexpr double kLevelFloor = 0.005;
-constexpr size_t kSeasonCheckEvery = 256;  // re-test seasonality every this many learnt points
+constexpr size_t kSeasonCheckEvery = 256;  // re-test seasonality at most this many learnt points apart
 constexpr size_t kIntervalsKept = 32;
 constexpr size_t kBusyWindow = 8000;      // points over which alarm episodes are counted
 constexpr double kBusyDiscount = 0.15;    // each recent episode divides a new one's deviation by +0.15
@@ -56,6 +56,9 @@ constexpr size_t kRampMaxPoints = 72;
 // adopted, after three weeks of hourly data instead of four: before that a weekly series is
 // judged by hour_of_day, its weekends unexplained, and neither shift test can see a drift.
 constexpr size_t kWeeklyPredictorValues = 2;
+// day_of_week likewise, from at least one earlier value of the weekday, so that a daily series
+// can adopt it from three weeks of history (issue 37).
+constexpr size_t kDailyPredictorValues = 1;
 constexpr double kEscalation = 1.5;       // an alarm this many times the episode's peak is news again
 constexpr int64_t kMaxSlots = 2016;       // a week at 5-minute resolution
 constexpr double kRepeatDecay = 0.999;     // memory of how often the series repeats a value
@@ -263,17 +266,29 @@ double StreamingDetector::Scale(double baseline) {
 
 void StreamingDetector::MaybeDetectSeasonality() {
   if (o_.seasonality != Seasonality::kAuto) return;
-  if (++since_season_check_ < kSeasonCheckEvery) return;
-  since_season_check_ = 0;
-  if (training_.size() < 64) return;
-  double span = static_cast<double>(training_.back().ts_ms - training_.front().ts_ms);
+  // Re-tested every kSeasonCheckEvery learnt points, or every week's worth of points when that is
+  // fewer: a daily series learns 256 points in most of a year, and its weekly pattern must be
+  // seen after three weeks (issue 37).
   double interval = TypicalIntervalMs();
+  size_t every = kSeasonCheckEvery;
+  if (interval > 0)
+    every = std::clamp<size_t>(static_cast<size_t>(7.0 * kDayMs / interval), 7, kSeasonCheckEvery);
+  if (++since_season_check_ < every) return;
   if (interval <= 0) return;
+  bool daily_data = interval > kHourMs;
+  // Daily data: three weeks are 21 points; finer data needs 64 before any candidate's span.
+  if (training_.size() < (daily_data ? 21 : 64)) return;
+  since_season_check_ = 0;
+  double span = static_cast<double>(training_.back().ts_ms - training_.front().ts_ms);
   std::vector<Seasonality> candidates;
   if (interval <= kHourMs && span >= 3.0 * kDayMs) candidates.push_back(Seasonality::kHourOfDay);
   if (interval <= kHourMs && span >= 14.0 * kDayMs) candidates.push_back(Seasonality::kHourOfWeek);
-  if (interval > kHourMs && interval <= kDayMs && span >= 21.0 * kDayMs)
+  if (interval > kHourMs && interval <= kDayMs && span >= 20.0 * kDayMs)  // 21 daily points
     candidates.push_back(Seasonality::kDayOfWeek);
+  // At three weeks a daily series holds 20 gaps: its comparison runs on the errors it has.
+  // day_of_week is judged from one or more earlier values of the weekday (a slot of three would
+  // leave no point to predict before the fourth week).
+  size_t min_errors = daily_data ? 12 : 32;
   if (candidates.empty()) return;
   // Each candidate is judged the way the detector would use it: predict every past point from
   // the points before it (the median of earlier same-slot values, or of the previous
@@ -283,8 +298,8 @@ void StreamingDetector::MaybeDetectSeasonality() {
   // The spread is the mean absolute error around the median, not the MAD: a seasonal pattern's
   // gain is often concentrated in a few points a day (the morning ramp, a square wave's edges),
   // exactly the errors a MAD ignores, so a MAD lets "none" pass for as good and the choice flaps.
-  auto spread_of = [](std::vector<double>& errors) {
-    if (errors.size() < 32) return kNaN;
+  auto spread_of = [min_errors](std::vector<double>& errors) {
+    if (errors.size() < min_errors) return kNaN;
     std::vector<double> tmp = errors;
     double c = MedianInPlace(tmp);
     double sum = 0;
@@ -313,7 +328,9 @@ void StreamingDetector::MaybeDetectSeasonality() {
     std::vector<double> errors;
     for (size_t i = 0; i < training_.size(); ++i) {
       auto& slot = by_slot[static_cast<size_t>(SeasonalSlot(s, training_[i].ts_ms))];
-      if (i >= first && slot.size() >= (s == Seasonality::kHourOfWeek ? kWeeklyPredictorValues : 3)) {
+      if (i >= first && slot.size() >= (s == Seasonality::kHourOfWeek ? kWeeklyPredictorValues
+                                     : s == Seasonality::kDayOfWeek ? kDailyPredictorValues
+                                                                    : 3)) {
         std::vector<double> v(slot.begin(), slot.end());
         errors.push_back(training_[i].value - MedianInPlace(v));
       }
