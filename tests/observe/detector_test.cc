@@ -427,19 +427,52 @@ TEST(DetectorTest, DoubledDailyLoadsAreAnomaliesAfterThreeWeeks) {
   ExpectDailyLoadsJudged({0, 1, 2, 4}, {2.0});
 }
 
-// Not yet met (issue 37, left open): half a daily load, and a doubled small count (~90 a day),
-// still fall inside bands two to three times wider than the true noise.
-TEST(DetectorTest, DISABLED_HalvedDailyLoadsAndDoubledSmallCountsAreAnomalies) {
-  ExpectDailyLoadsJudged({0, 1, 2, 3, 4}, {0.5});
-  ExpectDailyLoadsJudged({3}, {2.0});
+TEST(DetectorTest, HalvedDailyLoadsAreAnomaliesOnWeekendsToo) {
+  // Before: a Sunday at half its load sat inside a band measured from the residuals of the busy
+  // weekdays (one spread for every slot, whatever its level).
+  ExpectDailyLoadsJudged({0, 1, 2, 4}, {0.5});
 }
 
-// Not yet met (issue 37, left open): the residuals measured against the level median during the
-// first days (before any slot fills) stay among the 1,000 judged residuals whose 98th percentile
-// floors the spread, so the band stays 2-3x too wide for weeks.
-TEST(DetectorTest, DISABLED_DeclaredHourOfWeekBandsFollowTheNoiseOfAnHourlyCount) {
-  // Today: about +-1,700 around an hourly count of ~200 (residuals against the fallback level,
-  // taken before the weekly slots filled, kept the spread of the daily wave for weeks).
+// Not yet met (issue 37, left open): a count of ~90 a day. Its Poisson noise (about 10) and a
+// baseline from three to eight earlier values of the weekday leave a doubled or halved load that
+// drew low at 3.4-3.6 robust deviations in one of three histories: the spread is now within
+// 1.3x the true one, the rest is the noise of so small a count at sensitivity 4.
+TEST(DetectorTest, DISABLED_HalvedAndDoubledSmallDailyCountsAreAnomalies) {
+  ExpectDailyLoadsJudged({3}, {0.5, 2.0});
+}
+
+// An hourly count with a strong daily wave: its night hours carry a tenth to a third of the
+// day's rows. Half a night hour is an anomaly, and the nights around it are not.
+TEST(DetectorTest, QuietHoursAreJudgedByTheSpreadOfTheirOwnLevel) {
+  // Before: every slot was judged with the spread of all the residuals, the busy hours' included,
+  // and half a night hour sat at 0.4 to 2 robust deviations.
+  struct Shape {
+    double level, daily_amp, noise;
+  };
+  for (Shape sh : {Shape{1000, 0.8, 0.05}, Shape{600, 0.6, 0.03}, Shape{5000, 0.7, 0.08}, Shape{2000, 0.85, 0.02},
+                   Shape{800, 0.8, 0.0}})
+    for (int64_t days : {28, 33, 40}) {
+      StreamingDetector d("rows", {});
+      uint64_t s = 7;
+      auto mean_at = [&](int64_t h) {
+        return sh.level * (1 + sh.daily_amp * std::sin(2 * M_PI * static_cast<double>((h % 24) - 9) / 24.0));
+      };
+      int normal_alarms = 0;
+      int64_t hours = days * 24 + 3;  // 03:00, the quietest hour
+      for (int64_t h = 0; h < hours; ++h) {
+        Verdict v = d.Observe(kStart + h * kHour, Count(mean_at(h) * (1 + sh.noise * Gaussian(s)), s));
+        if (h >= 21 * 24 && IsAlarm(v.kind) && !v.repeat) ++normal_alarms;
+      }
+      Verdict v = d.Observe(kStart + hours * kHour, std::round(Count(mean_at(hours) * (1 + sh.noise * Gaussian(s)), s) / 2));
+      EXPECT_TRUE(IsAlarm(v.kind)) << "level " << sh.level << " days " << days << ": " << v.explanation;
+      EXPECT_EQ(normal_alarms, 0) << "level " << sh.level << " days " << days;
+    }
+}
+
+TEST(DetectorTest, DeclaredHourOfWeekBandsFollowTheNoiseOfAnHourlyCount) {
+  // Before: about +-1,700 around an hourly count of ~200. The residuals measured against the
+  // level median in the first weeks (before the weekly slots filled) carried the daily wave and
+  // stayed among the judged residuals whose 98th percentile floors the spread.
   struct Shape {
     double level, daily_amp, weekend;
   };
