@@ -276,8 +276,8 @@ TEST(DetectorStateTest, TheDetectorsBehaviourIsPinnedToItsStateVersion) {
     }
   }
   EXPECT_GT(quiet, 0u);
-  EXPECT_EQ(kDetectorStateVersion, 6u);
-  EXPECT_EQ(h, 10598026695123918599ULL) << "behaviour hash " << h;
+  EXPECT_EQ(kDetectorStateVersion, 8u);
+  EXPECT_EQ(h, 9770094124554513669ULL) << "behaviour hash " << h;
 }
 
 }  // namespace detector_state_test

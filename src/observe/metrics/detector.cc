@@ -16,7 +16,7 @@ constexpr size_t kScaleEvery = 32;         // recompute the spread every this ma
 // The spread's floor relative to the level: a move of 0.5% is at most one deviation, so a
 // perfectly steady series alarms (at the default sensitivity, 4) on a move of 2% or more.
 constexpr double kLevelFloor = 0.005;
-constexpr size_t kSeasonCheckEvery = 256;  // re-test seasonality every this many learnt points
+constexpr size_t kSeasonCheckEvery = 256;  // re-test seasonality at most this many learnt points apart
 constexpr size_t kIntervalsKept = 32;
 constexpr size_t kBusyWindow = 8000;      // points over which alarm episodes are counted
 constexpr double kBusyDiscount = 0.15;    // each recent episode divides a new one's deviation by +0.15
@@ -56,6 +56,22 @@ constexpr size_t kRampMaxPoints = 72;
 // adopted, after three weeks of hourly data instead of four: before that a weekly series is
 // judged by hour_of_day, its weekends unexplained, and neither shift test can see a drift.
 constexpr size_t kWeeklyPredictorValues = 2;
+// day_of_week likewise, from at least one earlier value of the weekday, so that a daily series
+// can adopt it from three weeks of history (issue 37).
+constexpr size_t kDailyPredictorValues = 1;
+// A basis (the seasonal slots, or the level fallback while a slot has too few values) is judged
+// by the spread of its own residuals once it has this many; the fallback keeps its latest
+// kFallbackResidualsKept (it serves only while the slots fill).
+constexpr size_t kOwnSpreadResiduals = 32;
+// Level-relative spread (LevelFactor): the slot's level against the series' typical one is
+// clamped to this range before its power scales the spread.
+constexpr double kLevelRatioMin = 0.05;
+constexpr double kLevelRatioMax = 20;
+// Slots whose levels differ less than this (the upper half's median against the lower half's)
+// are judged with one spread: too little range to measure how the noise grows with the level.
+constexpr double kLevelSpreadMinRatio = 1.5;
+constexpr double kDefaultLevelPower = 0.5;
+constexpr size_t kFallbackResidualsKept = 256;
 constexpr double kEscalation = 1.5;       // an alarm this many times the episode's peak is news again
 constexpr int64_t kMaxSlots = 2016;       // a week at 5-minute resolution
 constexpr double kRepeatDecay = 0.999;     // memory of how often the series repeats a value
@@ -201,10 +217,68 @@ void StreamingDetector::RebuildSlots() {
   }
 }
 
+double StreamingDetector::LevelFactor(double baseline) const {
+  if (!(cached_typical_ > 0) || !(baseline >= 0) || cached_level_power_ == 0) return 1;
+  return std::pow(std::clamp(baseline / cached_typical_, kLevelRatioMin, kLevelRatioMax), cached_level_power_);
+}
+
+void StreamingDetector::MeasureLevelScaling() {
+  cached_typical_ = 0;
+  cached_level_power_ = 0;
+  if (slots_.size() <= 1 || training_.empty()) return;
+  std::vector<double> values = TrainingValues();
+  for (double x : values)
+    if (x < 0) return;  // a series that goes negative has no level to scale by
+  std::vector<double> slot_median(slots_.size(), kNaN);
+  std::vector<double> v;
+  for (size_t k = 0; k < slots_.size(); ++k)
+    if (slots_[k].size() >= MinSlotValues()) {
+      v.assign(slots_[k].begin(), slots_[k].end());
+      slot_median[k] = MedianInPlace(v);
+    }
+  // Each learnt point's slot level and its distance from it; the points of the lower-level half
+  // against those of the upper half give the power: log(spread ratio) / log(level ratio).
+  std::vector<std::pair<double, double>> pairs;
+  for (const Point& p : training_) {
+    double m = slot_median[SlotOf(p.ts_ms)];
+    if (m > 0) pairs.push_back({m, std::fabs(p.value - m)});
+  }
+  double typical = MedianInPlace(values);
+  if (!(typical > 0)) return;
+  cached_typical_ = typical;
+  // Until it can be measured, the power of a count's noise (a daily series has a few dozen
+  // points): the safer side, since multiplicative noise (1) would make a quiet slot of a Poisson
+  // count cry wolf, while 0.5 only leaves it wider than need be.
+  cached_level_power_ = kDefaultLevelPower;
+  if (pairs.size() < 2 * kOwnSpreadResiduals) return;
+  std::sort(pairs.begin(), pairs.end());
+  size_t half = pairs.size() / 2;
+  auto medians = [&](size_t from, size_t to) {
+    std::vector<double> level, dist;
+    for (size_t i = from; i < to; ++i) {
+      level.push_back(pairs[i].first);
+      dist.push_back(pairs[i].second);
+    }
+    return std::make_pair(MedianInPlace(level), MedianInPlace(dist));
+  };
+  auto [level_lo, dist_lo] = medians(0, half);
+  auto [level_hi, dist_hi] = medians(half, pairs.size());
+  if (!(level_hi >= kLevelSpreadMinRatio * level_lo) || !(dist_lo > 0) || !(dist_hi > 0)) return;
+  cached_level_power_ = std::clamp(std::log(dist_hi / dist_lo) / std::log(level_hi / level_lo), 0.0, 1.0);
+}
+
+size_t StreamingDetector::MinSlotValues() const {
+  // hour_of_week from two values, as MaybeDetectSeasonality judged it (kWeeklyPredictorValues):
+  // the mean of two is about as steady as the median of three (variance 0.5 against 0.45 of one
+  // value's), and a third week of waiting would leave the slots to the level fallback.
+  size_t need = active_ == Seasonality::kHourOfWeek ? kWeeklyPredictorValues : 3;
+  return std::min(need, o_.season_depth);
+}
+
 double StreamingDetector::Baseline(int64_t ts_ms, std::string* slot_label) {
   if (slots_.size() > 1) {
     const auto& slot = slots_[SlotOf(ts_ms)];
-    if (slot.size() >= std::min<size_t>(3, o_.season_depth)) {
+    if (slot.size() >= MinSlotValues()) {
       std::vector<double> v(slot.begin(), slot.end());
       *slot_label = SeasonalSlotLabel(active_, ts_ms);
       return MedianInPlace(v);
@@ -217,63 +291,94 @@ double StreamingDetector::Baseline(int64_t ts_ms, std::string* slot_label) {
   return MedianInPlace(v);
 }
 
-double StreamingDetector::Scale(double baseline) {
-  if (since_scale_ >= kScaleEvery || residuals_.size() < 64) {
-    std::vector<double> v(residuals_.begin(), residuals_.end());
-    double center = MedianInPlace(v);
-    v.assign(residuals_.begin(), residuals_.end());
-    double mad = ScaledMadInPlace(v, center);
-    if (!(mad > 0)) {
-      // More than half the residuals are equal (a flat or integer series): fall back to the mean
-      // absolute deviation, which still sees the rare moves.
-      double sum = 0;
-      for (float r : residuals_) sum += std::fabs(r - center);
-      mad = residuals_.empty() ? 0 : 1.2533 * sum / static_cast<double>(residuals_.size());
+double StreamingDetector::SpreadOf(const std::deque<float>& learnt, const std::deque<float>& judged,
+                                   double baseline, double factor) const {
+  std::vector<double> v(learnt.begin(), learnt.end());
+  double center = MedianInPlace(v);
+  v.assign(learnt.begin(), learnt.end());
+  double mad = ScaledMadInPlace(v, center);
+  if (!(mad > 0)) {
+    // More than half the residuals are equal (a flat or integer series): fall back to the mean
+    // absolute deviation, which still sees the rare moves.
+    double sum = 0;
+    for (float r : learnt) sum += std::fabs(r - center);
+    mad = learnt.empty() ? 0 : 1.2533 * sum / static_cast<double>(learnt.size());
+  }
+  // Heavy-tailed noise (bursty counts) would make the MAD alone cry wolf every day: the spread
+  // is at least what puts the 98th percentile of past residuals at 2.33 deviations, as it sits
+  // for normal noise.
+  // The tail is read from every judged point, anomalies included: bursts that recur in more
+  // than 1% of points are how this series behaves, not an incident each time.
+  v.assign(judged.begin(), judged.end());
+  for (double& r : v) r = std::fabs(r - center);
+  double tail = v.empty() ? 0 : QuantileInPlace(v, 0.98) / 2.326;
+  // A series of whole numbers (row counts, events per hour) moves in whole units: one unit is
+  // at most one deviation, so a flat count of 10 that reads 9 is a wiggle, not "88 deviations".
+  // But never so much that the series falling to zero would stay under twice the alarm line (a
+  // flag that is always 1 and reads 0 is news).
+  bool whole = !training_.empty();
+  for (const Point& p : training_)
+    if (!(std::fabs(p.value) < 9.0e15) || p.value != std::floor(p.value)) {
+      whole = false;
+      break;
     }
-    // Heavy-tailed noise (bursty counts) would make the MAD alone cry wolf every day: the spread
-    // is at least what puts the 98th percentile of past residuals at 2.33 deviations, as it sits
-    // for normal noise.
-    // The tail is read from every judged point, anomalies included: bursts that recur in more
-    // than 1% of points are how this series behaves, not an incident each time.
-    v.assign(judged_residuals_.begin(), judged_residuals_.end());
-    for (double& r : v) r = std::fabs(r - center);
-    double tail = v.empty() ? 0 : QuantileInPlace(v, 0.98) / 2.326;
-    // A series of whole numbers (row counts, events per hour) moves in whole units: one unit is
-    // at most one deviation, so a flat count of 10 that reads 9 is a wiggle, not "88 deviations".
-    // But never so much that the series falling to zero would stay under twice the alarm line (a
-    // flag that is always 1 and reads 0 is news).
-    bool whole = !training_.empty();
-    for (const Point& p : training_)
-      if (!(std::fabs(p.value) < 9.0e15) || p.value != std::floor(p.value)) {
-        whole = false;
-        break;
-      }
-    double unit = whole ? std::min(1.0, std::fabs(baseline) / (2 * o_.sensitivity)) : 0.0;
-    cached_scale_ = std::max({mad, tail, unit});
+  double unit = whole ? std::min(1.0, std::fabs(baseline) / (2 * o_.sensitivity)) : 0.0;
+  return std::max({mad, tail, unit / factor});
+}
+
+double StreamingDetector::Scale(double baseline, bool fallback) {
+  if (since_scale_ >= kScaleEvery || residuals_.size() < 64) {
+    if (slots_.size() > 1) MeasureLevelScaling();
+    cached_scale_ = SpreadOf(residuals_, judged_residuals_, baseline, fallback ? 1.0 : LevelFactor(baseline));
+    cached_fallback_scale_ = SpreadOf(fallback_residuals_, fallback_residuals_, baseline, 1.0);
     since_scale_ = 0;
   }
   ++since_scale_;
+  // Each basis is judged by the spread of the residuals measured against it (see
+  // fallback_residuals_ in detector.h). A basis with too few residuals of its own borrows the
+  // other's spread; a point judged against the level fallback is never judged more narrowly than
+  // the slots are (its baseline is the cruder one).
+  bool main_known = residuals_.size() >= kOwnSpreadResiduals;
+  bool fallback_known = fallback_residuals_.size() >= kOwnSpreadResiduals;
+  // The slots' residuals are kept relative to their slot's level (LevelFactor): a quiet Sunday
+  // or night slot of a count gets the spread its own level calls for, not the busy days'.
+  double slot_spread = cached_scale_ * (slots_.size() > 1 ? LevelFactor(baseline) : 1.0);
+  double spread = slot_spread;
+  if (fallback && fallback_known) spread = main_known ? std::max(slot_spread, cached_fallback_scale_) : cached_fallback_scale_;
+  if (!fallback && !main_known && fallback_known) spread = std::max(slot_spread, cached_fallback_scale_);
   // A flat or nearly flat history has (nearly) no spread: every move would be measured against
   // zero and the smallest wiggle read as dozens of deviations. The spread is at least kLevelFloor
   // of the level (docs/metrics.md, "Spread"); a series at zero keeps a tiny floor so that any move
   // off it scores as very anomalous rather than dividing by zero.
   double floor = std::max(1e-9, kLevelFloor * std::fabs(baseline));
-  return std::max(cached_scale_, floor);
+  return std::max(spread, floor);
 }
 
 void StreamingDetector::MaybeDetectSeasonality() {
   if (o_.seasonality != Seasonality::kAuto) return;
-  if (++since_season_check_ < kSeasonCheckEvery) return;
-  since_season_check_ = 0;
-  if (training_.size() < 64) return;
-  double span = static_cast<double>(training_.back().ts_ms - training_.front().ts_ms);
+  // Re-tested every kSeasonCheckEvery learnt points, or every week's worth of points when that is
+  // fewer: a daily series learns 256 points in most of a year, and its weekly pattern must be
+  // seen after three weeks (issue 37).
   double interval = TypicalIntervalMs();
+  size_t every = kSeasonCheckEvery;
+  if (interval > 0)
+    every = std::clamp<size_t>(static_cast<size_t>(7.0 * kDayMs / interval), 7, kSeasonCheckEvery);
+  if (++since_season_check_ < every) return;
   if (interval <= 0) return;
+  bool daily_data = interval > kHourMs;
+  // Daily data: three weeks are 21 points; finer data needs 64 before any candidate's span.
+  if (training_.size() < (daily_data ? 21 : 64)) return;
+  since_season_check_ = 0;
+  double span = static_cast<double>(training_.back().ts_ms - training_.front().ts_ms);
   std::vector<Seasonality> candidates;
   if (interval <= kHourMs && span >= 3.0 * kDayMs) candidates.push_back(Seasonality::kHourOfDay);
   if (interval <= kHourMs && span >= 14.0 * kDayMs) candidates.push_back(Seasonality::kHourOfWeek);
-  if (interval > kHourMs && interval <= kDayMs && span >= 21.0 * kDayMs)
+  if (interval > kHourMs && interval <= kDayMs && span >= 20.0 * kDayMs)  // 21 daily points
     candidates.push_back(Seasonality::kDayOfWeek);
+  // At three weeks a daily series holds 20 gaps: its comparison runs on the errors it has.
+  // day_of_week is judged from one or more earlier values of the weekday (a slot of three would
+  // leave no point to predict before the fourth week).
+  size_t min_errors = daily_data ? 12 : 32;
   if (candidates.empty()) return;
   // Each candidate is judged the way the detector would use it: predict every past point from
   // the points before it (the median of earlier same-slot values, or of the previous
@@ -283,8 +388,8 @@ void StreamingDetector::MaybeDetectSeasonality() {
   // The spread is the mean absolute error around the median, not the MAD: a seasonal pattern's
   // gain is often concentrated in a few points a day (the morning ramp, a square wave's edges),
   // exactly the errors a MAD ignores, so a MAD lets "none" pass for as good and the choice flaps.
-  auto spread_of = [](std::vector<double>& errors) {
-    if (errors.size() < 32) return kNaN;
+  auto spread_of = [min_errors](std::vector<double>& errors) {
+    if (errors.size() < min_errors) return kNaN;
     std::vector<double> tmp = errors;
     double c = MedianInPlace(tmp);
     double sum = 0;
@@ -313,7 +418,9 @@ void StreamingDetector::MaybeDetectSeasonality() {
     std::vector<double> errors;
     for (size_t i = 0; i < training_.size(); ++i) {
       auto& slot = by_slot[static_cast<size_t>(SeasonalSlot(s, training_[i].ts_ms))];
-      if (i >= first && slot.size() >= (s == Seasonality::kHourOfWeek ? kWeeklyPredictorValues : 3)) {
+      if (i >= first && slot.size() >= (s == Seasonality::kHourOfWeek ? kWeeklyPredictorValues
+                                     : s == Seasonality::kDayOfWeek ? kDailyPredictorValues
+                                                                    : 3)) {
         std::vector<double> v(slot.begin(), slot.end());
         errors.push_back(training_[i].value - MedianInPlace(v));
       }
@@ -355,6 +462,7 @@ void StreamingDetector::MaybeDetectSeasonality() {
     shift_n_ = 0;
     recent_devs_.clear();
     recent_sum_ = 0;
+    MeasureLevelScaling();
     std::vector<double> predicted = ReplayDeviationTests();
     // Residuals measured against the old baseline (e.g. a daily wave judged without
     // seasonality) would keep the band wide for weeks: re-measure the history against the new
@@ -375,13 +483,15 @@ void StreamingDetector::MaybeDetectSeasonality() {
         v.assign(values.data() + from, values.data() + i);
         m = MedianInPlace(v);
       }
-      if (std::isfinite(m)) residuals_.push_back(static_cast<float>(p.value - m));
+      double f = slots_.size() > 1 ? LevelFactor(m) : 1.0;
+      if (std::isfinite(m)) residuals_.push_back(static_cast<float>((p.value - m) / f));
     }
     // Better still, the errors of predicting each point from the points before it (the replay
     // above): a slot median that includes the point itself understates the spread, most of all
     // while the slots hold only a few weeks.
     if (predicted.size() >= 64) residuals_.assign(predicted.begin(), predicted.end());
     judged_residuals_.assign(residuals_.begin(), residuals_.end());
+    fallback_residuals_.clear();  // measured against the level under the old slots
     since_scale_ = kScaleEvery;
   }
 }
@@ -417,9 +527,10 @@ std::vector<double> StreamingDetector::ReplayDeviationTests() {
   std::vector<double> errors;
   for (const Point& p : training_) {
     auto& slot = by_slot[SlotOf(p.ts_ms)];
-    if (slot.size() >= std::min<size_t>(3, o_.season_depth)) {
+    if (slot.size() >= MinSlotValues()) {
       std::vector<double> v(slot.begin(), slot.end());
-      errors.push_back(p.value - MedianInPlace(v));
+      double m = MedianInPlace(v);
+      errors.push_back((p.value - m) / LevelFactor(m));
     }
     slot.push_back(p.value);
     if (slot.size() > o_.season_depth) slot.pop_front();
@@ -471,6 +582,7 @@ void StreamingDetector::AdoptMarkedLevel() {
   if (pending_mult_) {
     for (float& x : residuals_) x = static_cast<float>(x * r);
     for (float& x : judged_residuals_) x = static_cast<float>(x * r);
+    for (float& x : fallback_residuals_) x = static_cast<float>(x * r);
   }
   since_scale_ = kScaleEvery;  // re-measure the spread at the new level
   recent_devs_.clear();
@@ -559,7 +671,7 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
     // A marked level not confirmed within a day's worth of points is no longer evidence.
     if (pending_shift_ && ++pending_age_ > kMarkedLevelPoints) pending_shift_.reset();
     if (pending_shift_ && enough && std::isfinite(residual)) {
-      double scale = Scale(v.expected);
+      double scale = Scale(v.expected, slots_.size() > 1 && v.slot.empty());
       double r = *pending_shift_;
       double moved = pending_mult_ ? v.expected * r : v.expected + r;
       double moved_scale = pending_mult_ ? scale * r : scale;
@@ -573,12 +685,20 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
       if (!old_flags || moved_fits) pending_shift_.reset();
     }
   }
+  // Judged against the level because the point's slot has too few values yet: its residual
+  // measures the seasonal wave as much as the noise, and is kept apart from the slots' own.
+  bool fallback = slots_.size() > 1 && v.slot.empty();
+  // A slot's residual is kept relative to its level (LevelFactor; 1 without seasonality).
+  double factor = slots_.size() > 1 && !fallback && std::isfinite(v.expected) ? LevelFactor(v.expected) : 1.0;
   if (std::isfinite(residual)) {
-    judged_residuals_.push_back(static_cast<float>(residual));
-    if (judged_residuals_.size() > o_.training_points) judged_residuals_.pop_front();
+    std::deque<float>& kept = fallback ? fallback_residuals_ : judged_residuals_;
+    kept.push_back(static_cast<float>(residual / factor));
+    if (kept.size() > (fallback ? kFallbackResidualsKept : o_.training_points)) kept.pop_front();
   }
+  // What the learnt-residual window (the slots' MAD) may take from this point.
+  double basis_residual = fallback ? kNaN : residual / factor;
   if (enough) {
-    double scale = Scale(v.expected);
+    double scale = Scale(v.expected, fallback);
     v.deviation = residual / scale;
     double half = std::max({o_.sensitivity * scale, o_.min_abs_change,
                             o_.min_rel_change * std::fabs(v.expected)});
@@ -732,7 +852,7 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
   } else if (v.kind == VerdictKind::kAnomaly) {
     if (run_sign_ != sign) run_.clear();
     run_sign_ = sign;
-    run_.push_back({*last_, residual});
+    run_.push_back({*last_, basis_residual});
     if (run_.size() >= o_.level_shift_points) v.kind = VerdictKind::kLevelShift;
     if (o_.relearn_after > 0 && run_.size() >= o_.relearn_after) {
       for (const auto& [p, r] : run_) Learn(p, r);
@@ -749,7 +869,7 @@ Verdict StreamingDetector::Observe(int64_t ts_ms, double value, bool expected) {
 
   if (!judge_only_ && (v.kind == VerdictKind::kNormal || v.kind == VerdictKind::kInsufficientHistory ||
                       v.kind == VerdictKind::kExpected)) {
-    Learn(*last_, residual);
+    Learn(*last_, basis_residual);
     v.learnt = true;
   }
   // An alarm shortly after another is the same episode still going on, not news: its score is
@@ -938,7 +1058,7 @@ StreamingDetector::DriftState StreamingDetector::drift_state() const {
 size_t StreamingDetector::MemoryBytes() const {
   size_t bytes = sizeof(*this) + name_.capacity();
   bytes += training_.size() * sizeof(Point) +
-           (residuals_.size() + judged_residuals_.size()) * sizeof(float);
+           (residuals_.size() + judged_residuals_.size() + fallback_residuals_.size()) * sizeof(float);
   for (const auto& s : slots_) bytes += sizeof(s) + s.size() * sizeof(double);
   bytes += intervals_.size() * sizeof(int64_t) + run_.capacity() * sizeof(run_[0]);
   bytes += recent_devs_.size() * sizeof(double) + marked_.size() * sizeof(marked_[0]) +

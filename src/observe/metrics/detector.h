@@ -155,7 +155,26 @@ class StreamingDetector {
   // Moves the history learnt before the marked run by pending_shift_ (see Observe).
   void AdoptMarkedLevel();
   double Baseline(int64_t ts_ms, std::string* slot);
-  double Scale(double baseline);
+  // The spread a point is judged with: that of the residuals measured against the same basis
+  // (`fallback`: the level median standing in for a slot with too few values), floored.
+  double Scale(double baseline, bool fallback);
+  // The robust spread of `learnt` (a MAD), at least what puts the 98th percentile of `judged` at
+  // 2.33 deviations, and one unit on a series of whole numbers.
+  // `factor`: what the residuals were divided by (LevelFactor), which the whole-unit floor is too.
+  double SpreadOf(const std::deque<float>& learnt, const std::deque<float>& judged, double baseline,
+                  double factor) const;
+  // How much wider than the series' typical spread a slot at `baseline` is: its level against
+  // cached_typical_ (clamped) to the power cached_level_power_, so that a slot at a quarter of
+  // the typical level gets half the spread on a Poisson count (power 0.5) and a quarter under
+  // multiplicative noise (power 1); 1 without seasonality or a measured power.
+  double LevelFactor(double baseline) const;
+  // Sets cached_typical_ (the median of the training values) and cached_level_power_ (how the
+  // distance of learnt points from their slot's median grows with the slot's level, 0 to 1);
+  // both 0 without seasonality or on a series that goes negative; the power is 0.5 (a count's)
+  // while too few points or too narrow a range of levels leave it unmeasured.
+  void MeasureLevelScaling();
+  // How many values a slot needs before its median is the baseline.
+  size_t MinSlotValues() const;
   void MaybeDetectSeasonality();
   void RebuildSlots();
   // After a change of seasonality: re-runs the sustained-shift and drift tests over the learnt
@@ -182,10 +201,18 @@ class StreamingDetector {
   // of the detector (detector_state.h) under 16 kB.
   std::deque<float> residuals_;         // residuals of learnt points
   std::deque<float> judged_residuals_;  // residuals of every judged point
+  // Residuals of points judged against the level median because their seasonal slot had too few
+  // values (the first weeks of hour_of_week). Kept apart: mixed with the slots' residuals they
+  // carried the daily wave into the slots' spread, and the 98th-percentile floor kept the band
+  // two to three times too wide for weeks (issue 37).
+  std::deque<float> fallback_residuals_;
   std::vector<std::deque<double>> slots_;  // recent normal values per calendar slot
   std::deque<int64_t> intervals_;          // recent gaps between points, ms
   int64_t slot_resolution_ms_ = 0;  // > 0: phase slots finer than an hour
   double cached_scale_ = 0;
+  double cached_fallback_scale_ = 0;
+  double cached_typical_ = 0;      // see MeasureLevelScaling, as of the last spread computed
+  double cached_level_power_ = 0;
   size_t since_scale_ = 1 << 30;
   size_t since_season_check_ = 0;
   std::optional<Point> last_;

@@ -203,6 +203,8 @@ struct DetectorStateCodec {
       w.Var(found);
       if (!found) w.F32(r);
     }
+    w.Var(d.fallback_residuals_.size());
+    for (float r : d.fallback_residuals_) w.F32(r);
     // Seasonal slots: each slot's values are usually the last values of training points in that
     // slot; only older ones (their training point already dropped) are written out.
     w.Var(d.slots_.size());
@@ -219,6 +221,9 @@ struct DetectorStateCodec {
     w.Var(d.intervals_.size());
     for (int64_t x : d.intervals_) w.SVar(x);
     w.F64(d.cached_scale_);
+    w.F64(d.cached_fallback_scale_);
+    w.F64(d.cached_typical_);
+    w.F64(d.cached_level_power_);
     w.Var(d.since_scale_);
     w.Var(d.since_season_check_);
     w.U8(d.last_.has_value());
@@ -321,6 +326,10 @@ struct DetectorStateCodec {
       }
     }
     d.residuals_.assign(res.begin(), res.end());
+    size_t nf = r.Count();
+    if (nf > d.o_.training_points) return false;
+    d.fallback_residuals_.clear();
+    for (size_t i = 0; i < nf; ++i) d.fallback_residuals_.push_back(r.F32());
     size_t slots = r.Count();
     if (slots == 0 || slots > kMaxSlotCount) return false;
     d.slots_.assign(slots, {});
@@ -338,6 +347,9 @@ struct DetectorStateCodec {
     d.intervals_.clear();
     for (size_t i = 0; i < ni; ++i) d.intervals_.push_back(r.SVar());
     d.cached_scale_ = r.F64();
+    d.cached_fallback_scale_ = r.F64();
+    d.cached_typical_ = r.F64();
+    d.cached_level_power_ = r.F64();
     d.since_scale_ = r.Var();
     d.since_season_check_ = r.Var();
     if (r.U8()) {

@@ -22,7 +22,7 @@ namespace dw::observe::metrics {
 // keeps (detector.cc, context_novelty.cc, robust_stats.cc, seasonality.cc): snapshots of another
 // version are then discarded and their metrics replayed. DetectorStateTest pins the behaviour of a
 // reference series so that a change that forgets the bump fails a test.
-inline constexpr uint32_t kDetectorStateVersion = 6;
+inline constexpr uint32_t kDetectorStateVersion = 8;
 
 // A stable hash of every field of `o` and of `extra` (what else the caller's replay depends on,
 // e.g. the time zone): two option sets with the same hash learn the same way.
