@@ -110,7 +110,11 @@ TEST_P(DiagnosisByChange, AnExceptionalRunOutranksTheRoutineRunsOfItsFlowAndSays
     TimePoint next = slot;
     while (next <= odd) next += cadence;
     const TimePoint first_bad = (cadence.count() == 86400 ? odd + minutes(Uniform(rng, 15, 50)) : next + minutes(4));
-    auto runs = AddSchedule(asset, flow, cadence, phase, day - std::chrono::hours(24 * 7), first_bad, rng);
+    // History to learn the usual from: a week of a daily flow, three days of an hourly one, two of
+    // a 15-minute one (about 200 runs; a week of them is 700 stored runs a seed, which the
+    // sanitized suite pays for in minutes while the learner needs a few).
+    const auto history = std::chrono::hours(cadence.count() == 900 ? 48 : cadence.count() == 3600 ? 72 : 24 * 7);
+    auto runs = AddSchedule(asset, flow, cadence, phase, day - history, first_bad, rng);
 
     std::string key = "kestra:kestra:" + flow + "-odd:SUCCESS";
     Json ev = Run(flow + "-odd", flow, odd, 6, Scheduled());
