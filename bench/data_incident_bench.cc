@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "observe/metrics/detector.h"
+#include "bench/bench_rng.h"
 
 using namespace dw::observe::metrics;
 
@@ -49,20 +50,7 @@ constexpr int64_t kMin = 60LL * 1000;
 constexpr int64_t kHour = 60 * kMin;
 constexpr int64_t kDay = 24 * kHour;
 
-struct Rng {
-  uint64_t s;
-  double Uniform() {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return static_cast<double>(s >> 11) / 9007199254740992.0;
-  }
-  double Normal() {
-    double u = std::max(Uniform(), 1e-12), v = Uniform();
-    return std::sqrt(-2 * std::log(u)) * std::cos(2 * M_PI * v);
-  }
-  double Exponential(double mean) { return -mean * std::log(std::max(Uniform(), 1e-12)); }
-};
+using dw::bench::Rng;
 
 int Weekday(int64_t t) { return static_cast<int>(((t / kDay) + 3) % 7); }  // Monday 0
 double HourOf(int64_t t) { return static_cast<double>(t % kDay) / kHour; }

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "observe/metrics/detector.h"
+#include "bench/bench_rng.h"
 
 using namespace dw::observe::metrics;
 
@@ -37,19 +38,7 @@ constexpr int64_t kHour = 3600LL * 1000;
 constexpr int64_t kDay = 24 * kHour;
 constexpr int64_t kStart = 1735689600000LL;  // 2025-01-01 00:00 UTC
 
-struct Rng {
-  uint64_t s;
-  double Uniform() {  // [0, 1)
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return static_cast<double>(s >> 11) / 9007199254740992.0;
-  }
-  double Normal() {
-    double u = std::max(Uniform(), 1e-12), v = Uniform();
-    return std::sqrt(-2 * std::log(u)) * std::cos(2 * M_PI * v);
-  }
-};
+using dw::bench::Rng;
 
 struct Series {
   std::vector<int64_t> ts;
