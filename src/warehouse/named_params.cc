@@ -44,6 +44,36 @@ size_t VerbatimEnd(const std::string& sql, size_t i) {
   return i;
 }
 
+// Walks `sql`, copying what is not a parameter to `text` and handing each :name to `on_name`,
+// which returns what to write in its place (or an error, which stops the walk).
+template <typename OnName>
+Status WalkParameters(const std::string& sql, std::string& text, OnName on_name) {
+  for (size_t i = 0; i < sql.size();) {
+    size_t verbatim = VerbatimEnd(sql, i);
+    if (verbatim > i) {
+      text.append(sql, i, verbatim - i);
+      i = verbatim;
+      continue;
+    }
+    if (sql[i] == ':' && i + 1 < sql.size() && sql[i + 1] == ':') {
+      text += "::";
+      i += 2;
+      continue;
+    }
+    if (sql[i] == ':' && i + 1 < sql.size() && IsNameStart(sql[i + 1])) {
+      size_t j = i + 1;
+      while (j < sql.size() && IsNameChar(sql[j])) ++j;
+      Result<std::string> replacement = on_name(sql.substr(i + 1, j - i - 1));
+      if (!replacement.ok()) return replacement.status();
+      text += *replacement;
+      i = j;
+      continue;
+    }
+    text += sql[i++];
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<PositionalSql> BindNamedParameters(const std::string& sql,
@@ -51,43 +81,35 @@ Result<PositionalSql> BindNamedParameters(const std::string& sql,
                                           const Dialect* dialect) {
   PositionalSql out;
   std::vector<std::string> order;
-  for (size_t i = 0; i < sql.size();) {
-    size_t verbatim = VerbatimEnd(sql, i);
-    if (verbatim > i) {
-      out.sql.append(sql, i, verbatim - i);
-      i = verbatim;
-      continue;
-    }
-    if (sql[i] == ':' && i + 1 < sql.size() && sql[i + 1] == ':') {
-      out.sql += "::";
-      i += 2;
-      continue;
-    }
-    if (sql[i] == ':' && i + 1 < sql.size() && IsNameStart(sql[i + 1])) {
-      size_t j = i + 1;
-      while (j < sql.size() && IsNameChar(sql[j])) ++j;
-      std::string name = sql.substr(i + 1, j - i - 1);
-      size_t pos = 0;
-      while (pos < order.size() && order[pos] != name) ++pos;
-      if (pos == order.size()) {
-        auto it = values.find(name);
-        if (it == values.end()) {
-          std::string known;
-          for (const auto& [k, _] : values) known += (known.empty() ? ":" : ", :") + k;
-          return InvalidArgument("parameter :" + name + " has no value (available: " +
-                                 (known.empty() ? "none" : known) + ")");
-        }
-        order.push_back(name);
-        out.params.push_back(it->second);
+  Status walked = WalkParameters(sql, out.sql, [&](const std::string& name) -> Result<std::string> {
+    size_t pos = 0;
+    while (pos < order.size() && order[pos] != name) ++pos;
+    if (pos == order.size()) {
+      auto it = values.find(name);
+      if (it == values.end()) {
+        std::string known;
+        for (const auto& [k, _] : values) known += (known.empty() ? ":" : ", :") + k;
+        return InvalidArgument("parameter :" + name + " has no value (available: " +
+                               (known.empty() ? "none" : known) + ")");
       }
-      const int n = static_cast<int>(pos + 1);
-      out.sql += dialect != nullptr ? dialect->Param(n) : "$" + std::to_string(n);
-      i = j;
-      continue;
+      order.push_back(name);
+      out.params.push_back(it->second);
     }
-    out.sql += sql[i++];
-  }
+    const int n = static_cast<int>(pos + 1);
+    return dialect != nullptr ? dialect->Param(n) : "$" + std::to_string(n);
+  });
+  if (!walked.ok()) return walked;
   return out;
+}
+
+bool NamesParameter(const std::string& sql, const std::string& name) {
+  bool found = false;
+  std::string ignored;
+  (void)WalkParameters(sql, ignored, [&](const std::string& n) -> Result<std::string> {
+    found = found || n == name;
+    return std::string();
+  });
+  return found;
 }
 
 }  // namespace dw::warehouse

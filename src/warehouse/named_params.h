@@ -25,4 +25,8 @@ Result<PositionalSql> BindNamedParameters(const std::string& sql,
                                           const std::map<std::string, SqlValue>& values,
                                           const Dialect* dialect = nullptr);
 
+// Whether `sql` uses the parameter :`name` outside quoted text, comments and `::` casts (as
+// BindNamedParameters reads it).
+bool NamesParameter(const std::string& sql, const std::string& name);
+
 }  // namespace dw::warehouse

@@ -127,7 +127,8 @@ TEST_F(MonitorCatchUpTest, AMonitorWithSqlToGetsItsMissedBucketsFromSeriesSql) {
   ASSERT_TRUE(run->catch_up.has_value());
   EXPECT_EQ(run->queries, 2);
   EXPECT_EQ(run->catch_up->recorded.stored, 6u);  // 10:00 .. 15:00
-  EXPECT_EQ(run->judgement.latest.ts_ms, ToUnixMillis(clock_.Now()));  // sql's value, at now
+  // sql's value, at the end of the last whole hour (15:00 at 15:20), not at now
+  EXPECT_EQ(run->judgement.latest.ts_ms, ToUnixMillis(clock_.Now()) - 20 * 60 * 1000);
 }
 
 TEST_F(MonitorCatchUpTest, MonitorsWithoutSeriesSqlOrUnknownAreHandled) {
@@ -169,8 +170,9 @@ TEST_F(MonitorCatchUpTest, ManyMonitorsRunInOneBatchEachAsItsOwnRunAndFailingAlo
   EXPECT_NE(runs[2].status().message().find("no_such_table"), std::string::npos) << runs[2].status().ToString();
   ASSERT_TRUE(runs[3].ok()) << runs[3].status().ToString();
   EXPECT_EQ(runs[3]->queries, 1);
-  EXPECT_EQ(runs[3]->judgement.latest.ts_ms, ToUnixMillis(clock_.Now()));
-  EXPECT_EQ(runs[3]->judgement.latest.value, 100 + 10 % 5);  // the 10:00 bucket
+  // At 10:20 the window is the last whole hour, [09:00, 10:00), recorded at its end.
+  EXPECT_EQ(runs[3]->judgement.latest.ts_ms, kStart + 10 * kHour);
+  EXPECT_EQ(runs[3]->judgement.latest.value, 100 + 9 % 5);  // the 09:00 bucket, the last before 10:00
   EXPECT_EQ(runs[4].status().code(), StatusCode::kFailedPrecondition) << runs[4].status().ToString();
   // Each judgement is the one a run of its own gives (judged again from the store: same point).
   auto alone = RunMonitorOnce(ws_, *store_, "latest", clock_, false, workspace::IncidentWindows(*store_));

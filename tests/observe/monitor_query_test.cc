@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "base/rfc3339.h"
 #include "observe/metrics/metric_service.h"
 #include "observe/metrics/series_csv.h"
@@ -87,6 +89,101 @@ INSTANTIATE_TEST_SUITE_P(Zones, PostgresMonitorQueryTest, ::testing::Values("UTC
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            return name;
                          });
+
+// A monitor's `sql` measures the whole slot of its `every` grid that the watch loop ran it for,
+// whatever minute inside the slot the run fell on (its jitter, a retry, a slow warehouse): the
+// same window, the same value, recorded at the slot's end. A window [now - every, now) would mix
+// two slots, which a seasonal baseline learnt from whole slots takes for a deviation (the Monday
+// 08:00 rush seen at 08:02 as 58 minutes of 07:00 and 2 of 08:00).
+TEST(MonitorWindowTest, EveryRunInsideASlotMeasuresThatWholeSlot) {
+  auto scratch = warehouse::test_support::ScratchWarehouse::Create("sqlite");
+  ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
+  auto& wh = **scratch;
+  std::mt19937_64 rng(20261208);
+  const int64_t day = 24 * kHour;
+  // 1,500 rows at random times over three days, stored as RFC 3339 text.
+  std::vector<int64_t> at;
+  std::string insert = "CREATE TABLE events (at TEXT NOT NULL); INSERT INTO events VALUES ";
+  for (int i = 0; i < 1500; ++i) {
+    at.push_back(kStart + static_cast<int64_t>(rng() % static_cast<uint64_t>(3 * day)));
+    insert += std::string(i ? "," : "") + "('" + FormatRfc3339(FromUnixMillis(at.back())) + "')";
+  }
+  ASSERT_TRUE(wh.Exec(insert).ok());
+  config::Workspace ws;
+  ws.warehouses["main"] = wh.config();
+  ws.warehouses["main"].name = "main";
+  const int64_t minute = 60 * 1000;
+  for (int64_t every : {10 * minute, 15 * minute, kHour, 6 * kHour, day}) {
+    config::MonitorConfig m;
+    m.name = "events";
+    m.warehouse = "main";
+    m.spec = Json{{"name", m.name}, {"warehouse", "main"}, {"every", std::to_string(every / minute) + "m"},
+                  {"seasonality", "none"},
+                  {"sql", "SELECT count(*) FROM events WHERE at >= :window_start AND at < :window_end"}};
+    ws.monitors = {m};
+    auto settings = SettingsForMetric(ws, m.name);
+    ASSERT_TRUE(settings.ok()) << settings.status().ToString();
+    for (int k = 0; k < 6; ++k) {
+      // A slot end inside the data, and two runs at random minutes of the slot that follows it.
+      const int64_t slot_end = SlotEndAtOrBefore(kStart + day + static_cast<int64_t>(rng() % static_cast<uint64_t>(day)), every);
+      int64_t expected = 0;
+      for (int64_t t : at) expected += t >= slot_end - every && t < slot_end;
+      for (int run = 0; run < 2; ++run) {
+        const int64_t now = slot_end + static_cast<int64_t>(rng() % static_cast<uint64_t>(every));
+        auto measured = MeasureMonitor(ws, m, *settings, now);
+        ASSERT_TRUE(measured.ok()) << measured.status().ToString();
+        ASSERT_EQ(measured->points.size(), 1u);
+        EXPECT_EQ(measured->points[0].ts_ms, slot_end) << "every " << every << " now " << now;
+        EXPECT_EQ(measured->points[0].value.value_or(-1), static_cast<double>(expected)) << "every " << every << " now " << now;
+        EXPECT_EQ(measured->window_start, FormatRfc3339(FromUnixMillis(slot_end - every)));
+        EXPECT_EQ(measured->window_end, FormatRfc3339(FromUnixMillis(slot_end)));
+      }
+    }
+  }
+}
+
+// A query that does not bound its window's end reads the table as it is at the run (a state, or
+// rows since :window_start): its point is at the run, never before rows it counted. :window_end
+// only in a comment or a string does not bound anything.
+TEST(MonitorWindowTest, AQueryWithoutWindowEndIsRecordedAtTheRun) {
+  auto scratch = warehouse::test_support::ScratchWarehouse::Create("sqlite");
+  ASSERT_TRUE(scratch.ok()) << scratch.status().ToString();
+  auto& wh = **scratch;
+  const int64_t now = kStart + 3 * kHour + 17 * 60 * 1000;  // 10:17
+  ASSERT_TRUE(wh.Exec("CREATE TABLE members (balance INTEGER, updated_at TEXT); INSERT INTO members VALUES (5, '" +
+                      FormatRfc3339(FromUnixMillis(now - 60 * 1000)) + "'), (7, '" +
+                      FormatRfc3339(FromUnixMillis(now - 2 * kHour)) + "')").ok());
+  config::Workspace ws;
+  ws.warehouses["main"] = wh.config();
+  ws.warehouses["main"].name = "main";
+  config::MonitorConfig m;
+  m.name = "state";
+  m.warehouse = "main";
+  for (const auto& [sql, value] : std::vector<std::pair<std::string, double>>{
+           {"SELECT count(*) FROM members", 2},
+           {"SELECT count(*) FROM members WHERE updated_at >= :window_start", 1},
+           {"SELECT count(*) FROM members WHERE updated_at >= :window_start -- not :window_end", 1},
+           {"SELECT count(*) FROM members WHERE updated_at >= :window_start AND ':window_end' <> ''", 1}}) {
+    m.spec = Json{{"name", m.name}, {"warehouse", "main"}, {"every", "1h"}, {"seasonality", "none"}, {"sql", sql}};
+    ws.monitors = {m};
+    auto settings = SettingsForMetric(ws, m.name);
+    ASSERT_TRUE(settings.ok()) << settings.status().ToString();
+    auto measured = MeasureMonitor(ws, m, *settings, now);
+    ASSERT_TRUE(measured.ok()) << sql << ": " << measured.status().ToString();
+    ASSERT_EQ(measured->points.size(), 1u);
+    EXPECT_EQ(measured->points[0].ts_ms, now) << sql;
+    EXPECT_EQ(measured->points[0].value.value_or(-1), value) << sql;
+    EXPECT_EQ(measured->window_start, FormatRfc3339(FromUnixMillis(now - kHour))) << sql;
+  }
+}
+
+TEST(MonitorWindowTest, TheSlotEndIsTheGridPointAtOrBeforeNow) {
+  EXPECT_EQ(SlotEndAtOrBefore(kStart, kHour), kStart);
+  EXPECT_EQ(SlotEndAtOrBefore(kStart + kHour - 1, kHour), kStart);
+  EXPECT_EQ(SlotEndAtOrBefore(kStart + kHour, kHour), kStart + kHour);
+  EXPECT_EQ(SlotEndAtOrBefore(-1, kHour), -kHour);  // floor, not truncation, before 1970
+  EXPECT_EQ(SlotEndAtOrBefore(kStart + 5, 0), kStart + 5);
+}
 
 }  // namespace monitor_query_test
 }  // namespace

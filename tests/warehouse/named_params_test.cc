@@ -25,6 +25,16 @@ TEST(NamedParamsTest, AnEscapedQuoteDoesNotEndTheString) {
   EXPECT_EQ(r->sql, "SELECT 'it''s :since' WHERE a = $1");
 }
 
+TEST(NamedParamsTest, NamesParameterReadsAsBindingDoes) {
+  EXPECT_TRUE(NamesParameter("SELECT 1 WHERE a < :window_end", "window_end"));
+  EXPECT_TRUE(NamesParameter("SELECT 1 WHERE a < :window_end::timestamptz", "window_end"));
+  EXPECT_FALSE(NamesParameter("SELECT 1 WHERE a < :window_ends", "window_end"));
+  EXPECT_FALSE(NamesParameter("SELECT ':window_end' -- :window_end", "window_end"));
+  EXPECT_FALSE(NamesParameter("SELECT \":window_end\" /* :window_end */ FROM t", "window_end"));
+  EXPECT_FALSE(NamesParameter("SELECT a::window_end FROM t", "window_end"));
+  EXPECT_FALSE(NamesParameter("SELECT $$ :window_end $$", "window_end"));
+}
+
 TEST(NamedParamsTest, AParameterWithoutAValueIsNamed) {
   auto r = BindNamedParameters("SELECT :window_start", {{"since", int64_t{1}}});
   ASSERT_FALSE(r.ok());

@@ -33,6 +33,13 @@ std::optional<std::string> TextOf(const warehouse::SqlValue& cell) {
 
 }  // namespace
 
+int64_t SlotEndAtOrBefore(int64_t now_ms, int64_t every_ms) {
+  if (every_ms <= 0) return now_ms;
+  int64_t q = now_ms / every_ms;
+  if (now_ms % every_ms < 0) --q;  // floor, also before 1970
+  return q * every_ms;
+}
+
 Result<std::vector<MonitorRow>> RunMonitorQuery(const config::WarehouseConfig& wh,
                                                 const std::string& sql,
                                                 const std::string& window_start,
@@ -68,15 +75,24 @@ Result<MonitorMeasurement> MeasureMonitor(const config::Workspace& ws, const con
   bool single = m.spec.contains("sql");
   std::string sql = m.spec.value(single ? "sql" : "series_sql", std::string());
   MonitorMeasurement out;
-  out.window_start = FormatRfc3339(FromUnixMillis(now_ms - (single ? settings.every_ms : settings.training_window_ms)));
-  out.window_end = FormatRfc3339(FromUnixMillis(now_ms));
+  // A `sql` monitor that bounds its window with :window_end measures the last whole slot of its
+  // `every` grid, the slot the watch loop ran it for (its jitter only delays the run), never
+  // [now - every, now): a window that moves with the run's minute mixes two slots (at 08:02 an
+  // hourly count holds 58 minutes of 07:00 and 2 of 08:00) and is judged against the 08:00 slot
+  // its history learnt from whole windows. A query that does not bound it reads the table as it
+  // is now (a state, or rows since :window_start), so its point is at now: stamped at the slot's
+  // end it would precede rows it counted, and the change that wrote them.
+  const bool whole_slot = single && warehouse::NamesParameter(sql, "window_end");
+  const int64_t end_ms = whole_slot ? SlotEndAtOrBefore(now_ms, settings.every_ms) : now_ms;
+  out.window_start = FormatRfc3339(FromUnixMillis(end_ms - (single ? settings.every_ms : settings.training_window_ms)));
+  out.window_end = FormatRfc3339(FromUnixMillis(end_ms));
   auto rows = RunMonitorQuery(found->second, sql, out.window_start, out.window_end, http);
   if (!rows.ok()) return rows.status();
   if (single) {
     if (rows->size() != 1 || rows->front().bucket)
       return InvalidArgument("monitor " + name + ": sql must return exactly one row with one value; it returned " +
                              std::to_string(rows->size()) + " rows");
-    out.points.push_back({now_ms, rows->front().value});
+    out.points.push_back({end_ms, rows->front().value});
     return out;
   }
   for (const auto& r : *rows) {

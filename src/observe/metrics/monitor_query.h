@@ -31,8 +31,14 @@ Result<std::vector<MonitorRow>> RunMonitorQuery(const config::WarehouseConfig& w
                                                 const std::string& window_end,
                                                 HttpClient* http = nullptr);
 
-// What monitor `m` (with `settings`, its SettingsFromMonitor) measures at `now_ms`: its `sql` over
-// the last `every` (exactly one row with one value, recorded at now), or else its `series_sql`
+// The end of the last whole slot of an `every_ms` grid (multiples of `every_ms` from the epoch, as
+// the watch loop schedules) at or before `now_ms`; `now_ms` itself for a grid of no length.
+int64_t SlotEndAtOrBefore(int64_t now_ms, int64_t every_ms);
+
+// What monitor `m` (with `settings`, its SettingsFromMonitor) measures at `now_ms`: its `sql`
+// (exactly one row with one value), over the last whole slot of its `every` grid when it names
+// :window_end ([end - every, end) with end = SlotEndAtOrBefore(now), recorded at that end), else
+// over [now - every, now) recorded at now (it reads the table as it is now); or else its `series_sql`
 // over the training window (every (bucket, value) row). NotFound for a warehouse that is not
 // configured; InvalidArgument for the wrong number of rows or a NULL or unparsable bucket; the
 // query's error otherwise. `window_start` / `window_end` are the bounds it was run with.
