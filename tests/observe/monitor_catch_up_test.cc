@@ -79,8 +79,10 @@ TEST_F(MonitorCatchUpTest, ARestartAfterDowntimeFetchesTheMissedBucketsInOneQuer
     ASSERT_EQ(runs_.size(), 1u);
     ASSERT_TRUE(runs_[0].catch_up.has_value());
     EXPECT_EQ(runs_[0].queries, 1);
-    EXPECT_EQ(runs_[0].catch_up->recorded.stored, 11u);  // 00:00 .. 10:00
-    EXPECT_EQ(Stored(), 11u);
+    // The buckets 00:00 .. 09:00, each recorded at its end (01:00 .. 10:00); the 10:00 bucket is
+    // not over at 10:20 and is left for a later run.
+    EXPECT_EQ(runs_[0].catch_up->recorded.stored, 10u);
+    EXPECT_EQ(Stored(), 10u);
   }
   // dw watch is down for 10 hours, then starts again.
   clock_.Advance(std::chrono::hours(10));
@@ -91,12 +93,12 @@ TEST_F(MonitorCatchUpTest, ARestartAfterDowntimeFetchesTheMissedBucketsInOneQuer
   ASSERT_TRUE(run.catch_up.has_value());
   EXPECT_EQ(run.queries, 1);  // one backfill query, not one run per missed slot
   EXPECT_EQ(run.catch_up->missed_runs, 9);
-  EXPECT_EQ(run.catch_up->window_start_ms, kStart + 10 * kHour);  // from the latest stored bucket
-  EXPECT_EQ(run.catch_up->recorded.stored, 11u);                  // 10:00 again, then 11:00 .. 20:00
+  EXPECT_EQ(run.catch_up->window_start_ms, kStart + 9 * kHour);  // the latest stored bucket's start
+  EXPECT_EQ(run.catch_up->recorded.stored, 11u);                 // the 09:00 bucket again, then 10:00 .. 19:00
   EXPECT_EQ(run.catch_up->recorded.replaced, 1u);
-  EXPECT_EQ(Stored(), 21u);
-  EXPECT_EQ(run.judgement.latest.ts_ms, kStart + 20 * kHour);
-  EXPECT_EQ(run.judgement.history_points, 21u);
+  EXPECT_EQ(Stored(), 20u);
+  EXPECT_EQ(run.judgement.latest.ts_ms, kStart + 20 * kHour);  // the 19:00 bucket, at its end
+  EXPECT_EQ(run.judgement.history_points, 20u);
 
   // The next hour, with nothing missed, is an ordinary evaluation.
   clock_.Advance(std::chrono::hours(1));
@@ -104,7 +106,7 @@ TEST_F(MonitorCatchUpTest, ARestartAfterDowntimeFetchesTheMissedBucketsInOneQuer
   ASSERT_EQ(runs_.size(), 3u);
   EXPECT_FALSE(runs_[2].catch_up.has_value());
   EXPECT_EQ(runs_[2].queries, 1);
-  EXPECT_EQ(Stored(), 22u);
+  EXPECT_EQ(Stored(), 21u);
 }
 
 TEST_F(MonitorCatchUpTest, AMonitorWithSqlToGetsItsMissedBucketsFromSeriesSql) {
@@ -163,7 +165,7 @@ TEST_F(MonitorCatchUpTest, ManyMonitorsRunInOneBatchEachAsItsOwnRunAndFailingAlo
   ASSERT_TRUE(runs[0].ok()) << runs[0].status().ToString();
   ASSERT_TRUE(runs[0]->catch_up.has_value());  // nothing stored yet: the backfill, then judged
   EXPECT_EQ(runs[0]->queries, 1);
-  EXPECT_EQ(Stored(), 11u);
+  EXPECT_EQ(Stored(), 10u);  // the buckets that are over at 10:20
   EXPECT_EQ(runs[1].status().code(), StatusCode::kNotFound);
   EXPECT_NE(runs[1].status().message().find("nope"), std::string::npos);
   ASSERT_FALSE(runs[2].ok());

@@ -77,7 +77,7 @@ TEST_P(PostgresMonitorQueryTest, TimestamptzBucketsAreReadInAnyServerZone) {
   for (const auto& p : measured->points) total += p.value.value_or(0);
   EXPECT_EQ(total, 21) << zone;
   if (zone == "UTC") {
-    EXPECT_EQ(measured->points[0].ts_ms, kStart);
+    EXPECT_EQ(measured->points[0].ts_ms, kStart + kHour);  // the 07:00 bucket, recorded at its end
     EXPECT_EQ(measured->points[5].value.value_or(0), 6);
   }
 }
@@ -175,6 +175,34 @@ TEST(MonitorWindowTest, AQueryWithoutWindowEndIsRecordedAtTheRun) {
     EXPECT_EQ(measured->points[0].value.value_or(-1), value) << sql;
     EXPECT_EQ(measured->window_start, FormatRfc3339(FromUnixMillis(now - kHour))) << sql;
   }
+}
+
+// A series_sql bucket is the start of what it measures, as SQL writes buckets; its point is at the
+// bucket's end, where a `sql` monitor records the same window, and a bucket still open is left for
+// later. For every `every` and any run minute.
+TEST(MonitorWindowTest, SeriesBucketsAreRecordedAtTheirEndOnceOver) {
+  std::mt19937_64 rng(71);
+  const int64_t minute = 60 * 1000;
+  for (int64_t every : {5 * minute, 15 * minute, kHour, 24 * kHour}) {
+    for (int k = 0; k < 8; ++k) {
+      const int64_t now = kStart + 40 * every + static_cast<int64_t>(rng() % static_cast<uint64_t>(every));
+      const int64_t open = SlotEndAtOrBefore(now, every);  // the bucket still open starts here
+      std::vector<MonitorRow> rows;
+      for (int64_t b = open - 5 * every; b <= open; b += every) rows.push_back({FormatRfc3339(FromUnixMillis(b)), 1.0});
+      auto points = SeriesPoints("m", rows, every, now);
+      ASSERT_TRUE(points.ok()) << points.status().ToString();
+      ASSERT_EQ(points->size(), 5u) << every;
+      for (size_t i = 0; i < points->size(); ++i)
+        EXPECT_EQ((*points)[i].ts_ms, open - static_cast<int64_t>(4 - i) * every) << every;
+      // A bucket that ends exactly now is over.
+      auto at_end = SeriesPoints("m", {{FormatRfc3339(FromUnixMillis(open - every)), 2.0}}, every, open);
+      ASSERT_TRUE(at_end.ok());
+      EXPECT_EQ(at_end->size(), 1u);
+    }
+  }
+  auto null_bucket = SeriesPoints("hourly_orders", {{std::nullopt, 1.0}}, kHour, kStart);
+  ASSERT_FALSE(null_bucket.ok());
+  EXPECT_NE(null_bucket.status().message().find("hourly_orders"), std::string::npos);
 }
 
 TEST(MonitorWindowTest, TheSlotEndIsTheGridPointAtOrBeforeNow) {

@@ -7,9 +7,6 @@
 namespace dw::observe::metrics {
 namespace {
 
-// 2200-01-01: later than any real point.
-constexpr int64_t kFarFutureMs = 7258118400000LL;
-
 Result<const config::MonitorConfig*> FindMonitor(const config::Workspace& ws, const std::string& name) {
   std::vector<std::string> names;
   for (const auto& m : ws.monitors) {
@@ -52,7 +49,8 @@ Result<CatchUpReport> CatchUpMonitor(const config::Workspace& ws, store::StateSt
     int64_t behind = now - **latest;
     if (behind < 2 * settings->every_ms) return report;  // nothing missed
     report.missed_runs = static_cast<int>(behind / settings->every_ms - 1);
-    report.window_start_ms = **latest;
+    // The latest stored point ends its bucket: read that bucket again (late rows settle it).
+    report.window_start_ms = **latest - settings->every_ms;
   } else {
     report.window_start_ms = now - settings->training_window_ms;
   }
@@ -63,15 +61,9 @@ Result<CatchUpReport> CatchUpMonitor(const config::Workspace& ws, store::StateSt
                               FormatRfc3339(FromUnixMillis(report.window_start_ms)),
                               FormatRfc3339(FromUnixMillis(now)), http);
   if (!rows.ok()) return rows.status();
-  std::vector<IncomingPoint> points;
-  for (const auto& r : *rows) {
-    if (!r.bucket) return InvalidArgument("monitor " + name + ": series_sql returned a NULL bucket");
-    auto ts = ParseSeriesTimestamp(*r.bucket);
-    if (!ts.ok()) return InvalidArgument("monitor " + name + ": series_sql bucket: " + ts.status().message());
-    if (*ts > now || *ts >= kFarFutureMs) continue;  // a bucket from the future is not a measurement
-    points.push_back({*ts, r.value});
-  }
-  auto recorded = RecordMetricPoints(store, name, points);
+  auto points = SeriesPoints(name, *rows, settings->every_ms, now);
+  if (!points.ok()) return points.status();
+  auto recorded = RecordMetricPoints(store, name, *points);
   if (!recorded.ok()) return recorded.status();
   report.recorded = *recorded;
   return report;

@@ -40,6 +40,23 @@ int64_t SlotEndAtOrBefore(int64_t now_ms, int64_t every_ms) {
   return q * every_ms;
 }
 
+Result<std::vector<IncomingPoint>> SeriesPoints(const std::string& monitor, const std::vector<MonitorRow>& rows,
+                                                 int64_t every_ms, int64_t now_ms) {
+  // 2200-01-01: later than any real bucket.
+  constexpr int64_t kFarFutureMs = 7258118400000LL;
+  std::vector<IncomingPoint> points;
+  for (const auto& r : rows) {
+    if (!r.bucket) return InvalidArgument("monitor " + monitor + ": series_sql returned a NULL bucket");
+    auto ts = ParseSeriesTimestamp(*r.bucket);
+    if (!ts.ok()) return InvalidArgument("monitor " + monitor + ": series_sql bucket: " + ts.status().message());
+    if (*ts >= kFarFutureMs - every_ms) continue;
+    const int64_t end = *ts + every_ms;
+    if (end > now_ms) continue;  // not over yet: measured once it is
+    points.push_back({end, r.value});
+  }
+  return points;
+}
+
 Result<std::vector<MonitorRow>> RunMonitorQuery(const config::WarehouseConfig& wh,
                                                 const std::string& sql,
                                                 const std::string& window_start,
@@ -95,12 +112,9 @@ Result<MonitorMeasurement> MeasureMonitor(const config::Workspace& ws, const con
     out.points.push_back({end_ms, rows->front().value});
     return out;
   }
-  for (const auto& r : *rows) {
-    if (!r.bucket) return InvalidArgument("monitor " + name + ": series_sql returned a NULL bucket");
-    auto ts = ParseSeriesTimestamp(*r.bucket);
-    if (!ts.ok()) return InvalidArgument("monitor " + name + ": series_sql bucket: " + ts.status().message());
-    out.points.push_back({*ts, r.value});
-  }
+  auto points = SeriesPoints(name, *rows, settings.every_ms, now_ms);
+  if (!points.ok()) return points.status();
+  out.points = std::move(points).value();
   return out;
 }
 

@@ -31,6 +31,14 @@ Result<std::vector<MonitorRow>> RunMonitorQuery(const config::WarehouseConfig& w
                                                 const std::string& window_end,
                                                 HttpClient* http = nullptr);
 
+// A series_sql's rows as points: each row's bucket is the START of the `every_ms` it measures
+// (`date_trunc('hour', at)`, as SQL writes buckets), and its point is recorded at the bucket's end,
+// as a `sql` monitor's point is, so one series never mixes the two and a change inside a bucket is
+// never after the point that measured it. A bucket that has not ended by `now_ms` is left out (it
+// is measured once it is over). InvalidArgument naming `monitor` for a NULL or unreadable bucket.
+Result<std::vector<IncomingPoint>> SeriesPoints(const std::string& monitor, const std::vector<MonitorRow>& rows,
+                                                 int64_t every_ms, int64_t now_ms);
+
 // The end of the last whole slot of an `every_ms` grid (multiples of `every_ms` from the epoch, as
 // the watch loop schedules) at or before `now_ms`; `now_ms` itself for a grid of no length.
 int64_t SlotEndAtOrBefore(int64_t now_ms, int64_t every_ms);
