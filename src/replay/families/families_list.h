@@ -15,6 +15,10 @@ Result<Story> ConnectFailoverDuplicates(uint64_t seed);
 Result<Story> DbtLogicChange(uint64_t seed);
 Result<Story> MondayRush(uint64_t seed);
 Result<Story> DbtUnchangedOutput(uint64_t seed);
+Result<Story> FlinkRestoreSkipsState(uint64_t seed);
+Result<Story> FlinkRestoreKeepsState(uint64_t seed);
+Result<Story> FlinkCheckpointRestart(uint64_t seed);
+Result<Story> KestraTimezoneShift(uint64_t seed);
 
 // A sink connector's dw-sim entry, every task RUNNING since `since`.
 Json SinkConnector(const SinkStream& s, const std::string& topic, const std::string& cls, TimePoint since);

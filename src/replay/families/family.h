@@ -86,6 +86,8 @@ struct VariantVerdict {
   std::optional<double> delay_minutes;  // incident opened − first bad write
   std::string detail;                   // what was seen
   int64_t wall_ms = 0;
+  // The variant's other expectations (e.g. that a benign restore was seen at all) that failed.
+  std::vector<std::string> other_failures;
 };
 
 // Judges a replay of `story` by its incident (or no_incident) verdict.

@@ -36,6 +36,8 @@ VariantVerdict Judge(const Story& story, const ReplayReport& report) {
   }
   const Verdict& x = report.verdicts.back();
   v.detail = x.detail;
+  for (size_t i = 0; i + 1 < report.verdicts.size(); ++i)
+    if (!report.verdicts[i].ok) v.other_failures.push_back(report.verdicts[i].detail);
   if (story.benign) {
     v.outcome = x.ok ? Outcome::kQuiet : Outcome::kIncidentOnBenign;
     return v;
@@ -71,6 +73,7 @@ std::string Min(double m) {
 struct Tally {
   int incident = 0, first = 0, top3 = 0, lower = 0, not_among = 0, missed = 0, failed = 0;
   int benign = 0, benign_incidents = 0;
+  int other_failed = 0;  // variants with another expectation that failed
   std::vector<double> delays;
 };
 
@@ -79,6 +82,7 @@ std::map<std::string, Tally> TallyByFamily(const std::vector<VariantVerdict>& ve
   for (const auto& v : verdicts) {
     for (Tally* t : {&by[v.family], all}) {
       if (v.outcome == Outcome::kReplayFailed) ++t->failed;
+      t->other_failed += !v.other_failures.empty();
       if (v.benign) {
         ++t->benign;
         t->benign_incidents += v.outcome == Outcome::kIncidentOnBenign;
@@ -111,6 +115,7 @@ std::string SummaryText(const std::vector<VariantVerdict>& verdicts) {
     if (v.rank > 1) out += " (ranked " + std::to_string(v.rank) + ")";
     if (v.delay_minutes) out += ", opened " + Min(*v.delay_minutes) + " min after the first bad write";
     if (v.outcome != Outcome::kFirst && v.outcome != Outcome::kQuiet) out += "\n    " + v.detail;
+    for (const auto& f : v.other_failures) out += "\n    also failed: " + f;
     out += "\n";
   }
   Tally all;
@@ -123,6 +128,8 @@ std::string SummaryText(const std::vector<VariantVerdict>& verdicts) {
   if (all.benign)
     out += "benign variants: " + std::to_string(all.benign) + "; incidents on them: " + std::to_string(all.benign_incidents) + "\n";
   if (all.failed) out += "replays that could not run: " + std::to_string(all.failed) + "\n";
+  if (all.other_failed)
+    out += "variants where another expectation failed: " + std::to_string(all.other_failed) + "\n";
   out += "per family (detection delay after the first bad write, minutes; the seed pages' desk: 63 and 145):\n";
   for (const auto& [family, t] : by) {
     out += "  " + family + ": ";
@@ -145,6 +152,7 @@ Json SummaryJson(const std::vector<VariantVerdict>& verdicts) {
     Json j = {{"name", v.name}, {"family", v.family}, {"benign", v.benign}, {"outcome", OutcomeName(v.outcome)},
               {"rank", v.rank}, {"detail", v.detail}, {"wall_ms", v.wall_ms}};
     if (v.delay_minutes) j["delay_minutes"] = *v.delay_minutes;
+    if (!v.other_failures.empty()) j["other_failures"] = v.other_failures;
     variants.push_back(std::move(j));
   }
   Tally all;
@@ -152,7 +160,8 @@ Json SummaryJson(const std::vector<VariantVerdict>& verdicts) {
   Json families = Json::object();
   for (const auto& [family, t] : by) {
     Json f = {{"incident", t.incident}, {"first", t.first}, {"top3", t.top3}, {"not_among_candidates", t.not_among},
-              {"missed", t.missed}, {"benign", t.benign}, {"incidents_on_benign", t.benign_incidents}, {"failed", t.failed}};
+              {"missed", t.missed}, {"benign", t.benign}, {"incidents_on_benign", t.benign_incidents}, {"failed", t.failed},
+              {"other_expectations_failed", t.other_failed}};
     if (!t.delays.empty()) {
       f["delay_median_minutes"] = Median(t.delays);
       f["delay_max_minutes"] = *std::max_element(t.delays.begin(), t.delays.end());
@@ -161,7 +170,8 @@ Json SummaryJson(const std::vector<VariantVerdict>& verdicts) {
   }
   return {{"variants", variants}, {"families", families},
           {"incident", all.incident}, {"first", all.first}, {"top3", all.top3}, {"not_among_candidates", all.not_among},
-          {"missed", all.missed}, {"benign", all.benign}, {"incidents_on_benign", all.benign_incidents}, {"failed", all.failed}};
+          {"missed", all.missed}, {"benign", all.benign}, {"incidents_on_benign", all.benign_incidents}, {"failed", all.failed},
+          {"other_expectations_failed", all.other_failed}};
 }
 
 }  // namespace dw::replay::families

@@ -37,8 +37,8 @@ std::vector<TimePoint> AddHourlyLoads(Rng& rng, Draft& d, const ShopWorld& w, Ho
                {"logs", Json::array({{{"at", Ts(run + std::chrono::seconds(4))}, {"taskId", "load"},
                                       {"message", "Inserted " + std::to_string(rows) + " rows into " + w.table}}})}};
     execs.push_back(ex);
-    std::string sql = ArrivalsSql(w, run + std::chrono::seconds(1), 4, rows, 0, w.table + "-" + Stamp(run), st.amount_scale,
-                                  st.null_customer);
+    std::string sql = ArrivalsSql(w, run + std::chrono::seconds(1) + std::chrono::minutes(st.shift_minutes), 4, rows, 0,
+                                  w.table + "-" + Stamp(run), st.amount_scale, st.null_customer);
     if (run < d.start) {
       d.setup_sql += sql;
     } else {

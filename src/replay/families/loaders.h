@@ -16,6 +16,7 @@ struct LoadStyle {
   int revision = 1;           // the flow revision the run executes
   double amount_scale = 1;    // 100: amounts written in cents
   bool null_customer = false;  // customer ids lost
+  int shift_minutes = 0;       // landed_at written this far from the real time (a time-zone slip)
 };
 
 struct HourlyLoader {
