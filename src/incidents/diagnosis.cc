@@ -239,10 +239,13 @@ Result<Diagnosis> RankCauses(const Incident& incident, store::StateStore& store,
         if (IsRunEvent(e)) same_asset[p].push_back(std::move(e));
     }
   }
+  // Run times are told in the workspace's zone, as every other time of the answer.
+  const config::TimeZone zone = config::ZoneOrUtc(options.timezone);
   std::unordered_map<size_t, RunProfile> profiles;
-  for (const auto& [p, runs] : same_asset) profiles.emplace(p, LearnRuns(runs));
+  for (const auto& [p, runs] : same_asset) profiles.emplace(p, LearnRuns(runs, &zone));
   const std::vector<store::ChangeEvent> none;
-  const RunProfile no_profile;
+  RunProfile no_profile;
+  no_profile.zone = &zone;
 
   const double half_life_ms = 6.0 * 3600 * 1000;
   std::vector<Scored> scored;

@@ -42,10 +42,18 @@ int64_t CircularDistance(int64_t a, int64_t b, int64_t period) {
 int64_t Tolerance(seconds cadence) { return std::max<int64_t>(60, std::min<int64_t>(300, cadence.count() / 6)); }
 
 std::string RunTwoDigits(int64_t v) { return (v < 10 ? "0" : "") + std::to_string(v); }
-std::string RunClock(TimePoint t) { return FormatRfc3339(t).substr(11, 5); }
+// "06:05": `t`'s wall-clock time in `zone` (UTC when null).
+std::string RunClock(TimePoint t, const config::TimeZone* zone) {
+  return (zone ? config::FormatWithOffset(t, *zone) : FormatRfc3339(t)).substr(11, 5);
+}
 
-// ":05" for an hourly offset, "02:30" for a time of day.
-std::string OffsetText(int64_t phase_s, seconds cadence) {
+// ":05" for an hourly offset, "02:30" for a time of day: the UTC offset `phase_s` within
+// `cadence`, read in `zone` as of `at` (a half-hour zone moves an hourly run's minute too).
+std::string OffsetText(int64_t phase_s, seconds cadence, const config::TimeZone* zone, std::optional<TimePoint> at) {
+  if (zone && at) {
+    const int64_t c = cadence.count();
+    phase_s = ((phase_s + zone->OffsetAt(EpochSeconds(*at))) % c + c) % c;
+  }
   const int64_t minutes = phase_s / 60;
   if (cadence.count() <= 3600) return ":" + RunTwoDigits(minutes % 60);
   return RunTwoDigits((minutes / 60) % 24) + ":" + RunTwoDigits(minutes % 60);
@@ -107,12 +115,13 @@ std::string RunProfile::Describe() const {
                       : c % 3600 == 0 ? "every " + std::to_string(c / 3600) + " h"
                                       : "every " + std::to_string(c / 60) + " min";
   std::string out = "runs " + every;
-  if (phase) out += (c < 3600 ? " from " : " at ") + OffsetText(phase->count(), *cadence);
+  if (phase) out += (c < 3600 ? " from " : " at ") + OffsetText(phase->count(), *cadence, zone, latest_start);
   return out;
 }
 
-RunProfile LearnRuns(const std::vector<store::ChangeEvent>& events) {
+RunProfile LearnRuns(const std::vector<store::ChangeEvent>& events, const config::TimeZone* zone) {
   RunProfile p;
+  p.zone = zone;
   std::string asset;
   std::map<std::string, const store::ChangeEvent*> by_id;  // one per execution, whatever its states
   std::vector<const store::ChangeEvent*> runs;
@@ -129,6 +138,7 @@ RunProfile LearnRuns(const std::vector<store::ChangeEvent>& events) {
   });
   if (runs.size() > kMaxRunsLearnt) runs.erase(runs.begin(), runs.end() - kMaxRunsLearnt);
   p.runs = static_cast<int>(runs.size());
+  if (!runs.empty()) p.latest_start = RunStart(*runs.back());
   if (p.runs < kMinRunsForUsual) return p;
 
   std::vector<int64_t> gaps;
@@ -178,15 +188,16 @@ RunJudgement JudgeRun(const store::ChangeEvent& run, const RunProfile& profile,
     std::string of = original.empty() ? std::string("an earlier execution") : "execution " + original;
     for (const store::ChangeEvent& o : events)
       if (!original.empty() && IsRunKind(o) && RunField(o.evidence, "execution_id") == original) {
-        of = RunClock(RunStart(o)) + "'s run (" + original + ")";
+        of = RunClock(RunStart(o), profile.zone) + "'s run (" + original + ")";
         break;
       }
-    why.push_back("was a replay of " + of + " started at " + RunClock(start));
+    why.push_back("was a replay of " + of + " started at " + RunClock(start, profile.zone));
   }
   if (LabelSays(ev.value("labels", Json()), "backfill")) why.push_back("was a backfill");
   if (auto slot = ParseRfc3339(RunField(ev, "scheduled_date")); slot.ok() && !replay) {
     const int64_t late = EpochSeconds(start) - EpochSeconds(*slot);
-    if (std::abs(late) > 600) why.push_back("ran for the " + RunClock(*slot) + " slot at " + RunClock(start));
+    if (std::abs(late) > 600)
+      why.push_back("ran for the " + RunClock(*slot, profile.zone) + " slot at " + RunClock(start, profile.zone));
   }
   const std::string trigger = TriggerKind(run);
   if (!profile.usual_trigger.empty() && !trigger.empty() && trigger != profile.usual_trigger)
@@ -196,7 +207,8 @@ RunJudgement JudgeRun(const store::ChangeEvent& run, const RunProfile& profile,
     const int64_t c = profile.cadence->count();
     const int64_t phase = (EpochSeconds(start) % c + c) % c;
     if (CircularDistance(phase, profile.phase->count(), c) > Tolerance(*profile.cadence))
-      why.push_back("started at " + RunClock(start) + ", off its usual " + OffsetText(profile.phase->count(), *profile.cadence));
+      why.push_back("started at " + RunClock(start, profile.zone) + ", off its usual " +
+                    OffsetText(profile.phase->count(), *profile.cadence, profile.zone, start));
   }
   if (ev.contains("retried_tasks") && ev["retried_tasks"].is_array() && !ev["retried_tasks"].empty()) {
     std::vector<std::string> tasks;

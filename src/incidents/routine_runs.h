@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "config/time_zone.h"
 #include "store/records.h"
 
 namespace dw::incidents {
@@ -29,13 +30,20 @@ struct RunProfile {
   // What starts most runs: "schedule", "flow", "webhook", "manual or API", or the trigger's own
   // type name; "" when the runs do not say, or no kind starts most of them.
   std::string usual_trigger;
-  // "runs hourly at :00", "runs daily at 02:00", "runs about every 40 min"; "" when unknown.
+  // The zone its times are told in (the workspace's; null: UTC), and the latest run's start, at
+  // which a time of day is read in that zone (a daily run at 05:30 UTC is "06:30" in Berlin in
+  // winter and "07:30" in summer).
+  const config::TimeZone* zone = nullptr;
+  std::optional<TimePoint> latest_start;
+  // "runs hourly at :00", "runs daily at 02:00", "runs about every 40 min" (in `zone`); "" when
+  // unknown.
   std::string Describe() const;
 };
 
 // Learns what is usual from `events` (any kinds; only executions of the asset of the first
 // execution count, replays excluded). Deterministic; unknown parts stay empty.
-RunProfile LearnRuns(const std::vector<store::ChangeEvent>& events);
+// Its sentences tell times in `zone` (the workspace's; null: UTC), which must outlive the profile.
+RunProfile LearnRuns(const std::vector<store::ChangeEvent>& events, const config::TimeZone* zone = nullptr);
 
 // A run judged against its flow's profile.
 struct RunJudgement {

@@ -2,6 +2,8 @@
 // (routine_runs.h), on events as the collectors write them.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "incidents/change_facets.h"
 #include "incidents/routine_runs.h"
 #include "observe/changes/change_kinds.h"
@@ -151,6 +153,44 @@ TEST(RoutineRuns, TooFewRunsSayNothingUsualAndADailyFlowIsLearntFromItsDays) {
   RunJudgement b = JudgeRun(Ev("b", "kestra://kestra/f", k::kExecution, "2026-11-17T09:15:00Z", backfill), daily, days);
   EXPECT_TRUE(b.exceptional);
   EXPECT_NE(b.sentence.find("ran for the 02:30 slot at 09:12"), std::string::npos) << b.sentence;
+}
+
+// A run's times are told in the workspace's zone, as every other time of the answer: a daily run
+// at 05:30 UTC is "06:30" in Berlin in winter and "07:30" in summer, an hourly run at :00 UTC is
+// ":30" in Kolkata, and the sentence of an exceptional run reads its minutes there too.
+TEST(RoutineRuns, TimesAreToldInTheWorkspacesZone) {
+  struct Case {
+    const char* zone;
+    const char* month;  // "2026-01" (winter) or "2026-07" (summer)
+    int cadence_h;      // 24: daily at 05:30 UTC; 1: hourly at :00 UTC
+    const char* usual;  // Describe()
+    const char* odd;    // the exceptional run at <month>-20T09:12Z, as told
+  };
+  const Case cases[] = {
+      {"Europe/Berlin", "2026-01", 24, "runs daily at 06:30", "started at 10:12, off its usual 06:30"},
+      {"Europe/Berlin", "2026-07", 24, "runs daily at 07:30", "started at 11:12, off its usual 07:30"},
+      {"America/New_York", "2026-01", 24, "runs daily at 00:30", "started at 04:12, off its usual 00:30"},
+      {"Asia/Kolkata", "2026-01", 1, "runs hourly at :30", "started at 14:42, off its usual :30"},
+      {"UTC", "2026-07", 24, "runs daily at 05:30", "started at 09:12, off its usual 05:30"},
+  };
+  for (const Case& c : cases) {
+    auto zone = config::TimeZone::Load(c.zone);
+    ASSERT_TRUE(zone.ok()) << c.zone << ": " << zone.status().ToString();
+    std::vector<store::ChangeEvent> runs;
+    for (int i = 0; i < 8; ++i) {
+      char start[32];
+      if (c.cadence_h == 24) std::snprintf(start, sizeof start, "%s-%02dT05:30:00Z", c.month, 10 + i);
+      else std::snprintf(start, sizeof start, "%s-20T%02d:00:00Z", c.month, i);
+      Json ev = Scheduled(start);
+      ev["execution_id"] = "run-" + std::to_string(i);
+      runs.push_back(Ev("r" + std::to_string(i), "kestra://kestra/f", k::kExecution, start, ev));
+    }
+    RunProfile p = LearnRuns(runs, &*zone);
+    EXPECT_EQ(p.Describe(), c.usual) << c.zone << " " << c.month;
+    const std::string at = std::string(c.month) + "-20T09:12:00Z";
+    RunJudgement odd = JudgeRun(Ev("o", "kestra://kestra/f", k::kExecution, at, Scheduled(at)), p, runs);
+    EXPECT_NE(odd.sentence.find(c.odd), std::string::npos) << c.zone << " " << c.month << ": " << odd.sentence;
+  }
 }
 
 }  // namespace change_facets_test
