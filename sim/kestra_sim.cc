@@ -46,6 +46,8 @@ struct SimExecution {
   std::optional<int64_t> end;
   std::vector<SimTaskRun> task_runs;
   std::vector<SimLog> logs;
+  Json trigger;                      // the ExecutionTrigger as scripted ({id, type, variables}); null: none
+  Json labels = Json::array();       // scripted labels, after system.correlationId
 };
 
 struct SimTrigger {
@@ -152,6 +154,14 @@ KestraState ParseScript(const Json& s) {
     x.start = ScriptTime(e.at("start"), w + ".start");
     if (e.contains("end")) x.end = ScriptTime(e["end"], w + ".end");
     x.original_id = e.value("originalId", x.id);
+    if (e.contains("trigger")) {
+      if (!e["trigger"].is_object()) throw std::invalid_argument(w + ".trigger: expected an object {id, type, variables}");
+      x.trigger = e["trigger"];
+    }
+    if (e.contains("labels")) {
+      if (!e["labels"].is_array()) throw std::invalid_argument(w + ".labels: expected a list of {key, value}");
+      x.labels = e["labels"];
+    }
     for (const auto& h : e.value("histories", Json::array()))
       x.histories.emplace_back(h.at("state").get<std::string>(), ScriptTime(h.at("at"), w + ".histories[].at"));
     std::stable_sort(x.histories.begin(), x.histories.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
@@ -250,13 +260,17 @@ void InstallKestra(const Json& script, httplib::Server& server, std::shared_ptr<
                          {"outputs", end ? t.outputs : Json::object()}, {"state", s}});
       }
     }
-    return Json{{"id", x.id}, {"namespace", x.ns}, {"flowId", x.flow}, {"flowRevision", x.revision},
+    Json labels = Json::array({{{"key", "system.correlationId"}, {"value", x.id}}});
+    for (const auto& l : x.labels) labels.push_back(l);
+    Json out{{"id", x.id}, {"namespace", x.ns}, {"flowId", x.flow}, {"flowRevision", x.revision},
                 {"taskRunList", tasks},
-                {"labels", Json::array({{{"key", "system.correlationId"}, {"value", x.id}}})},
+                {"labels", labels},
                 {"state", x.histories.empty() ? StateJson(x.state, x.start, end) : scripted_state(x, end)},
                 {"originalId", x.original_id}, {"deleted", false},
                 {"metadata", {{"attemptNumber", 1}, {"originalCreatedDate", IsoMillis(x.start)}}},
                 {"scheduleDate", IsoMillis(x.start)}};
+    if (!x.trigger.is_null()) out["trigger"] = x.trigger;
+    return out;
   };
 
   server.Get(api + "/executions/search", [st, clock, authorized, exec_json](const httplib::Request& req, httplib::Response& res) {

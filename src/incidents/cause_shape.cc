@@ -201,6 +201,19 @@ ShapeFit FitShape(const store::ChangeEvent& event, const std::vector<SignalShape
         return f;
       }
     }
+    if (RerunsPastSlot(event)) {
+      // A backfill writes an earlier slot again: on top of its rows if the flow appends, in their
+      // place if it reloads, so both a doubling and a drop can be its doing (the slot's own run,
+      // beside it, is the routine one).
+      const bool doubling = Has(shapes, SignalShape::kDoubling);
+      f.cause_kind = "rerun_of_past_slot";
+      f.fit = doubling ? 0.9 : drop ? 0.8 : any_data ? 0.5 : 0.4;
+      f.explanation = "the run wrote an earlier slot again (a backfill): " +
+                      std::string(doubling ? "on top of the rows its own run wrote, which explains a doubling"
+                                  : drop   ? "in place of the rows its own run wrote, which explains fewer rows"
+                                           : "on top of or in place of the rows its own run wrote");
+      return f;
+    }
     bool duplicated = kind == k::kExecutionReplay;
     RunProfile learnt;
     if (profile == nullptr) {

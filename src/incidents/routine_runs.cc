@@ -175,6 +175,17 @@ RunProfile LearnRuns(const std::vector<store::ChangeEvent>& events, const config
   return p;
 }
 
+bool RerunsPastSlot(const store::ChangeEvent& run) {
+  if (!IsRunKind(run) || run.kind == k::kExecutionReplay) return false;
+  const Json& ev = run.evidence;
+  if (!ev.is_object()) return false;
+  const std::string id = RunField(ev, "execution_id"), original = RunField(ev, "original_id");
+  if (!original.empty() && original != id) return false;
+  if (LabelSays(ev.value("labels", Json()), "backfill")) return true;
+  auto slot = ParseRfc3339(RunField(ev, "scheduled_date"));
+  return slot.ok() && EpochSeconds(RunStart(run)) - EpochSeconds(*slot) > 600;
+}
+
 RunJudgement JudgeRun(const store::ChangeEvent& run, const RunProfile& profile,
                       const std::vector<store::ChangeEvent>& events) {
   RunJudgement j;

@@ -61,6 +61,12 @@ struct RunJudgement {
 RunJudgement JudgeRun(const store::ChangeEvent& run, const RunProfile& profile,
                       const std::vector<store::ChangeEvent>& events);
 
+// Whether `run` ran again for an earlier slot than its start: a backfill (a label naming backfill)
+// or a run whose trigger's `scheduled_date` is more than 10 minutes before it started. Such a run
+// writes that slot a second time: on top of what the slot's own run wrote (a flow that appends)
+// or in its place (a flow that reloads). A replay is not one (it re-runs an execution).
+bool RerunsPastSlot(const store::ChangeEvent& run);
+
 // When the run started: evidence `start` (RFC 3339) when it parses, else happened_at.
 TimePoint RunStart(const store::ChangeEvent& run);
 

@@ -14,6 +14,7 @@
 #include <random>
 
 #include "incidents/cause_shape.h"
+#include "incidents/routine_runs.h"
 #include "incidents/own_cause.h"
 #include "observe/changes/change_kinds.h"
 #include "tests/incidents/incidents_test_support.h"
@@ -84,6 +85,44 @@ TEST(ExecutionStateFit, AWarningRunIsNotCalledGreen) {
   ShapeFit green = FitShape(e, {SignalShape::kNullRateJump, SignalShape::kLevelDrop}, none, nullptr);
   EXPECT_GT(warning.fit, green.fit);
   EXPECT_LT(warning.fit, kOwnCauseFit);
+}
+
+// A backfill wrote an earlier slot again: in place of that slot's rows when the flow reloads, on
+// top of them when it appends. Whether labelled or told by its trigger's slot, it explains a drop
+// and a doubling, and says why; a run on time, or a replay, is not one.
+TEST(ExecutionStateFit, ARunForAPastSlotExplainsADropOrADoubling) {
+  const std::vector<store::ChangeEvent> none;
+  auto run = [](const std::string& start, const std::string& slot, bool label) {
+    store::ChangeEvent e;
+    e.dedup_key = "kestra:kestra:bf:" + start;
+    e.asset_id = "kestra://kestra/shop.load_orders";
+    e.kind = k::kExecution;
+    e.happened_at = At(start);
+    e.evidence = {{"execution_id", "bf-" + start}, {"state", "SUCCESS"}, {"start", start}};
+    if (!slot.empty()) e.evidence["scheduled_date"] = slot;
+    if (label) e.evidence["labels"] = Json::array({{{"key", "backfill"}, {"value", "true"}}});
+    return e;
+  };
+  for (const store::ChangeEvent& e : {run("2026-12-02T10:13:40Z", "2026-12-02T07:13:00Z", false),
+                                      run("2026-12-02T10:13:40Z", "2026-11-30T23:00:00Z", false),
+                                      run("2026-12-02T10:13:40Z", "", true)}) {
+    EXPECT_TRUE(RerunsPastSlot(e)) << e.evidence.dump();
+    ShapeFit drop = FitShape(e, {SignalShape::kLevelDrop}, none, nullptr);
+    EXPECT_EQ(drop.cause_kind, "rerun_of_past_slot");
+    EXPECT_GE(drop.fit, kOwnCauseFit) << drop.explanation;
+    EXPECT_NE(drop.explanation.find("in place of"), std::string::npos) << drop.explanation;
+    ShapeFit doubling = FitShape(e, {SignalShape::kDoubling}, none, nullptr);
+    EXPECT_GE(doubling.fit, kOwnCauseFit);
+    EXPECT_NE(doubling.explanation.find("doubling"), std::string::npos) << doubling.explanation;
+  }
+  // On time (its slot within 10 minutes), and a replay of an execution: not a rerun of a slot.
+  EXPECT_FALSE(RerunsPastSlot(run("2026-12-02T10:13:40Z", "2026-12-02T10:13:00Z", false)));
+  store::ChangeEvent replay = run("2026-12-02T10:13:40Z", "2026-12-02T07:13:00Z", false);
+  replay.kind = k::kExecutionReplay;
+  EXPECT_FALSE(RerunsPastSlot(replay));
+  replay.kind = k::kExecution;
+  replay.evidence["original_id"] = "load07";
+  EXPECT_FALSE(RerunsPastSlot(replay));
 }
 
 class RevisionAndTimeBound : public test_support::DeskTest {};

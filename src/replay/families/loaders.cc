@@ -13,6 +13,10 @@ std::string Stamp(TimePoint t) {  // 2026112409
 
 }  // namespace
 
+Json ScheduleTrigger(TimePoint slot) {
+  return {{"id", "schedule"}, {"type", "io.kestra.plugin.core.trigger.Schedule"}, {"variables", {{"date", Ts(slot)}}}};
+}
+
 std::vector<TimePoint> AddHourlyLoads(Rng& rng, Draft& d, const ShopWorld& w, HourlyLoader& l,
                                       const std::function<LoadStyle(TimePoint run)>& style) {
   std::string mm = (l.minute < 10 ? "0" : "") + std::to_string(l.minute);
@@ -33,6 +37,7 @@ std::vector<TimePoint> AddHourlyLoads(Rng& rng, Draft& d, const ShopWorld& w, Ho
     std::string id = "ex" + Stamp(run) + std::to_string(rng.Int(100, 999));
     Json ex = {{"id", id}, {"namespace", l.ns}, {"flowId", l.flow}, {"flowRevision", st.revision}, {"state", "SUCCESS"},
                {"start", Ts(run)}, {"end", Ts(run + std::chrono::seconds(5))},
+               {"trigger", ScheduleTrigger(run)},
                {"taskRuns", Json::array({{{"taskId", "load"}, {"outputs", {{"rows", rows}}}}})},
                {"logs", Json::array({{{"at", Ts(run + std::chrono::seconds(4))}, {"taskId", "load"},
                                       {"message", "Inserted " + std::to_string(rows) + " rows into " + w.table}}})}};

@@ -25,6 +25,10 @@ struct HourlyLoader {
   int rows = 0;                 // rows per run (before noise)
 };
 
+// The ExecutionTrigger Kestra gives a run of the `schedule` trigger for `slot` (its
+// trigger.variables.date: the run's own time, or a past slot for a backfill).
+Json ScheduleTrigger(TimePoint slot);
+
 // Declares the loader (asset writing the table, Kestra flow with revision 1) and adds its runs
 // every hour at :minute from 6 hours before the clock to its end: those before the clock are
 // setup rows and past executions, the later ones events. `style` says what each run writes.

@@ -17,10 +17,12 @@ const std::vector<Family>& Families() {
       {"connect-failover-duplicates", false, "a worker is lost; the at-least-once sink lands rows again after failover", ConnectFailoverDuplicates},
       {"kestra-unit-change", false, "a flow revision writes amounts in cents where the table holds euros", KestraUnitChange},
       {"kestra-timezone-shift", false, "a flow revision stamps landed_at in a local zone's wall time labelled UTC; rows land hours early or late", KestraTimezoneShift},
+      {"kestra-backfill-overwrites", false, "a backfill of the loader's schedule reloads past slots from a truncated staging table; good rows are overwritten by fewer", KestraBackfillOverwrites},
       {"flink-restore-skips-state", false, "a release starts from the savepoint with allowNonRestoredState and skips the aggregate's state; totals restart from zero", FlinkRestoreSkipsState},
       {"monday-rush", true, "the Monday-morning rush, as every Monday of the history", MondayRush},
       {"dbt-unchanged-output", true, "a dbt refactor moves the model's checksum, not its rows", DbtUnchangedOutput},
       {"flink-restore-keeps-state", true, "a release restores the aggregate's state; at most empty state is skipped", FlinkRestoreKeepsState},
+      {"kestra-backfill-same-rows", true, "a backfill of the loader's schedule reloads past slots with the rows they held", KestraBackfillSameRows},
       {"flink-checkpoint-restart", true, "a TaskManager is lost and the job restarts from its latest checkpoint, state intact", FlinkCheckpointRestart},
   };
   return kFamilies;
