@@ -18,6 +18,7 @@ const std::vector<Family>& Families() {
       {"kestra-unit-change", false, "a flow revision writes amounts in cents where the table holds euros", KestraUnitChange},
       {"kestra-timezone-shift", false, "a flow revision stamps landed_at in a local zone's wall time labelled UTC; rows land hours early or late", KestraTimezoneShift},
       {"kestra-backfill-overwrites", false, "a backfill of the loader's schedule reloads past slots from a truncated staging table; good rows are overwritten by fewer", KestraBackfillOverwrites},
+      {"dbt-type-change", false, "a dbt model change changes one column's type; the rebuild lands it with the same rows", DbtTypeChange},
       {"flink-restore-skips-state", false, "a release starts from the savepoint with allowNonRestoredState and skips the aggregate's state; totals restart from zero", FlinkRestoreSkipsState},
       {"monday-rush", true, "the Monday-morning rush, as every Monday of the history", MondayRush},
       {"dbt-unchanged-output", true, "a dbt refactor moves the model's checksum, not its rows", DbtUnchangedOutput},
