@@ -22,6 +22,7 @@ Result<Story> KestraTimezoneShift(uint64_t seed);
 Result<Story> KestraBackfillOverwrites(uint64_t seed);
 Result<Story> KestraBackfillSameRows(uint64_t seed);
 Result<Story> DbtTypeChange(uint64_t seed);
+Result<Story> KestraOrphanedKeys(uint64_t seed);
 
 // A sink connector's dw-sim entry, every task RUNNING since `since`.
 Json SinkConnector(const SinkStream& s, const std::string& topic, const std::string& cls, TimePoint since);

@@ -19,6 +19,7 @@ const std::vector<Family>& Families() {
       {"kestra-timezone-shift", false, "a flow revision stamps landed_at in a local zone's wall time labelled UTC; rows land hours early or late", KestraTimezoneShift},
       {"kestra-backfill-overwrites", false, "a backfill of the loader's schedule reloads past slots from a truncated staging table; good rows are overwritten by fewer", KestraBackfillOverwrites},
       {"dbt-type-change", false, "a dbt model change changes one column's type; the rebuild lands it with the same rows", DbtTypeChange},
+      {"kestra-orphaned-keys", false, "the customers loader's revision keeps only active customers; orders point at customers that are gone", KestraOrphanedKeys},
       {"flink-restore-skips-state", false, "a release starts from the savepoint with allowNonRestoredState and skips the aggregate's state; totals restart from zero", FlinkRestoreSkipsState},
       {"monday-rush", true, "the Monday-morning rush, as every Monday of the history", MondayRush},
       {"dbt-unchanged-output", true, "a dbt refactor moves the model's checksum, not its rows", DbtUnchangedOutput},
