@@ -445,6 +445,12 @@ using dw::MakeUnifiedDiff;
 // the diff's base, kInvalidArgument for a malformed diff. Never applies with fuzz.
 Result<std::string> ApplyUnifiedDiff(const std::string& unified, const std::string& current);
 
+// The diff that undoes `unified`: its removed lines added and its added lines removed, hunk ranges
+// and file header swapped, so that ApplyUnifiedDiff(reverse, after) gives `before` back (the
+// rollback of a Kestra revision from the diff its evidence carries). "" for "";
+// kInvalidArgument for a malformed diff.
+Result<std::string> ReverseUnifiedDiff(const std::string& unified);
+
 // The FlinkDeployment manifest text `manifest` (one YAML file the team keeps in Git) changed to
 // redeploy deployment `name` from `savepoint_path`: spec.job.initialSavepointPath set to it,
 // spec.job.savepointRedeployNonce set to `nonce`, spec.job.allowNonRestoredState: false; the
@@ -776,8 +782,10 @@ struct VerifyOptions {
 // becomes (or stays) mitigated, a `cause_still_live` event says what is live, and the first time a
 // person is asked. Any fails: it stays open, the failure is recorded and a person is asked (an
 // attention_requested event naming the domain's owners). Refused and recorded (kNotFound /
-// kFailedPrecondition) for an unknown incident or one already resolved or closed. Errors only
-// when the store fails or the incident cannot be read.
+// kFailedPrecondition) for an unknown incident or one already resolved or closed. `incident_id`
+// may be abbreviated to a prefix one incident alone has (IncidentDesk::Get): everything recorded,
+// a refusal included, names the full id. Errors only when the store fails or the incident cannot
+// be read (an ambiguous prefix: kInvalidArgument naming the candidates).
 Result<VerificationOutcome> VerifyIncident(store::StateStore& store,
                                            const config::Workspace& workspace,
                                            incidents::IncidentDesk& desk,

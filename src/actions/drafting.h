@@ -63,6 +63,12 @@ DraftedProposal DraftHold(const DraftContext& c);
 DraftedProposal DraftFlinkDiff(const DraftContext& c);
 // The Kestra flow YAML diff derived from the execution's evidence and the graph.
 DraftedProposal DraftKestraFlowFix(const DraftContext& c);
+// Whether the top cause is a saved revision of a Kestra flow (the candidate itself, or a revision
+// it was ranked with as one change).
+bool CauseIsFlowRevision(const DraftContext& c);
+// The Kestra flow YAML diff that rolls the flow back to the revision the cause's revision
+// replaced, from the diff the revision's evidence carries and the team's flow file.
+DraftedProposal DraftKestraRollback(const DraftContext& c);
 // The reruns in dependency order; `held` (customer-facing held consumers) are left out.
 DraftedProposal DraftRunPlan(const DraftContext& c, const std::vector<std::string>& held);
 // The metrics and checks, with thresholds, that prove the repair.

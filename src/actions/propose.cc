@@ -58,7 +58,19 @@ Result<ProposalSet> DraftIncidentProposals(const config::Workspace& workspace, s
   if (kind == "flink") {
     set.proposals.push_back(DraftFlinkDiff(c));
   } else if (kind == "kestra") {
-    set.proposals.push_back(DraftKestraFlowFix(c));
+    // A saved revision behind the damage is undone (roll back to the revision it replaced); a
+    // flow whose run went wrong without a new revision is fixed from its execution's evidence.
+    // When the rollback cannot be drafted, the fix from the execution is tried, and the rollback's
+    // reason is kept if neither can be.
+    DraftedProposal fix = CauseIsFlowRevision(c) ? DraftKestraRollback(c) : DraftKestraFlowFix(c);
+    if (!fix.drafted && CauseIsFlowRevision(c)) {
+      DraftedProposal from_execution = DraftKestraFlowFix(c);
+      if (from_execution.drafted) {
+        from_execution.why += " (no rollback of the revision was drafted: " + fix.not_drafted + ")";
+        fix = std::move(from_execution);
+      }
+    }
+    set.proposals.push_back(std::move(fix));
   } else {
     set.notes.push_back("the top cause is on " + cause.asset_id + " (" + kind +
                         "): Data Workers drafts diffs for FlinkDeployment manifests and Kestra flows only, so the "

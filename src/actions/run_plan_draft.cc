@@ -1,12 +1,14 @@
 // The run plan: the reruns that repair the damage, in dependency order from the graph. First the
 // cause, fixed (the redeploy or the corrected flow); then the flows that rewrite a damaged asset
-// and are started by hand (a re-rate); then the scheduled processes downstream of the damage, by
-// depth and then by the time of day they run. Each step says what must be true before the next
+// and are started by hand (a re-rate); then the scheduled processes downstream of the damage, each
+// after every process upstream of it (a model after the models it reads, however short another
+// path to it), and among those free to run by depth and then by the time of day they run. Each step says what must be true before the next
 // starts. Held consumers, processes that run continuously or on every event, and models built by
 // a step of the plan are not rerun, and the plan says why.
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "actions/drafting.h"
 #include "base/rfc3339.h"
@@ -49,6 +51,66 @@ bool OnlyRealtime(const FlowFile& f) {
 std::string FlowName(const std::string& asset) {
   std::optional<KestraFlowName> f = KestraFlowOf(asset);
   return f ? f->namespace_ + "." + f->id : asset;
+}
+
+// A process to rerun below the damage, with what orders it among the others.
+struct Later {
+  uint32_t depth;   // the walk's (shortest) distance from the damage
+  int64_t next_ms;  // when it acts next by itself
+  std::string asset;
+};
+
+// `later` in dependency order: no process before one upstream of it among what the walk reached
+// (a model after every model it reads, however much shorter another path to it is); among those
+// free to run, by depth, then by the time they act next, then by id. A cycle is cut at its first
+// member in that order.
+std::vector<Later> DependencyOrder(const graph::GraphIndex& index, const graph::WalkResult& walk,
+                                   const std::vector<Later>& later) {
+  const size_t n = walk.reached.size();
+  std::unordered_map<graph::AssetIndex, size_t> pos;  // reached asset -> its position in walk.reached
+  for (size_t i = 0; i < n; ++i) pos.emplace(walk.reached[i].asset, i);
+  std::unordered_map<std::string, size_t> later_of;
+  for (size_t i = 0; i < later.size(); ++i) later_of.emplace(later[i].asset, i);
+  // Every reached asset's key; one that is not a process to rerun acts at no time of its own.
+  std::vector<Later> key(n);
+  std::vector<int64_t> process(n, -1);  // index into `later`, or -1
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& id = index.id(walk.reached[i].asset);
+    auto l = later_of.find(id);
+    if (l != later_of.end()) process[i] = static_cast<int64_t>(l->second);
+    key[i] = l != later_of.end() ? later[l->second] : Later{walk.reached[i].depth, INT64_MAX, id};
+  }
+  auto before = [&key](size_t a, size_t b) {
+    const Later &p = key[a], &q = key[b];
+    if (p.depth != q.depth) return p.depth < q.depth;
+    if (p.next_ms != q.next_ms) return p.next_ms < q.next_ms;
+    return p.asset != q.asset ? p.asset < q.asset : a < b;
+  };
+  // Edges among the reached assets (the damage itself is done: edges from it are satisfied).
+  std::vector<size_t> waiting(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    for (graph::EdgeIndex e : index.out(walk.reached[i].asset)) {
+      if (index.edge(e).IsStale()) continue;
+      auto it = pos.find(index.edge(e).dst);
+      if (it != pos.end() && it->second != i) ++waiting[it->second];
+    }
+  std::set<size_t, decltype(before)> ready(before), blocked(before);
+  for (size_t i = 0; i < n; ++i) (waiting[i] == 0 ? ready : blocked).insert(i);
+  std::vector<Later> out;
+  while (!ready.empty() || !blocked.empty()) {
+    // The first free asset in order; when none is free (a cycle), the first blocked one.
+    std::set<size_t, decltype(before)>& from = ready.empty() ? blocked : ready;
+    const size_t next = *from.begin();
+    from.erase(from.begin());
+    if (process[next] >= 0) out.push_back(later[static_cast<size_t>(process[next])]);
+    for (graph::EdgeIndex e : index.out(walk.reached[next].asset)) {
+      if (index.edge(e).IsStale()) continue;
+      auto it = pos.find(index.edge(e).dst);
+      if (it == pos.end() || it->second == next || waiting[it->second] == 0) continue;
+      if (--waiting[it->second] == 0 && blocked.erase(it->second) > 0) ready.insert(it->second);
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -115,11 +177,6 @@ DraftedProposal DraftRunPlan(const DraftContext& c, const std::vector<std::strin
     if (graph::AssetIndex a = c.index.Find(d); a != graph::kNone) roots.push_back(a);
   graph::WalkResult walk;
   graph::DownstreamWalker(c.index).Walk(roots, graph::WalkOptions{}, &walk);
-  struct Later {
-    uint32_t depth;
-    int64_t next_ms;
-    std::string asset;
-  };
   std::vector<Later> later;
   for (const graph::Reached& r : walk.reached) {
     const std::string& id = c.index.id(r.asset);
@@ -152,10 +209,7 @@ DraftedProposal DraftRunPlan(const DraftContext& c, const std::vector<std::strin
     if (auto act = graph::NextActOf(c.index.details(r.asset), c.clock.Now(), c.ws.timezone)) next_ms = graph::NextActOrder(*act);
     later.push_back({r.depth, next_ms, id});
   }
-  std::stable_sort(later.begin(), later.end(), [](const Later& a, const Later& b) {
-    return a.depth != b.depth ? a.depth < b.depth : a.next_ms != b.next_ms ? a.next_ms < b.next_ms : a.asset < b.asset;
-  });
-  for (const Later& l : later) {
+  for (const Later& l : DependencyOrder(c.index, walk, later)) {
     const std::string kind = KindOf(l.asset);
     std::string checks = ChecksOnWrites(c, l.asset);
     std::string action = kind == "dbt" ? "run the dbt job that builds " + l.asset.substr(l.asset.rfind('/') + 1)

@@ -53,4 +53,35 @@ Result<std::string> ApplyUnifiedDiff(const std::string& unified, const std::stri
   return out;
 }
 
+Result<std::string> ReverseUnifiedDiff(const std::string& unified) {
+  std::string out, minus, plus;
+  bool in_hunk = false;
+  for (const std::string& line : SplitLinesKeepingEnds(unified)) {
+    if (line.rfind("@@ ", 0) == 0) {
+      long a_start = 0, a_len = 0, b_start = 0, b_len = 0;
+      int tail = 0;
+      if (std::sscanf(line.c_str(), "@@ -%ld,%ld +%ld,%ld @@%n", &a_start, &a_len, &b_start, &b_len, &tail) != 4 ||
+          tail == 0)
+        return InvalidArgument("malformed hunk header: " + line.substr(0, line.find('\n')));
+      if (!in_hunk) out += minus + plus;  // the file header, its two lines swapped
+      in_hunk = true;
+      out += "@@ -" + std::to_string(b_start) + "," + std::to_string(b_len) + " +" + std::to_string(a_start) + "," +
+             std::to_string(a_len) + " @@" + line.substr(static_cast<size_t>(tail));
+      continue;
+    }
+    if (!in_hunk) {
+      if (line.rfind("--- ", 0) == 0) plus = "+++ " + line.substr(4);
+      else if (line.rfind("+++ ", 0) == 0) minus = "--- " + line.substr(4);
+      else return InvalidArgument("malformed diff header line: " + line.substr(0, line.find('\n')));
+      continue;
+    }
+    if (line.empty() || line[0] == ' ' || line[0] == '\\') out += line;
+    else if (line[0] == '+') out += "-" + line.substr(1);
+    else if (line[0] == '-') out += "+" + line.substr(1);
+    else return InvalidArgument("malformed diff line: " + line.substr(0, line.find('\n')));
+  }
+  if (!in_hunk && !unified.empty()) return InvalidArgument("the diff has no hunk (@@ ... @@)");
+  return out;
+}
+
 }  // namespace dw::actions

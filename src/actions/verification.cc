@@ -315,8 +315,12 @@ Result<VerificationTargets> VerificationTargetsFor(store::StateStore& store, con
 }
 
 Result<VerificationOutcome> VerifyIncident(store::StateStore& store, const config::Workspace& workspace,
-                                           incidents::IncidentDesk& desk, const std::string& incident_id,
+                                           incidents::IncidentDesk& desk, const std::string& given_id,
                                            const VerifyOptions& options, const Clock& clock) {
+  // The desk accepts an id abbreviated to a prefix one incident alone has: whatever is recorded
+  // (a refusal included) names the incident's full id, whichever surface asked.
+  Result<incidents::Incident> inc = desk.Get(given_id);
+  const std::string incident_id = inc.ok() ? inc->id : given_id;
   const std::string subject = IncidentSubject(incident_id);
   const std::string actor = options.actor.empty() ? "dw" : options.actor;
   auto refuse = [&](const Status& why) -> Result<VerificationOutcome> {
@@ -324,7 +328,6 @@ Result<VerificationOutcome> VerifyIncident(store::StateStore& store, const confi
     if (!seq.ok()) return seq.status();
     return why;
   };
-  Result<incidents::Incident> inc = desk.Get(incident_id);
   if (!inc.ok()) {
     if (inc.status().code() == StatusCode::kNotFound) return refuse(inc.status());
     return inc.status();

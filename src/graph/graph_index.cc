@@ -1,5 +1,7 @@
 #include "graph/graph_index.h"
 
+#include <algorithm>
+
 #include "base/identifiers.h"
 
 namespace dw::graph {
@@ -60,6 +62,20 @@ AssetIndex GraphIndex::FindAlias(std::string_view alias) const {
 }
 
 void GraphIndex::AddAlias(const std::string& alias, AssetIndex asset) { aliases_[alias] = asset; }
+
+void GraphIndex::DropAlias(const std::string& alias, AssetIndex asset) {
+  auto it = aliases_.find(alias);
+  if (it == aliases_.end() || it->second != asset) return;
+  for (AssetIndex a = 0; a < assets_.size(); ++a) {
+    if (a == asset || assets_[a].details == kNone) continue;
+    const std::vector<std::string>& names = details_[assets_[a].details].aliases;
+    if (std::find(names.begin(), names.end(), alias) != names.end()) {
+      it->second = a;
+      return;
+    }
+  }
+  aliases_.erase(it);
+}
 
 size_t GraphIndex::CountByShortName(uint8_t kind_index, std::string_view short_name, AssetIndex* first) const {
   {

@@ -82,6 +82,10 @@ class GraphIndex {
   AssetIndex FindAlias(std::string_view alias) const;
   // Records `alias` as another name of `asset` (the latest call for an alias wins).
   void AddAlias(const std::string& alias, AssetIndex asset);
+  // Forgets `alias` as a name of `asset` (a source stopped naming it so). When it answered
+  // `asset`, it answers the first other asset whose details still list it, else nothing; when it
+  // answered another asset, nothing changes. Scans the assets' details: aliases are dropped rarely.
+  void DropAlias(const std::string& alias, AssetIndex asset);
   // How many assets of kind `kind_index` have `short_name` as MatchName; sets *first (when given)
   // to the first of them. Allocates nothing: intake asks this for every dataset it resolves.
   size_t CountByShortName(uint8_t kind_index, std::string_view short_name, AssetIndex* first = nullptr) const;

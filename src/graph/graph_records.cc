@@ -52,6 +52,18 @@ std::vector<std::string> StringList(const Json& j, const char* key) {
   return out;
 }
 
+// The union of the aliases `attrs`' sources give, in source order; the merged "aliases" list for a
+// row without sources.
+std::vector<std::string> SourceAliases(const Json& attrs) {
+  auto sources = attrs.find("sources");
+  if (sources == attrs.end() || !sources->is_object()) return StringList(attrs, "aliases");
+  std::vector<std::string> out;
+  for (const auto& [name, src] : sources->items())
+    for (auto& al : StringList(src, "aliases"))
+      if (std::find(out.begin(), out.end(), al) == out.end()) out.push_back(std::move(al));
+  return out;
+}
+
 }  // namespace
 
 bool KeepsColumns(Origin origin) { return origin == Origin::kOpenLineage; }
@@ -102,8 +114,10 @@ store::GraphAsset MergeAssetFacts(const std::optional<store::GraphAsset>& existi
       a.erase(key);
     }
   }
-  // Tags and aliases are unions: every source's names are names of the asset.
-  std::vector<std::string> tags, aliases = StringList(a, "aliases");
+  // Tags and aliases are unions of what the sources say now: every source's names are names of
+  // the asset, and a name no source gives any more (a relation an older dw put on a dbt model,
+  // which now names the table the model builds) is dropped, never kept from the stored row.
+  std::vector<std::string> tags, aliases;
   for (const auto& [name, src] : sources.items()) {
     for (auto& t : StringList(src, "tags"))
       if (std::find(tags.begin(), tags.end(), t) == tags.end()) tags.push_back(t);
@@ -210,11 +224,16 @@ Status IndexAssetRecord(const store::GraphAsset& record, GraphIndex* index) {
   d.impact_sql = StringOr(attrs, "impact_sql");
   d.notes = StringOr(attrs, "notes");
   d.tags = StringList(attrs, "tags");
-  d.aliases = StringList(attrs, "aliases");
+  // The names its sources give it now (MergeAssetFacts' union; a row an older dw wrote may carry a
+  // merged list no source gives any more), replacing what this asset was named before.
+  d.aliases = SourceAliases(attrs);
   if (auto it = attrs.find("columns"); it != attrs.end()) d.columns = *it;
   const bool has_details = !d.schedule.empty() || !d.impact_sql.empty() || !d.notes.empty() ||
                            !d.tags.empty() || !d.aliases.empty() || !d.columns.is_null();
+  const std::vector<std::string> before = index->details(a).aliases;
   if (has_details || e.details != kNone) index->mutable_details(a) = d;
+  for (const std::string& alias : before)
+    if (std::find(d.aliases.begin(), d.aliases.end(), alias) == d.aliases.end()) index->DropAlias(alias, a);
   for (const std::string& alias : d.aliases) index->AddAlias(alias, a);
   return Status::Ok();
 }

@@ -251,15 +251,24 @@ Result<EvaluationReport> IncidentDesk::Evaluate(const SignalBatch& batch) {
     // The changes of the diagnosis window before the signals: a damaged asset's own cause is judged
     // as far back as diagnosis looks (a flow revision saved the day before that inserts twice);
     // only those within the group window tie damage together.
+    // Changes dated after the signals are read too, as diagnosis reads them (up to a window after,
+    // no later than now): one whose time is only an upper bound (time_bound: at_or_before, seen by
+    // a later pass) may have come first, and ties damage and is an own cause as in diagnosis; one
+    // its platform dates after the signals is dropped (GroupSignals, MayPrecede).
     const TimePoint group_from = *earliest - options_.group_window;
+    const TimePoint events_to =
+        std::max(*latest, std::min(now, *latest + std::max(options_.group_window, options_.diagnosis_window)));
     auto events = store_.ChangeEventsBetween(std::min(group_from, *earliest - options_.diagnosis_window),
-                                             *latest + std::chrono::milliseconds(1));
+                                             events_to + std::chrono::milliseconds(1));
     if (!events.ok()) return events.status();
     std::unordered_set<std::string> keys;
     for (const auto& c : in.changes) keys.insert(c.key);
-    for (const store::ChangeEvent& e : *events)
+    for (const store::ChangeEvent& e : *events) {
+      const bool upper_bound = TimeIsUpperBound(e);
+      if (e.happened_at > *latest && !upper_bound) continue;  // dated after the damage by its platform
       if (e.happened_at >= group_from && e.risk >= kGroupingRisk && keys.insert("change:" + e.dedup_key).second)
-        in.changes.push_back({e.asset_id, "change:" + e.dedup_key, e.happened_at, e.kind});
+        in.changes.push_back({e.asset_id, "change:" + e.dedup_key, e.happened_at, e.kind, upper_bound});
+    }
     std::stable_sort(in.changes.begin(), in.changes.end(),
                      [](const auto& a, const auto& b) { return a.at != b.at ? a.at < b.at : a.key < b.key; });
     for (const Incident& a : active) {

@@ -68,7 +68,12 @@ std::vector<SignalGroup> GroupSignals(const graph::GraphIndex* index, const Grou
     auto time_of_damage = [&](const Token& t) { return first_at[t.ref]; };
     if (up.kind == Token::kChange) {
       TimePoint c = in.changes[up.ref].at;
-      if (down.kind == Token::kDamage) return c <= time_of_damage(down) && time_of_damage(down) - c <= w;
+      if (down.kind == Token::kDamage) {
+        // As diagnosis judges a change (MayPrecede): dated within the window before the damage, or
+        // dated after it by at most the window when that date is only when a pass saw it.
+        const TimePoint d = time_of_damage(down);
+        return c <= d ? d - c <= w : in.changes[up.ref].time_is_upper_bound && c - d <= w;
+      }
       if (down.kind == Token::kIncident) {
         TimePoint f = in.open[down.ref].first_bad_at;
         return c <= f + w && f - c <= w;

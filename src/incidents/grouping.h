@@ -1,6 +1,7 @@
 // Grouping: which of one pass's bad signals belong together, and with which open incident.
 // Two damaged assets are one incident when one is upstream of the other, or when the same change
-// upstream of both happened within the window before them; a damaged asset joins an open incident
+// upstream of both happened within the window before them (or, when the change's time is only an
+// upper bound, may have: dated at most a window after them); a damaged asset joins an open incident
 // that holds it or an asset upstream/downstream of it, within the window of the incident's first
 // bad point. Two tables that merely share a source with no change behind them stay apart.
 //
@@ -36,6 +37,9 @@ struct GroupingInput {
     std::string key;
     TimePoint at;
     std::string kind;  // the change kind, for the incident's first cause
+    // `at` is only an upper bound (time_bound: at_or_before, own_cause.h TimeIsUpperBound): the
+    // change may have come before damage dated up to a window before `at`, as diagnosis judges it.
+    bool time_is_upper_bound = false;
   };
   std::vector<Damage> damage;
   std::vector<OpenIncident> open;

@@ -49,9 +49,12 @@ const StoredProposal* Find(const ProposeOutcome& o, ProposalKind kind) {
 
 class SeedWorkspace : public ::testing::Test {
  protected:
-  void Copy(const std::string& example) {
-    fs::copy(fs::path(DW_SOURCE_DIR) / "examples" / example, tmp_.path() / example, fs::copy_options::recursive);
-    dir_ = tmp_.path() / example;
+  // A scratch copy of examples/<example> in the temp folder (under `into`, for a test that needs
+  // several fresh copies).
+  void Copy(const std::string& example, const std::string& into = "") {
+    dir_ = tmp_.path() / into / example;
+    fs::create_directories(dir_.parent_path());
+    fs::copy(fs::path(DW_SOURCE_DIR) / "examples" / example, dir_, fs::copy_options::recursive);
     fs::remove_all(dir_ / ".dw");
     fs::remove(dir_ / "warehouse.db");
   }
@@ -478,6 +481,160 @@ TEST_F(KestraSeed, AFlowFileThatDiffersFromKestrasCurrentRevisionIsNotDrafted) {
   ASSERT_TRUE(diff->proposal.drafted) << diff->proposal.not_drafted;
   EXPECT_EQ(diff->proposal.content["base_revision"], 8);
   EXPECT_NE(diff->proposal.content["steps"][0].get<std::string>().find("(revision 9)"), std::string::npos);
+}
+
+// ----- a Kestra flow whose saved revision is the cause: roll back to the revision it replaced ---
+
+// Revision 8 of pricing.tariff_sync (the team's file as the example keeps it) replaced revision 7,
+// whose source each case below writes differently: the diff the collector recorded is undone.
+class KestraRevisionSeed : public KestraSeed {
+ protected:
+  struct Edit {
+    std::string what;
+    std::string from, to;  // revision 7's source is the file with `to` replaced by `from`
+  };
+  static std::vector<Edit> Edits() {
+    return {{"the endpoint went back to v1", "https://pricing.internal/v2/tariffs/current",
+             "https://pricing.internal/v1/tariffs/current"},
+            {"a task was removed", "    kvType: JSON\n  - id: audit\n    type: io.kestra.plugin.core.log.Log\n"
+                                   "    message: stored\n",
+             "    kvType: JSON\n"},
+            {"a line was added near the top", "",
+             "description: Nightly copy of the current tariffs from the pricing service into the KV store.\n"},
+            {"the schedule moved", "cron: \"5 1 * * *\"", "cron: \"5 0 * * *\""}};
+  }
+  // The incident the stale-tariff check opens, with revision 8's save (its evidence as the
+  // collector records it: `diff` a string, or null with a diff_note) and, with `with_run`, the
+  // routine run of revision 8 that diagnosis ranks with it.
+  std::string OpenRevisionIncident(const Json& diff, bool truncated = false, bool with_run = false) {
+    Load();
+    Json ev = {{"flow", "pricing.tariff_sync"}, {"to_revision", 8}, {"from_revision", 7},
+               {"diff_against_revision", 7}, {"time_source", "platform"}, {"diff", diff}};
+    if (diff.is_null()) ev["diff_note"] = "Kestra no longer serves revision 7's source";
+    if (truncated) ev["diff_truncated"] = true;
+    AddEvent("kestra:kestra:pricing.tariff_sync:revision:8", "kestra://kestra/pricing.tariff_sync", "flow_revision",
+             "2026-11-24T17:40:00Z", ev, 0.4, "the flow was saved as revision 8: what it runs changed");
+    if (with_run)
+      AddEvent("kestra:kestra:run8:SUCCESS", "kestra://kestra/pricing.tariff_sync", "execution", "2026-11-25T00:05:03Z",
+               {{"execution_id", "run8"}, {"flow", "pricing.tariff_sync"}, {"flow_revision", 8}, {"state", "SUCCESS"}},
+               0.2, "the execution succeeded");
+    incidents::Signal s;
+    s.kind = incidents::SignalKind::kCheck;
+    s.key = "check:table://main/rated_sessions:custom:sessions_rated_at_stale_tariff";
+    s.asset_id = "table://main/rated_sessions";
+    s.at = At("2026-11-25T01:00:00Z");
+    s.shape = incidents::SignalShape::kMismatchesFound;
+    s.value = 90;
+    s.expected = 0;
+    s.summary = "90 sessions rated at a stale tariff";
+    return Open({s});
+  }
+  Result<ProposeOutcome> ProposeWith(const std::string& id, std::optional<FlowRevision> kestra) {
+    DraftOptions o;
+    if (kestra)
+      o.current_flow_revision = [kestra](const std::string&, const std::string&, const std::string&) -> Result<FlowRevision> {
+        return *kestra;
+      };
+    return ProposeForIncident(services_->workspace(), *store_, graph_, id, clock_, o);
+  }
+  fs::path Flow() const { return dir_ / "flows/pricing/tariff_sync.yml"; }
+};
+
+TEST_F(KestraRevisionSeed, ARevisionBehindTheDamageIsRolledBackToTheRevisionItReplaced) {
+  const std::string current = ReadAll(Flow());
+  int n = 0;
+  for (const Edit& e : Edits()) {
+    for (bool file_holds_seven : {false, true}) {
+      SCOPED_TRACE(e.what + (file_holds_seven ? ", the team's file holds revision 7" : ", the team's file holds revision 8"));
+      std::string seven = current;
+      size_t at = seven.find(e.to);
+      ASSERT_NE(at, std::string::npos) << e.to;
+      seven.replace(at, e.to.size(), e.from);
+      const std::string diff = MakeUnifiedDiff("pricing/tariff_sync.yml", seven, current);
+      Copy("ev-kestra", "case" + std::to_string(++n));  // a fresh store and file for each case
+      std::ofstream(Flow(), std::ios::binary | std::ios::trunc) << (file_holds_seven ? seven : current);
+      std::string id = OpenRevisionIncident(diff, false, /*with_run=*/n % 3 == 0);
+      ASSERT_FALSE(id.empty());
+      // Kestra runs revision 8: drafted against it, to be saved as revision 9.
+      auto out = ProposeWith(id, FlowRevision{8, current});
+      ASSERT_TRUE(out.ok()) << out.status().ToString();
+      const StoredProposal* fix = Find(*out, ProposalKind::kKestraFlowDiff);
+      ASSERT_NE(fix, nullptr);
+      ASSERT_TRUE(fix->proposal.drafted) << fix->proposal.not_drafted;
+      const Json& c = fix->proposal.content;
+      EXPECT_NE(fix->proposal.title.find("roll back pricing.tariff_sync to revision 7 (undo revision 8"), std::string::npos)
+          << fix->proposal.title;
+      EXPECT_EQ(c["changes"][0].get<std::string>().rfind("roll back to revision 7: undo revision 8", 0), 0u) << c.dump(2);
+      auto applied = ApplyUnifiedDiff(c["diff"].get<std::string>(), ReadAll(Flow()));
+      ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+      EXPECT_EQ(*applied, seven);
+      EXPECT_EQ(c["diff"].get<std::string>().empty(), file_holds_seven);
+      // What verification looks for in Kestra: revision 8's source, or a revision no newer than 8.
+      EXPECT_EQ(c["base_sha256"], Sha256Hex(current));
+      EXPECT_EQ(c["base_revision"], 8);
+      EXPECT_NE(c["steps"][0].get<std::string>().find("(revision 9)"), std::string::npos) << c["steps"][0];
+      // Without Kestra to ask, the same rollback against the revision the evidence names.
+      out = ProposeWith(id, std::nullopt);
+      ASSERT_TRUE(out.ok());
+      fix = Find(*out, ProposalKind::kKestraFlowDiff);
+      ASSERT_TRUE(fix->proposal.drafted) << fix->proposal.not_drafted;
+      EXPECT_EQ(fix->proposal.content["base_revision"], 8);
+      // Kestra already runs revision 7's source again (restored as 9): nothing to roll back.
+      out = ProposeWith(id, FlowRevision{9, seven});
+      ASSERT_TRUE(out.ok());
+      fix = Find(*out, ProposalKind::kKestraFlowDiff);
+      EXPECT_FALSE(fix->proposal.drafted);
+      EXPECT_NE(fix->proposal.not_drafted.find("already runs revision 9"), std::string::npos) << fix->proposal.not_drafted;
+      // Kestra runs a later revision of its own: a rollback would undo it, so it is the owner's call.
+      out = ProposeWith(id, FlowRevision{10, current + "# edited in Kestra\n"});
+      ASSERT_TRUE(out.ok());
+      fix = Find(*out, ProposalKind::kKestraFlowDiff);
+      EXPECT_FALSE(fix->proposal.drafted);
+      EXPECT_NE(fix->proposal.not_drafted.find("neither revision 8's nor revision 7's"), std::string::npos)
+          << fix->proposal.not_drafted;
+    }
+  }
+}
+
+TEST_F(KestraRevisionSeed, ARevisionWhoseDiffCannotBeUndoneSaysWhyAndInventsNothing) {
+  const std::string current = ReadAll(Flow());
+  std::string seven = current;
+  seven.replace(seven.find("/v1/"), 4, "/v2/");
+  const std::string diff = MakeUnifiedDiff("pricing/tariff_sync.yml", seven, current);
+  struct Case {
+    std::string what, says;
+    bool truncated = false;
+    std::string file;  // the team's file, "" to keep the example's
+    Json diff;
+  };
+  const std::vector<Case> cases = {
+      {"a diff cut short when it was recorded", "cut short", true, "", diff},
+      {"no diff (Kestra no longer served revision 7)", "Kestra no longer serves revision 7's source", false, "",
+       nullptr},
+      {"a team's file on neither side of the diff", "holds neither revision 8's source nor revision 7's", false,
+       "id: tariff_sync\nnamespace: pricing\ntasks: []\n", diff},
+      {"a diff that is not one", "cannot be read", false, "", "--- a/x\n+++ b/x\n@@ nonsense\n"},
+  };
+  int n = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    Copy("ev-kestra", "case" + std::to_string(++n));
+    if (!c.file.empty()) std::ofstream(Flow(), std::ios::binary | std::ios::trunc) << c.file;
+    std::string id = OpenRevisionIncident(c.diff, c.truncated);
+    auto out = ProposeWith(id, std::nullopt);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    const StoredProposal* fix = Find(*out, ProposalKind::kKestraFlowDiff);
+    ASSERT_NE(fix, nullptr);
+    // No rollback, and why; the fix from the evidence (the graph knows a newer endpoint than the
+    // one the diff names) is tried instead, and says why it is not a rollback.
+    if (fix->proposal.drafted) {
+      EXPECT_EQ(fix->proposal.title.find("roll back"), std::string::npos) << fix->proposal.title;
+      EXPECT_NE(fix->proposal.why.find("no rollback of the revision was drafted: "), std::string::npos);
+      EXPECT_NE(fix->proposal.why.find(c.says), std::string::npos) << fix->proposal.why;
+    } else {
+      EXPECT_NE(fix->proposal.not_drafted.find(c.says), std::string::npos) << fix->proposal.not_drafted;
+    }
+  }
 }
 
 }  // namespace propose_test

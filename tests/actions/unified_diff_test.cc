@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <random>
+
 #include "actions/actions.h"
 
 namespace dw::actions {
@@ -59,6 +61,50 @@ TEST(UnifiedDiffTest, AFileThatChangedSinceIsAConflictNeverPatchedBlindly) {
   // A context line that moved is also a conflict (no fuzz, no offset search).
   EXPECT_FALSE(ApplyUnifiedDiff(diff, "zero\none\ntwo\nthree\nfour\n").ok());
   EXPECT_EQ(ApplyUnifiedDiff("garbage\n", before).status().code(), StatusCode::kInvalidArgument);
+}
+
+// The reverse of a diff undoes it: applied to the text after, it gives the text before, over a
+// seeded family of edits (lines added, removed and changed, at the start and the end, with and
+// without a final newline); it applies to nothing else without a conflict.
+TEST(UnifiedDiffTest, TheReverseOfADiffGivesTheTextBeforeBack) {
+  for (uint32_t seed = 1; seed <= 30; ++seed) {
+    std::mt19937 rng(seed);
+    auto pick = [&rng](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+    std::vector<std::string> lines;
+    for (int i = 0, n = 3 + pick(30); i < n; ++i) lines.push_back("line " + std::to_string(pick(1000)));
+    std::vector<std::string> after_lines = lines;
+    for (int e = 0, edits = 1 + pick(4); e < edits; ++e) {
+      const size_t at = static_cast<size_t>(pick(static_cast<int>(after_lines.size()) + 1));
+      switch (pick(3)) {
+        case 0: after_lines.insert(after_lines.begin() + static_cast<long>(at), "added " + std::to_string(e)); break;
+        case 1: if (at < after_lines.size()) after_lines.erase(after_lines.begin() + static_cast<long>(at)); break;
+        default: if (at < after_lines.size()) after_lines[at] = "changed " + std::to_string(e);
+      }
+    }
+    auto join = [&](const std::vector<std::string>& v, bool final_newline) {
+      std::string t;
+      for (const std::string& l : v) t += l + "\n";
+      if (!final_newline && !t.empty()) t.pop_back();
+      return t;
+    };
+    const std::string before = join(lines, pick(4) != 0), after = join(after_lines, pick(4) != 0);
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + before + "\n----\n" + after);
+    const std::string diff = MakeUnifiedDiff("flow.yml", before, after);
+    auto reverse = ReverseUnifiedDiff(diff);
+    ASSERT_TRUE(reverse.ok()) << reverse.status().ToString();
+    EXPECT_EQ(reverse->empty(), before == after);
+    if (before == after) continue;
+    auto back = ApplyUnifiedDiff(*reverse, after);
+    ASSERT_TRUE(back.ok()) << back.status().ToString() << "\n" << *reverse;
+    EXPECT_EQ(*back, before);
+    // Reversed twice, the diff itself.
+    auto twice = ReverseUnifiedDiff(*reverse);
+    ASSERT_TRUE(twice.ok());
+    EXPECT_EQ(*twice, diff);
+  }
+  EXPECT_FALSE(ReverseUnifiedDiff("--- a/x\n+++ b/x\n@@ nonsense\n").ok());
+  EXPECT_FALSE(ReverseUnifiedDiff("not a diff\n").ok());
+  EXPECT_TRUE(ReverseUnifiedDiff("").ok());
 }
 
 TEST(FlinkRedeployTest, RedeploysFromTheSavepointAndKeepsEveryOtherLine) {

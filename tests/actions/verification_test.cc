@@ -276,6 +276,36 @@ TEST_P(VerificationTest, AnUnknownIncidentIsRefusedAndRecorded) {
   EXPECT_EQ(Events("incident:inc-nope", "refused"), 1);
 }
 
+// An id abbreviated to a prefix one incident alone has (as `dw incidents verify`, the replay's
+// person and an agent may give it) is verified as that incident, and everything recorded names
+// the full id: the failure, the request for attention, the resolution and the later refusal.
+TEST_P(VerificationTest, AnAbbreviatedIdIsRecordedUnderTheIncidentsFullId) {
+  std::string id = OpenFromFailingCheck();
+  ASSERT_GE(id.size(), 10u);
+  for (size_t len : {id.size() - 1, size_t{8}}) {
+    const std::string prefix = id.substr(0, len);
+    auto v = VerifyIncident(*store_, ws_, Desk(), prefix, {.actor = "ana@example.com"}, clock_);
+    ASSERT_TRUE(v.ok()) << v.status().ToString();
+    EXPECT_EQ(v->incident_id, id);
+    EXPECT_EQ(Events("incident:" + prefix, "verification_failed"), 0);
+  }
+  EXPECT_EQ(Events("incident:" + id, "verification_failed"), 2);
+  clock_.Advance(std::chrono::minutes(40));
+  World("UPDATE balances SET balance = 12 WHERE member_id = 2;");  // the owner's fix
+  auto v = VerifyIncident(*store_, ws_, Desk(), id.substr(0, 9), {.actor = "ana@example.com"}, clock_);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_TRUE(v->resolved);
+  EXPECT_EQ(Get(id).status, incidents::IncidentStatus::kResolved);
+  for (size_t len : {size_t{7}, id.size() - 2}) {
+    const std::string prefix = id.substr(0, len);
+    auto twice = VerifyIncident(*store_, ws_, Desk(), prefix, {.actor = "ana@example.com"}, clock_);
+    ASSERT_FALSE(twice.ok());
+    EXPECT_THAT(twice.status().message(), HasSubstr("incident " + id + " is already resolved"));
+    EXPECT_EQ(Events("incident:" + prefix, "refused"), 0) << "a refusal recorded under the prefix " << prefix;
+  }
+  EXPECT_EQ(Events("incident:" + id, "refused"), 2);
+}
+
 TEST_P(VerificationTest, APersonsResolutionGetsAReceiptToo) {
   std::string id = OpenFromFailingCheck();
   ASSERT_FALSE(id.empty());

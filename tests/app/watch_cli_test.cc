@@ -3,7 +3,9 @@
 
 #include <sqlite3.h>
 
+#include <filesystem>
 #include <sstream>
+#include <vector>
 
 #include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
@@ -44,6 +46,41 @@ TEST(WatchCliTest, OnceEvaluatesEveryMonitorAndReportsFailures) {
   EXPECT_NE(r.err.find("  monitor:avg_v  every 1h  (warehouse:main)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("  monitor:broken  every 1h"), std::string::npos) << r.err;
   EXPECT_LT(r.err.find("monitor:avg_v  every"), r.err.find("monitor:broken failed")) << "announced before it ran";
+}
+
+// A check table's run in which every check errored watched nothing: `dw watch --once` exits 1
+// (docs/cli.md), whether the checks name columns the table lacks or SQL the warehouse refuses; a
+// run in which one check of the table could run is not a failed run (its errors are gaps).
+TEST(WatchCliTest, OnceExitsOneWhenEveryCheckOfATableErrored) {
+  TempDir tmp;
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((tmp.path() / "wh.db").string().c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE orders(x INTEGER); INSERT INTO orders VALUES (1);", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  const std::string head = "version: 1\nname: w\nwarehouses:\n  main: {type: sqlite, path: wh.db}\nchecks:\n";
+  struct Case {
+    std::string checks;
+    int code;
+  };
+  const std::vector<Case> cases = {
+      {"  - {table: main.orders, not_null: [customer_id], unique: [order_id]}\n", 1},
+      {"  - table: main.orders\n    custom:\n      - {name: a, sql: \"SELECT count(*) FROM no_such_table\", must_be: 0}\n"
+       "      - {name: b, sql: \"SELECT nope FROM orders\", must_be: 0}\n", 1},
+      {"  - {table: main.orders, not_null: [x, customer_id]}\n", 0},
+  };
+  for (const Case& c : cases) {
+    std::filesystem::remove_all(tmp.path() / ".dw");
+    tmp.Write("dataworkers.yaml", head + c.checks);
+    auto r = RunCommand(std::string(DW_BINARY) + " --workspace '" + tmp.path().string() + "' watch --once");
+    EXPECT_EQ(r.exit_code, c.code) << c.checks << r.out << r.err;
+    EXPECT_NE(r.out.find("observation gap check:table://main/orders"), std::string::npos) << r.out;
+    if (c.code == 1) {
+      EXPECT_NE(r.err.find("check:table://main/orders failed (will retry): every check of table://main/orders errored"),
+                std::string::npos)
+          << r.err;
+    }
+  }
 }
 
 // A warehouse that cannot be reached fails every check of every table with one error: a watch

@@ -164,5 +164,120 @@ TEST_F(DbtStitchingTest, ARelationInADatabaseNoWarehouseHoldsLandsInTheDefaultWa
   EXPECT_NE(Edge("dbt://shop/orders", "table://pg/raw.orders"), nullptr);
 }
 
+// A graph an older dw stored kept the model's relation as an alias of the model itself. Reading
+// the manifest again stitches the model to its table: the relation, as dbt writes it and unquoted,
+// names the table in the live index and after a reload, and the model's row keeps no alias of it.
+TEST_F(DbtStitchingTest, ARelationAnOlderGraphNamedTheModelByNamesTheTableOnceTheManifestIsReadAgain) {
+  config::Workspace ws;
+  ws.warehouses["pg"] = Warehouse("pg", kEngines[1], "analytics");
+  for (const std::string model : {"fct_daily_revenue", "zz_orders", "a_customers"}) {
+    SCOPED_TRACE(model);
+    const std::string relation = "\"analytics\".\"marts\".\"" + model + "\"", unquoted = "analytics.marts." + model;
+    const std::string model_id = "dbt://shop/" + model, table_id = "table://pg/marts." + model;
+    // The row as the older dw wrote it: the relation on the model, from its dbt source.
+    store::GraphAsset old;
+    old.id = model_id;
+    old.kind = "dbt";
+    old.attrs = {{"placeholder", false},
+                 {"aliases", {relation, unquoted}},
+                 {"sources", {{"dbt", {{"aliases", {relation, unquoted}}, {"last_seen", 1764000000000}}}}}};
+    ASSERT_TRUE(store_->UpsertAssets({old}).ok());
+    Open();
+    graph_->Read([&](const GraphIndex& ix) {
+      EXPECT_EQ(ix.FindAlias(relation), ix.Find(model_id)) << "the older graph's answer, before the manifest";
+      return 0;
+    });
+    Json manifest = {{"metadata", {{"dbt_schema_version", "https://schemas.getdbt.com/dbt/manifest/v12.json"},
+                                   {"project_name", "shop"}}},
+                     {"nodes", {{"model.shop." + model, {{"resource_type", "model"}, {"name", model},
+                                                          {"package_name", "shop"}, {"relation_name", relation},
+                                                          {"config", {{"materialized", "table"}}}}}}}};
+    auto batch = graph_->Read([&](const GraphIndex& ix) { return DbtManifestBatch(manifest, RelationWarehousesOf(ws), ix); });
+    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    Apply(*batch);
+    for (int reloaded = 0; reloaded < 2; ++reloaded) {
+      SCOPED_TRACE(reloaded ? "after a reload" : "in the live index");
+      graph_->Read([&](const GraphIndex& ix) {
+        const AssetIndex table = ix.Find(table_id);
+        EXPECT_NE(table, kNone);
+        for (const std::string& name : {relation, unquoted, "model.shop." + model}) {
+          EXPECT_EQ(ix.FindAlias(name), table) << name;
+          auto found = FindAsset(ix, name);
+          EXPECT_TRUE(found.ok() && *found == table) << name;
+        }
+        const AssetIndex m = ix.Find(model_id);
+        EXPECT_NE(m, kNone);
+        if (m != kNone) {
+          EXPECT_TRUE(ix.details(m).aliases.empty());
+        }
+        return 0;
+      });
+      auto row = store_->GetAsset(model_id);
+      ASSERT_TRUE(row.ok() && row->has_value());
+      EXPECT_FALSE((*row)->attrs.contains("aliases")) << (*row)->attrs.dump();
+      Open();
+    }
+  }
+}
+
+// Any source's names, whatever the kinds: a name no source gives an asset any more stops answering
+// it at once and after a reload; a name another source still gives stays; a name that moved from
+// one asset to another answers the new one, whichever of the two is indexed last.
+TEST_F(DbtStitchingTest, ANameNoSourceGivesAnyMoreNeverAnswersAndAMovedNameAnswersItsNewAsset) {
+  const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"dbt://shop/orders", "table://pg/raw.orders"},
+      {"table://pg/raw.orders", "dbt://shop/orders"},
+      {"kafka://main/orders", "table://wh/orders"},
+      {"table://wh/orders", "kafka://main/orders"},
+  };
+  auto facts = [](const std::string& id, std::vector<std::string> aliases) {
+    AssetFacts f;
+    f.id = id;
+    f.aliases = std::move(aliases);
+    return f;
+  };
+  auto batch = [](Origin o, std::vector<AssetFacts> assets) {
+    SourceBatch b;
+    b.origin = o;
+    b.assets = std::move(assets);
+    return b;
+  };
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const std::string x = pairs[i].first, y = pairs[i].second;
+    SCOPED_TRACE(x + " then " + y);
+    const std::string n = std::to_string(i);
+    const std::string gone = "gone-" + n, kept = "kept-" + n, moved = "moved-" + n, fresh = "fresh-" + n;
+    Apply(batch(Origin::kDbt, {facts(x, {gone, kept, moved})}));
+    Apply(batch(Origin::kNotes, {facts(x, {kept})}));
+    clock_.Advance(std::chrono::hours(1));
+    // The dbt source restates x without `gone` and `moved`, and gives `moved` to y, in one batch.
+    Apply(batch(Origin::kDbt, {facts(x, {kept, fresh}), facts(y, {moved})}));
+    for (int reloaded = 0; reloaded < 2; ++reloaded) {
+      SCOPED_TRACE(reloaded ? "after a reload" : "in the live index");
+      graph_->Read([&](const GraphIndex& ix) {
+        EXPECT_EQ(ix.FindAlias(gone), kNone);
+        EXPECT_EQ(ix.FindAlias(kept), ix.Find(x));
+        EXPECT_EQ(ix.FindAlias(fresh), ix.Find(x));
+        EXPECT_EQ(ix.FindAlias(moved), ix.Find(y));
+        return 0;
+      });
+      if (!reloaded) Open();
+    }
+    // The notes stop giving `kept`: the dbt source still gives it, so it stays; once dbt drops it
+    // as well, it is gone.
+    Apply(batch(Origin::kNotes, {facts(x, {})}));
+    graph_->Read([&](const GraphIndex& ix) {
+      EXPECT_EQ(ix.FindAlias(kept), ix.Find(x));
+      return 0;
+    });
+    clock_.Advance(std::chrono::hours(1));
+    Apply(batch(Origin::kDbt, {facts(x, {fresh})}));
+    graph_->Read([&](const GraphIndex& ix) {
+      EXPECT_EQ(ix.FindAlias(kept), kNone);
+      return 0;
+    });
+  }
+}
+
 }  // namespace
 }  // namespace dw::graph

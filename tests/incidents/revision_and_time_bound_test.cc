@@ -14,6 +14,7 @@
 #include <random>
 
 #include "incidents/cause_shape.h"
+#include "incidents/grouping.h"
 #include "incidents/routine_runs.h"
 #include "incidents/own_cause.h"
 #include "observe/changes/change_kinds.h"
@@ -232,6 +233,87 @@ TEST_P(RevisionAndTimeBound, AChangeSeenAfterTheDamageWithAnUpperBoundTimeMayBeI
                             [](const std::string& c) { return c.find("at or before") != std::string::npos; }));
     // The later it was seen, the less its time says.
     EXPECT_EQ(d->ranked.size(), 2u);
+  }
+}
+
+// Grouping judges a change's time as diagnosis does (MayPrecede): one seen after the damage with
+// an upper-bound time, within the group window, ties the damage below it together and is the
+// incident's first cause; the same change dated after the damage by its platform ties nothing.
+// A family of seeds varies the kind, the risk and how long after the damage the change was seen.
+TEST_P(RevisionAndTimeBound, AChangeSeenAfterTheDamageWithAnUpperBoundTimeTiesItsDamageAsDiagnosisJudgesIt) {
+  for (uint32_t seed = 1; seed <= 16; ++seed) {
+    std::mt19937 rng(seed);
+    auto pick = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    const std::string n = std::to_string(seed);
+    const std::string sink = "connect://connect/sink-" + n, a = "table://main/orders_" + n,
+                      b = "table://main/payments_" + n;
+    const std::string kind = std::vector<std::string>{k::kConnectorState, k::kTriggerToggled, k::kConfigRisk}[pick(0, 2)];
+    const bool upper_bound = seed % 2 == 1;
+    const TimePoint bad = At("2027-03-01T00:00:00Z") + std::chrono::hours(24 * seed) + std::chrono::minutes(pick(0, 600));
+    const TimePoint seen = bad + std::chrono::minutes(pick(1, 5 * 60));  // within the 6 h group window
+    SCOPED_TRACE("seed " + n + ": " + kind + (upper_bound ? ", at or before " : ", dated by its platform at ") +
+                 FormatRfc3339(seen) + ", damage at " + FormatRfc3339(bad));
+    UseEdges({{sink, a}, {sink, b}});
+    Json evidence = {{"time_source", upper_bound ? "observed" : "platform"}};
+    if (upper_bound) evidence["time_bound"] = "at_or_before";
+    AddEvent("sink-" + n, sink, kind, FormatRfc3339(seen), pick(5, 9) / 10.0, evidence);
+    clock_.Set(seen + std::chrono::minutes(pick(1, 30)));
+    EvaluationReport r = Evaluate({MetricSignal("orders_" + n, a, FormatRfc3339(bad), 10, 100),
+                                   MetricSignal("payments_" + n, b, FormatRfc3339(bad + std::chrono::minutes(2)), 10, 100)});
+    if (!upper_bound) {
+      EXPECT_EQ(r.opened.size(), 2u) << "a change its platform dates after the damage tied it";
+      continue;
+    }
+    ASSERT_EQ(r.opened.size(), 1u);
+    Incident inc = Get(r.opened[0]);
+    std::vector<std::string> damaged = inc.damaged_assets, both = {a, b};
+    std::sort(damaged.begin(), damaged.end());
+    std::sort(both.begin(), both.end());
+    EXPECT_EQ(damaged, both);
+    EXPECT_EQ(inc.cause_asset, sink);
+    EXPECT_EQ(inc.cause_kind, kind);
+  }
+}
+
+// GroupSignals' own contract for an upper-bound time, an own cause's included: a writer's change
+// seen after its table's damage (within the window) is that table's own cause in grouping, as in
+// diagnosis; dated after it by its platform, or seen more than a window after, it is not.
+TEST(GroupSignalsTimeBound, AnOwnCauseSeenAfterTheDamageWithAnUpperBoundTimeJoinsItsTable) {
+  graph::GraphIndex ix;
+  const uint8_t table = static_cast<uint8_t>(graph::KindIndex("table"));
+  const uint8_t kestra = static_cast<uint8_t>(graph::KindIndex("kestra"));
+  auto edge = [&](const std::string& s, const std::string& d, uint8_t sk, uint8_t dk) {
+    graph::EdgeEntry e;
+    e.src = ix.Intern(s, sk);
+    e.dst = ix.Intern(d, dk);
+    e.origins = 1;
+    ix.AddEdge(e);
+  };
+  const std::string load = "kestra://kestra/load", raw = "table://pg/raw", rev = "kestra://kestra/rev",
+                    mart = "table://pg/mart";
+  edge(load, raw, kestra, table);
+  edge(raw, rev, table, kestra);
+  edge(rev, mart, kestra, table);
+  const TimePoint t = At("2026-12-01T07:00:00Z");
+  for (int minutes : {1, 45, 200, 359, 361, 600}) {
+    for (bool upper : {false, true}) {
+      SCOPED_TRACE(std::to_string(minutes) + " min after, upper bound " + std::to_string(upper));
+      GroupingInput in;
+      in.window = std::chrono::hours(6);
+      in.damage = {{raw, t}, {mart, t}};
+      in.changes = {{rev, "change:rev", t + std::chrono::minutes(minutes), "connector_state", upper}};
+      in.own_cause[mart] = {rev};
+      std::vector<SignalGroup> groups = GroupSignals(&ix, in);
+      ASSERT_EQ(groups.size(), 2u);
+      const bool joins = upper && minutes <= 360;
+      EXPECT_EQ(groups[1].assets, (std::vector<std::string>{mart}));
+      EXPECT_EQ(groups[1].changes.size(), joins ? 1u : 0u);
+      // Without an own cause, the same change below the raw table ties nothing above it.
+      in.own_cause.clear();
+      groups = GroupSignals(&ix, in);
+      ASSERT_EQ(groups.size(), 1u);
+      EXPECT_EQ(groups[0].changes.size(), joins ? 1u : 0u);
+    }
   }
 }
 

@@ -331,6 +331,7 @@ TEST_F(ChangeCollectorTest, ARevisionIsDatedWhenKestraSaysItWasSavedAndOtherwise
   EXPECT_EQ(ten.evidence["to_revision"], 10);
   EXPECT_EQ(FormatRfc3339(ten.happened_at), "2026-11-25T06:30:00.000Z");
   EXPECT_EQ(ten.evidence["time_source"], "observed");
+  EXPECT_EQ(ten.evidence["time_bound"], "at_or_before") << "a time that is when it was seen is an upper bound";
 
   // A revision with no dated entry: the sim answers without `updated`, as a server may.
   k["flows"][0]["revision"] = 11;
@@ -345,6 +346,7 @@ TEST_F(ChangeCollectorTest, ARevisionIsDatedWhenKestraSaysItWasSavedAndOtherwise
     saw_eleven = true;
     EXPECT_EQ(FormatRfc3339(e.happened_at), "2026-11-25T08:00:00.000Z");
     EXPECT_EQ(e.evidence["time_source"], "observed");
+    EXPECT_EQ(e.evidence["time_bound"], "at_or_before");
   }
   EXPECT_TRUE(saw_eleven);
 }
@@ -376,6 +378,7 @@ TEST_F(ChangeCollectorTest, TheFirstPassReportsARevisionSavedWithinTheLookback) 
   EXPECT_EQ(revisions[0].evidence["to_revision"], 9);
   EXPECT_EQ(FormatRfc3339(revisions[0].happened_at), "2026-11-24T22:05:00.000Z");
   EXPECT_EQ(revisions[0].evidence["time_source"], "platform");
+  EXPECT_FALSE(revisions[0].evidence.contains("time_bound")) << "Kestra's own time is no bound";
   clock_.Set(At("2026-11-25T02:41:00Z"));
   Collect();
   EXPECT_EQ(Events(kFlowRevision).size(), 1u);

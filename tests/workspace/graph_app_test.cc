@@ -185,6 +185,35 @@ TEST_F(LoyaltyTest, OpenLineageRouteStoresGzipBodiesAndRefusesBadOnesWithTheirPa
   server.Stop();
 }
 
+// Day one's mart (issue 35): the checks: key, the table id, the relation dbt wrote and the dbt
+// unique id of the model that builds it are one asset in the answers every surface gives (the CLI,
+// the MCP tools and the desk call these): the same asset, the same blast radius, the model upstream.
+TEST(OnboardingNamesTest, EveryNameOfTheMartGivesTheSameAnswers) {
+  dw::testing::TempDir dir;
+  CopyExample("scenarios/kestra-dbt-onboarding-two-incidents/workspace", dir.path());
+  SimulatedClock clock(At("2026-12-02T10:15:00Z"));
+  auto services = Services::Load(dir.path(), clock);
+  ASSERT_TRUE(services->workspace_status().ok()) << services->workspace_status().message();
+  const std::string mart = "table://main/daily_revenue";
+  auto canonical = BlastRadiusAnswer(*services, {mart}, std::nullopt, {});
+  ASSERT_TRUE(canonical.ok()) << canonical.status().ToString();
+  for (const std::string& name : std::vector<std::string>{"main.daily_revenue", mart, "\"main\".\"daily_revenue\"", "model.shop.fct_daily_revenue"}) {
+    SCOPED_TRACE(name);
+    auto asset = AssetAnswer(*services, name);
+    ASSERT_TRUE(asset.ok()) << asset.status().ToString();
+    EXPECT_NE(asset->dump().find("\"" + mart + "\""), std::string::npos) << asset->dump();
+    auto b = BlastRadiusAnswer(*services, {name}, std::nullopt, {});
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    EXPECT_EQ((*b)["consumers"], (*canonical)["consumers"]);
+    graph::LineageOptions o;
+    o.direction = "upstream";
+    o.depth = 1;
+    auto up = LineageAnswer(*services, name, o);
+    ASSERT_TRUE(up.ok()) << up.status().ToString();
+    EXPECT_NE(up->dump().find("dbt://shop/fct_daily_revenue"), std::string::npos) << up->dump();
+  }
+}
+
 TEST(EvKestraTest, TheTariffChainIsFoundFromTheFlowYaml) {
   dw::testing::TempDir dir;
   CopyExample("ev-kestra", dir.path());

@@ -212,6 +212,9 @@ Status CollectKestra(const CollectContext& ctx, Collected& out, PlatformPass& pa
       Json ev = {{"flow", flow}, {"to_revision", f->revision},
                  {"time_source", platform_time ? "platform" : "observed"},
                  {"url", kestra.call().Url({"api", "v1", kestra.tenant(), "flows", f->namespace_, f->id})}};
+      // Without Kestra's time, the time is when this pass saw the revision: it was saved at or
+      // before then, which diagnosis and grouping take as an upper bound (incidents/own_cause.h).
+      if (!platform_time) ev["time_bound"] = "at_or_before";
       // What the save changed: the source against the revision it replaced (on the first pass,
       // the one before it in Kestra's history), from the revisions Kestra keeps with their source.
       ++pass.requests;
@@ -262,8 +265,10 @@ Status CollectKestra(const CollectContext& ctx, Collected& out, PlatformPass& pa
       out.events.push_back(MakeEvent(
           ctx, "kestra:" + p + ":" + key + ":disabled:" + (t.disabled ? "true" : "false") + ":" + std::to_string(at),
           AssetIdFor("kestra", p, flow), kTriggerToggled, at,
-          {{"flow", flow}, {"trigger_id", t.trigger_id}, {"disabled", t.disabled},
-           {"time_source", t.updated_ms ? "platform" : "observed"}},
+          t.updated_ms ? Json{{"flow", flow}, {"trigger_id", t.trigger_id}, {"disabled", t.disabled},
+                              {"time_source", "platform"}}
+                       : Json{{"flow", flow}, {"trigger_id", t.trigger_id}, {"disabled", t.disabled},
+                              {"time_source", "observed"}, {"time_bound", "at_or_before"}},
           t.disabled ? 0.3 : 0.2,
           std::string("trigger ") + t.trigger_id + (t.disabled ? " was disabled: scheduled runs stop" : " was re-enabled")));
     }

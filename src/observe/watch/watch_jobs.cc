@@ -142,6 +142,15 @@ Status AddCheckJobs(WatchLoop& loop, const Env& env, int64_t every_ms) {
                     std::to_string(report->Count(quality::Verdict::kWarn)) + " warned, " +
                     std::to_string(report->Count(quality::Verdict::kError)) + " errors");
            if (env->after_run) env->after_run("check:" + table);
+           // A run in which no check could run watched nothing: recorded as observation gaps (the
+           // signal pass above says them), and a failed run, so `dw watch --once` exits 1 and the
+           // loop retries it with backoff rather than an hour later.
+           const int ran = report->Count(quality::Verdict::kPass) + report->Count(quality::Verdict::kFail) +
+                           report->Count(quality::Verdict::kWarn);
+           if (ran == 0 && report->Count(quality::Verdict::kError) > 0)
+             return Unavailable("every check of " + table + " errored (" +
+                                std::to_string(report->Count(quality::Verdict::kError)) +
+                                ", recorded as observation gaps): nothing was checked");
            return Status::Ok();
          }}));
   }
