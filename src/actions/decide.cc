@@ -4,6 +4,7 @@
 #include <functional>
 #include <optional>
 
+#include "actions/agent_mark_proposal.h"
 #include "actions/approval_log.h"
 #include "actions/identity.h"
 #include "actions/receipt_anchor.h"
@@ -158,6 +159,17 @@ Result<DecisionOutcome> DecideInTransaction(store::StateStore& store, const Deci
     return seq.status();
   }
   std::string said = std::string(kind) + " " + pv + " by " + s.person;
+  // A mark an agent asked for is applied by the approval that completes it, in its transaction,
+  // with the approver as its author (agent_mark_proposal.h).
+  if (s.verdict == Verdict::kApprove && still.empty() && st->record.kind == kMarkExpectedKind) {
+    Result<int64_t> mark = ApplyApprovedMark(store, st->record, s.person);
+    if (!mark.ok()) return mark.status();
+    Result<int64_t> applied = Record(store, clock, "applied", subject, s.person,
+                                     {{"version", s.version}, {"mark", *mark}});
+    if (!applied.ok()) return applied.status();
+    said += "; marked " + st->record.body["content"].value("metric", "") + " expected (mark " +
+            std::to_string(*mark) + ", by " + s.person + ")";
+  }
   if (s.verdict == Verdict::kApprove && !still.empty()) {
     said += "; it still waits for " + PartiesPhrase(still);
     // The request stays open for the other parties (and expires and escalates as any open one):
