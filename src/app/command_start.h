@@ -18,7 +18,7 @@ struct StartOptions {
   int workspace_error_exit = 2;  // the command's exit code when the required workspace fails
   bool clock_runs = false;       // RunningCommandClock instead of CommandClock
   // The command records a decision, a resolution or a receipt (approve, deny, stop, incidents
-  // ack/resolve/verify/close/scan/propose, monitor mark, schema register, watch, serve): those carry
+  // ack/resolve/verify/close/scan/propose, monitor mark, schema register, watch, serve, mcp): those carry
   // the real time, so --now is refused unless the workspace's store is a simulated-clock store
   // (store/state_store.h; docs/cli.md, "--now").
   bool records = false;

@@ -276,7 +276,7 @@ TEST(NowRecordingCliTest, ARealStoreRefusesNowOnEveryCommandThatRecords) {
         std::string("incidents verify INC-1 --as ana@example.com"),
         std::string("incidents close INC-1 --as ana@example.com --expected"), std::string("incidents propose INC-1"),
         "monitor mark orders --from 2026-11-24T10:00:00Z --to 2026-11-24T11:00:00Z --as ana@example.com",
-        "schema register some-subject " + (t.path() / "x.avsc").string(), "watch --once"}) {
+        "schema register some-subject " + (t.path() / "x.avsc").string(), "watch --once", "mcp dw-incidents"}) {
     auto r = RunCommand(at + cmd);
     EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.out << r.err;
     EXPECT_NE(r.err.find("--now is refused"), std::string::npos) << cmd << "\n" << r.err;
