@@ -87,9 +87,10 @@ struct ChainVerdict {
 
 // Walks the whole chain in seq order: each receipt's seq follows the previous one (starting at
 // 1), its body is canonical, names its own seq and the previous hash, its stored prev_hash is the
-// previous receipt's hash, and its hash is the SHA-256 of its body. With `expected_head`
-// non-empty, the chain must also end at that hash (a truncated chain verifies by itself; a head
-// recorded elsewhere catches it). Store errors are errors; a bad chain is a verdict.
+// previous receipt's hash, and its hash is the SHA-256 of its body; the action log's and the
+// resolved incidents' record of it must hold. With `expected_head` the chain must end at that
+// hash; without, it must hold the newest head a delivered notification announced, with its hash
+// (receipt_anchor.h). Store errors are errors; a bad chain is a verdict.
 Result<ChainVerdict> VerifyReceiptChain(store::StateStore& store,
                                         const std::string& expected_head = "");
 

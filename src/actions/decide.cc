@@ -4,8 +4,10 @@
 #include <functional>
 #include <optional>
 
+#include "actions/agent_mark_proposal.h"
 #include "actions/approval_log.h"
 #include "actions/identity.h"
+#include "actions/receipt_anchor.h"
 
 namespace dw::actions {
 namespace {
@@ -90,6 +92,13 @@ Result<DecisionOutcome> DecideInTransaction(store::StateStore& store, const Deci
   if (s.at > now + kStatementSkew || s.at < now - kStatementSkew)
     return refuse("the statement was signed at " + FormatRfc3339(s.at) +
                   ", more than 10 minutes from now (" + FormatRfc3339(now) + ")");
+  // Time only runs forward in the record: a clock set back (a --now, a skewed machine) cannot
+  // reopen a request that expired, or decide before what the log already holds.
+  for (const store::ActionEventRecord& e : *earlier)
+    if (e.at > now + kStatementSkew)
+      return refuse("the clock reads " + FormatRfc3339(now) + ", before " + s.proposal_id + "'s '" + e.kind +
+                    "' recorded at " + FormatRfc3339(e.at) + " (action event " + std::to_string(e.seq) +
+                    "): a decision is never dated before the record it follows");
 
   // What: the proposal version and its request.
   Result<ProposalState> st = GetProposalState(store, trust, s.proposal_id, s.version, clock);
@@ -139,6 +148,7 @@ Result<DecisionOutcome> DecideInTransaction(store::StateStore& store, const Deci
   body["round"] = st->request->round;
   body["signed_at_ms"] = ToUnixMillis(s.at);
   body["proof"] = proof_name;
+  if (IsSimulatedClock(clock)) body[kSimulatedClockKey] = "simulated";
   if (!request.signature.empty()) body["signature"] = request.signature;
   for (const auto& [k, v] : recorded.items()) body[k] = v;
   const char* kind = s.verdict == Verdict::kApprove ? "approved" : "denied";
@@ -149,6 +159,17 @@ Result<DecisionOutcome> DecideInTransaction(store::StateStore& store, const Deci
     return seq.status();
   }
   std::string said = std::string(kind) + " " + pv + " by " + s.person;
+  // A mark an agent asked for is applied by the approval that completes it, in its transaction,
+  // with the approver as its author (agent_mark_proposal.h).
+  if (s.verdict == Verdict::kApprove && still.empty() && st->record.kind == kMarkExpectedKind) {
+    Result<int64_t> mark = ApplyApprovedMark(store, st->record, s.person);
+    if (!mark.ok()) return mark.status();
+    Result<int64_t> applied = Record(store, clock, "applied", subject, s.person,
+                                     {{"version", s.version}, {"mark", *mark}});
+    if (!applied.ok()) return applied.status();
+    said += "; marked " + st->record.body["content"].value("metric", "") + " expected (mark " +
+            std::to_string(*mark) + ", by " + s.person + ")";
+  }
   if (s.verdict == Verdict::kApprove && !still.empty()) {
     said += "; it still waits for " + PartiesPhrase(still);
     // The request stays open for the other parties (and expires and escalates as any open one):

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "actions/actions.h"
+#include "actions/receipt_anchor.h"
 #include "actions/receipt_content.h"
 #include "base/redaction.h"
 
@@ -40,6 +41,31 @@ bool BodyNamesLink(std::string_view body, const std::string& prev, int64_t seq) 
   return stamp.find('"') == std::string_view::npos && stamp.find('\\') == std::string_view::npos;
 }
 
+// The newest receipt a delivered resolution notice announced must be in the chain with the
+// announced hash (receipt_anchor.h).
+Status CheckAnnouncedHead(store::StateStore& store, const std::map<int64_t, std::string>& hashes, ChainVerdict& v) {
+  Result<std::optional<AnnouncedHead>> newest = LatestAnnouncedHead(store);
+  if (!newest.ok()) return newest.status();
+  if (!newest->has_value()) return Status::Ok();
+  const AnnouncedHead& a = **newest;
+  const std::string announced = a.Where() + ", sent " + FormatRfc3339(a.sent_at) + ", announced receipt " +
+                                std::to_string(a.seq) + " with hash '" + a.hash + "'";
+  auto held = hashes.find(a.seq);
+  if (held == hashes.end()) {
+    v.ok = false;
+    v.first_bad_seq = v.head.seq + 1;
+    v.problem = announced + ", but the chain " +
+                (v.head.seq == 0 ? std::string("is empty") : "ends at receipt " + std::to_string(v.head.seq)) +
+                ": receipts were cut off or deleted";
+  } else if (held->second != a.hash) {
+    v.ok = false;
+    v.first_bad_seq = a.seq;
+    v.problem = announced + ", but receipt " + std::to_string(a.seq) + " in the store hashes to '" + held->second +
+                "': the chain was rewritten";
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<store::ReceiptRecord> WriteReceipt(store::StateStore& store, const Json& content,
@@ -47,6 +73,9 @@ Result<store::ReceiptRecord> WriteReceipt(store::StateStore& store, const Json& 
   if (!content.is_object()) return InvalidArgument("a receipt's content must be a JSON object");
   // Redacted before it is hashed: the store keeps the hashed bytes and refuses a secret in them.
   Json redacted = content;
+  // Dated by --now, a replay or a test, never by the machine: said inside what is hashed, so no
+  // reader takes the date for the real one (docs/cli.md, "--now").
+  if (IsSimulatedClock(clock)) redacted[kSimulatedClockKey] = "simulated";
   RedactSecretsIn(redacted);
   Result<std::string> encoded_content = CanonicalJson(redacted);
   if (!encoded_content.ok()) return encoded_content.status();
@@ -165,6 +194,10 @@ Result<ChainVerdict> VerifyReceiptChain(store::StateStore& store,
       fail(1, "the chain is empty, but incident " + resolved->front().id +
                   " is resolved and a resolution always writes a receipt: receipts were deleted");
   }
+  if (v.ok && expected_head.empty()) {
+    Status anchored = CheckAnnouncedHead(store, hashes, v);
+    if (!anchored.ok()) return anchored;
+  }
   if (v.ok && !expected_head.empty() && expected_head != v.head.hash) {
     fail(v.head.seq + 1, v.head.seq == 0
                              ? "the chain is empty but the expected head is '" + expected_head + "'"
@@ -226,6 +259,69 @@ Result<std::string> ExportReceipts(store::StateStore& store, const std::string& 
   });
   if (!s.ok()) return s;
   return format == "json" ? all.dump(2, ' ', false, Json::error_handler_t::replace) + "\n" : md;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The chain's anchor outside the store, and simulated clocks (receipt_anchor.h).
+
+std::string AnnouncedHead::Where() const {
+  return "notification " + std::to_string(message_id) + " (" + channel + ", incident " + incident_id + ")";
+}
+
+std::optional<std::pair<int64_t, std::string>> ReceiptNamedIn(const std::string& summary) {
+  static constexpr std::string_view kOpen = "(receipt ", kHash = ", hash ";
+  const size_t at = summary.rfind(kOpen);
+  if (at == std::string::npos) return std::nullopt;
+  size_t p = at + kOpen.size();
+  int64_t seq = 0;
+  size_t digits = 0;
+  for (; p < summary.size() && summary[p] >= '0' && summary[p] <= '9' && digits < 18; ++p, ++digits)
+    seq = seq * 10 + (summary[p] - '0');
+  if (digits == 0 || seq <= 0 || summary.compare(p, kHash.size(), kHash) != 0) return std::nullopt;
+  p += kHash.size();
+  if (p + 65 > summary.size() || summary[p + 64] != ')') return std::nullopt;
+  std::string hash = summary.substr(p, 64);
+  for (char c : hash)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return std::nullopt;
+  return std::make_pair(seq, hash);
+}
+
+Result<std::optional<AnnouncedHead>> LatestAnnouncedHead(store::StateStore& store) {
+  // Every incident's messages: a resolution notice belongs to the incident it resolved.
+  Result<std::vector<store::IncidentRecord>> incidents = store.Incidents("", 1'000'000);
+  if (!incidents.ok()) return incidents.status();
+  std::optional<AnnouncedHead> newest;
+  for (const store::IncidentRecord& i : *incidents) {
+    Result<std::vector<store::OutboxMessage>> messages = store.OutboxFor(i.id);
+    if (!messages.ok()) return messages.status();
+    for (const store::OutboxMessage& m : *messages) {
+      if (m.event != "resolved" || m.state != "sent" || !m.payload.is_object()) continue;
+      const Json notice = m.payload.value("notice", Json());
+      if (!notice.is_object() || !notice.value("summary", Json()).is_string()) continue;
+      auto named = ReceiptNamedIn(notice["summary"].get<std::string>());
+      if (!named || (newest && newest->seq >= named->first)) continue;
+      newest = AnnouncedHead{named->first, named->second, m.id, m.channel, m.incident_id, m.updated_at};
+    }
+  }
+  return newest;
+}
+
+// Time comes from one real clock, RealClock(); every other clock (a SimulatedClock, `dw watch`'s
+// clock started at --now) is not the machine's time.
+bool IsSimulatedClock(const Clock& clock) { return &clock != &RealClock(); }
+
+Result<int64_t> CountSimulatedReceipts(store::StateStore& store) {
+  int64_t n = 0;
+  Status s = store.ScanReceipts([&](const store::ReceiptRecord& r) -> Status {
+    if (r.body.find("\"clock\":\"simulated\"") == std::string::npos) return Status::Ok();
+    const Json body = Json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+    if (body.is_object() && body.contains("content") && body["content"].is_object() &&
+        body["content"].value(kSimulatedClockKey, "") == "simulated")
+      ++n;
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return n;
 }
 
 }  // namespace dw::actions

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "actions/actions.h"
+#include "actions/receipt_anchor.h"
 
 namespace dw::actions {
 namespace {
@@ -141,6 +142,9 @@ std::string ReceiptText(const store::ReceiptRecord& r) {
   std::string out = "Receipt " + std::to_string(r.seq);
   const Json body = Json::parse(r.body, nullptr, /*allow_exceptions=*/false);
   if (body.is_object() && body.contains("written_at")) out += ", written " + Line(Text(body, "written_at"));
+  if (body.is_object() && body.contains("content") && Field(body, "content").is_object() &&
+      Field(Field(body, "content"), kSimulatedClockKey) == "simulated")
+    out += " (by a simulated clock: --now, a replay or a test; not the real time)";
   out += "\n  hash " + r.hash + "\n  after " + (r.prev_hash.empty() ? std::string("(the first receipt)") : r.prev_hash) + "\n";
   const Json content = body.is_object() ? Field(body, "content") : Json();
   if (!content.is_object()) {

@@ -1,8 +1,10 @@
 // monitor_metrics (dw-incidents): record metric points and/or evaluate named workspace monitors
 // now; answers, per metric, the latest value, its expected band, the score, the verdict and a
 // sentence a person can read. A thin call into observe/metrics/monitor_metrics.h.
+#include "actions/agent_mark_proposal.h"
 #include "agents/agents.h"
 #include "agents/workspace_guard.h"
+#include "observe/metrics/metric_marks.h"
 #include "observe/metrics/metric_service.h"
 #include "observe/metrics/monitor_metrics.h"
 #include "workspace/incident_windows.h"
@@ -23,8 +25,9 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<workspace::Services>& ser
       "or infinite values are rejected and reported; a stored point is never changed (a point at a "
       "stored timestamp with another value is rejected and the stored, judged value kept); points "
       "older than the latest stored one are stored and counted as out of order. Points inside an "
-      "incident on the metric are judged but not learnt. Marking a range expected is a person's "
-      "step (dw monitor mark ... --as EMAIL), never this tool's.";
+      "incident on the metric are judged but not learnt. Marking a range expected silences its "
+      "monitor, so it is a person's step: mark_expected only asks for it, as a proposal the metric's "
+      "domain approves (dw approve ID); the approval stores the mark with the approver as its author.";
   t.input_schema = Json::parse(R"({
     "type": "object",
     "properties": {
@@ -54,8 +57,20 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<workspace::Services>& ser
         }
       },
       "mark_expected": {
-        "type": "array",
-        "description": "Refused from an agent, nothing stored: a range marked expected silences its monitor, so a person marks it (dw monitor mark NAME --from T --to T --as EMAIL) and the mark names them."
+        "type": "array", "maxItems": 20,
+        "description": "Ranges to ask a person to mark expected. Each becomes a proposal (kind mark_expected) sent to the approvers of the metric's domain; nothing is marked until one of them approves it (dw approve ID), and the mark then names them, never the agent.",
+        "items": {
+          "type": "object",
+          "properties": {
+            "metric": {"type": "string", "minLength": 1, "maxLength": 200},
+            "from": {"type": ["string", "integer"], "description": "RFC 3339 time with its zone, or Unix milliseconds; inclusive"},
+            "to": {"type": ["string", "integer"], "description": "RFC 3339 time with its zone, or Unix milliseconds; inclusive"},
+            "note": {"type": "string", "maxLength": 500, "description": "why the range is expected"},
+            "incident_id": {"type": "string", "maxLength": 200, "description": "the incident it is about: its notice then asks the approvers"}
+          },
+          "required": ["metric", "from", "to"],
+          "additionalProperties": false
+        }
       },
       "evaluate": {
         "type": "array", "maxItems": 100, "items": {"type": "string", "minLength": 1, "maxLength": 200},
@@ -89,7 +104,15 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<workspace::Services>& ser
         },
         "required": ["metric", "stored", "duplicates", "out_of_order", "replaced", "rejected"]
       }},
-      "errors": {"type": "array", "description": "metrics that could not be recorded or judged",
+      "proposals": {"type": "array", "description": "the mark_expected requests, each a proposal waiting for a person", "items": {
+        "type": "object",
+        "properties": {
+          "metric": {"type": "string"}, "proposal_id": {"type": "string"}, "version": {"type": "integer"},
+          "status": {"type": "string"}, "waits_for": {"type": "string"}
+        },
+        "required": ["metric", "proposal_id", "version", "status", "waits_for"]
+      }},
+      "errors": {"type": "array", "description": "metrics that could not be recorded, judged or proposed for a mark",
         "items": {
           "type": "object",
           "properties": {"metric": {"type": "string"}, "error": {"type": "string"}},
@@ -99,18 +122,47 @@ mcp::ToolSpec MonitorMetricsTool(const std::shared_ptr<workspace::Services>& ser
     "required": ["metrics", "recorded", "errors"]
   })");
   t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = true};
-  t.handler = WhenWorkspaceLoaded(services, [services](const Json& args, mcp::ToolCall&) {
-    if (args.contains("mark_expected"))
-      return mcp::ToolResult::Error(
-          "mark_expected is refused from an agent and nothing was stored: a range marked expected "
-          "silences its monitor, so a person marks it with dw monitor mark NAME --from T --to T "
-          "--as EMAIL, and the mark names them");
+  t.handler = WhenWorkspaceLoaded(services, [services](const Json& args, mcp::ToolCall& call) {
     auto store = services->state();
     if (!store.ok()) return mcp::ToolResult::Error("state store: " + store.status().message());
-    auto r = observe::metrics::MonitorMetrics(services->workspace(), **store, services->clock(),
-                                              workspace::IncidentWindows(**store), args, &services->http());
-    if (!r.ok()) return mcp::ToolResult::Error(r.status().message());
-    return mcp::ToolResult::Structured(*r);
+    Json out = {{"metrics", Json::array()}, {"recorded", Json::array()}, {"errors", Json::array()}};
+    if (args.contains("record") || args.contains("evaluate") || !args.contains("mark_expected")) {
+      Json judged = args;
+      judged.erase("mark_expected");
+      auto r = observe::metrics::MonitorMetrics(services->workspace(), **store, services->clock(),
+                                                workspace::IncidentWindows(**store), judged, &services->http());
+      if (!r.ok()) return mcp::ToolResult::Error(r.status().message());
+      out = *r;
+    }
+    if (args.contains("mark_expected")) {
+      out["proposals"] = Json::array();
+      const mcp::CallerInfo caller = call.Caller();
+      for (const Json& m : args["mark_expected"]) {
+        const std::string metric = m.value("metric", "");
+        auto when = [&](const char* key) -> Result<int64_t> {
+          const Json v = m.value(key, Json());
+          if (v.is_number_integer()) return v.get<int64_t>();
+          if (v.is_string()) return observe::metrics::ParseRfc3339Millis(v.get<std::string>(), std::string("mark_expected.") + key);
+          return InvalidArgument(std::string("mark_expected.") + key + " is neither a time nor Unix milliseconds");
+        };
+        Result<int64_t> from = when("from"), to = when("to");
+        Result<actions::MarkProposalOutcome> asked =
+            !from.ok() ? Result<actions::MarkProposalOutcome>(from.status())
+            : !to.ok() ? Result<actions::MarkProposalOutcome>(to.status())
+                       : actions::ProposeMarkExpected(
+                             services->workspace(), **store,
+                             {metric, *from, *to, m.value("note", ""), m.value("incident_id", ""),
+                              "agent:dw-incidents", caller.client, caller.session},
+                             services->clock());
+        if (!asked.ok()) {
+          out["errors"].push_back({{"metric", metric}, {"error", "mark_expected not proposed: " + asked.status().message()}});
+          continue;
+        }
+        out["proposals"].push_back({{"metric", metric}, {"proposal_id", asked->proposal_id}, {"version", asked->version},
+                                    {"status", asked->status}, {"waits_for", asked->waits_for}});
+      }
+    }
+    return mcp::ToolResult::Structured(out);
   });
   return t;
 }

@@ -10,6 +10,8 @@
 #include "actions/actions.h"
 #include "app/command_start.h"
 #include "base/redaction.h"
+#include "actions/receipt_anchor.h"
+#include "store/clock_kind.h"
 #include "workspace/services.h"
 
 namespace dw::app {
@@ -96,9 +98,9 @@ struct Opened {
   int exit_code = 0;
 };
 
-Opened Open(const GlobalOptions& g, const std::string& cmd) {
+Opened Open(const GlobalOptions& g, const std::string& cmd, bool records = false) {
   Opened o;
-  StartedCommand start = StartCommand(g, cmd, {.workspace_error_exit = 1});
+  StartedCommand start = StartCommand(g, cmd, {.workspace_error_exit = 1, .records = records});
   if (!start) {
     o.exit_code = start.exit_code;
     return o;
@@ -129,8 +131,15 @@ int Verify(const GlobalOptions& g, const ActionCommands& c) {
   if (o.store == nullptr) return o.exit_code;
   Result<actions::ChainVerdict> v = actions::VerifyReceiptChain(*o.store, c.expected_head);
   if (!v.ok()) return Fail("receipts verify", v.status());
+  // Without --head the chain is checked against the head a delivered notification announced.
+  Result<std::optional<actions::AnnouncedHead>> announced =
+      c.expected_head.empty() ? actions::LatestAnnouncedHead(*o.store) : std::optional<actions::AnnouncedHead>();
+  if (!announced.ok()) return Fail("receipts verify", announced.status());
   if (!v->ok) {
-    std::cout << "receipt " << v->first_bad_seq << " does not verify: " << v->problem << "\n";
+    if (announced->has_value() && v->problem.rfind((*announced)->Where(), 0) == 0)
+      std::cout << "the chain does not hold the announced head: " << v->problem << "\n";
+    else
+      std::cout << "receipt " << v->first_bad_seq << " does not verify: " << v->problem << "\n";
     return 1;
   }
   // A receipt says who approved; the decision behind it must still verify.
@@ -149,7 +158,23 @@ int Verify(const GlobalOptions& g, const ActionCommands& c) {
   if (forged > 0) return 1;
   std::cout << v->receipts << " receipt(s) verify; head " << v->head.seq << " "
             << (v->head.hash.empty() ? "(empty)" : v->head.hash)
-            << (c.expected_head.empty() ? "" : " (matches --head)") << "\n";
+            << (!c.expected_head.empty() ? " (matches --head)"
+                : !announced->has_value()
+                    ? " (no delivered notification announced a receipt yet: nothing outside the store to check against)"
+                    : " (holds receipt " + std::to_string((*announced)->seq) + " as " + (*announced)->Where() +
+                          " announced it)")
+            << "\n";
+  // Dates recorded by --now: allowed only in a store created as a simulated-clock store, and said.
+  Result<bool> simulated = store::IsSimulatedClockStore(*o.store);
+  if (!simulated.ok()) return Fail("receipts verify", simulated.status());
+  Result<int64_t> stamped = actions::CountSimulatedReceipts(*o.store);
+  if (!stamped.ok()) return Fail("receipts verify", stamped.status());
+  if (*simulated || *stamped > 0)
+    std::cout << (*simulated ? "this state store was created as a simulated-clock store (" +
+                                   std::string(store::kSimulatedClockEnv) +
+                                   "=1): decisions and receipts in it may be dated by --now; "
+                             : std::string(""))
+              << *stamped << " receipt(s) say they were dated by a simulated clock, not the real time\n";
   if (unchecked > 0)
     std::cout << unchecked << " decision(s) taken on the desk were not checked: DW_APPROVAL_LINK_KEY is not set here\n";
   return 0;
@@ -221,7 +246,7 @@ int Issue(const GlobalOptions& g, const ActionCommands& c) {
 
 int DecideCmd(const GlobalOptions& g, const ActionCommands& c, actions::Verdict verdict) {
   const std::string cmd = verdict == actions::Verdict::kApprove ? "approve" : "deny";
-  Opened o = Open(g, cmd);
+  Opened o = Open(g, cmd, /*records=*/true);
   if (o.store == nullptr) return o.exit_code;
   Result<std::string> key = actions::ReadPrivateKeyFile(c.key);
   if (!key.ok()) return Fail(cmd, key.status());
@@ -279,7 +304,7 @@ int Link(const GlobalOptions& g, const ActionCommands& c) {
 }
 
 int Stop(const GlobalOptions& g, const ActionCommands& c) {
-  Opened o = Open(g, "stop");
+  Opened o = Open(g, "stop", /*records=*/true);
   if (o.store == nullptr) return o.exit_code;
   Status s = actions::SetStopSwitch(*o.store, !c.lift, c.as.empty() ? User() : c.as, c.reason,
                                     o.services->clock());

@@ -147,7 +147,9 @@ void PrintProposals(const actions::ProposeOutcome& o) {
 
 int CmdIncidents(const GlobalOptions& g, const IncidentsCommand& c) {
   const std::string& what = c.action;
-  StartedCommand start = StartCommand(g, "incidents " + what);
+  // show, diagnose and list read; every other action records (a transition, a receipt, a proposal).
+  const bool records = what != "show" && what != "diagnose" && what != "list";
+  StartedCommand start = StartCommand(g, "incidents " + what, {.records = records});
   if (!start) return start.exit_code;
   const auto& services = start.services;
   const Clock* clock = &services->clock();

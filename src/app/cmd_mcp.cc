@@ -28,7 +28,9 @@ int CmdMcp(const GlobalOptions& g, const std::string& agent_name, bool conforman
     return 2;
   }
   // A workspace that fails to load does not stop the server: its tools explain the problem.
-  StartedCommand start = StartCommand(g, "mcp", {.require_workspace = false});
+  // Its tools record proposals (at L3/L4 the autonomy acts on them) and attributions: no --now
+  // on a real store, as `dw serve`.
+  StartedCommand start = StartCommand(g, "mcp", {.require_workspace = false, .records = true});
   if (!start) return start.exit_code;
   const auto& services = start.services;
   if (!services->workspace_status().ok())

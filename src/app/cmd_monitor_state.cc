@@ -13,7 +13,7 @@
 namespace dw::app {
 
 int CmdMonitorMark(const GlobalOptions& g, const MonitorMarkOptions& o) {
-  StartedCommand start = StartCommand(g, "monitor mark");
+  StartedCommand start = StartCommand(g, "monitor mark", {.records = true});
   if (!start) return start.exit_code;
   // A mark silences the monitor over its range: only a person makes one, and it names them.
   if (Status who = incidents::CheckPersonActor(o.as); !who.ok()) {

@@ -155,7 +155,7 @@ int CmdSchemaRegister(const GlobalOptions& g, const SchemaCommand& c) {
   }
   auto format = schema::ParseFormat(c.schema_type);
   if (!format.ok()) return Fail("register", format.status());
-  StartedCommand start = StartCommand(g, "schema register");
+  StartedCommand start = StartCommand(g, "schema register", {.records = true});
   if (!start) return start.exit_code;
   auto services = start.services;
   auto registry = schema::RegistryPlatform(services->workspace().platforms, c.platform);

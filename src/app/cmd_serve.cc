@@ -90,7 +90,7 @@ int CmdServe(const GlobalOptions& g, const std::string& listen, const std::strin
                          {"dw-conformance-fixtures", "Data Workers conformance fixtures", DW_VERSION,
                           "Test fixtures of the MCP conformance suite; no product tools."}});
   } else {
-    StartedCommand start = StartCommand(g, "serve", {.require_workspace = false});
+    StartedCommand start = StartCommand(g, "serve", {.require_workspace = false, .records = true});
     if (!start) return start.exit_code;
     services = start.services;
     if (!services->workspace_status().ok())

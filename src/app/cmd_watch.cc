@@ -75,7 +75,7 @@ int CmdWatch(const GlobalOptions& g, const WatchCommand& cmd) {
     std::signal(SIGTERM, OnStopSignal);
     std::signal(SIGINT, OnStopSignal);
   }
-  StartedCommand start = StartCommand(g, "watch", {.clock_runs = !cmd.once && !cmd.status});
+  StartedCommand start = StartCommand(g, "watch", {.clock_runs = !cmd.once && !cmd.status, .records = !cmd.status});
   if (!start) return start.exit_code;
   const auto& services = start.services;
   if (cmd.status) return PrintStatus(*services, cmd.format);

@@ -17,6 +17,11 @@ struct StartOptions {
   bool require_workspace = true;
   int workspace_error_exit = 2;  // the command's exit code when the required workspace fails
   bool clock_runs = false;       // RunningCommandClock instead of CommandClock
+  // The command records a decision, a resolution or a receipt (approve, deny, stop, incidents
+  // ack/resolve/verify/close/scan/propose, monitor mark, schema register, watch, serve, mcp): those carry
+  // the real time, so --now is refused unless the workspace's store is a simulated-clock store
+  // (store/state_store.h; docs/cli.md, "--now").
+  bool records = false;
 };
 
 struct StartedCommand {
@@ -26,9 +31,10 @@ struct StartedCommand {
   explicit operator bool() const { return services != nullptr; }
 };
 
-// Builds the command's clock and loads the workspace of g.workspace with it. A bad --now or, when
+// Builds the command's clock and loads the workspace of g.workspace with it. A bad --now, a --now
+// on a recording command (options.records) whose store is not a simulated-clock store, or, when
 // required, a workspace that fails to load is reported and ends the command with
-// StartedCommand::exit_code.
+// StartedCommand::exit_code (2 for --now).
 StartedCommand StartCommand(const GlobalOptions& g, const std::string& command, StartOptions options = {});
 
 }  // namespace dw::app

@@ -1,6 +1,8 @@
 // `/receipts`, `/receipts/<seq>` and the exports: the hash-chained receipt log as pages, with the
 // chain's verification state on each.
 #include "actions/actions.h"
+#include "actions/receipt_anchor.h"
+#include "store/clock_kind.h"
 #include "desk/desk.h"
 #include "desk/html.h"
 
@@ -14,10 +16,17 @@ std::string ChainBanner(store::StateStore& store) {
   if (!verdict.ok())
     return "<p class=\"banner bad\" role=\"status\">The chain could not be verified: " +
            EscapeMarkup(verdict.status().message()) + "</p>\n";
+  // A store created with a simulated clock (tests, scratch copies) says so: its dates are made up.
+  auto simulated = store::IsSimulatedClockStore(store);
+  const std::string clock_note =
+      simulated.ok() && *simulated
+          ? "<p class=\"banner\" role=\"note\">This state store runs on a simulated clock: the dates of its "
+            "decisions and receipts may be set by --now, not the real time.</p>\n"
+          : "";
   if (verdict->ok)
     return "<p class=\"banner good\" role=\"status\">The chain verifies: " + std::to_string(verdict->receipts) +
            " receipts, head " + EscapeMarkup(verdict->head.hash.substr(0, 16)) + "… (seq " +
-           std::to_string(verdict->head.seq) + ").</p>\n";
+           std::to_string(verdict->head.seq) + ").</p>\n" + clock_note;
   return "<p class=\"banner bad\" role=\"status\">The chain does NOT verify from receipt " +
          std::to_string(verdict->first_bad_seq) + ": " + EscapeMarkup(verdict->problem) + "</p>\n";
 }
@@ -55,7 +64,9 @@ Page ReceiptsPage(workspace::Services& services) {
       const Json body = ParsedBody(it->body);
       const Json content = body.is_object() && body.contains("content") ? body["content"] : Json::object();
       html += "<tr><td>" + Link(ReceiptHref(it->seq), std::to_string(it->seq)) + "</td><td class=\"nowrap\">" +
-              EscapeMarkup(ShortTime(it->written_at, zone)) + "</td><td>" + EscapeMarkup(Gist(content)) + "</td><td><code>" +
+              EscapeMarkup(ShortTime(it->written_at, zone)) +
+              (content.is_object() && content.value(actions::kSimulatedClockKey, "") == "simulated" ? " (simulated clock)" : "") +
+              "</td><td>" + EscapeMarkup(Gist(content)) + "</td><td><code>" +
               EscapeMarkup(it->hash.substr(0, 16)) + "…</code></td></tr>\n";
     }
     html += "</tbody></table></div>\n";

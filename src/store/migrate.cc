@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "store/clock_kind.h"
+
 namespace dw::store {
 namespace {
 
@@ -24,7 +26,7 @@ Result<int> RecordedVersion(SqlConnection& conn) {
 
 // Everything between Begin and Commit; the caller rolls back if this fails.
 Result<int> MigrateInTransaction(SqlConnection& conn, std::span<const Migration> migrations,
-                                 const Clock& clock) {
+                                 const Clock& clock, bool simulated_clock) {
   // The lock comes first: two fresh databases racing on CREATE TABLE IF NOT EXISTS can both fail.
   Status prepared = conn.LockForMigration();
   if (prepared.ok()) prepared = conn.ExecScript(kCreateSchemaMigrations);
@@ -60,19 +62,29 @@ Result<int> MigrateInTransaction(SqlConnection& conn, std::span<const Migration>
                                         " failed: " + applied.message());
     }
   }
+  // Only at creation: a store that already holds records keeps the real clock it was made with.
+  if (simulated_clock && *recorded == 0 && supported > 0) {
+    Status marked = conn.Query("INSERT INTO kv_cursors (name, value, updated_at) VALUES ($1, $2, $3)",
+                               {SqlValue{std::string(kStoreClockCursor)}, SqlValue{std::string(kSimulatedClock)},
+                                SqlValue{ToUnixMillis(clock.Now())}})
+                        .status();
+    if (!marked.ok())
+      return Status(marked.code(), "marking the new state store at " + conn.display_location() +
+                                       " as a simulated-clock store failed: " + marked.message());
+  }
   return supported > *recorded ? supported : *recorded;
 }
 
 }  // namespace
 
 Result<int> ApplyMigrations(SqlConnection& conn, std::span<const Migration> migrations,
-                            const Clock& clock) {
+                            const Clock& clock, bool simulated_clock) {
   Status begun = conn.Begin();
   if (!begun.ok()) {
     return Status(begun.code(), "could not start migrating the state store at " +
                                     conn.display_location() + ": " + begun.message());
   }
-  Result<int> version = MigrateInTransaction(conn, migrations, clock);
+  Result<int> version = MigrateInTransaction(conn, migrations, clock, simulated_clock);
   if (!version.ok()) {
     conn.Rollback();  // best effort: the failure that caused it is the one worth reporting
     return version;

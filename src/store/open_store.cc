@@ -1,4 +1,8 @@
 // OpenStateStore: picks the backend from the location's form.
+#include <cstdlib>
+#include <string_view>
+
+#include "store/clock_kind.h"
 #include "store/location.h"
 #include "store/migrations.h"
 #include "store/postgres_connection.h"
@@ -19,7 +23,15 @@ Result<std::unique_ptr<StateStore>> OpenStateStore(const std::string& location,
           ? OpenPostgresConnection(location, "the state store", "-c synchronous_commit=on")
           : OpenSqliteConnection(location);
   if (!conn.ok()) return conn.status();
-  return SqlStateStore::Open(std::move(conn).value(), AllMigrations(), clock);
+  const char* simulated = std::getenv(kSimulatedClockEnv);
+  return SqlStateStore::Open(std::move(conn).value(), AllMigrations(), clock,
+                             simulated != nullptr && std::string_view(simulated) == "1");
+}
+
+Result<bool> IsSimulatedClockStore(StateStore& store) {
+  Result<std::optional<std::string>> mark = store.GetCursor(kStoreClockCursor);
+  if (!mark.ok()) return mark.status();
+  return mark->has_value() && **mark == kSimulatedClock;
 }
 
 }  // namespace dw::store

@@ -1,10 +1,13 @@
 #include "store/sql_state_store.h"
 
+#include "store/clock_kind.h"
+
 #include <algorithm>
 #include <cmath>
 #include <exception>
 
 #include "base/redaction.h"
+#include "store/clock_kind.h"
 #include "store/migrate.h"
 #include "store/sql_cells.h"
 #include "store/sql_metric_rows.h"
@@ -139,8 +142,8 @@ Status RequirePositive(int limit) {
 
 Result<std::unique_ptr<StateStore>> SqlStateStore::Open(std::unique_ptr<SqlConnection> conn,
                                                         std::span<const Migration> migrations,
-                                                        const Clock& clock) {
-  Result<int> version = ApplyMigrations(*conn, migrations, clock);
+                                                        const Clock& clock, bool simulated_clock) {
+  Result<int> version = ApplyMigrations(*conn, migrations, clock, simulated_clock);
   if (!version.ok()) return version.status();
   return std::unique_ptr<StateStore>(new SqlStateStore(std::move(conn), *version, clock));
 }
@@ -521,6 +524,9 @@ Result<std::optional<std::string>> SqlStateStore::GetCursor(const std::string& n
 
 Status SqlStateStore::SetCursor(const std::string& name, const std::string& value) {
   if (name.empty()) return InvalidArgument("cursor name must not be empty");
+  // Written once, when the store is created (ApplyMigrations): a store never becomes simulated.
+  if (name == kStoreClockCursor)
+    return PermissionDenied(std::string("cursor '") + kStoreClockCursor + "' is set only when the store is created");
   return Do(true, [&]() -> Status {
     return Run("INSERT INTO kv_cursors (name, value, updated_at) VALUES ($1, $2, $3) "
                "ON CONFLICT (name) DO UPDATE SET value = excluded.value, "

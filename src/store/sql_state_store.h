@@ -31,7 +31,7 @@ class SqlStateStore final : public StateStore,
   // ApplyMigrations'. `clock` must outlive the store.
   static Result<std::unique_ptr<StateStore>> Open(std::unique_ptr<SqlConnection> conn,
                                                   std::span<const Migration> migrations,
-                                                  const Clock& clock);
+                                                  const Clock& clock, bool simulated_clock = false);
 
   std::string backend() const override { return conn_->backend(); }
   int schema_version() const override { return schema_version_; }

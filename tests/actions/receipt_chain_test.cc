@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "actions/actions.h"
+#include "actions/receipt_anchor.h"
 #include "tests/store/store_test_support.h"
 
 namespace dw::actions {
@@ -280,6 +281,107 @@ TEST_P(ReceiptChainTest, ConcurrentWritersKeepOneChain) {
   ChainVerdict v = Verify();
   EXPECT_TRUE(v.ok) << v.problem;
   EXPECT_EQ(v.receipts, 100);
+}
+
+// A resolution notice as the outbox stores it (NotifyResolved's summary ends with the receipt it
+// announces), for `incident` on `channel`; `state` "sent" once delivered (it left the store).
+void Announce(store::StateStore& st, const Clock& clock, const std::string& incident, const std::string& channel,
+              int64_t seq, const std::string& hash, const std::string& state) {
+  ASSERT_TRUE(st.PutIncident({incident, "closed", "t", "table://main/x", clock.Now(), clock.Now(), clock.Now(),
+                              Json::object()})
+                  .ok());
+  store::OutboxMessage m;
+  m.incident_id = incident;
+  m.channel = channel;
+  m.event = "resolved";
+  m.payload = {{"notice", {{"incident_id", incident}, {"event", "resolved"},
+                           {"summary", "Restore skipped state; fixed (receipt " + std::to_string(seq) + ", hash " +
+                                           hash + ")"}}}};
+  m.state = "pending";
+  Result<bool> queued = st.EnqueueOutbox(m);
+  ASSERT_TRUE(queued.ok() && *queued) << queued.status().ToString();
+  auto all = st.OutboxFor(incident);
+  ASSERT_TRUE(all.ok());
+  for (store::OutboxMessage& q : *all) {
+    if (q.channel != channel || q.event != "resolved") continue;
+    q.state = state;
+    ASSERT_TRUE(st.UpdateOutbox(q).ok());
+  }
+}
+
+// Issue 34: the chain is anchored outside the store. Without --head, the newest receipt a
+// delivered resolution notice announced must be in the chain with its hash: a chain cut before it,
+// emptied, or rewritten with every hash recomputed fails naming the notification, where the
+// chain alone (its action log deleted with it) verified before.
+TEST_P(ReceiptChainTest, TheHeadAnnouncedByADeliveredNotificationAnchorsTheChain) {
+  WriteSome(5);
+  std::vector<store::ReceiptRecord> r(6);
+  for (int i = 1; i <= 5; ++i) {
+    auto got = ShowReceipt(*store_, i);
+    ASSERT_TRUE(got.ok());
+    r[i] = *got;
+  }
+  ASSERT_NO_FATAL_FAILURE(Announce(*store_, clock_, "INC-1", "teams", 2, r[2].hash, "sent"));
+  ASSERT_NO_FATAL_FAILURE(Announce(*store_, clock_, "INC-2", "slack", 3, r[3].hash, "sent"));
+  // Never delivered: not an anchor (it did not leave the store), though it names a later receipt.
+  ASSERT_NO_FATAL_FAILURE(Announce(*store_, clock_, "INC-3", "slack", 9, std::string(64, 'e'), "failed"));
+  ChainVerdict whole = Verify();
+  ASSERT_TRUE(whole.ok) << whole.problem;
+  auto announced = LatestAnnouncedHead(*store_);
+  ASSERT_TRUE(announced.ok() && announced->has_value());
+  EXPECT_EQ((*announced)->seq, 3);  // the newest delivered announcement
+  EXPECT_EQ((*announced)->Where().find("notification"), 0u);
+  EXPECT_NE((*announced)->Where().find("slack, incident INC-2"), std::string::npos) << (*announced)->Where();
+
+  // Rewritten from receipt 3 on, every hash recomputed, the action log gone: consistent by itself.
+  std::string body3 = r[3].body;
+  body3.replace(body3.find("INC-2"), 5, "INC-9");
+  const std::string hash3 = Sha256Hex(body3);
+  std::string body4 = r[4].body;
+  body4.replace(body4.find(r[3].hash), r[3].hash.size(), hash3);
+  Raw("DELETE FROM action_events");
+  Raw("UPDATE receipts SET body = $1, hash = $2 WHERE seq = 3", {body3, hash3});
+  Raw("UPDATE receipts SET body = $1, hash = $2, prev_hash = $3 WHERE seq = 4", {body4, Sha256Hex(body4), hash3});
+  Raw("DELETE FROM receipts WHERE seq = 5");
+  EXPECT_TRUE(Verify(Sha256Hex(body4)).ok) << "--head overrides the announced head";
+  ChainVerdict rewritten = Verify();
+  EXPECT_FALSE(rewritten.ok);
+  EXPECT_EQ(rewritten.first_bad_seq, 3);
+  EXPECT_NE(rewritten.problem.find("rewritten"), std::string::npos) << rewritten.problem;
+  EXPECT_NE(rewritten.problem.find("INC-2"), std::string::npos) << rewritten.problem;
+  EXPECT_NE(rewritten.problem.find(r[3].hash), std::string::npos) << rewritten.problem;
+
+  // Cut before the announced head.
+  Raw("DELETE FROM receipts WHERE seq >= 3");
+  ChainVerdict cut = Verify();
+  EXPECT_FALSE(cut.ok);
+  EXPECT_NE(cut.problem.find("ends at receipt 2"), std::string::npos) << cut.problem;
+  EXPECT_NE(cut.problem.find("announced receipt 3"), std::string::npos) << cut.problem;
+  EXPECT_TRUE(Verify(r[2].hash).ok) << "--head overrides the announced head";
+
+  // Emptied.
+  Raw("DELETE FROM receipts");
+  ChainVerdict empty = Verify();
+  EXPECT_FALSE(empty.ok);
+  EXPECT_NE(empty.problem.find("is empty"), std::string::npos) << empty.problem;
+  EXPECT_NE(empty.problem.find("notification"), std::string::npos) << empty.problem;
+}
+
+// What a resolution notice's summary announces: its last "(receipt N, hash H)", and nothing from
+// a summary that only looks like one.
+TEST(ReceiptNamedInTest, ReadsTheAnnouncedReceiptAndNothingElse) {
+  const std::string h(64, 'a');
+  auto named = ReceiptNamedIn("Fixed (receipt 12, hash " + h + ")");
+  ASSERT_TRUE(named.has_value());
+  EXPECT_EQ(named->first, 12);
+  EXPECT_EQ(named->second, h);
+  auto last = ReceiptNamedIn("said (receipt 3, hash " + std::string(64, 'b') + ") then (receipt 4, hash " + h + ")");
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->first, 4);
+  for (const std::string& bad : {std::string("Resolved"), "(receipt x, hash " + h + ")", "(receipt 0, hash " + h + ")",
+                                 "(receipt 5, hash " + h.substr(1) + ")", "(receipt 5, hash " + std::string(64, 'G') + ")",
+                                 "(receipt 5 hash " + h + ")"})
+    EXPECT_FALSE(ReceiptNamedIn(bad).has_value()) << bad;
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ReceiptChainTest, ::testing::Values("sqlite", "postgresql"),

@@ -1,7 +1,8 @@
 // monitor_metrics through the dw-incidents catalog: what an agent records never changes a stored
-// point, and marking a range expected is refused (a person's step).
+// point, and marking a range expected is a proposal a person approves (a person's step).
 #include <gtest/gtest.h>
 
+#include "actions/actions.h"
 #include "agents/agents.h"
 #include "tests/support/agent_workspace.h"
 #include "mcp/tool_invocation.h"
@@ -28,8 +29,9 @@ class MonitorMetricsToolTest : public ::testing::Test {
     for (int i = 0; i < 42; ++i) points.push_back({{"ts", kStart + i * kHour}, {"value", i < 40 ? 50.0 + i % 3 : 500.0}});
     return Json::array({{{"metric", "signups"}, {"points", points}}});
   }
-  size_t Stored() {
-    auto store = ws_.services()->state();
+  size_t Stored() { return Stored(ws_); }
+  static size_t Stored(dw::testing::AgentWorkspace& ws) {
+    auto store = ws.services()->state();
     EXPECT_TRUE(store.ok());
     auto p = (*store)->MetricPoints("signups", FromUnixMillis(0), FromUnixMillis(kStart + 1000 * kHour));
     return p.ok() ? p->size() : 0;
@@ -98,23 +100,100 @@ TEST_F(MonitorMetricsToolTest, AnAgentCannotWriteIntoASeriesTheProductMeasures) 
   ASSERT_FALSE(own.is_error) << own.content.dump();
 }
 
-// Marking a range expected silences its monitor: refused from an agent, with the person's command
-// named, and nothing of the call stored (not its points either).
-TEST_F(MonitorMetricsToolTest, MarkExpectedIsRefusedFromAnAgentAndNothingIsStored) {
-  Json args = {{"record", Record()},
-               {"mark_expected", Json::array({{{"metric", "signups"},
-                                               {"from", "2026-01-02T16:00:00Z"},
-                                               {"to", "2026-01-02T17:00:00Z"},
-                                               {"note", "launch"}}})}};
-  auto r = Call(args);
-  ASSERT_TRUE(r.is_error);
-  EXPECT_NE(r.content.dump().find("dw monitor mark"), std::string::npos) << r.content.dump();
-  EXPECT_EQ(Stored(), 0u);
-  auto store = ws_.services()->state();
-  ASSERT_TRUE(store.ok());
-  auto marks = (*store)->MetricMarks("signups", FromUnixMillis(0), FromUnixMillis(kStart + 1000 * kHour));
-  ASSERT_TRUE(marks.ok());
-  EXPECT_TRUE(marks->empty());
+// Issue 34: marking a range expected silences its monitor, so from an agent it is a proposal a
+// person approves, never a mark. The call stores the agent's points and a pending proposal, and
+// nothing is marked; the agent cannot decide it; a person's signed approval stores the mark with
+// that person as its author, and a denial stores none. Without a domain to decide it, or at a
+// domain that sends nothing for approval (L1), nothing is proposed and the error says why.
+TEST_F(MonitorMetricsToolTest, MarkExpectedFromAnAgentIsAProposalOnlyAPersonsApprovalApplies) {
+  const std::string domain = "domains:\n  growth: {autonomy: L2, owners: [ana@example.com], approvers: [ana@example.com]}\n";
+  dw::testing::AgentWorkspace ws{FromUnixMillis(kStart + 42 * kHour)};
+  ws.Write("dataworkers.yaml", "version: 1\nname: t\n" + domain);
+  ASSERT_TRUE(ws.Load("dw-incidents"));
+  SimulatedClock clock(FromUnixMillis(kStart + 42 * kHour));
+  auto issued = actions::IssuePersonKey(**ws.services()->state(), "ana@example.com", clock, "test");
+  ASSERT_TRUE(issued.ok()) << issued.status().ToString();
+  ws.Write("dataworkers.yaml", "version: 1\nname: t\n" + domain + "people:\n  ana@example.com: {keys: [\"" +
+                                   actions::KeyFingerprint(issued->public_key_pem) + "\"]}\n");
+  ASSERT_TRUE(ws.Load("dw-incidents"));
+  store::StateStore& st = **ws.services()->state();
+  auto marks = [&](const std::string& metric) {
+    auto m = st.MetricMarks(metric, FromUnixMillis(0), FromUnixMillis(kStart + 1000 * kHour));
+    EXPECT_TRUE(m.ok());
+    return m.ok() ? *m : std::vector<store::MetricMark>{};
+  };
+  auto ask = [&](const std::string& from, const std::string& to) {
+    return ws.Call("monitor_metrics", {{"record", Record()},
+                                       {"mark_expected", Json::array({{{"metric", "signups"}, {"from", from},
+                                                                       {"to", to}, {"note", "launch"}}})}});
+  };
+  auto approve = [&](const std::string& id, actions::Verdict verdict, const std::string& person) {
+    auto s = actions::NewStatement(person, id, 1, verdict, "checked the launch", clock);
+    auto sig = actions::SignStatement(s, issued->private_key_pem);
+    EXPECT_TRUE(sig.ok());
+    return actions::Decide(st, ws.services()->workspace(), {s, "cli", sig.ok() ? *sig : ""}, clock);
+  };
+
+  auto r = ask("2026-01-02T16:00:00Z", "2026-01-02T17:00:00Z");
+  ASSERT_FALSE(r.is_error) << r.content.dump();
+  ASSERT_EQ((*r.structured)["proposals"].size(), 1u) << r.structured->dump();
+  const Json& p = (*r.structured)["proposals"][0];
+  EXPECT_EQ(p["status"], "pending");
+  EXPECT_NE(p["waits_for"].get<std::string>().find("ana@example.com"), std::string::npos) << p.dump();
+  const std::string id = p["proposal_id"];
+  EXPECT_EQ(Stored(ws), 42u) << "the agent's own points are stored as before";
+  EXPECT_TRUE(marks("signups").empty()) << "nothing is marked by the agent's call";
+  // The agent cannot apply it: not as itself, not over MCP.
+  auto s = actions::NewStatement("agent:dw-incidents", id, 1, actions::Verdict::kApprove, "", clock);
+  auto as_agent = actions::Decide(st, ws.services()->workspace(), {s, "cli", ""}, clock);
+  ASSERT_TRUE(as_agent.ok());
+  EXPECT_FALSE(as_agent->accepted);
+  auto ana = actions::NewStatement("ana@example.com", id, 1, actions::Verdict::kApprove, "", clock);
+  auto over_mcp = actions::Decide(st, ws.services()->workspace(),
+                                  {ana, "mcp", *actions::SignStatement(ana, issued->private_key_pem)}, clock);
+  ASSERT_TRUE(over_mcp.ok());
+  EXPECT_FALSE(over_mcp->accepted);
+  EXPECT_TRUE(marks("signups").empty());
+
+  auto approved = approve(id, actions::Verdict::kApprove, "ana@example.com");
+  ASSERT_TRUE(approved.ok()) << approved.status().ToString();
+  ASSERT_TRUE(approved->accepted) << approved->reason;
+  EXPECT_NE(approved->reason.find("marked signups expected"), std::string::npos) << approved->reason;
+  auto m = marks("signups");
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].author, "ana@example.com");
+  EXPECT_EQ(m[0].note, "launch");
+  EXPECT_EQ(ToUnixMillis(m[0].from), kStart + 40 * kHour);
+  EXPECT_EQ(ToUnixMillis(m[0].to), kStart + 41 * kHour);
+
+  // Another range, denied: no mark.
+  auto other = ask("2026-01-01T02:00:00Z", "2026-01-01T03:00:00Z");
+  ASSERT_FALSE(other.is_error) << other.content.dump();
+  auto denied = approve((*other.structured)["proposals"][0]["proposal_id"], actions::Verdict::kDeny, "ana@example.com");
+  ASSERT_TRUE(denied.ok() && denied->accepted);
+  EXPECT_EQ(marks("signups").size(), 1u);
+
+  // Nothing proposed where nobody can decide: no domain (the fixture's workspace), a domain at L1,
+  // a range backwards; each is an error naming the metric, and nothing is marked.
+  auto none = Call({{"record", Record()}, {"mark_expected", Json::array({{{"metric", "signups"}, {"from", kStart}, {"to", kStart + kHour}}})}});
+  ASSERT_FALSE(none.is_error) << none.content.dump();
+  ASSERT_EQ((*none.structured)["errors"].size(), 1u) << none.structured->dump();
+  EXPECT_NE((*none.structured)["errors"][0]["error"].get<std::string>().find("no domain decides"), std::string::npos);
+  dw::testing::AgentWorkspace l1{FromUnixMillis(kStart + 42 * kHour)};
+  l1.Write("dataworkers.yaml", "version: 1\nname: t\ndomains:\n  growth: {autonomy: L1, owners: [ana@example.com], "
+                               "approvers: [ana@example.com]}\n");
+  ASSERT_TRUE(l1.Load("dw-incidents"));
+  for (const Json& range : {Json::array({kStart, kStart + kHour}), Json::array({kStart + kHour, kStart})}) {
+    auto refused = l1.Call("monitor_metrics", {{"record", Record()},
+                                               {"mark_expected", Json::array({{{"metric", "signups"}, {"from", range[0]},
+                                                                               {"to", range[1]}}})}});
+    ASSERT_FALSE(refused.is_error) << refused.content.dump();
+    ASSERT_EQ((*refused.structured)["errors"].size(), 1u) << refused.structured->dump();
+    EXPECT_EQ((*refused.structured)["proposals"].size(), 0u);
+  }
+  auto l1_marks = (*l1.services()->state())->MetricMarks("signups", FromUnixMillis(0), FromUnixMillis(kStart + 1000 * kHour));
+  ASSERT_TRUE(l1_marks.ok());
+  EXPECT_TRUE(l1_marks->empty());
 }
 
 }  // namespace monitor_metrics_tool_test

@@ -1,11 +1,13 @@
 // `dw keys issue`, `dw approve`, `dw deny`, `dw stop` and `dw receipts ...` through the real binary.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 
 #include "actions/actions.h"
 #include "store/sql_connection.h"
 #include "store/sqlite_connection.h"
+#include "store/clock_kind.h"
 #include "store/state_store.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/subprocess.h"
@@ -211,6 +213,155 @@ TEST_F(ActionsCliTest, ReceiptsVerifyHeadShowExportAndCatchTampering) {
   EXPECT_EQ(edited.exit_code, 1);
   EXPECT_NE(edited.out.find("receipt 1 does not verify"), std::string::npos) << edited.out;
 }
+
+// Issue 34: the time of a decision is the real time. A command that records a decision, a
+// resolution or a receipt refuses --now on a real store, naming the option; reading commands keep
+// it; and an expired request cannot be approved by moving the clock back, in any store.
+namespace now_recording_cli_test {
+
+
+
+constexpr const char* kNowWorkspace =
+    "version: 1\nname: w\ndomains:\n  loyalty: {autonomy: L2, owners: [ana@example.com], "
+    "approvers: [ana@example.com], approval_ttl: 2h}\n";
+
+std::string StorePath(const TempDir& t) { return (t.path() / ".dw" / "state.db").string(); }
+
+// P-1, drafted by an agent and sent for ana's approval at `clock`'s time (a 2 h request).
+void SendProposal(const TempDir& t, const Clock& clock) {
+  auto store = store::OpenStateStore(StorePath(t), clock);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  config::Workspace ws;
+  ws.domains["loyalty"] = {"loyalty", "L2", {"ana@example.com"}, {"ana@example.com"}, {}, "2h"};
+  actions::ProposalDraft d{"P-1", "INC-1", "loyalty", "hold", "agent:dw-incidents", {}};
+  ASSERT_TRUE(actions::StoreProposal(**store, d, clock).ok());
+  ASSERT_TRUE(actions::SendForApproval(**store, ws, "P-1", clock, "agent:dw-incidents").ok());
+}
+
+// Issues ana's key through dw and declares it in the workspace file; returns the key file.
+std::string IssueAndDeclare(const TempDir& t, const std::string& dw) {
+  const std::string key = (t.path() / "ana.pem").string();
+  auto issue = RunCommand(dw + " keys issue ana@example.com --out '" + key + "'");
+  EXPECT_EQ(issue.exit_code, 0) << issue.err;
+  const size_t at = issue.out.find("public key sha256:");
+  EXPECT_NE(at, std::string::npos) << issue.out;
+  if (at == std::string::npos) return key;
+  t.Write("dataworkers.yaml", std::string(kNowWorkspace) + "people:\n  ana@example.com: {keys: [\"" +
+                                  issue.out.substr(at + 11, 71) + "\"]}\n");
+  return key;
+}
+
+std::string ProposalStatus(const TempDir& t) {
+  auto store = store::OpenStateStore(StorePath(t));
+  if (!store.ok()) return store.status().ToString();
+  auto st = actions::GetProposalState(**store, actions::DecisionTrust{}, "P-1", 0, RealClock());
+  return st.ok() ? actions::ProposalStatusName(st->status) : st.status().ToString();
+}
+
+// A real store (made by a dw run without the simulated-clock variable): every recording command
+// refuses --now before it does anything, naming the option; the reading ones keep it.
+TEST(NowRecordingCliTest, ARealStoreRefusesNowOnEveryCommandThatRecords) {
+  TempDir t;
+  t.Write("dataworkers.yaml", kNowWorkspace);
+  const std::string real = "env -u DW_SIMULATED_CLOCK_STORE " + std::string(DW_BINARY) + " --workspace '" +
+                           t.path().string() + "'";
+  const std::string at = real + " --now 2026-11-24T15:00:00Z ";
+  auto made = RunCommand(real + " incidents list");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  t.Write("x.avsc", "{\"type\": \"string\"}");
+  const std::string key = (t.path() / "none.pem").string();
+  for (const std::string& cmd : std::vector<std::string>{"approve P-1 --as ana@example.com --key " + key, "deny P-1 --as ana@example.com --key " + key + " --reason no",
+        std::string("stop --as ana@example.com --reason test"), std::string("incidents scan"),
+        std::string("incidents ack INC-1 --as ana@example.com"), std::string("incidents resolve INC-1 --as ana@example.com"),
+        std::string("incidents verify INC-1 --as ana@example.com"),
+        std::string("incidents close INC-1 --as ana@example.com --expected"), std::string("incidents propose INC-1"),
+        "monitor mark orders --from 2026-11-24T10:00:00Z --to 2026-11-24T11:00:00Z --as ana@example.com",
+        "schema register some-subject " + (t.path() / "x.avsc").string(), "watch --once", "mcp dw-incidents"}) {
+    auto r = RunCommand(at + cmd);
+    EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find("--now is refused"), std::string::npos) << cmd << "\n" << r.err;
+    EXPECT_NE(r.err.find("dw " + cmd.substr(0, cmd.find(' '))), std::string::npos)
+        << "names the command: " << cmd << "\n" << r.err;
+  }
+  // Nothing was recorded by the refused commands.
+  auto store = store::OpenStateStore(StorePath(t));
+  ASSERT_TRUE(store.ok());
+  EXPECT_TRUE((*store)->ActionEvents("stop-switch")->empty());
+  EXPECT_TRUE((*store)->MetricMarks("orders", FromUnixMillis(0), FromUnixMillis(4'000'000'000'000))->empty());
+  EXPECT_FALSE(*store::IsSimulatedClockStore(**store));
+  // Reading at an instant stays what --now is for.
+  for (const char* cmd : {"incidents list", "receipts verify", "receipts head", "changes"}) {
+    auto r = RunCommand(at + cmd);
+    EXPECT_EQ(r.exit_code, 0) << cmd << "\n" << r.err;
+  }
+}
+
+// Issue 34: "an expired request is approved with --now in the past". On a real store the clock
+// cannot be moved; in a simulated one it cannot be moved back past what the log already holds.
+TEST(NowRecordingCliTest, AnExpiredRequestIsNotApprovedByMovingTheClock) {
+  {
+    TempDir t;
+    t.Write("dataworkers.yaml", kNowWorkspace);
+    const std::string real = "env -u DW_SIMULATED_CLOCK_STORE " + std::string(DW_BINARY) + " --workspace '" +
+                             t.path().string() + "'";
+    const std::string key = IssueAndDeclare(t, real);  // creates the store: a real one
+    const TimePoint sent = RealClock().Now() - std::chrono::hours(3);
+    SimulatedClock then(sent);
+    ASSERT_NO_FATAL_FAILURE(SendProposal(t, then));
+    auto back = RunCommand(real + " --now " + FormatRfc3339(sent + std::chrono::minutes(30)) +
+                           " approve P-1 --as ana@example.com --key '" + key + "'");
+    EXPECT_EQ(back.exit_code, 2) << back.out << back.err;
+    EXPECT_NE(back.err.find("--now is refused"), std::string::npos) << back.err;
+    auto now = RunCommand(real + " approve P-1 --as ana@example.com --key '" + key + "'");
+    EXPECT_EQ(now.exit_code, 1) << now.out << now.err;
+    EXPECT_NE(now.err.find("expired"), std::string::npos) << now.err;
+    EXPECT_EQ(ProposalStatus(t), "expired");
+  }
+  {
+    TempDir t;
+    t.Write("dataworkers.yaml", kNowWorkspace);
+    const std::string dw = std::string(DW_BINARY) + " --workspace '" + t.path().string() + "'";
+    const std::string key = IssueAndDeclare(t, dw);  // a simulated-clock store (this binary's default)
+    SimulatedClock clock(FromUnixMillis(1'800'000'000'000));  // 2027-01-15T08:00:00Z
+    ASSERT_NO_FATAL_FAILURE(SendProposal(t, clock));
+    const std::string approve = " approve P-1 --as ana@example.com --key '" + key + "'";
+    auto late = RunCommand(dw + " --now 2027-01-15T10:30:00Z" + approve);
+    EXPECT_EQ(late.exit_code, 1) << late.out << late.err;
+    EXPECT_NE(late.err.find("expired"), std::string::npos) << late.err;
+    // The refusal is on record at 10:30: a clock set back to 09:00 decides nothing.
+    auto back = RunCommand(dw + " --now 2027-01-15T09:00:00Z" + approve);
+    EXPECT_EQ(back.exit_code, 1) << back.out << back.err;
+    EXPECT_NE(back.err.find("never dated before the record"), std::string::npos) << back.err;
+    EXPECT_NE(ProposalStatus(t), "approved");
+  }
+}
+
+// In a simulated-clock store --now is honoured, and what it dates says so: the receipt's content
+// and `dw receipts verify`.
+TEST(NowRecordingCliTest, WhatASimulatedClockDatesSaysSo) {
+  TempDir t;
+  t.Write("dataworkers.yaml", kNowWorkspace);
+  const std::string dw = std::string(DW_BINARY) + " --workspace '" + t.path().string() + "' --now 2027-01-15T08:00:00Z";
+  auto stop = RunCommand(dw + " stop --as ana@example.com --reason drill");
+  ASSERT_EQ(stop.exit_code, 0) << stop.err;
+  auto store = store::OpenStateStore(StorePath(t));
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE(*store::IsSimulatedClockStore(**store));
+  SimulatedClock clock(FromUnixMillis(1'800'000'000'000));
+  auto r = actions::WriteReceipt(**store, {{"kind", "drill"}}, clock);
+  ASSERT_TRUE(r.ok());
+  EXPECT_NE(r->body.find("\"clock\":\"simulated\""), std::string::npos) << r->body;
+  EXPECT_NE(actions::ReceiptText(*r).find("simulated clock"), std::string::npos);
+  auto real = actions::WriteReceipt(**store, {{"kind", "drill"}}, RealClock());
+  ASSERT_TRUE(real.ok());
+  EXPECT_EQ(real->body.find("simulated"), std::string::npos) << real->body;
+  auto verify = RunCommand(dw + " receipts verify");
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+  EXPECT_NE(verify.out.find("simulated-clock store"), std::string::npos) << verify.out;
+  EXPECT_NE(verify.out.find("1 receipt(s) say they were dated by a simulated clock"), std::string::npos) << verify.out;
+}
+
+}  // namespace now_recording_cli_test
 
 }  // namespace
 }  // namespace dw

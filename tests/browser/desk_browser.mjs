@@ -38,6 +38,9 @@ const out = outIdx >= 0 ? resolve(args[outIdx + 1]) : toDocs ? join(root, 'docs'
 mkdirSync(out, { recursive: true });
 const dw = join(build, 'dw');
 const browserPath = process.env.DW_CHROMIUM || '/usr/bin/chromium';
+// The scratch workspaces below are served and decided at a fixed --now: their stores are created as
+// simulated-clock stores, where recording commands honour --now (docs/cli.md, "--now").
+process.env.DW_SIMULATED_CLOCK_STORE = '1';
 
 let passed = 0, failed = 0;
 function check(name, ok, detail = '') {

@@ -4,6 +4,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include "store/clock_kind.h"
 #include "store/location.h"
 #include "store/migrations.h"
 #include "store_test_support.h"
@@ -56,8 +58,18 @@ ChangeEvent Event(const std::string& key, const std::string& asset, int64_t minu
   return e;
 }
 
+// Unsets DW_SIMULATED_CLOCK_STORE for the scope: a store created meanwhile is a real-clock store
+// (this binary creates simulated-clock stores otherwise: simulated_clock_store_test below).
+struct RealClockStores {
+  RealClockStores() { ::unsetenv(kSimulatedClockEnv); }
+  ~RealClockStores() { ::setenv(kSimulatedClockEnv, "1", 1); }
+};
+
+// The stores here are real-clock stores, as a user's: what they hold is only what the test wrote.
 class StoreBackendTest : public ::testing::TestWithParam<std::string> {
  protected:
+  RealClockStores real_clock_;
+
   void SetUp() override {
     if (GetParam() == "postgresql" && test_support::PostgresTestUrl().empty()) {
       GTEST_SKIP() << test_support::kPgSkipMessage;
@@ -583,5 +595,61 @@ INSTANTIATE_TEST_SUITE_P(Store, StoreBackendTest, ::testing::Values("sqlite", "p
                          });
 
 }  // namespace state_store_test
+
+namespace simulated_clock_store_test {
+
+// A simulated-clock store is made so only when it is created, and never becomes one later: the one
+// kind of store in which a command may record a decision, a resolution or a receipt at --now
+// (docs/cli.md, "--now", store/clock_kind.h).
+//
+// The tests' own stores are scratch stores whose times are made up (a SimulatedClock, `dw --now`),
+// so this test binary creates every store as a simulated-clock store, for itself and for the dw
+// processes it starts; a test that needs a real store unsets the variable (RealClockStores).
+// Set before main: every store this binary (and each dw it starts) creates is a scratch store.
+[[maybe_unused]] const bool kTestStoresAreSimulated = [] {
+  ::setenv(kSimulatedClockEnv, "1", 1);
+  return true;
+}();
+
+class SimulatedClockStoreTest : public test_support::ScratchOnEachBackend {};
+
+using state_store_test::RealClockStores;
+
+TEST_P(SimulatedClockStoreTest, OnlyAStoreCreatedSoIsSimulatedAndNoneBecomesOneLater) {
+  {
+    RealClockStores real;
+    std::unique_ptr<StateStore> st = Open();
+    ASSERT_NE(st, nullptr);
+    Result<bool> simulated = IsSimulatedClockStore(*st);
+    ASSERT_TRUE(simulated.ok()) << simulated.status().ToString();
+    EXPECT_FALSE(*simulated) << "created without the variable: a real store";
+  }
+  // Reopened with the variable set, an existing store stays what it was made.
+  std::unique_ptr<StateStore> again = Open();
+  ASSERT_NE(again, nullptr);
+  EXPECT_FALSE(*IsSimulatedClockStore(*again));
+  // Nor can a command make it one through the cursors.
+  Status set = again->SetCursor(kStoreClockCursor, kSimulatedClock);
+  EXPECT_EQ(set.code(), StatusCode::kPermissionDenied) << set.ToString();
+  EXPECT_FALSE(*IsSimulatedClockStore(*again));
+  EXPECT_TRUE(again->SetCursor("other", "x").ok()) << "other cursors are unaffected";
+}
+
+TEST_P(SimulatedClockStoreTest, AStoreCreatedWithTheVariableIsSimulatedForGood) {
+  {
+    std::unique_ptr<StateStore> st = Open();
+    ASSERT_NE(st, nullptr);
+    EXPECT_TRUE(*IsSimulatedClockStore(*st));
+  }
+  RealClockStores real;
+  std::unique_ptr<StateStore> reopened = Open();
+  ASSERT_NE(reopened, nullptr);
+  EXPECT_TRUE(*IsSimulatedClockStore(*reopened)) << "what it was made stays with it";
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, SimulatedClockStoreTest, ::testing::Values("sqlite", "postgresql"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace simulated_clock_store_test
 }  // namespace
 }  // namespace dw::store
