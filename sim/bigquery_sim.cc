@@ -14,8 +14,6 @@
 //                                                    in INFORMATION_SCHEMA.JOBS as `user`'s job
 //                                                    created at `at`, with its destination_table and
 //                                                    dml_statistics
-//   POST /_sim/drop {"dataset", "table"}            the table is dropped (a table that vanishes
-//                                                    mid-run: queries naming it answer notFound)
 // Every API call needs "Authorization: Bearer TOKEN" of a token the endpoint issued and that has
 // not expired (401 in Google's error shape otherwise). Tables are real: they live in an embedded
 // SQLite database seeded from the script, and each statement is translated (sim/bigquery_sql.h)
@@ -171,7 +169,6 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
                            {"queries", queries_}, {"last_labels", last_labels_}, {"jobs_log", jobs_log_}}.dump(), "application/json");
     });
     server.Post("/_sim/exec", [this, self](const httplib::Request& req, httplib::Response& res) { WorldWrite(req, res); });
-    server.Post("/_sim/drop", [this, self](const httplib::Request& req, httplib::Response& res) { Drop(req, res); });
     server.Post("/_sim/expire_tokens", [this, self](const httplib::Request&, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mu_);
       for (auto& [token, expires] : tokens_) expires = std::chrono::system_clock::now() - std::chrono::seconds(1);
@@ -376,20 +373,6 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
       done.push_back({{"statement", t.statement}, {"rows", changed}});
     }
     res.set_content(Json{{"ran", done}}.dump(), "application/json");
-  }
-
-  // POST /_sim/drop {"dataset", "table"}: the table leaves the catalog and its rows go.
-  void Drop(const httplib::Request& req, httplib::Response& res) {
-    Json body = Json::parse(req.body, nullptr, false);
-    const std::string dataset = Str(body, "dataset"), table = Str(body, "table");
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!catalog_.tables.erase({dataset, table}))
-      return GoogleError(res, 404, "notFound", "Not found: Table " + catalog_.project + ":" + dataset + "." + table);
-    Exec("DROP TABLE " + SqliteTableName(dataset, table));
-    Insert("DELETE FROM \"INFORMATION_SCHEMA.TABLES\" WHERE table_schema = ? AND table_name = ?", {dataset, table});
-    Insert("DELETE FROM \"INFORMATION_SCHEMA.COLUMNS\" WHERE table_schema = ? AND table_name = ?", {dataset, table});
-    columns_.erase({dataset, table});
-    res.set_content(Json{{"dropped", dataset + "." + table}}.dump(), "application/json");
   }
 
   // ---- INFORMATION_SCHEMA.JOBS ----
