@@ -9,6 +9,11 @@
 //                                                    "last_labels", "jobs_log": the last 100 queries
 //                                                    with their parameters, schema and rows}
 //   POST /_sim/expire_tokens                        every token issued so far expires now
+//   POST /_sim/exec {"sql", "user", "at"}           the world's own writes in a replay (INSERT,
+//                                                    UPDATE, DELETE in GoogleSQL): run, and recorded
+//                                                    in INFORMATION_SCHEMA.JOBS as `user`'s job
+//                                                    created at `at`, with its destination_table and
+//                                                    dml_statistics
 // Every API call needs "Authorization: Bearer TOKEN" of a token the endpoint issued and that has
 // not expired (401 in Google's error shape otherwise). Tables are real: they live in an embedded
 // SQLite database seeded from the script, and each statement is translated (sim/bigquery_sql.h)
@@ -163,6 +168,7 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
       res.set_content(Json{{"token_grants", grants_}, {"api_calls", api_calls_}, {"jobs", jobs_.size()}, {"cancelled", cancelled_},
                            {"queries", queries_}, {"last_labels", last_labels_}, {"jobs_log", jobs_log_}}.dump(), "application/json");
     });
+    server.Post("/_sim/exec", [this, self](const httplib::Request& req, httplib::Response& res) { WorldWrite(req, res); });
     server.Post("/_sim/expire_tokens", [this, self](const httplib::Request&, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mu_);
       for (auto& [token, expires] : tokens_) expires = std::chrono::system_clock::now() - std::chrono::seconds(1);
@@ -330,6 +336,44 @@ class BigQuerySim : public std::enable_shared_from_this<BigQuerySim> {
   }
 
   std::string RandomHex(int bytes) { return RandomHexOf(rng_, bytes); }
+
+  // ---- the world's own writes (a replay) ----
+
+  // POST /_sim/exec: each statement runs on the tables and is recorded in INFORMATION_SCHEMA.JOBS
+  // as `user`'s DML job created at `at` (its target as destination_table, its rows changed as
+  // dml_statistics), as the service records a job that wrote a table.
+  void WorldWrite(const httplib::Request& req, httplib::Response& res) {
+    Json body = Json::parse(req.body, nullptr, false);
+    if (!body.is_object() || Str(body, "sql").empty())
+      return GoogleError(res, 400, "invalid", "exec needs {\"sql\", \"user\", \"at\"}");
+    std::optional<int64_t> at = ParseTimeText(Str(body, "at"));
+    if (!at) return GoogleError(res, 400, "invalid", "exec: 'at' is not an RFC 3339 time");
+    const std::string user = Str(body, "user").empty() ? "world@" + catalog_.project + ".iam.gserviceaccount.com"
+                                                       : Str(body, "user");
+    std::lock_guard<std::mutex> lock(mu_);
+    Json done = Json::array();
+    for (const std::string& statement : SplitSqlStatements(Str(body, "sql"))) {
+      SqlTranslation t = TranslateGoogleSql(statement, catalog_, /*allow_writes=*/true);
+      if (!t.ok) return GoogleError(res, t.http_status, t.reason, t.message + "\nin: " + statement);
+      char* err = nullptr;
+      if (sqlite3_exec(db_, t.sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+        std::string m = err == nullptr ? "?" : err;
+        sqlite3_free(err);
+        return GoogleError(res, 400, "invalidQuery", m + "\nin: " + statement);
+      }
+      const int64_t changed = sqlite3_changes(db_);
+      Json destination, dml;
+      if (t.statement == "INSERT" || t.statement == "UPDATE" || t.statement == "DELETE") {
+        destination = {{"project_id", catalog_.project}, {"dataset_id", t.first_table.first}, {"table_id", t.first_table.second}};
+        dml = {{"inserted_row_count", t.statement == "INSERT" ? changed : 0},
+               {"deleted_row_count", t.statement == "DELETE" ? changed : 0},
+               {"updated_row_count", t.statement == "UPDATE" ? changed : 0}};
+      }
+      RecordJob("job_" + RandomHex(12), *at, user, Json::array(), statement, 0, 0, t.statement, destination, dml);
+      done.push_back({{"statement", t.statement}, {"rows", changed}});
+    }
+    res.set_content(Json{{"ran", done}}.dump(), "application/json");
+  }
 
   // ---- INFORMATION_SCHEMA.JOBS ----
 

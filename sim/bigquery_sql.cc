@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <map>
+#include <regex>
 #include <string_view>
 #include <vector>
 
@@ -16,7 +17,7 @@ const std::set<std::string>& Keywords() {
       "NOT",    "AND",    "OR",    "EXISTS", "ON",     "JOIN",   "USING",   "CASE",      "WHEN",  "THEN",
       "ELSE",   "END",    "IS",    "NULL",   "DISTINCT", "ALL",  "UNION",   "EXCEPT",    "INTERSECT",
       "ASC",    "DESC",   "BETWEEN", "LIKE", "OFFSET", "WITH",   "TRUE",    "FALSE",     "INNER", "LEFT",
-      "RIGHT",  "FULL",   "OUTER", "CROSS"};
+      "RIGHT",  "FULL",   "OUTER", "CROSS", "SET",    "INTO",   "VALUES"};
   return k;
 }
 
@@ -28,7 +29,8 @@ const std::map<std::string, std::string>& Functions() {
       {"LOWER", "lower"},   {"UPPER", "upper"},   {"LENGTH", "length"}, {"ROUND", "round"},
       {"COUNTIF", "bq_countif"}, {"UNIX_MILLIS", "bq_unix_millis"}, {"UNIX_SECONDS", "bq_unix_seconds"},
       {"DATE", "bq_date"},  {"DATETIME", "bq_datetime"}, {"TIMESTAMP", "bq_timestamp"},
-      {"SUBSTR", "substr"}, {"TO_JSON_STRING", "bq_to_json_string"}};
+      {"SUBSTR", "substr"}, {"TO_JSON_STRING", "bq_to_json_string"}, {"MOD", "bq_mod"},
+      {"FORMAT", "printf"}, {"TIMESTAMP_SECONDS", "bq_timestamp_seconds"}};
   return f;
 }
 
@@ -40,7 +42,8 @@ const std::set<std::string>& CastTypes() {
 
 class Translator {
  public:
-  Translator(const std::string& sql, const BigQueryCatalog& catalog) : s_(sql), catalog_(catalog) {}
+  Translator(const std::string& sql, const BigQueryCatalog& catalog, bool allow_writes)
+      : s_(sql), catalog_(catalog), allow_writes_(allow_writes) {}
 
   SqlTranslation Run() {
     while (i_ < s_.size() && error_.reason.empty()) Step();
@@ -51,6 +54,8 @@ class Translator {
     t.sql = out_;
     t.tables = tables_;
     t.names = names_;
+    t.statement = statement_;
+    t.first_table = first_table_;
     return t;
   }
 
@@ -173,7 +178,9 @@ class Translator {
     const std::string upper = UpperText(word);
     if (!saw_first_) {
       saw_first_ = true;
-      if (!IEquals(word, "SELECT") && !IEquals(word, "WITH")) {
+      statement_ = upper;
+      const bool write = upper == "INSERT" || upper == "UPDATE" || upper == "DELETE";
+      if (!IEquals(word, "SELECT") && !IEquals(word, "WITH") && !(allow_writes_ && write)) {
         i_ = start;
         return Invalid("the simulator runs queries (SELECT or WITH) only; got " + upper);
       }
@@ -206,6 +213,7 @@ class Translator {
       casts_.push_back({depth_ + 1, false});
       return;
     }
+    if (call && IEquals(word, "UNNEST")) return Series(j, start);
     if (call && !Keywords().count(upper)) {
       auto f = Functions().find(upper);
       if (f == Functions().end()) {
@@ -227,6 +235,12 @@ class Translator {
     std::string project = parts.size() == 3 ? parts[0] : catalog_.project;
     const std::string& dataset = parts[parts.size() - 2];
     const std::string& table = parts.back();
+    if (parts.size() == 2 && !catalog_.datasets.count(dataset)) {
+      // alias.column (or table.column): SQLite resolves it, and says so when it cannot.
+      out_ += DoubleQuoted(dataset) + "." + DoubleQuoted(table);
+      names_.insert(UpperText(table));
+      return;
+    }
     if (project != catalog_.project) return Fail(404, "notFound", "Not found: Project " + project);
     if (!catalog_.datasets.count(dataset))
       return Fail(404, "notFound", "Not found: Dataset " + project + ":" + dataset + " was not found in location " +
@@ -239,7 +253,26 @@ class Translator {
                                            ": User does not have permission to query table " + project + ":" +
                                            dataset + "." + table + ", or perhaps it does not exist.");
     tables_.insert({dataset, table});
+    if (first_table_.first.empty()) first_table_ = {dataset, table};
     out_ += SqliteTableName(dataset, table);
+  }
+
+  // UNNEST(GENERATE_ARRAY(a, b)) [AS] x, from the '(' at `open`: the integers a..b as a subquery
+  // whose one column is x, as GoogleSQL names an unnested value by its alias.
+  void Series(size_t open, size_t start) {
+    static const std::regex kSeries(R"(^\(\s*GENERATE_ARRAY\s*\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)\s*\)\s*(?:AS\s+)?([A-Za-z_][A-Za-z0-9_]*))",
+                                    std::regex::icase);
+    std::smatch m;
+    const std::string rest = s_.substr(open);
+    if (!std::regex_search(rest, m, kSeries) || Keywords().count(UpperText(m[3].str()))) {
+      i_ = start;
+      return Invalid("the simulator unnests GENERATE_ARRAY(a, b) of two integers, with an alias, only");
+    }
+    const std::string alias = DoubleQuoted(m[3].str());
+    out_ += "(WITH RECURSIVE bq_series(v) AS (SELECT " + m[1].str() + " UNION ALL SELECT v + 1 FROM bq_series WHERE v < " +
+            m[2].str() + ") SELECT v AS " + alias + " FROM bq_series) AS " + alias;
+    names_.insert(UpperText(m[3].str()));
+    i_ = open + static_cast<size_t>(m.length(0));
   }
 
   void InformationSchema(const std::vector<std::string>& parts, size_t info) {
@@ -273,6 +306,9 @@ class Translator {
   size_t i_ = 0;
   int depth_ = 0;
   bool saw_first_ = false;
+  const bool allow_writes_;
+  std::string statement_;
+  std::pair<std::string, std::string> first_table_;
   std::vector<Cast> casts_;
   std::string out_;
   std::set<std::pair<std::string, std::string>> tables_;
@@ -286,8 +322,8 @@ std::string SqliteTableName(const std::string& dataset, const std::string& table
   return DoubleQuoted(dataset + "." + table);
 }
 
-SqlTranslation TranslateGoogleSql(const std::string& sql, const BigQueryCatalog& catalog) {
-  return Translator(sql, catalog).Run();
+SqlTranslation TranslateGoogleSql(const std::string& sql, const BigQueryCatalog& catalog, bool allow_writes) {
+  return Translator(sql, catalog, allow_writes).Run();
 }
 
 }  // namespace dw::sim

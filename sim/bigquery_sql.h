@@ -14,8 +14,14 @@
 //   - CAST(x AS T) becomes bq_cast(x, 'T'); countif, UNIX_MILLIS, UNIX_SECONDS, DATE, DATETIME,
 //     TIMESTAMP, SUBSTR and TO_JSON_STRING become the simulator's functions of the same meaning; count, sum, min, max, avg,
 //     coalesce, ifnull, abs, lower, upper, length and round are SQLite's
-// What is refused: anything but one SELECT/WITH statement, another function, FILTER (not
-// GoogleSQL), $N and :name placeholders, backslash escapes in literals, r/b-prefixed literals.
+//   - a two-part name whose first part is not a dataset of the catalog is alias.column
+//   - MOD, FORMAT and TIMESTAMP_SECONDS become functions of the same meaning, and
+//     UNNEST(GENERATE_ARRAY(a, b)) AS x (integer literals a and b) a subquery of the integers
+//     a..b as the column x, so that a replay's world can write rows at scale in GoogleSQL
+// What is refused: anything but one SELECT/WITH statement (with `allow_writes`, the world's own
+// statements in a replay, never the API's: one INSERT, UPDATE or DELETE too), another function,
+// FILTER (not GoogleSQL), $N and :name placeholders, backslash escapes in literals, r/b-prefixed
+// literals.
 #pragma once
 
 #include <set>
@@ -42,10 +48,13 @@ struct SqlTranslation {
   // other name in it (a column is read if its name is among them).
   std::set<std::pair<std::string, std::string>> tables;
   std::set<std::string> names;
+  std::string statement;  // its first keyword, upper case (SELECT, WITH, INSERT, UPDATE, DELETE)
+  std::pair<std::string, std::string> first_table;  // the first catalog table it names (a write's target)
 };
 
-// Translates `sql` for SQLite against `catalog`.
-SqlTranslation TranslateGoogleSql(const std::string& sql, const BigQueryCatalog& catalog);
+// Translates `sql` for SQLite against `catalog`; with `allow_writes`, one INSERT, UPDATE or
+// DELETE is accepted too.
+SqlTranslation TranslateGoogleSql(const std::string& sql, const BigQueryCatalog& catalog, bool allow_writes = false);
 
 // The SQLite name of a catalog table: "dataset.table" in double quotes.
 std::string SqliteTableName(const std::string& dataset, const std::string& table);

@@ -100,6 +100,19 @@ void BqUnixSeconds(sqlite3_context* ctx, int, sqlite3_value** argv) {
   if (!micros) return sqlite3_result_null(ctx);
   sqlite3_result_int64(ctx, *micros >= 0 ? *micros / 1000000 : -((-*micros + 999999) / 1000000));
 }
+// MOD(x, y): the remainder with x's sign, as GoogleSQL's (and C's) %; NULL for NULL, an error for
+// a zero divisor.
+void BqMod(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) return sqlite3_result_null(ctx);
+  const int64_t y = sqlite3_value_int64(argv[1]);
+  if (y == 0) return sqlite3_result_error(ctx, "division by zero: MOD", -1);
+  sqlite3_result_int64(ctx, sqlite3_value_int64(argv[0]) % y);
+}
+// TIMESTAMP_SECONDS(n): the TIMESTAMP n seconds after the epoch (microseconds here).
+void BqTimestampSeconds(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return sqlite3_result_null(ctx);
+  sqlite3_result_int64(ctx, sqlite3_value_int64(argv[0]) * 1000000);
+}
 void CountIfStep(sqlite3_context* ctx, int, sqlite3_value** argv) {
   auto* n = static_cast<int64_t*>(sqlite3_aggregate_context(ctx, sizeof(int64_t)));
   if (n != nullptr && sqlite3_value_type(argv[0]) != SQLITE_NULL && sqlite3_value_double(argv[0]) != 0) ++*n;
@@ -119,6 +132,8 @@ void RegisterBigQueryFunctions(sqlite3* db) {
   sqlite3_create_function(db, "bq_datetime", 1, flags, nullptr, BqDatetime, nullptr, nullptr);
   sqlite3_create_function(db, "bq_unix_millis", 1, flags, nullptr, BqUnixMillis, nullptr, nullptr);
   sqlite3_create_function(db, "bq_unix_seconds", 1, flags, nullptr, BqUnixSeconds, nullptr, nullptr);
+  sqlite3_create_function(db, "bq_mod", 2, flags, nullptr, BqMod, nullptr, nullptr);
+  sqlite3_create_function(db, "bq_timestamp_seconds", 1, flags, nullptr, BqTimestampSeconds, nullptr, nullptr);
   sqlite3_create_function(db, "bq_countif", 1, flags, nullptr, nullptr, CountIfStep, CountIfFinal);
   // The simulator holds a job's labels as the JSON text TO_JSON_STRING gives of them.
   sqlite3_create_function(

@@ -1,7 +1,7 @@
 // How dw-sim bigquery holds and sends BigQuery's values: TIMESTAMP as integer microseconds in its
 // SQLite tables and as float seconds in scientific notation on the wire, and the SQLite functions
 // that give the translated GoogleSQL (sim/bigquery_sql.h) BigQuery's meaning: bq_cast(x, 'T'),
-// bq_timestamp, bq_date, bq_datetime, bq_unix_millis, bq_unix_seconds and the aggregate bq_countif.
+// bq_timestamp, bq_date, bq_datetime, bq_unix_millis, bq_unix_seconds, bq_mod, bq_timestamp_seconds and the aggregate bq_countif.
 #pragma once
 
 #include <sqlite3.h>

@@ -399,31 +399,6 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
     if (sqlite3_step(access) != SQLITE_DONE) throw std::invalid_argument(sqlite3_errmsg(db_));
   }
 
-  // The statements of `text`, split at the semicolons outside literals, quoted names and comments.
-  static std::vector<std::string> SplitStatements(const std::string& text) {
-    std::vector<std::string> out(1);
-    for (size_t i = 0; i < text.size(); ++i) {
-      const char c = text[i];
-      if (c == '\'' || c == '"') {
-        const size_t end = text.find(c, i + 1);
-        const size_t stop = end == std::string::npos ? text.size() : end + 1;
-        out.back().append(text, i, stop - i);
-        i = stop - 1;
-      } else if (c == '-' && i + 1 < text.size() && text[i + 1] == '-') {
-        const size_t end = text.find('\n', i);
-        i = (end == std::string::npos ? text.size() : end) - 1;
-      } else if (c == ';') {
-        out.emplace_back();
-      } else {
-        out.back() += c;
-      }
-    }
-    std::vector<std::string> statements;
-    for (const std::string& st : out)
-      if (st.find_first_not_of(" \t\r\n") != std::string::npos) statements.push_back(st);
-    return statements;
-  }
-
   // POST /_sim/exec {"sql", "user", "at"}: the world's own writes in a replay (never the API's):
   // each INSERT, UPDATE or DELETE runs on the tables and is recorded in QUERY_HISTORY and
   // ACCESS_HISTORY as `user`'s statement started at `at`, with the rows it changed.
@@ -436,7 +411,7 @@ class SnowflakeSim : public std::enable_shared_from_this<SnowflakeSim> {
     const std::string user = UpperText(Str(body, "user").empty() ? "WORLD" : Str(body, "user"));
     std::lock_guard<std::mutex> lock(mu_);
     Json done = Json::array();
-    for (const std::string& statement : SplitStatements(body["sql"].get<std::string>())) {
+    for (const std::string& statement : SplitSqlStatements(body["sql"].get<std::string>())) {
       SnowflakeTranslation t = TranslateSnowflakeSql(statement, catalog_, /*allow_writes=*/true);
       if (!t.ok) return Failure(res, 422, t.code, t.sql_state, t.message + "\nin: " + statement, "");
       char* err = nullptr;

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dw::sim {
 
@@ -48,6 +49,32 @@ inline std::string LineColumn(const std::string& s, size_t i) {
     }
   }
   return std::to_string(line) + ":" + std::to_string(col);
+}
+
+// The statements of a world script, split at the semicolons outside literals, quoted names and
+// `--` comments; blank ones dropped (a replay's writes, sent to /_sim/exec).
+inline std::vector<std::string> SplitSqlStatements(const std::string& text) {
+  std::vector<std::string> out(1);
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\'' || c == '"' || c == '`') {
+      const size_t end = text.find(c, i + 1);
+      const size_t stop = end == std::string::npos ? text.size() : end + 1;
+      out.back().append(text, i, stop - i);
+      i = stop - 1;
+    } else if (c == '-' && i + 1 < text.size() && text[i + 1] == '-') {
+      const size_t end = text.find('\n', i);
+      i = (end == std::string::npos ? text.size() : end) - 1;
+    } else if (c == ';') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  std::vector<std::string> statements;
+  for (const std::string& st : out)
+    if (st.find_first_not_of(" \t\r\n") != std::string::npos) statements.push_back(st);
+  return statements;
 }
 
 }  // namespace dw::sim

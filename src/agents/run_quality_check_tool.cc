@@ -41,7 +41,7 @@ Json InputSchema() {
       "max_scan_rows": {"type": "integer", "minimum": 0,
                         "description": "Refuse the run if it would scan more rows than this (estimated before anything runs)."},
       "max_scan_bytes": {"type": "integer", "minimum": 0,
-                         "description": "Refuse the run if it would bill more bytes than this where a warehouse bills by bytes read (BigQuery; priced by dry runs before anything runs)."}
+                         "description": "Refuse the run if it would bill more bytes than this where a warehouse bills by bytes read (BigQuery; priced by dry runs before anything runs). The workspace's mcp.max_scan_bytes caps what the whole session may bill: a call that would pass it is refused with what the session has spent."}
     },
     "additionalProperties": false
   })");
@@ -81,6 +81,14 @@ mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<workspace::Services>& se
       if (!since.ok()) return mcp::ToolResult::Error(since.status().message());
       req.since = *since;
     }
+    // The session's budget (mcp.max_scan_bytes): the run may bill at most what is left of it.
+    const std::optional<int64_t> session_cap = services->workspace().mcp_max_scan_bytes;
+    const std::string session = call.Caller().session;
+    workspace::SessionScanBudget& budget = services->session_scan_budget();
+    const std::optional<int64_t> left = budget.Remaining(session, session_cap);
+    if (left && *left == 0) return mcp::ToolResult::Error("refused: " + budget.Said(session, *session_cap));
+    const bool session_bound = left && (!req.max_scan_bytes || *req.max_scan_bytes >= *left);
+    if (session_bound) req.max_scan_bytes = *left;
     Result<store::StateStore*> store = services->state();
     if (!store.ok()) {
       return mcp::ToolResult::Error("the state store cannot be opened, so results would be lost: " +
@@ -92,7 +100,15 @@ mcp::ToolSpec RunQualityCheckTool(const std::shared_ptr<workspace::Services>& se
     };
     Result<observe::quality::QualityReport> report =
         observe::quality::RunQuality(services->workspace(), *store, services->clock(), req, progress);
-    if (!report.ok()) return mcp::ToolResult::Error(RedactSecrets(report.status().message()));
+    if (!report.ok()) {
+      std::string message = report.status().message();
+      if (session_bound && report.status().code() == StatusCode::kResourceExhausted)
+        message += "; its budget is what is left of the session's: " + budget.Said(session, *session_cap);
+      return mcp::ToolResult::Error(RedactSecrets(message));
+    }
+    int64_t billed = 0;
+    for (const observe::quality::TableReport& t : report->tables) billed += t.bytes_billed.value_or(0);
+    budget.Spend(session, billed);
     return mcp::ToolResult::Structured(Json::parse(RedactSecrets(report->ToJson().dump())));
   });
   return t;

@@ -165,6 +165,10 @@ struct Workspace {
   // `dw watch`; at least kMinLeaseHistory (the loader refuses less).
   std::chrono::milliseconds watch_lease_history{kDefaultLeaseHistory};
   AutoMonitorConfig auto_monitor;
+  // `mcp.max_scan_bytes`: the bytes one MCP session's tool calls may bill in all on warehouses
+  // that bill by bytes read (BigQuery); a call that would pass it is refused with what the session
+  // has spent. None: no session budget (each run's own budgets still apply).
+  std::optional<int64_t> mcp_max_scan_bytes;
 };
 
 // One problem found in a workspace file.

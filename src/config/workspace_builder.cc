@@ -176,6 +176,9 @@ Workspace Builder::Build(const Json& doc) {
       Error("watch.lease_history",
             "must be at least 10m (--status and the accounting of each job slot's run need recent history)");
   }
+  if (doc.contains("mcp") && doc["mcp"].is_object() && doc["mcp"].contains("max_scan_bytes") &&
+      doc["mcp"]["max_scan_bytes"].is_number_integer())
+    ws.mcp_max_scan_bytes = doc["mcp"]["max_scan_bytes"].get<int64_t>();
   BuildAutoMonitor(doc, &ws);
   BuildDesk(doc, &ws);
   auto notify = doc.find("notify");

@@ -248,6 +248,7 @@ ValueSchema BuildWorkspaceSchema() {
       Opt("auto_monitor", AutoMonitorSchema()),
       Opt("notify", notify),
       Opt("desk", Obj({Opt("url", Url()), Opt("trusted_proxies", List(Str()))})),
+      Opt("mcp", Obj({Opt("max_scan_bytes", Int(0))})),
   });
 }
 

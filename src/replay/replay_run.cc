@@ -51,9 +51,10 @@ Status CheckAgainstWorkspace(const Scenario& s, const config::Workspace& ws) {
     if (wh == ws.warehouses.end())
       return InvalidArgument(At(s, s.warehouse_lines.at(name), "warehouses." + name,
                                 "no warehouse '" + name + "' in the workspace (it has: " + names(ws.warehouses) + ")"));
-    if (wh->second.type != "snowflake")
+    if (wh->second.type != "snowflake" && wh->second.type != "bigquery")
       return InvalidArgument(At(s, s.warehouse_lines.at(name), "warehouses." + name,
-                                "warehouse '" + name + "' is " + wh->second.type + "; dw replay simulates snowflake warehouses"));
+                                "warehouse '" + name + "' is " + wh->second.type +
+                                    "; dw replay simulates snowflake and bigquery warehouses"));
   }
   // A warehouse reached over an API is a real system unless the scenario simulates it.
   for (const auto& [name, wh] : ws.warehouses)
@@ -69,7 +70,7 @@ Status CheckAgainstWorkspace(const Scenario& s, const config::Workspace& ws) {
     if (wh->second.type != "sqlite" && !s.warehouses.count(step.warehouse))
       return InvalidArgument(At(s, line, key, "warehouse '" + step.warehouse + "' is " + wh->second.type +
                                                   "; dw replay writes the world's rows into SQLite warehouses and "
-                                                  "simulated Snowflake ones only"));
+                                                  "simulated Snowflake and BigQuery ones only"));
     return Status::Ok();
   };
   for (const auto& [channel, spec] : s.receivers)

@@ -30,13 +30,57 @@ Result<std::pair<std::string, std::string>> NewRsaKey() {
   return std::make_pair(pem(true), pem(false));
 }
 
+// Writes `text` to `file`, readable by its owner only (it holds a private key).
+Status WritePrivate(const fs::path& file, const std::string& text) {
+  std::ofstream k(file, std::ios::trunc);
+  k << text;
+  if (!k) return Internal("cannot write " + file.string());
+  k.close();
+  ::chmod(file.c_str(), 0600);
+  return Status::Ok();
+}
+
+// Completes `doc` for a Snowflake warehouse: the account, the database and the user with the key's
+// public half. Returns the settings of the copy: the private key's file.
+Result<std::map<std::string, std::string>> CompleteSnowflake(const config::WarehouseConfig& warehouse, Json& doc,
+                                                             const std::pair<std::string, std::string>& key,
+                                                             const fs::path& dir) {
+  doc["account"] = warehouse.account;
+  doc["database"] = warehouse.database;
+  doc["users"] = Json::array({{{"name", warehouse.user}, {"public_key_pem", key.second}}});
+  const fs::path key_file = dir / (warehouse.name + ".p8");
+  DW_RETURN_IF_ERROR(WritePrivate(key_file, key.first));
+  return std::map<std::string, std::string>{{"private_key", key_file.string()}};
+}
+
+// Completes `doc` for a BigQuery warehouse: the project and location, and a service-account key
+// file (Google's JSON shape) whose private key signs the product's grants and whose public half
+// the simulator's token endpoint verifies them with. Returns the settings of the copy: the key
+// file as `credentials` (token_url is set once the simulator's address is known).
+Result<std::map<std::string, std::string>> CompleteBigQuery(const config::WarehouseConfig& warehouse, Json& doc,
+                                                            const std::pair<std::string, std::string>& key,
+                                                            const fs::path& dir) {
+  doc["project"] = warehouse.project;
+  if (!warehouse.location.empty()) doc["location"] = warehouse.location;
+  const Json service_account = {{"type", "service_account"},
+                                {"project_id", warehouse.project},
+                                {"private_key_id", "replay-" + warehouse.name},
+                                {"private_key", key.first},
+                                {"client_email", "dw-replay@" + warehouse.project + ".iam.gserviceaccount.com"},
+                                {"token_uri", "https://oauth2.googleapis.com/token"}};
+  const fs::path key_file = dir / (warehouse.name + "-key.json");
+  DW_RETURN_IF_ERROR(WritePrivate(key_file, service_account.dump(2)));
+  doc["credentials"] = key_file.string();
+  return std::map<std::string, std::string>{{"credentials", key_file.string()}};
+}
+
 }  // namespace
 
 Result<SimulatedWarehouse> StartSimulatedWarehouse(const fs::path& binary, const config::WarehouseConfig& warehouse,
                                                    const fs::path& script, const fs::path& scratch) {
-  if (warehouse.type != "snowflake")
+  if (warehouse.type != "snowflake" && warehouse.type != "bigquery")
     return InvalidArgument("warehouse '" + warehouse.name + "' is " + warehouse.type +
-                           "; dw replay simulates snowflake warehouses (SQLite ones are files in the workspace)");
+                           "; dw replay simulates snowflake and bigquery warehouses (SQLite ones are files in the workspace)");
   std::ifstream in(script);
   std::stringstream text;
   text << in.rdbuf();
@@ -44,30 +88,27 @@ Result<SimulatedWarehouse> StartSimulatedWarehouse(const fs::path& binary, const
   if (!in || !doc.is_object()) return InvalidArgument(script.string() + ": not a JSON object");
   Result<std::pair<std::string, std::string>> key = NewRsaKey();
   if (!key.ok()) return key.status();
-  doc["account"] = warehouse.account;
-  doc["database"] = warehouse.database;
-  doc["users"] = Json::array({{{"name", warehouse.user}, {"public_key_pem", key->second}}});
 
   std::error_code ec;
   const fs::path dir = scratch / "warehouses";
   fs::create_directories(dir, ec);
   if (ec) return Internal("cannot create " + dir.string() + ": " + ec.message());
-  const fs::path key_file = dir / (warehouse.name + ".p8"), script_file = dir / (warehouse.name + ".json");
-  {
-    std::ofstream k(key_file, std::ios::trunc);
-    k << key->first;
-    if (!k) return Internal("cannot write " + key_file.string());
-  }
-  ::chmod(key_file.c_str(), 0600);
+  Result<std::map<std::string, std::string>> settings = warehouse.type == "bigquery"
+                                                            ? CompleteBigQuery(warehouse, doc, *key, dir)
+                                                            : CompleteSnowflake(warehouse, doc, *key, dir);
+  if (!settings.ok()) return settings.status();
+  const fs::path script_file = dir / (warehouse.name + ".json");
   {
     std::ofstream s(script_file, std::ios::trunc);
     s << doc.dump();
     if (!s) return Internal("cannot write " + script_file.string());
   }
-  auto process = SimulatorProcess::Start(binary, "snowflake", script_file);
+  auto process = SimulatorProcess::Start(binary, warehouse.type, script_file);
   if (!process.ok()) return process.status();
   SimulatedWarehouse out;
-  out.settings = {{"api_url", (*process)->url()}, {"private_key", key_file.string()}};
+  out.settings = std::move(*settings);
+  out.settings["api_url"] = (*process)->url();
+  if (warehouse.type == "bigquery") out.settings["token_url"] = (*process)->url() + "/token";
   out.process = std::move(process).value();
   return out;
 }

@@ -11,9 +11,9 @@ namespace dw::replay {
 
 namespace {
 
-// The world's statements on a simulated Snowflake: dw-sim runs them and records them in the
-// account's history, as the warehouse itself would.
-Status RunOnSimulatedSnowflake(const config::WarehouseConfig& wh, const std::string& sql, const std::string& where,
+// The world's statements on a simulated Snowflake or BigQuery: dw-sim runs them and records them
+// in the account's history (the project's INFORMATION_SCHEMA.JOBS), as the warehouse itself would.
+Status RunOnSimulatedWarehouse(const config::WarehouseConfig& wh, const std::string& sql, const std::string& where,
                                const std::string& user, TimePoint at, net::HttpClient& http) {
   net::HttpRequest req;
   req.method = "POST";
@@ -25,8 +25,10 @@ Status RunOnSimulatedSnowflake(const config::WarehouseConfig& wh, const std::str
   if (!res.ok()) return Unavailable("warehouse '" + wh.name + "': its simulator could not be reached: " + res.status().message());
   if (res->status != 200) {
     Json body = Json::parse(res->body, nullptr, false);
-    std::string message = body.is_object() && body.contains("message") && body["message"].is_string()
-                              ? body["message"].get<std::string>()
+    // Snowflake's {"message"} or Google's {"error": {"message"}}.
+    const Json* where_message = body.is_object() && body.contains("error") && body["error"].is_object() ? &body["error"] : &body;
+    std::string message = where_message->is_object() && where_message->contains("message") && (*where_message)["message"].is_string()
+                              ? (*where_message)["message"].get<std::string>()
                               : res->body;
     return InvalidArgument(where + " failed on warehouse '" + wh.name + "': " + message);
   }
@@ -38,9 +40,10 @@ Status RunOnSimulatedSnowflake(const config::WarehouseConfig& wh, const std::str
 Status RunWorldSql(const config::Workspace& ws, const SqlStep& step, TimePoint at, net::HttpClient& http) {
   auto wh = ws.warehouses.find(step.warehouse);
   if (wh == ws.warehouses.end()) return InvalidArgument("no warehouse '" + step.warehouse + "' in the workspace");
-  if (wh->second.type != "sqlite" && wh->second.type != "snowflake")
+  if (wh->second.type != "sqlite" && wh->second.type != "snowflake" && wh->second.type != "bigquery")
     return FailedPrecondition("warehouse '" + step.warehouse + "' is " + wh->second.type +
-                              "; dw replay writes the world's rows into SQLite and simulated Snowflake warehouses only today");
+                              "; dw replay writes the world's rows into SQLite and simulated Snowflake and BigQuery "
+                              "warehouses only");
   std::string sql = step.sql_inline;
   std::string where = "sql_inline";
   if (!step.sql_file.empty()) {
@@ -51,7 +54,7 @@ Status RunWorldSql(const config::Workspace& ws, const SqlStep& step, TimePoint a
     sql = ss.str();
     where = step.sql_file.string();
   }
-  if (wh->second.type == "snowflake") return RunOnSimulatedSnowflake(wh->second, sql, where, step.user, at, http);
+  if (wh->second.type != "sqlite") return RunOnSimulatedWarehouse(wh->second, sql, where, step.user, at, http);
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(wh->second.path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   if (rc != SQLITE_OK) {

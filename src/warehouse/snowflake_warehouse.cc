@@ -88,6 +88,10 @@ Status MapFailure(const std::string& warehouse, long status, const SnowflakeErro
     return PermissionDenied(text + " (the role needs USAGE on the database, schema and warehouse and SELECT on the table)");
   if (e.code == "000606") return FailedPrecondition(text + " (set 'warehouse:' in the workspace, or a DEFAULT_WAREHOUSE for the user)");
   if (e.code == "000630" || status == 408) return DeadlineExceeded(text);
+  // A resource monitor that suspended the warehouse at its credit quota ("Warehouse 'X' cannot be
+  // resumed because resource monitor 'Y' has exceeded its quota."): Snowflake's quota refusal.
+  if (e.message.find("resource monitor") != std::string::npos && e.message.find("quota") != std::string::npos)
+    return ResourceExhausted(text);
   if (status == 401 || status == 403)
     return PermissionDenied(text + " (register the key's public half: ALTER USER ... SET RSA_PUBLIC_KEY, and check "
                                    "the account and user)");

@@ -17,6 +17,7 @@
 #include "graph/context_graph.h"
 #include "net/http_client.h"
 #include "store/state_store.h"
+#include "workspace/session_scan_budget.h"
 
 namespace dw::workspace {
 
@@ -55,6 +56,8 @@ class Services {
   Result<graph::ContextGraph*> graph_for_write();
   // Problems met while ingesting the workspace's sources on first use (one sentence each).
   std::vector<std::string> graph_warnings();
+  // What each MCP session served by this process has billed (mcp.max_scan_bytes); thread-safe.
+  SessionScanBudget& session_scan_budget() { return session_scan_budget_; }
 
  private:
   std::filesystem::path dir_;
@@ -71,6 +74,7 @@ class Services {
   std::unique_ptr<graph::ContextGraph> graph_;
   std::atomic<graph::ContextGraph*> loaded_graph_{nullptr};  // graph_ once loaded
   std::vector<std::string> graph_warnings_;
+  SessionScanBudget session_scan_budget_;
 };
 
 }  // namespace dw::workspace

@@ -68,7 +68,7 @@ TEST_F(ReplayCommandTest, AWarehouseReachedOverAnApiMustBeSimulated) {
   dir_.Write("sim/sf.json", "{}");
   r = Replay(std::string(kHead) + "warehouses:\n  main: sim/sf.json\n  sf: sim/sf.json\nexpect:\n  - no_incident: {}\n");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find("scenario.yaml:9: warehouses.main: warehouse 'main' is sqlite; dw replay simulates snowflake warehouses"),
+  EXPECT_NE(r.err.find("scenario.yaml:9: warehouses.main: warehouse 'main' is sqlite; dw replay simulates snowflake and bigquery warehouses"),
             std::string::npos) << r.err;
 }
 

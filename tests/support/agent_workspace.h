@@ -59,8 +59,10 @@ class AgentWorkspace {
     return ::testing::AssertionSuccess();
   }
 
-  // Runs `tool` with `args`; a successful answer must match the tool's output schema.
-  mcp::ToolResult Call(const std::string& tool, const Json& args, Args check = Args::kAsGiven) {
+  // Runs `tool` with `args` as a call of MCP session `session`; a successful answer must match the
+  // tool's output schema.
+  mcp::ToolResult Call(const std::string& tool, const Json& args, Args check = Args::kAsGiven,
+                       const std::string& session = "test-session") {
     const mcp::ToolSpec* spec = catalog_ ? catalog_->FindTool(tool) : nullptr;
     EXPECT_NE(spec, nullptr) << tool;
     if (spec == nullptr) return mcp::ToolResult::Error("no tool " + tool);
@@ -69,6 +71,7 @@ class AgentWorkspace {
       EXPECT_TRUE(valid.ok()) << tool << ": " << valid.ToString();
     }
     NullCall call;
+    call.caller.session = session;
     mcp::ToolResult r = spec->handler(args, call);
     if (!r.is_error && spec->output_schema) {
       EXPECT_TRUE(r.structured.has_value()) << tool << " answered without structuredContent";

@@ -152,6 +152,41 @@ TEST(BigQuerySimSql, RefusesWhatIsOutsideItsSubsetInBigQuerysShape) {
   EXPECT_EQ(cast.sql, "SELECT bq_unix_millis(bq_cast(max(\"at\"), 'TIMESTAMP')) FROM \"shop.orders\" WHERE \"at\" >= @p1");
 }
 
+// A replay's world writes in GoogleSQL (POST /_sim/exec): accepted only when writes are allowed,
+// the target named for the history, aliases resolved, and UNNEST(GENERATE_ARRAY(a, b)) as rows.
+TEST(BigQuerySimSql, WorldWritesAreAcceptedOnlyWhenAllowedAndNameTheirTarget) {
+  sim::BigQueryCatalog catalog{"p", "US", {"shop", "ref"}, {{"shop", "orders"}, {"ref", "rates"}}, {}};
+  const char* writes[] = {
+      "DELETE FROM shop.orders WHERE id = 1",
+      "UPDATE `shop`.`orders` AS o SET amount = (SELECT r.rate FROM ref.rates r WHERE r.k = o.k) WHERE o.id > 2",
+      "INSERT INTO p.shop.orders (id, placed_at) SELECT i, TIMESTAMP_SECONDS(1700000000 + MOD(i, 7)) FROM UNNEST(GENERATE_ARRAY(1, 5)) AS i"};
+  const char* statements[] = {"DELETE", "UPDATE", "INSERT"};
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_FALSE(sim::TranslateGoogleSql(writes[k], catalog).ok) << writes[k];
+    auto t = sim::TranslateGoogleSql(writes[k], catalog, /*allow_writes=*/true);
+    ASSERT_TRUE(t.ok) << writes[k] << ": " << t.message;
+    EXPECT_EQ(t.statement, statements[k]);
+    EXPECT_EQ(t.first_table, std::make_pair(std::string("shop"), std::string("orders"))) << writes[k];
+  }
+  auto update = sim::TranslateGoogleSql(writes[1], catalog, true);
+  EXPECT_NE(update.sql.find("\"r\".\"rate\" FROM \"ref.rates\" r WHERE \"r\".\"k\" = \"o\".\"k\""), std::string::npos) << update.sql;
+  auto insert = sim::TranslateGoogleSql(writes[2], catalog, true);
+  EXPECT_NE(insert.sql.find("WITH RECURSIVE bq_series(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM bq_series WHERE v < 5) "
+                            "SELECT v AS \"i\" FROM bq_series) AS \"i\""),
+            std::string::npos)
+      << insert.sql;
+  EXPECT_NE(insert.sql.find("bq_timestamp_seconds(1700000000 + bq_mod(i, 7))"), std::string::npos) << insert.sql;
+  // An unnest the simulator cannot enumerate is refused, never approximated.
+  for (const char* sql : {"SELECT i FROM UNNEST(GENERATE_ARRAY(1, n)) AS i", "SELECT 1 FROM UNNEST(GENERATE_ARRAY(1, 3)) WHERE TRUE",
+                          "SELECT 1 FROM UNNEST([1, 2]) AS i"}) {
+    auto t = sim::TranslateGoogleSql(sql, catalog, true);
+    EXPECT_FALSE(t.ok) << sql;
+    EXPECT_EQ(t.reason, "invalidQuery") << sql;
+  }
+  // A table that is not in the catalog is still notFound when its dataset is.
+  EXPECT_EQ(sim::TranslateGoogleSql("DELETE FROM shop.gone WHERE TRUE", catalog, true).reason, "notFound");
+}
+
 Json Orders() {
   return Json::parse(R"({"tables": [{"dataset": "shop", "table": "orders",
     "columns": [{"name": "id", "type": "INT64", "mode": "REQUIRED"}, {"name": "placed_at", "type": "TIMESTAMP"},

@@ -42,4 +42,34 @@ CheckOutcome Errored(std::string name, std::string type, std::string message) {
   return o;
 }
 
+std::string WhatToDo(const Status& status) {
+  // Each says that nothing was judged: a gap in what is known, never a verdict on the data.
+  switch (status.code()) {
+    case StatusCode::kNotFound:
+      return "; what to do: the table (or a column the check names) is not in the warehouse, dropped or renamed, "
+             "perhaps while the checks ran: restore it, or point the workspace's checks at its new name; the data "
+             "was not judged";
+    case StatusCode::kPermissionDenied:
+      return "; what to do: grant the warehouse user Data Workers signs in as read access to the table, then run "
+             "the checks again; the data was not judged";
+    case StatusCode::kResourceExhausted:
+      return "; what to do: the warehouse refused the scan for what it would cost (a quota, a resource monitor or "
+             "the byte cap): wait for the quota to reset or raise it, raise max_bytes_billed, or check only new "
+             "rows (a time_column, `since`); the data was not judged";
+    case StatusCode::kDataLoss:
+      return "; what to do: the warehouse answered in an encoding Data Workers does not read (the message names "
+             "the column and type): cast the column in a view the checks read, and report it; the data was not "
+             "judged";
+    case StatusCode::kDeadlineExceeded:
+      return "; what to do: the scan ran past the warehouse's query_timeout: raise it, or check only new rows (a "
+             "time_column, `since`); the data was not judged";
+    default:
+      return "";
+  }
+}
+
+CheckOutcome Unobserved(std::string name, std::string type, const Status& status) {
+  return Errored(std::move(name), std::move(type), status.message() + WhatToDo(status));
+}
+
 }  // namespace dw::observe::quality

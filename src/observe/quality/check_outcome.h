@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "base/status.h"
 
 namespace dw::observe::quality {
 
@@ -42,5 +43,16 @@ struct CheckOutcome {
 CheckOutcome Skipped(std::string name, std::string type, std::string reason);
 // An error outcome with `message` (typically the warehouse's own words).
 CheckOutcome Errored(std::string name, std::string type, std::string message);
+
+// An error outcome for a check the warehouse could not answer: `status`'s message (the warehouse's
+// own words, which name the table where the service does) followed by what to do about that kind
+// of failure (WhatToDo). The same failure gives the same message for every check it stops, so an
+// observation gap is said once however many checks it stopped (workspace/observation_gaps.h).
+CheckOutcome Unobserved(std::string name, std::string type, const Status& status);
+
+// "; what to do: ..." for a warehouse's failure: a table gone (kNotFound), rights missing
+// (kPermissionDenied), a quota or byte cap (kResourceExhausted), an answer the client cannot read
+// (kDataLoss), a query past its timeout (kDeadlineExceeded); "" for any other code.
+std::string WhatToDo(const Status& status);
 
 }  // namespace dw::observe::quality

@@ -56,10 +56,11 @@ std::vector<std::string> ConfiguredTables(const config::Workspace& ws) {
   return out;
 }
 
-// Every check of `spec` as an error with `message` (the table could not be checked at all).
-void FailAll(TableReport& report, const TableCheckSpec& spec, const std::string& message) {
-  for (const auto& [name, type] : CheckNames(spec)) report.outcomes.push_back(Errored(name, type, message));
-  if (report.outcomes.empty()) report.notes.push_back(message);
+// Every check of `spec` as an error with `status`'s message and what to do about it (the table
+// could not be checked at all).
+void FailAll(TableReport& report, const TableCheckSpec& spec, const Status& status) {
+  for (const auto& [name, type] : CheckNames(spec)) report.outcomes.push_back(Unobserved(name, type, status));
+  if (report.outcomes.empty()) report.notes.push_back(status.message() + WhatToDo(status));
 }
 
 // True iff `ref` names a database's own catalog (SQLite's sqlite_* tables; PostgreSQL's pg_catalog,
@@ -397,13 +398,13 @@ Result<QualityReport> RunQuality(const config::Workspace& ws, store::StateStore*
     t.report.table = t.ref.QualifiedName();
     Result<warehouse::Warehouse*> wh = warehouse_for(*t.warehouse);
     if (!wh.ok()) {
-      FailAll(t.report, t.spec, wh.status().message());
+      FailAll(t.report, t.spec, wh.status());
       continue;
     }
     warehouse::TableId id = (*wh)->dialect().TableOf(t.ref.schema, t.ref.table);
     Result<std::optional<warehouse::TableSchema>> schema = (*wh)->DescribeTable(id);
     if (!schema.ok()) {
-      FailAll(t.report, t.spec, schema.status().message());
+      FailAll(t.report, t.spec, schema.status());
       continue;
     }
     if (!schema->has_value()) {
@@ -412,13 +413,13 @@ Result<QualityReport> RunQuality(const config::Workspace& ws, store::StateStore*
                             t.warehouse->name + "'" +
                             (all.ok() ? config::ClosestList(id.Display(), TableNames(*all)) : "");
       if (t.named) return NotFound(message);
-      FailAll(t.report, t.spec, message);
+      FailAll(t.report, t.spec, NotFound(message));
       continue;
     }
     Result<TablePlan> plan = PlanTable(**wh, **schema, t.spec, since_ms);
     if (!plan.ok()) {
       if (t.named && plan.status().code() == StatusCode::kInvalidArgument) return plan.status();
-      FailAll(t.report, t.spec, plan.status().message());
+      FailAll(t.report, t.spec, plan.status());
       continue;
     }
     if (auto pii = plan->refused.find("pii"); pii != plan->refused.end())

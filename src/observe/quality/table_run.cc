@@ -135,7 +135,7 @@ class TableRunner {
     if (split) ++result_.queries;  // one logical statement, run in parts
     Result<warehouse::QueryOutcome> out = split ? std::move(*split) : Query(scan_->query);
     if (!out.ok()) {
-      scan_error_ = out.status().message();
+      scan_error_ = out.status();
       return;
     }
     scan_ms_ = Millis(out->duration);
@@ -192,12 +192,12 @@ class TableRunner {
 
   CheckOutcome Evaluate(const std::string& name, const std::string& type) {
     const ImportedTest* imported = ImportedNamed(name);
-    if (imported != nullptr && !scan_error_.empty()) return Errored(name, type, scan_error_);
+    if (imported != nullptr && !scan_error_.ok()) return Unobserved(name, type, scan_error_);
     if (imported != nullptr) return Imported(*imported);
     const bool aggregate = type == "not_null" || type == "freshness" || type == "volume" ||
                            type == "accepted_values" || type == "range" || type == "unique" ||
                            type == "row_count_change";
-    if (aggregate && !scan_error_.empty()) return Errored(name, type, scan_error_);
+    if (aggregate && !scan_error_.ok()) return Unobserved(name, type, scan_error_);
     const std::string column = name.substr(name.find(':') + 1);
     if (type == "not_null") return NotNull(name, column);
     if (type == "unique") return Unique(name);
@@ -246,7 +246,7 @@ class TableRunner {
     }
     Result<warehouse::QueryOutcome> out =
         Query(CompileDuplicateKeyCount(d_, plan_.table.id, key, plan_.filter));
-    if (!out.ok()) return Errored(name, "unique", out.status().message());
+    if (!out.ok()) return Unobserved(name, "unique", out.status());
     int64_t dups = Count(out->rows.at(0).at(0));
     o.duration_ms = Millis(out->duration);
     o.observed = {{"duplicated_keys", dups}, {"rows", *result_.rows}};
@@ -471,7 +471,7 @@ class TableRunner {
     o.threshold = spec->must_be ? Json{{"must_be", *spec->must_be}}
                                 : Json{{"between", {spec->between->first, spec->between->second}}};
     Result<warehouse::QueryOutcome> out = Query({spec->sql, {}});
-    if (!out.ok()) return Errored(name, "custom", out.status().message());
+    if (!out.ok()) return Unobserved(name, "custom", out.status());
     o.duration_ms = Millis(out->duration);
     if (out->rows.size() != 1 || out->rows[0].size() != 1)
       return Errored(name, "custom", "the query must return one row with one number; it returned " +
@@ -629,7 +629,7 @@ class TableRunner {
   const warehouse::Dialect& d_;
   TableRunResult result_;
   std::optional<AggregateScan> scan_;
-  std::string scan_error_;
+  Status scan_error_ = Status::Ok();
   int64_t scan_ms_ = 0;
   SqlRow row_;
 };
