@@ -16,6 +16,20 @@
 namespace dw::actions {
 namespace fs = std::filesystem;
 
+DraftedProposal DraftedKestraFlowDiff(const DraftContext& c, const std::string& title, const KestraFlowDiffProposal& d,
+                                      const std::string& undo) {
+  DraftedProposal p;
+  p.kind = ProposalKind::kKestraFlowDiff;
+  p.drafted = true;
+  p.title = title;
+  p.touches = {c.cause.asset_id};
+  p.why = c.cause.explanation;
+  p.evidence = c.cause.evidence;
+  p.undo = undo;
+  p.content = KestraFlowDiffToJson(d);
+  return p;
+}
+
 DraftedProposal NotDrafted(ProposalKind kind, const std::string& title, const std::string& why) {
   DraftedProposal p;
   p.kind = kind;

@@ -74,6 +74,11 @@ DraftedProposal DraftRunPlan(const DraftContext& c, const std::vector<std::strin
 // The metrics and checks, with thresholds, that prove the repair.
 DraftedProposal DraftVerificationPlan(const DraftContext& c);
 
+// A drafted kestra_flow_diff of the cause's flow: `title`, the diff `d` with its `steps` as
+// content, touching the cause's asset, with the cause's explanation and evidence and `undo`.
+DraftedProposal DraftedKestraFlowDiff(const DraftContext& c, const std::string& title, const KestraFlowDiffProposal& d,
+                                      const std::string& undo);
+
 // "not drafted: <why>" as a proposal of `kind`.
 DraftedProposal NotDrafted(ProposalKind kind, const std::string& title, const std::string& why);
 

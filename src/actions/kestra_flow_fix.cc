@@ -173,17 +173,9 @@ DraftedProposal DraftKestraFlowFix(const DraftContext& c) {
                  (d.base_revision ? " (revision " + std::to_string(d.base_revision + 1) + ")" : std::string()) +
                  ", or merge it through the team's Git workflow",
              "run " + flow->namespace_ + "." + flow->id + " once and check it called the new endpoint"};
-  DraftedProposal p;
-  p.kind = ProposalKind::kKestraFlowDiff;
-  p.drafted = true;
-  p.title = title;
-  p.touches = {c.cause.asset_id};
-  p.why = c.cause.explanation;
-  p.evidence = c.cause.evidence;
-  p.undo = "revert the diff (undo_diff) and save the flow again" +
-           (d.base_revision ? " (or restore revision " + std::to_string(d.base_revision) + " in Kestra)" : std::string());
-  p.content = KestraFlowDiffToJson(d);
-  return p;
+  return DraftedKestraFlowDiff(c, title, d,
+                               "revert the diff (undo_diff) and save the flow again" +
+                                   (d.base_revision ? " (or restore revision " + std::to_string(d.base_revision) + " in Kestra)" : std::string()));
 }
 
 }  // namespace dw::actions

@@ -140,17 +140,10 @@ DraftedProposal DraftKestraRollback(const DraftContext& c) {
                    "next revision (" + next + "), or restore " + rev_m + " from the flow's revision history in Kestra "
                    "and merge the diff through the team's Git workflow",
              "run " + name + " once and check that what it writes is back in line (the verification plan)"};
-  DraftedProposal p;
-  p.kind = ProposalKind::kKestraFlowDiff;
-  p.drafted = true;
-  p.title = title;
-  p.touches = {c.cause.asset_id};
-  p.why = c.cause.explanation;
-  p.evidence = c.cause.evidence;
-  p.undo = "save " + rev_n + "'s source again (restore " + rev_n + " in Kestra's revision history), which brings the cause back" +
-           (d.diff.empty() ? std::string() : "; revert the diff in the team's file (undo_diff)");
-  p.content = KestraFlowDiffToJson(d);
-  return p;
+  return DraftedKestraFlowDiff(
+      c, title, d,
+      "save " + rev_n + "'s source again (restore " + rev_n + " in Kestra's revision history), which brings the cause back" +
+          (d.diff.empty() ? std::string() : "; revert the diff in the team's file (undo_diff)"));
 }
 
 }  // namespace dw::actions
