@@ -282,6 +282,9 @@ TEST_F(ChangeCollectorTest, FlowRevisionTriggerToggleAndSchemaVersionAreSeenOnce
   EXPECT_EQ(versions[0].evidence["added_fields"], Json::array({"last_store_id"}));
   EXPECT_EQ(versions[0].evidence["removed_fields"], Json::array());
   EXPECT_NE(versions[0].reason.find("v2 added last_store_id"), std::string::npos) << versions[0].reason;
+  // The registry keeps no time of a version: dated when seen, and said to be an upper bound.
+  EXPECT_EQ(versions[0].evidence["time_source"], "observed");
+  EXPECT_EQ(versions[0].evidence["time_bound"], "at_or_before");
 }
 
 // A new revision is dated when Kestra says it was saved (the flow's `updated`), not when a pass

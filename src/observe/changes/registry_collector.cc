@@ -90,7 +90,9 @@ Status CollectSchemaRegistry(const CollectContext& ctx, Collected& out, Platform
           prev = v;
           continue;
         }
+        // The registry keeps no time of a version: it was registered at or before this pass.
         Json evidence = {{"subject", subject}, {"version", v}, {"previous_version", before}, {"time_source", "observed"},
+                         {"time_bound", "at_or_before"},
                          {"url", registry.call().Url({"subjects", subject, "versions", std::to_string(v)})}};
         std::string reason = "subject " + subject + " got version " + std::to_string(v) + ": readers may see a new shape";
         if (prev > 0) {
