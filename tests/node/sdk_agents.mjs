@@ -186,11 +186,14 @@ for (const agent of agents) {
       const plot = await client.readResource({ uri: 'dw://metrics/sdk_test_metric/plot.svg' });
       const c = plot.contents[0];
       check(c.mimeType === 'image/svg+xml' && /<svg/.test(c.text) && /<circle/.test(c.text), 'plot resource has no SVG with the anomaly');
-      // Marking the drop expected would silence the monitor: refused from an agent (a person's
-      // step), and the judged point cannot be rewritten either.
+      // Marking the drop expected would silence the monitor: from an agent it is only a proposal a
+      // person approves (nothing is marked), and the judged point cannot be rewritten either.
       const at = new Date(t0 + 48 * hour).toISOString();
       const mk = await client.callTool({ name: 'monitor_metrics', arguments: { mark_expected: [{ metric: 'sdk_test_metric', from: at, to: at, note: 'planned' }] } });
-      check(mk.isError && /dw monitor mark/.test(JSON.stringify(mk.content)), `mark_expected from an agent was not refused: ${JSON.stringify(mk.content)}`);
+      const proposed = mk.structuredContent && mk.structuredContent.proposals;
+      check(!mk.isError && Array.isArray(proposed) && proposed.length === 1 && proposed[0].status === 'pending' &&
+            !('marked' in mk.structuredContent),
+            `mark_expected from an agent was not a pending proposal: ${JSON.stringify(mk.content)}`);
       const rewrite = await client.callTool({ name: 'monitor_metrics', arguments: { record: [{ metric: 'sdk_test_metric', points: [{ ts: at, value: 123456 }] }] } });
       check(!rewrite.isError && rewrite.structuredContent.recorded[0].rejected.length === 1,
             `a judged point was rewritten: ${JSON.stringify(rewrite.structuredContent)}`);
